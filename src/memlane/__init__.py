@@ -1,0 +1,1 @@
+"""memlane: long-term memory engine for LLM assistants and agents."""

@@ -1,0 +1,38 @@
+"""Plain typed data: records, enums, filters, config and errors. No I/O."""
+
+from memlane.model.category import normalise_category
+from memlane.model.enums import HistoryEvent, MemoryState, MemoryType, Source
+from memlane.model.errors import (
+    BackendError,
+    DimensionMismatchError,
+    FilterError,
+    MemlaneError,
+    NotFoundError,
+    ProviderError,
+    RateLimitError,
+    SchemaVersionError,
+    ValidationError,
+)
+from memlane.model.record import HistoryEntry, MemoryRecord, Relation, ScoreBreakdown, SearchHit
+
+__all__ = [
+    "BackendError",
+    "DimensionMismatchError",
+    "FilterError",
+    "HistoryEntry",
+    "HistoryEvent",
+    "MemlaneError",
+    "MemoryRecord",
+    "MemoryState",
+    "MemoryType",
+    "NotFoundError",
+    "ProviderError",
+    "RateLimitError",
+    "Relation",
+    "SchemaVersionError",
+    "ScoreBreakdown",
+    "SearchHit",
+    "Source",
+    "ValidationError",
+    "normalise_category",
+]

@@ -1,0 +1,59 @@
+"""Structured outputs of extraction and decisions: what every LLM client (and the rules) returns."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from memlane.model.enums import MemoryType
+
+
+class ChatMessage(BaseModel):
+    role: Literal["user", "assistant", "system", "tool"] = "user"
+    content: str
+    at: datetime | None = None
+    name: str | None = None  # speaker name in group chats
+
+
+class Candidate(BaseModel):
+    """A proposed memory, before the dedup / merge / supersede decision."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    summary: str = Field(description="Third person, 1-2 sentences, at most 280 characters.")
+    type: MemoryType = MemoryType.SEMANTIC
+    category: str = "Other"
+    importance: int = Field(3, ge=1, le=5)
+    key: str | None = Field(None, description="Deterministic slot key such as profile:residence:city")
+    tags: list[str] = Field(default_factory=list)
+    entities: list[str] = Field(default_factory=list)
+    pinned: bool = False
+
+
+class Extraction(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    should_create: bool
+    candidates: list[Candidate] = Field(default_factory=list, max_length=5)
+    reason: str | None = None
+
+
+class SameFact(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    same_fact: bool
+    reason: str | None = None
+
+
+Relation = Literal["contradiction", "refinement", "redundancy", "new"]
+
+
+class ConflictVerdict(BaseModel):
+    """Seed 003's table: how a new fact relates to a stored one."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    relation: Relation
+    reason: str | None = None

@@ -1,0 +1,163 @@
+"""Configuration: environment variables, then a TOML config file, then defaults.
+
+Knobs named in the seeds keep the seeds' names (``SEMANTIC_AUTO_UPDATE``, ``MEMORY_NEIGHBORS_K``, ...);
+memlane's own knobs start with ``MEMLANE_``. The config file is ``$MEMLANE_CONFIG`` or
+``~/.memlane/config.toml`` and uses the same names in lower case.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from pydantic import AliasChoices, Field, field_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+from memlane.model.category import DEFAULT_CATEGORIES
+
+DEFAULT_HOME = Path("~/.memlane").expanduser()
+
+
+def _alias(*names: str) -> AliasChoices:
+    return AliasChoices(*names, *(n.lower() for n in names))
+
+
+def _config_file() -> Path:
+    return Path(os.environ.get("MEMLANE_CONFIG", str(DEFAULT_HOME / "config.toml"))).expanduser()
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(extra="ignore", populate_by_name=True, case_sensitive=False)
+
+    # --- where and with what -------------------------------------------------------------
+    db: str = Field(str(DEFAULT_HOME / "memlane.db"), validation_alias=_alias("MEMLANE_DB"))
+    embedder: str = Field(
+        "local", validation_alias=_alias("MEMLANE_EMBEDDER", "VECTOR_EMBEDDING_PROVIDER")
+    )
+    embed_model: str | None = Field(
+        None, validation_alias=_alias("MEMLANE_EMBED_MODEL", "VECTOR_EMBEDDING_MODEL")
+    )
+    embed_dims: int | None = Field(None, validation_alias=_alias("MEMLANE_EMBED_DIMS"))
+    embed_batch_size: int = Field(64, validation_alias=_alias("MEMLANE_EMBED_BATCH_SIZE"))
+    embed_cache_size: int = Field(10_000, validation_alias=_alias("MEMLANE_EMBED_CACHE_SIZE"))
+    openai_base_url: str | None = Field(None, validation_alias=_alias("MEMLANE_OPENAI_BASE_URL", "OPENAI_BASE_URL"))
+    openai_api_key: str | None = Field(None, validation_alias=_alias("MEMLANE_OPENAI_API_KEY", "OPENAI_API_KEY"))
+    aws_region: str = Field("us-east-1", validation_alias=_alias("AWS_REGION"))
+    bedrock_embed_model_id: str = Field(
+        "amazon.titan-embed-text-v2:0", validation_alias=_alias("BEDROCK_EMBED_MODEL_ID")
+    )
+    llm: str = Field("rules", validation_alias=_alias("MEMLANE_LLM"))
+    llm_model: str | None = Field(None, validation_alias=_alias("MEMLANE_LLM_MODEL"))
+    memory_tiny_llm_model_id: str = Field(
+        "amazon.nova-micro-v1:0", validation_alias=_alias("MEMORY_TINY_LLM_MODEL_ID")
+    )
+    llm_timeout_s: float = Field(20.0, validation_alias=_alias("MEMLANE_LLM_TIMEOUT_S"))
+    timezone: str = Field("UTC", validation_alias=_alias("MEMLANE_TIMEZONE"))
+    categories: list[str] = Field(
+        default_factory=lambda: list(DEFAULT_CATEGORIES), validation_alias=_alias("MEMLANE_CATEGORIES")
+    )
+    categories_file: str | None = Field(None, validation_alias=_alias("MEMLANE_CATEGORIES_FILE"))
+
+    # --- formation (seed 000, 002) ------------------------------------------------------------
+    # None means "the embedder's measured default" (see providers/embed/bands.py).
+    semantic_auto_update: float | None = Field(
+        None, validation_alias=_alias("SEMANTIC_AUTO_UPDATE", "MEMORY_SEM_AUTO")
+    )
+    semantic_check_low: float | None = Field(
+        None, validation_alias=_alias("SEMANTIC_CHECK_LOW", "MEMORY_SEM_LOW")
+    )
+    episodic_auto_update: float | None = Field(None, validation_alias=_alias("EPISODIC_AUTO_UPDATE"))
+    episodic_check_low: float | None = Field(None, validation_alias=_alias("EPISODIC_CHECK_LOW"))
+    episodic_merge_window_hours: float = Field(72, validation_alias=_alias("EPISODIC_MERGE_WINDOW_HOURS"))
+    memory_neighbors_k: int = Field(10, validation_alias=_alias("MEMORY_NEIGHBORS_K"))
+    memory_write_rate_limit_per_hour: int = Field(
+        20, validation_alias=_alias("MEMORY_WRITE_RATE_LIMIT_PER_HOUR")
+    )
+    memory_max_writes_per_turn: int = Field(3, validation_alias=_alias("MEMORY_MAX_WRITES_PER_TURN"))
+    memory_max_candidates_per_turn: int = Field(5, validation_alias=_alias("MEMORY_MAX_CANDIDATES_PER_TURN"))
+    memory_enable_entity_heuristics: bool = Field(
+        True, validation_alias=_alias("MEMORY_ENABLE_ENTITY_HEURISTICS")
+    )
+    memory_link_min: float | None = Field(None, validation_alias=_alias("MEMORY_LINK_MIN"))
+    episodic_cooldown_turns: int = Field(3, validation_alias=_alias("EPISODIC_COOLDOWN_TURNS"))
+    episodic_cooldown_minutes: float = Field(10, validation_alias=_alias("EPISODIC_COOLDOWN_MINUTES"))
+    episodic_max_per_day: int = Field(5, validation_alias=_alias("EPISODIC_MAX_PER_DAY"))
+    episodic_novelty_min: float = Field(0.15, validation_alias=_alias("EPISODIC_NOVELTY_MIN"))
+    episodic_window_n: int = Field(10, validation_alias=_alias("EPISODIC_WINDOW_N"))
+    job_max_attempts: int = Field(5, validation_alias=_alias("MEMLANE_JOB_MAX_ATTEMPTS"))
+
+    # --- retrieval (seed 000, 002, 003, 004) ---------------------------------------------------
+    memory_context_topk: int = Field(24, validation_alias=_alias("MEMORY_CONTEXT_TOPK"))
+    memory_context_topn: int = Field(5, validation_alias=_alias("MEMORY_CONTEXT_TOPN"))
+    memory_rerank_weights: dict[str, float] = Field(
+        default_factory=lambda: {"similarity": 0.55, "importance": 0.20, "recency": 0.15, "pinned": 0.10},
+        validation_alias=_alias("MEMORY_RERANK_WEIGHTS"),
+    )
+    memory_relation_weight: float = Field(0.05, validation_alias=_alias("MEMORY_RELATION_WEIGHT"))
+    memory_recency_half_life_days: float = Field(30.0, validation_alias=_alias("MEMORY_RECENCY_HALF_LIFE_DAYS"))
+    memory_decay_enabled: bool = Field(False, validation_alias=_alias("MEMORY_DECAY_ENABLED"))
+    memory_decay_half_life_days: float = Field(180.0, validation_alias=_alias("MEMORY_DECAY_HALF_LIFE_DAYS"))
+    memory_score_threshold: float = Field(0.0, validation_alias=_alias("MEMORY_SCORE_THRESHOLD"))
+    memory_context_budget_tokens: int = Field(400, validation_alias=_alias("MEMORY_CONTEXT_BUDGET_TOKENS"))
+    memory_embedding_header: bool = Field(False, validation_alias=_alias("MEMORY_EMBEDDING_HEADER"))
+    context_session_memory_enabled: bool = Field(True, validation_alias=_alias("CONTEXT_SESSION_MEMORY_ENABLED"))
+    context_session_gap_minutes: float = Field(30, validation_alias=_alias("CONTEXT_SESSION_GAP_MINUTES"))
+    context_session_min_messages: int = Field(4, validation_alias=_alias("CONTEXT_SESSION_MIN_MESSAGES"))
+    context_session_max_retrieved: int = Field(3, validation_alias=_alias("CONTEXT_SESSION_MAX_RETRIEVED"))
+    context_session_summary_model: str | None = Field(
+        None, validation_alias=_alias("CONTEXT_SESSION_SUMMARY_MODEL")
+    )
+    context_session_summary_version: int = Field(1, validation_alias=_alias("CONTEXT_SESSION_SUMMARY_VERSION"))
+    context_session_summarization_enabled: bool = Field(
+        False, validation_alias=_alias("CONTEXT_SESSION_SUMMARIZATION_ENABLED")
+    )
+
+    # --- lifecycle (seed 001 §7) and limits ------------------------------------------------------
+    memory_ttl_days: float = Field(60, validation_alias=_alias("MEMORY_TTL_DAYS"))
+    memory_ttl_importance_below: int = Field(3, validation_alias=_alias("MEMORY_TTL_IMPORTANCE_BELOW"))
+    memory_purge_after_days: float = Field(30, validation_alias=_alias("MEMORY_PURGE_AFTER_DAYS"))
+    memory_summary_max_chars: int = Field(2000, validation_alias=_alias("MEMORY_SUMMARY_MAX_CHARS"))
+    memory_candidate_max_chars: int = Field(280, validation_alias=_alias("MEMORY_CANDIDATE_MAX_CHARS"))
+
+    # --- S3 Vectors (seed 000) ----------------------------------------------------------------
+    s3v_bucket: str | None = Field(None, validation_alias=_alias("S3V_BUCKET"))
+    s3v_index_memory: str = Field("memory-search", validation_alias=_alias("S3V_INDEX_MEMORY"))
+    s3v_distance: str = Field("cosine", validation_alias=_alias("S3V_DISTANCE"))
+
+    @field_validator("memory_rerank_weights", mode="before")
+    @classmethod
+    def _weights(cls, value: Any) -> Any:
+        """Accept ``"0.55,0.2,0.15,0.1"`` (similarity, importance, recency, pinned) as well as a dict."""
+        if isinstance(value, str):
+            names = ("similarity", "importance", "recency", "pinned")
+            parts = [float(p) for p in value.split(",")]
+            if len(parts) != len(names):
+                raise ValueError("MEMORY_RERANK_WEIGHTS needs 4 numbers: similarity,importance,recency,pinned")
+            return dict(zip(names, parts, strict=True))
+        return value
+
+    @field_validator("categories", mode="before")
+    @classmethod
+    def _categories(cls, value: Any) -> Any:
+        return [c.strip() for c in value.split(",") if c.strip()] if isinstance(value, str) else value
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
+        path = _config_file()
+        if path.is_file():
+            sources.append(TomlConfigSettingsSource(settings_cls, toml_file=path))
+        return tuple(sources)

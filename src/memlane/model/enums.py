@@ -1,0 +1,37 @@
+"""The closed vocabularies of the memory record."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class MemoryType(StrEnum):
+    SEMANTIC = "semantic"
+    EPISODIC = "episodic"
+    INSIGHT = "insight"
+    PROCEDURAL = "procedural"
+    SESSION = "session"
+
+
+class MemoryState(StrEnum):
+    ACTIVE = "active"
+    SUPERSEDED = "superseded"
+    SOFT_DELETED = "soft_deleted"
+    PURGED = "purged"
+
+
+class Source(StrEnum):
+    CHAT = "chat"
+    EXTERNAL = "external"
+    SYSTEM = "system"
+
+
+class HistoryEvent(StrEnum):
+    ADD = "ADD"
+    UPDATE = "UPDATE"
+    MERGE = "MERGE"
+    SUPERSEDE = "SUPERSEDE"
+    DELETE = "DELETE"
+    RESTORE = "RESTORE"
+    PURGE = "PURGE"
+    LINK = "LINK"

@@ -1,0 +1,42 @@
+"""Typed errors. Every public entry point raises one of these with a message that says what to do."""
+
+from __future__ import annotations
+
+
+class MemlaneError(Exception):
+    """Base class of every error memlane raises on purpose."""
+
+
+class ValidationError(MemlaneError, ValueError):
+    """Input that memlane refuses (empty summary, unknown type, bad user id, ...). Nothing was changed."""
+
+
+class FilterError(ValidationError):
+    """An unknown filter field or operator, or a value of the wrong kind."""
+
+
+class NotFoundError(MemlaneError, KeyError):
+    """The memory (or user) asked for does not exist in this scope."""
+
+    def __str__(self) -> str:  # KeyError quotes its message; keep it readable
+        return str(self.args[0]) if self.args else "not found"
+
+
+class DimensionMismatchError(MemlaneError):
+    """The embedder's vector size differs from the one the store was created with."""
+
+
+class SchemaVersionError(MemlaneError):
+    """The database schema is newer than this version of memlane understands."""
+
+
+class BackendError(MemlaneError):
+    """The storage backend failed or cannot do the operation asked of it."""
+
+
+class ProviderError(MemlaneError):
+    """An embedder or LLM provider failed (network, timeout, malformed output)."""
+
+
+class RateLimitError(MemlaneError):
+    """A per-user write cap was reached."""

@@ -1,0 +1,127 @@
+"""The memory record, its history row and search results as typed data (no I/O here)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from memlane.model.enums import HistoryEvent, MemoryState, MemoryType, Source
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def as_utc(value: datetime) -> datetime:
+    """Naive datetimes are taken as UTC; aware ones are converted to UTC."""
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+class MemoryRecord(BaseModel):
+    """One memory. ``summary`` is what is embedded and shown; everything else is metadata."""
+
+    model_config = ConfigDict(validate_assignment=True, use_enum_values=False)
+
+    id: str
+    user_id: str
+    agent_id: str | None = None
+    run_id: str | None = None
+    actor_id: str | None = None
+    thread_id: str | None = None
+    chat_id: str | None = None
+
+    type: MemoryType = MemoryType.SEMANTIC
+    category: str = "Other"
+    key: str | None = None
+    summary: str
+    tags: list[str] = Field(default_factory=list)
+    entities: list[str] = Field(default_factory=list)
+    importance: int = Field(default=3, ge=1, le=5)
+    pinned: bool = False
+    source: Source = Source.CHAT
+    source_ref: str | None = None  # where it came from: a message id, a LoCoMo dia_id, ...
+    state: MemoryState = MemoryState.ACTIVE
+
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+    last_accessed: datetime | None = None
+    last_verified_at: datetime | None = None
+    access_count: int = 0
+    expires_at: datetime | None = None  # TTL
+    purge_at: datetime | None = None  # set when soft-deleted by TTL
+
+    superseded_by: str | None = None
+    merged_from: list[str] = Field(default_factory=list)
+    related: list[str] = Field(default_factory=list)
+
+    date_iso: str | None = None
+    week: int | None = None
+    year: int | None = None
+
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator(
+        "valid_from", "valid_to", "created_at", "updated_at", "last_accessed",
+        "last_verified_at", "expires_at", "purge_at",
+    )
+    @classmethod
+    def _utc(cls, value: datetime | None) -> datetime | None:
+        return None if value is None else as_utc(value)
+
+    @property
+    def is_active(self) -> bool:
+        return self.state is MemoryState.ACTIVE
+
+    def snapshot(self) -> dict[str, Any]:
+        """JSON-ready dict, as stored in history rows and exports."""
+        return self.model_dump(mode="json")
+
+
+class HistoryEntry(BaseModel):
+    """One audit row: what changed, from what to what, why and by whom."""
+
+    id: str
+    memory_id: str
+    user_id: str
+    event: HistoryEvent
+    old_value: dict[str, Any] | None = None
+    new_value: dict[str, Any] | None = None
+    reason: str | None = None
+    actor: str | None = None
+    at: datetime = Field(default_factory=utcnow)
+
+    @field_validator("at")
+    @classmethod
+    def _utc(cls, value: datetime) -> datetime:
+        return as_utc(value)
+
+
+class ScoreBreakdown(BaseModel):
+    """Why a result ranked where it did. ``final`` is the score results are ordered by."""
+
+    similarity: float = 0.0
+    keyword: float = 0.0
+    importance: float = 0.0
+    recency: float = 0.0
+    pinned: float = 0.0
+    relations: float = 0.0
+    final: float = 0.0
+
+
+class SearchHit(BaseModel):
+    memory: MemoryRecord
+    score: float
+    breakdown: ScoreBreakdown
+
+
+class Relation(BaseModel):
+    from_id: str
+    to_id: str
+    user_id: str
+    relation_type: str = "related_to"
+    strength: float
+    created_at: datetime = Field(default_factory=utcnow)

@@ -1,0 +1,34 @@
+"""The LLM contract: the memory tasks formation asks of a model, each with a validated output.
+
+``rules`` answers them offline with heuristics; ``openai`` and ``bedrock`` answer them with a model
+through :meth:`StructuredLLM.generate` (strict JSON validated against a pydantic model, one retry on
+malformed output, then :class:`ProviderError`).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import TypeVar
+
+from pydantic import BaseModel
+
+from memlane.model.candidate import ChatMessage, ConflictVerdict, Extraction, SameFact
+
+T = TypeVar("T", bound=BaseModel)
+
+
+class MemoryLLM(ABC):
+    name: str
+
+    @abstractmethod
+    def extract(self, messages: Sequence[ChatMessage], existing: Sequence[str] = ()) -> Extraction:
+        """Decide ``should_create`` from the last user turn(s) and propose up to 5 candidates."""
+
+    @abstractmethod
+    def same_fact(self, existing: str, candidate: str, category: str | None = None) -> SameFact:
+        """Seed 000's check for the borderline band: do both texts state the same fact?"""
+
+    @abstractmethod
+    def classify_conflict(self, existing: str, candidate: str) -> ConflictVerdict:
+        """Seed 003's table: contradiction, refinement, redundancy or new."""

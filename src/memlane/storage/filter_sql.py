@@ -1,0 +1,85 @@
+"""Compile filter conditions to a SQL ``WHERE`` fragment, for SQLite and PostgreSQL alike."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal
+
+from memlane.model.filters import FIELDS, Condition
+
+_CMP = {"$eq": "=", "$ne": "!=", "$gt": ">", "$gte": ">=", "$lt": "<", "$lte": "<="}
+_NOT_NULL = {"type", "category", "state", "source", "pinned", "importance", "tags", "created_at", "updated_at"}
+
+
+@dataclass(frozen=True)
+class Dialect:
+    name: Literal["sqlite", "postgres"]
+    placeholder: str  # "?" or "%s"
+
+    def value(self, v: Any) -> Any:
+        if self.name == "sqlite":
+            if isinstance(v, datetime):
+                return iso(v)
+            if isinstance(v, bool):
+                return int(v)
+        return v
+
+
+SQLITE = Dialect("sqlite", "?")
+POSTGRES = Dialect("postgres", "%s")
+
+
+def iso(value: datetime) -> str:
+    """Fixed-width UTC ISO text, so SQLite compares timestamps as strings correctly."""
+    return value.strftime("%Y-%m-%dT%H:%M:%S.%f+00:00")
+
+
+def _tags(cond: Condition, col: str, d: Dialect) -> tuple[str, list[Any]]:
+    p = d.placeholder
+    values = cond.value if isinstance(cond.value, list) else [cond.value]
+    if d.name == "sqlite":
+        marks = ",".join(p for _ in values)
+        has = f"EXISTS (SELECT 1 FROM json_each({col}) WHERE json_each.value IN ({marks}))"
+        params = list(values)
+    else:
+        has = f"{col} && {p}::text[]"
+        params = [list(values)]
+    negate = cond.op in ("$ne", "$nin")
+    return (f"NOT ({has})" if negate else has), params
+
+
+def compile_conditions(
+    conditions: Sequence[Condition], d: Dialect, *, alias: str = "m"
+) -> tuple[str, list[Any]]:
+    """``("a = ? AND b IN (?, ?)", [..])``; ``("1=1", [])`` when there is nothing to filter."""
+    parts: list[str] = []
+    params: list[Any] = []
+    p = d.placeholder
+    for cond in conditions:
+        if cond.field not in FIELDS:  # parse_filters already refuses these; belt and braces
+            raise ValueError(f"unknown filter field {cond.field!r}")
+        col = f"{alias}.{cond.field}"
+        if FIELDS[cond.field] == "tags":
+            sql, ps = _tags(cond, col, d)
+            parts.append(sql)
+            params.extend(ps)
+            continue
+        nullable = cond.field not in _NOT_NULL
+        if cond.op in ("$in", "$nin"):
+            marks = ",".join(p for _ in cond.value)
+            sql = f"{col} {'NOT IN' if cond.op == '$nin' else 'IN'} ({marks})"
+            if cond.op == "$nin" and nullable:
+                sql = f"({col} IS NULL OR {sql})"
+            parts.append(sql)
+            params.extend(d.value(v) for v in cond.value)
+        elif cond.value is None:
+            parts.append(f"{col} IS {'NOT ' if cond.op == '$ne' else ''}NULL")
+        elif cond.op == "$ne" and nullable:
+            parts.append(f"({col} IS NULL OR {col} != {p})")
+            params.append(d.value(cond.value))
+        else:
+            parts.append(f"{col} {_CMP[cond.op]} {p}")
+            params.append(d.value(cond.value))
+    return (" AND ".join(parts) if parts else "1=1"), params
