@@ -13,6 +13,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from memlane.model.errors import DimensionMismatchError
 from memlane.model.filters import Condition
 from memlane.model.record import HistoryEntry, MemoryRecord, Relation
 
@@ -65,6 +66,27 @@ class Backend(ABC):
 
     @abstractmethod
     def set_meta(self, key: str, value: str) -> None: ...
+
+    @abstractmethod
+    def create_vector_index(self, dims: int) -> None:
+        """Create the vector table/index for ``dims``-sized vectors (called once per store)."""
+
+    def bind_embedder(self, identity: str, dims: int) -> None:
+        """Record the embedder on first use; refuse one whose vector size differs from the store's."""
+        stored = self.get_meta("embed_dims")
+        if stored is None:
+            self.create_vector_index(dims)
+            self.set_meta("embed_dims", str(dims))
+            self.set_meta("embedder", identity)
+            return
+        if int(stored) != dims:
+            raise DimensionMismatchError(
+                f"this store was built with embedder {self.get_meta('embedder')} ({stored} dims) but the "
+                f"configured embedder {identity} makes {dims}-dim vectors; configure the original embedder, "
+                "or use a new store and re-import an export into it"
+            )
+        if self.get_meta("embedder") != identity:
+            self.set_meta("embedder", identity)  # same size, other model: `memlane reembed` refreshes vectors
 
     # --- writes ------------------------------------------------------------------------------
     @abstractmethod

