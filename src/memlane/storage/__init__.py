@@ -1,1 +1,19 @@
+"""Storage backends behind one contract; :func:`open_backend` picks one from a path or URL."""
 
+from __future__ import annotations
+
+from memlane.storage.base import Backend, ScoredRecord, Upsert, WriteBatch
+
+
+def open_backend(location: str) -> Backend:
+    """``postgresql://...`` opens PostgreSQL; anything else is a SQLite file path (or ``:memory:``)."""
+    if location.startswith(("postgresql://", "postgres://")):
+        from memlane.storage.postgres.backend import PostgresBackend
+
+        return PostgresBackend(location)
+    from memlane.storage.sqlite.backend import SqliteBackend
+
+    return SqliteBackend(location)
+
+
+__all__ = ["Backend", "ScoredRecord", "Upsert", "WriteBatch", "open_backend"]

@@ -1,0 +1,339 @@
+"""SQLite backend: ordinary tables, sqlite-vec ``vec0`` vectors partitioned by user, FTS5 keywords."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from sqlite_vec import serialize_float32
+
+from memlane.model.errors import BackendError, DimensionMismatchError, SchemaVersionError
+from memlane.model.filters import Condition
+from memlane.model.record import HistoryEntry, MemoryRecord, Relation
+from memlane.storage.base import SCHEMA_VERSION, Backend, ScoredRecord, WriteBatch
+from memlane.storage.filter_sql import SQLITE, compile_conditions, iso
+from memlane.storage.keywords import query_words
+from memlane.storage.sqlite.connect import connect, sqlite3
+from memlane.storage.sqlite.migrations import MIGRATIONS
+from memlane.storage.sqlite.rows import (
+    RECORD_FIELDS,
+    history_from_row,
+    history_params,
+    record_from_row,
+    record_params,
+    relation_from_row,
+)
+
+_COLS = ", ".join(RECORD_FIELDS)
+_MCOLS = ", ".join(f"m.{f}" for f in RECORD_FIELDS)
+_MARKS = ", ".join("?" for _ in RECORD_FIELDS)
+_UPDATES = ", ".join(f"{f} = excluded.{f}" for f in RECORD_FIELDS if f != "id")
+_VEC_PUSHDOWN = ("state", "type")  # metadata columns of the vec0 table, filtered inside the KNN scan
+
+
+def user_token(user_id: str) -> str:
+    """A single digits-only FTS token naming the user, so keyword search intersects with it."""
+    return str(int(hashlib.sha1(user_id.encode()).hexdigest()[:15], 16))
+
+
+class SqliteBackend(Backend):
+    name = "sqlite"
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+        self._conn = connect(path)
+        self._lock = threading.RLock()
+        self.migrate()
+
+    # --- plumbing --------------------------------------------------------------------------
+    @contextmanager
+    def _tx(self) -> Iterator[Any]:
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._conn
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+
+    def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        with self._lock:
+            return list(self._conn.execute(sql, params).fetchall())
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    # --- schema ------------------------------------------------------------------------------
+    def migrate(self) -> int:
+        with self._tx() as c:
+            c.execute("CREATE TABLE IF NOT EXISTS memlane_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+            row = c.execute("SELECT value FROM memlane_meta WHERE key = 'schema_version'").fetchone()
+            current = int(row[0]) if row else 0
+            if current > SCHEMA_VERSION:
+                raise SchemaVersionError(
+                    f"database {self.path} has schema version {current}, newer than the {SCHEMA_VERSION} "
+                    "this memlane understands; upgrade memlane (pip install -U memlane)"
+                )
+            for version, statements in MIGRATIONS:
+                if version > current:
+                    for sql in statements:
+                        c.execute(sql)
+                    current = version
+            c.execute(
+                "INSERT INTO memlane_meta(key, value) VALUES ('schema_version', ?) "
+                "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                (str(current),),
+            )
+        return current
+
+    def schema_version(self) -> int:
+        return int(self.get_meta("schema_version") or 0)
+
+    def get_meta(self, key: str) -> str | None:
+        rows = self._rows("SELECT value FROM memlane_meta WHERE key = ?", (key,))
+        return rows[0][0] if rows else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self._tx() as c:
+            c.execute(
+                "INSERT INTO memlane_meta(key, value) VALUES (?, ?) "
+                "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                (key, value),
+            )
+
+    def create_vector_index(self, dims: int) -> None:
+        with self._tx() as c:
+            c.execute(
+                "CREATE VIRTUAL TABLE IF NOT EXISTS memory_vectors USING vec0("
+                "user_id TEXT PARTITION KEY, state TEXT, type TEXT, "
+                f"embedding float[{int(dims)}] distance_metric=cosine)"
+            )
+
+    def _dims(self) -> int | None:
+        value = self.get_meta("embed_dims")
+        return int(value) if value else None
+
+    # --- writes ------------------------------------------------------------------------------
+    def apply(self, batch: WriteBatch) -> None:
+        dims = self._dims()
+        for up in batch.upserts:
+            if up.embedding is not None and len(up.embedding) != dims:
+                raise DimensionMismatchError(
+                    f"memory {up.record.id}: embedding has {len(up.embedding)} dims, the store expects {dims}"
+                )
+        try:
+            with self._tx() as c:
+                for up in batch.upserts:
+                    self._write_record(c, up.record, up.embedding)
+                c.executemany(
+                    "INSERT INTO history(id, memory_id, user_id, event, old_value, new_value, reason, actor, at)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [history_params(h) for h in batch.history],
+                )
+                c.executemany(
+                    "INSERT INTO relations(from_id, to_id, user_id, relation_type, strength, created_at) "
+                    "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(from_id, to_id) DO NOTHING",
+                    [(r.from_id, r.to_id, r.user_id, r.relation_type, r.strength, iso(r.created_at))
+                     for r in batch.relations],
+                )
+                for memory_id in batch.purge_ids:
+                    self._purge(c, memory_id)
+        except sqlite3.Error as exc:
+            raise BackendError(f"SQLite write failed, nothing was written: {exc}") from exc
+
+    def _write_record(self, c: Any, record: MemoryRecord, embedding: Sequence[float] | None) -> None:
+        row = c.execute(
+            f"INSERT INTO memories({_COLS}) VALUES ({_MARKS}) ON CONFLICT(id) DO UPDATE SET {_UPDATES} "
+            "WHERE memories.user_id = excluded.user_id RETURNING rid, has_vector",
+            record_params(record),
+        ).fetchone()
+        if row is None:
+            raise BackendError(f"memory id {record.id} already belongs to another user")
+        rid, has_vector = row[0], bool(row[1])
+        c.execute("DELETE FROM memories_fts WHERE rowid = ?", (rid,))
+        c.execute(
+            "INSERT INTO memories_fts(rowid, uid, summary, tags) VALUES (?, ?, ?, ?)",
+            (rid, user_token(record.user_id), record.summary, " ".join(record.tags)),
+        )
+        if embedding is not None:
+            if has_vector:
+                c.execute("DELETE FROM memory_vectors WHERE rowid = ?", (rid,))
+            c.execute(
+                "INSERT INTO memory_vectors(rowid, user_id, state, type, embedding) VALUES (?, ?, ?, ?, ?)",
+                (rid, record.user_id, record.state.value, record.type.value, serialize_float32(list(embedding))),
+            )
+            c.execute("UPDATE memories SET has_vector = 1 WHERE rid = ?", (rid,))
+        elif has_vector:  # keep the vector's filter columns in step with the record
+            c.execute(
+                "UPDATE memory_vectors SET state = ?, type = ? WHERE rowid = ?",
+                (record.state.value, record.type.value, rid),
+            )
+
+    def _purge(self, c: Any, memory_id: str) -> None:
+        row = c.execute("SELECT rid, has_vector FROM memories WHERE id = ?", (memory_id,)).fetchone()
+        if row is None:
+            return
+        if row[1]:
+            c.execute("DELETE FROM memory_vectors WHERE rowid = ?", (row[0],))
+        c.execute("DELETE FROM memories_fts WHERE rowid = ?", (row[0],))
+        c.execute(
+            "UPDATE memories SET summary = '[purged]', tags = '[]', entities = '[]', metadata = '{}', "
+            "key = NULL, state = 'purged', has_vector = 0 WHERE rid = ?",
+            (row[0],),
+        )
+
+    # --- reads -------------------------------------------------------------------------------
+    def get(self, user_id: str, memory_id: str) -> MemoryRecord | None:
+        rows = self._rows(f"SELECT {_COLS} FROM memories WHERE user_id = ? AND id = ?", (user_id, memory_id))
+        return record_from_row(rows[0]) if rows else None
+
+    def get_many(self, user_id: str, memory_ids: Sequence[str]) -> list[MemoryRecord]:
+        if not memory_ids:
+            return []
+        marks = ",".join("?" for _ in memory_ids)
+        rows = self._rows(
+            f"SELECT {_COLS} FROM memories WHERE user_id = ? AND id IN ({marks})", (user_id, *memory_ids)
+        )
+        by_id = {r["id"]: record_from_row(r) for r in rows}
+        return [by_id[i] for i in memory_ids if i in by_id]
+
+    def list(
+        self,
+        user_id: str,
+        conditions: Sequence[Condition] = (),
+        *,
+        limit: int = 100,
+        offset: int = 0,
+        newest_first: bool = True,
+    ) -> list[MemoryRecord]:
+        where, params = compile_conditions(conditions, SQLITE)
+        order = "DESC" if newest_first else "ASC"
+        rows = self._rows(
+            f"SELECT {_MCOLS} FROM memories m WHERE m.user_id = ? AND {where} "
+            f"ORDER BY m.updated_at {order}, m.id {order} LIMIT ? OFFSET ?",
+            (user_id, *params, limit, offset),
+        )
+        return [record_from_row(r) for r in rows]
+
+    def count(self, user_id: str, conditions: Sequence[Condition] = ()) -> int:
+        where, params = compile_conditions(conditions, SQLITE)
+        return int(self._rows(f"SELECT count(*) FROM memories m WHERE m.user_id = ? AND {where}",
+                              (user_id, *params))[0][0])
+
+    def vector_search(
+        self,
+        user_id: str,
+        embedding: Sequence[float],
+        conditions: Sequence[Condition] = (),
+        *,
+        limit: int = 10,
+        offset: int = 0,
+    ) -> list[ScoredRecord]:
+        dims = self._dims()
+        if dims is None:
+            return []
+        if len(embedding) != dims:
+            raise DimensionMismatchError(f"query vector has {len(embedding)} dims, the store expects {dims}")
+        pushed = [c for c in conditions if c.field in _VEC_PUSHDOWN and c.op in ("$eq", "$in")]
+        rest = [c for c in conditions if c not in pushed]
+        knn_where = "".join(
+            f" AND {c.field} = ?" if c.op == "$eq" else f" AND {c.field} IN ({','.join('?' for _ in c.value)})"
+            for c in pushed
+        )
+        knn_params: list[Any] = []
+        for c in pushed:
+            knn_params.extend([c.value] if c.op == "$eq" else c.value)
+        where, params = compile_conditions(rest, SQLITE)
+        want = limit + offset
+        k = max(want * 4, 40) if rest else want
+        blob = serialize_float32(list(embedding))
+        while True:
+            rows = self._rows(
+                "WITH knn AS MATERIALIZED (SELECT rowid, distance FROM memory_vectors "
+                f"WHERE embedding MATCH ? AND k = ? AND user_id = ?{knn_where}), "
+                f"hits AS (SELECT knn.distance AS distance, {_MCOLS} FROM knn JOIN memories m ON m.rid = knn.rowid "
+                f"WHERE m.user_id = ? AND {where} ORDER BY knn.distance LIMIT ? OFFSET ?) "
+                "SELECT (SELECT count(*) FROM knn) AS n_knn, hits.* FROM (SELECT 1) LEFT JOIN hits ON 1 "
+                "ORDER BY hits.distance",
+                (blob, k, user_id, *knn_params, user_id, *params, limit, offset),
+            )
+            n_knn = rows[0]["n_knn"]
+            rows = [r for r in rows if r["id"] is not None]
+            if len(rows) >= limit or n_knn < k or not rest:
+                break
+            k *= 4
+        return [ScoredRecord(record_from_row(r), 1.0 - float(r["distance"])) for r in rows]
+
+    def keyword_search(
+        self,
+        user_id: str,
+        query: str,
+        conditions: Sequence[Condition] = (),
+        *,
+        limit: int = 10,
+        offset: int = 0,
+    ) -> list[ScoredRecord]:
+        words = query_words(query)
+        if not words:
+            return []
+        fts = f'uid : "{user_token(user_id)}" AND {{summary tags}} : (' + " OR ".join(
+            f'"{w}"' for w in words
+        ) + ")"
+        where, params = compile_conditions(conditions, SQLITE)
+        rows = self._rows(
+            f"SELECT bm25(memories_fts, 0.0, 1.0, 0.5) AS rank, {_MCOLS} FROM memories_fts "
+            "JOIN memories m ON m.rid = memories_fts.rowid "
+            f"WHERE memories_fts MATCH ? AND m.user_id = ? AND {where} ORDER BY rank LIMIT ? OFFSET ?",
+            (fts, user_id, *params, limit, offset),
+        )
+        return [ScoredRecord(record_from_row(r), -float(r["rank"])) for r in rows]
+
+    def history(self, user_id: str, memory_id: str | None = None, *, limit: int = 100) -> list[HistoryEntry]:
+        if memory_id is None:
+            sql, params = "SELECT * FROM history WHERE user_id = ?", (user_id,)
+        else:
+            sql, params = "SELECT * FROM history WHERE user_id = ? AND memory_id = ?", (user_id, memory_id)
+        rows = self._rows(sql + " ORDER BY at, rowid LIMIT ?", (*params, limit))
+        return [history_from_row(r) for r in rows]
+
+    def relations(self, user_id: str, memory_ids: Sequence[str]) -> list[Relation]:
+        if not memory_ids:
+            return []
+        marks = ",".join("?" for _ in memory_ids)
+        rows = self._rows(
+            f"SELECT * FROM relations WHERE user_id = ? AND (from_id IN ({marks}) OR to_id IN ({marks}))",
+            (user_id, *memory_ids, *memory_ids),
+        )
+        return [relation_from_row(r) for r in rows]
+
+    def vectors(self, user_id: str, memory_ids: Sequence[str]) -> dict[str, list[float]]:
+        if not memory_ids or self._dims() is None:
+            return {}
+        marks = ",".join("?" for _ in memory_ids)
+        rows = self._rows(
+            "SELECT m.id AS id, vec_to_json(v.embedding) AS e FROM memories m "
+            f"JOIN memory_vectors v ON v.rowid = m.rid WHERE m.user_id = ? AND m.id IN ({marks})",
+            (user_id, *memory_ids),
+        )
+        return {r["id"]: [float(x) for x in json.loads(r["e"])] for r in rows}
+
+    def list_users(self) -> list[str]:
+        return [r[0] for r in self._rows("SELECT DISTINCT user_id FROM memories ORDER BY user_id")]
+
+    def delete_user(self, user_id: str) -> int:
+        with self._tx() as c:
+            rids = [r[0] for r in c.execute("SELECT rid FROM memories WHERE user_id = ?", (user_id,))]
+            if self._dims() is not None:
+                c.execute("DELETE FROM memory_vectors WHERE user_id = ?", (user_id,))
+            c.executemany("DELETE FROM memories_fts WHERE rowid = ?", [(r,) for r in rids])
+            c.execute("DELETE FROM memories WHERE user_id = ?", (user_id,))
+            c.execute("DELETE FROM history WHERE user_id = ?", (user_id,))
+            c.execute("DELETE FROM relations WHERE user_id = ?", (user_id,))
+        return len(rids)

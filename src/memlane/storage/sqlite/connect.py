@@ -1,0 +1,53 @@
+"""Open a SQLite connection that can load sqlite-vec and has FTS5.
+
+The stdlib ``sqlite3`` of this Python cannot load extensions; ``pysqlite3-binary`` bundles a SQLite
+that can. We fall back to the stdlib module only where it supports extensions.
+"""
+
+from __future__ import annotations
+
+import sqlite3 as _std_sqlite3
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import sqlite_vec
+
+from memlane.model.errors import BackendError
+
+
+def _driver() -> ModuleType:
+    try:
+        import pysqlite3.dbapi2 as driver  # type: ignore[import-not-found]
+
+        return driver
+    except ImportError:
+        if hasattr(_std_sqlite3.Connection, "enable_load_extension"):
+            return _std_sqlite3
+        raise BackendError(
+            "this Python's sqlite3 cannot load extensions; install pysqlite3-binary (pip install pysqlite3-binary)"
+        ) from None
+
+
+sqlite3: Any = _driver()
+
+
+def connect(path: str | Path) -> Any:
+    """Autocommit connection (transactions are explicit), WAL, sqlite-vec loaded."""
+    target = str(path)
+    if target != ":memory:":
+        Path(target).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        target = str(Path(target).expanduser())
+    try:
+        conn = sqlite3.connect(target, isolation_level=None, check_same_thread=False, timeout=30.0)
+        conn.enable_load_extension(True)
+        sqlite_vec.load(conn)
+        conn.enable_load_extension(False)
+    except sqlite3.Error as exc:
+        raise BackendError(f"cannot open SQLite database {target!r}: {exc}") from exc
+    conn.row_factory = sqlite3.Row
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    conn.execute("PRAGMA foreign_keys=ON")
+    conn.execute("PRAGMA busy_timeout=30000")
+    return conn

@@ -1,0 +1,45 @@
+"""Versioned SQLite schema. Each step runs once; the version is kept in ``memlane_meta``."""
+
+from __future__ import annotations
+
+MIGRATIONS: list[tuple[int, list[str]]] = [
+    (
+        1,
+        [
+            """CREATE TABLE memories (
+                rid INTEGER PRIMARY KEY,
+                id TEXT NOT NULL UNIQUE,
+                user_id TEXT NOT NULL,
+                agent_id TEXT, run_id TEXT, actor_id TEXT, thread_id TEXT, chat_id TEXT,
+                type TEXT NOT NULL, category TEXT NOT NULL, key TEXT,
+                summary TEXT NOT NULL,
+                tags TEXT NOT NULL DEFAULT '[]', entities TEXT NOT NULL DEFAULT '[]',
+                importance INTEGER NOT NULL, pinned INTEGER NOT NULL DEFAULT 0,
+                source TEXT NOT NULL, source_ref TEXT, state TEXT NOT NULL,
+                valid_from TEXT, valid_to TEXT, created_at TEXT NOT NULL, updated_at TEXT NOT NULL,
+                last_accessed TEXT, last_verified_at TEXT, access_count INTEGER NOT NULL DEFAULT 0,
+                expires_at TEXT, purge_at TEXT,
+                superseded_by TEXT, merged_from TEXT NOT NULL DEFAULT '[]', related TEXT NOT NULL DEFAULT '[]',
+                date_iso TEXT, week INTEGER, year INTEGER,
+                metadata TEXT NOT NULL DEFAULT '{}',
+                has_vector INTEGER NOT NULL DEFAULT 0
+            )""",
+            "CREATE INDEX memories_user_state_type ON memories(user_id, state, type)",
+            "CREATE INDEX memories_user_updated ON memories(user_id, updated_at)",
+            "CREATE INDEX memories_user_key ON memories(user_id, key)",
+            "CREATE VIRTUAL TABLE memories_fts USING fts5(uid, summary, tags, tokenize='porter unicode61')",
+            """CREATE TABLE history (
+                id TEXT PRIMARY KEY, memory_id TEXT NOT NULL, user_id TEXT NOT NULL, event TEXT NOT NULL,
+                old_value TEXT, new_value TEXT, reason TEXT, actor TEXT, at TEXT NOT NULL
+            )""",
+            "CREATE INDEX history_user_memory_at ON history(user_id, memory_id, at)",
+            """CREATE TABLE relations (
+                from_id TEXT NOT NULL, to_id TEXT NOT NULL, user_id TEXT NOT NULL,
+                relation_type TEXT NOT NULL, strength REAL NOT NULL, created_at TEXT NOT NULL,
+                PRIMARY KEY (from_id, to_id)
+            )""",
+            "CREATE INDEX relations_to ON relations(to_id)",
+            "CREATE INDEX relations_user ON relations(user_id)",
+        ],
+    ),
+]
