@@ -1,1 +1,33 @@
 """memlane: long-term memory engine for LLM assistants and agents."""
+
+from memlane.engine import AsyncMemory, Memory
+from memlane.model import (
+    DimensionMismatchError,
+    FilterError,
+    HistoryEntry,
+    MemlaneError,
+    MemoryRecord,
+    MemoryState,
+    MemoryType,
+    NotFoundError,
+    SearchHit,
+    ValidationError,
+)
+from memlane.model.config import Settings
+
+__all__ = [
+    "AsyncMemory",
+    "DimensionMismatchError",
+    "FilterError",
+    "HistoryEntry",
+    "MemlaneError",
+    "Memory",
+    "MemoryRecord",
+    "MemoryState",
+    "MemoryType",
+    "NotFoundError",
+    "SearchHit",
+    "Settings",
+    "ValidationError",
+]
+__version__ = "0.1.0"

@@ -1,0 +1,67 @@
+"""``AsyncMemory``: the same engine for asyncio code. Each call runs the sync implementation in a
+worker thread, so there is one code path for both (DESIGN: never a second copy of the logic)."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
+
+from memlane.engine.memory import Memory
+from memlane.model.record import HistoryEntry, MemoryRecord, SearchHit
+
+R = TypeVar("R")
+
+
+class AsyncMemory:
+    """``await mem.put(...)``, ``await mem.search(...)`` etc.; arguments as in :class:`Memory`."""
+
+    def __init__(self, *args: Any, memory: Memory | None = None, **kwargs: Any) -> None:
+        self.sync = memory or Memory(*args, **kwargs)
+
+    async def _run(self, fn: Callable[..., R], *args: Any, **kwargs: Any) -> R:
+        return await asyncio.to_thread(functools.partial(fn, *args, **kwargs))
+
+    async def put(self, summary: str, **kw: Any) -> MemoryRecord:
+        return await self._run(self.sync.put, summary, **kw)
+
+    async def put_many(self, items: Any, **kw: Any) -> list[MemoryRecord]:
+        return await self._run(self.sync.put_many, items, **kw)
+
+    async def get(self, memory_id: str, **kw: Any) -> MemoryRecord:
+        return await self._run(self.sync.get, memory_id, **kw)
+
+    async def search(self, query: str, **kw: Any) -> list[SearchHit]:
+        return await self._run(self.sync.search, query, **kw)
+
+    async def list(self, **kw: Any) -> list[MemoryRecord]:
+        return await self._run(self.sync.list, **kw)
+
+    async def update(self, memory_id: str, **kw: Any) -> MemoryRecord:
+        return await self._run(self.sync.update, memory_id, **kw)
+
+    async def delete(self, memory_id: str, **kw: Any) -> MemoryRecord:
+        return await self._run(self.sync.delete, memory_id, **kw)
+
+    async def restore(self, memory_id: str, **kw: Any) -> MemoryRecord:
+        return await self._run(self.sync.restore, memory_id, **kw)
+
+    async def purge(self, memory_id: str, **kw: Any) -> None:
+        return await self._run(self.sync.purge, memory_id, **kw)
+
+    async def history(self, memory_id: str, **kw: Any) -> list[HistoryEntry]:
+        return await self._run(self.sync.history, memory_id, **kw)
+
+    async def export_user(self, user_id: str) -> list[dict[str, Any]]:
+        def collect() -> list[dict[str, Any]]:
+            rows: Iterator[dict[str, Any]] = self.sync.export_user(user_id)
+            return list(rows)
+
+        return await self._run(collect)
+
+    async def delete_user(self, user_id: str) -> int:
+        return await self._run(self.sync.delete_user, user_id)
+
+    async def aclose(self) -> None:
+        await self._run(self.sync.close)

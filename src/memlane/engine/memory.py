@@ -1,0 +1,312 @@
+"""``Memory``: the one public API every interface (CLI, HTTP, LangGraph) uses."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+from memlane.engine import validate as v
+from memlane.engine.audit import history_entry
+from memlane.model.category import normalise_category
+from memlane.model.config import Settings
+from memlane.model.enums import HistoryEvent, MemoryState, MemoryType
+from memlane.model.errors import NotFoundError, ValidationError
+from memlane.model.filters import Condition, parse_filters
+from memlane.model.ids import deterministic_id, new_id
+from memlane.model.record import HistoryEntry, MemoryRecord, SearchHit, utcnow
+from memlane.model.time_buckets import buckets
+from memlane.providers.embed import Embedder
+from memlane.retrieval.search import search_memories
+from memlane.storage import Backend, Upsert, WriteBatch, open_backend
+
+TIMED_TYPES = (MemoryType.EPISODIC, MemoryType.SESSION)
+
+
+class Memory:
+    """Long-term memory for many users over one store.
+
+    >>> mem = Memory("memlane.db", embedder="hash")
+    >>> rec = mem.put("User lives in Lisbon.", user_id="maya", key="profile:residence:city")
+    >>> [h.memory.summary for h in mem.search("where does maya live?", user_id="maya")]
+    ['User lives in Lisbon.']
+    """
+
+    def __init__(
+        self,
+        db: str | None = None,
+        *,
+        embedder: str | Embedder | None = None,
+        settings: Settings | None = None,
+        backend: Backend | None = None,
+    ) -> None:
+        self.settings = settings or Settings()
+        if db is not None:
+            self.settings = self.settings.model_copy(update={"db": db})
+        if isinstance(embedder, Embedder):
+            self.embedder = embedder
+        else:
+            from memlane.providers.embed.settings import embedder_from_settings
+
+            chosen = self.settings if embedder is None else self.settings.model_copy(update={"embedder": embedder})
+            self.embedder = embedder_from_settings(chosen)
+        self.backend = backend or open_backend(self.settings.db)
+        self.backend.bind_embedder(self.embedder.identity, self.embedder.dims)
+
+    def close(self) -> None:
+        self.backend.close()
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- helpers -------------------------------------------------------------------------------
+    def embed_text(self, record: MemoryRecord) -> str:
+        """What is embedded for a memory (its summary)."""
+        return record.summary
+
+    def _require(self, user_id: str, memory_id: str) -> MemoryRecord:
+        if not isinstance(memory_id, str) or not memory_id:
+            raise ValidationError(f"memory id must be a non-empty string, got {memory_id!r}")
+        record = self.backend.get(user_id, memory_id)
+        if record is None:
+            raise NotFoundError(f"no memory {memory_id!r} for user {user_id!r}")
+        return record
+
+    def _conditions(self, user_id: str, filters: Mapping[str, Any] | None, include_inactive: bool) -> list[Condition]:
+        conds = parse_filters(filters, user_id=user_id)
+        if not include_inactive and not any(c.field == "state" for c in conds):
+            conds.append(Condition("state", "$eq", MemoryState.ACTIVE.value))
+        return conds
+
+    def build_record(self, summary: str, *, user_id: str, **fields: Any) -> MemoryRecord:
+        """Validate a new memory's fields and return the record (nothing is written)."""
+        user = v.user_id(user_id)
+        mtype = v.memory_type(fields.pop("type", MemoryType.SEMANTIC))
+        key = v.key(fields.pop("key", None))
+        at = v.when("at", fields.pop("at", None)) or utcnow()
+        valid_from = v.when("valid_from", fields.pop("valid_from", None)) or at
+        record = MemoryRecord(
+            id=deterministic_id(user, mtype.value, key) if key else new_id(),
+            user_id=user,
+            type=mtype,
+            key=key,
+            summary=v.summary(summary, self.settings.memory_summary_max_chars),
+            category=normalise_category(fields.pop("category", None), self.settings.categories),
+            importance=v.importance(fields.pop("importance", 3)),
+            pinned=bool(fields.pop("pinned", False)),
+            tags=v.string_list("tags", fields.pop("tags", None)),
+            entities=v.string_list("entities", fields.pop("entities", None)),
+            source=v.source(fields.pop("source", "chat")),
+            source_ref=v.optional_scope("source_ref", fields.pop("source_ref", None)),
+            valid_from=valid_from,
+            expires_at=v.when("expires_at", fields.pop("expires_at", None)),
+            metadata=dict(fields.pop("metadata", None) or {}),
+            created_at=at,
+            updated_at=at,
+            **{n: v.optional_scope(n, fields.pop(n, None))
+               for n in ("agent_id", "run_id", "actor_id", "thread_id", "chat_id")},
+        )
+        if fields:
+            raise ValidationError(f"unknown field(s) for a memory: {', '.join(sorted(fields))}")
+        if mtype in TIMED_TYPES:
+            record.date_iso, record.week, record.year = buckets(valid_from, self.settings.timezone)
+        return record
+
+    # --- writes --------------------------------------------------------------------------------
+    def put(self, summary: str, *, user_id: str, actor: str = "api", **fields: Any) -> MemoryRecord:
+        """Store a ready memory. With ``key`` the id is ``uuid5(user|type::key)`` and the put is
+        idempotent: the same key updates that memory in place (and is a no-op when nothing changed)."""
+        return self.put_many([{"summary": summary, **fields}], user_id=user_id, actor=actor)[0]
+
+    def put_many(
+        self, items: Sequence[Mapping[str, Any]], *, user_id: str, actor: str = "api"
+    ) -> list[MemoryRecord]:
+        """Store several memories of one user with one batched embedding call and one transaction."""
+        if isinstance(items, Mapping) or not isinstance(items, Sequence):
+            raise ValidationError("put_many takes a list of memories (dicts with at least 'summary')")
+        built = [self.build_record(user_id=user_id, **dict(item)) for item in items]
+        records = list({r.id: r for r in built}.values())  # the same key twice in one call: last wins
+        existing = {r.id: r for r in self.backend.get_many(records[0].user_id, [r.id for r in records])} if records else {}
+        batch = WriteBatch()
+        to_embed: list[MemoryRecord] = []
+        out: list[MemoryRecord] = []
+        for rec in records:
+            old = existing.get(rec.id)
+            if old is not None:
+                merged = old.model_copy(update={
+                    f: getattr(rec, f) for f in ("summary", "category", "importance", "pinned", "tags",
+                                                 "entities", "metadata", "source_ref", "expires_at")
+                })
+                if merged == old:
+                    out.append(old)
+                    continue
+                merged.updated_at = rec.updated_at
+                merged.state = MemoryState.ACTIVE
+                batch.history.append(history_entry(HistoryEvent.UPDATE, memory_id=rec.id, user_id=rec.user_id,
+                                                   old=old, new=merged, reason="put with existing key", actor=actor))
+                rec = merged
+                if merged.summary == old.summary:
+                    batch.upserts.append(Upsert(rec))
+                    out.append(rec)
+                    continue
+            else:
+                batch.history.append(history_entry(HistoryEvent.ADD, memory_id=rec.id, user_id=rec.user_id,
+                                                   new=rec, reason="put", actor=actor))
+            to_embed.append(rec)
+            out.append(rec)
+        vectors = self.embedder.embed([self.embed_text(r) for r in to_embed]) if to_embed else []
+        batch.upserts.extend(Upsert(r, vec) for r, vec in zip(to_embed, vectors, strict=True))
+        if batch.upserts or batch.history:
+            self.backend.apply(batch)
+        by_id = {r.id: r for r in out}
+        return [by_id[r.id] for r in built]
+
+    def update(
+        self, memory_id: str, *, user_id: str, actor: str = "api", reason: str | None = None, **changes: Any
+    ) -> MemoryRecord:
+        """Change fields of a memory; re-embeds when the summary changes."""
+        user = v.user_id(user_id)
+        old = self._require(user, memory_id)
+        allowed = {"summary", "category", "importance", "pinned", "tags", "entities", "metadata", "expires_at"}
+        unknown = set(changes) - allowed
+        if unknown:
+            raise ValidationError(f"cannot update {', '.join(sorted(unknown))}; updatable: {', '.join(sorted(allowed))}")
+        if old.state is MemoryState.PURGED:
+            raise ValidationError(f"memory {memory_id} was purged and cannot be updated")
+        clean: dict[str, Any] = {}
+        if changes.get("summary") is not None:
+            clean["summary"] = v.summary(changes["summary"], self.settings.memory_summary_max_chars)
+        if changes.get("category") is not None:
+            clean["category"] = normalise_category(changes["category"], self.settings.categories)
+        if changes.get("importance") is not None:
+            clean["importance"] = v.importance(changes["importance"])
+        if changes.get("pinned") is not None:
+            clean["pinned"] = bool(changes["pinned"])
+        for name in ("tags", "entities"):
+            if changes.get(name) is not None:
+                clean[name] = v.string_list(name, changes[name])
+        if changes.get("metadata") is not None:
+            clean["metadata"] = dict(changes["metadata"])
+        if "expires_at" in changes:
+            clean["expires_at"] = v.when("expires_at", changes["expires_at"])
+        new = old.model_copy(update={**clean, "updated_at": utcnow()})
+        new = MemoryRecord.model_validate(new.model_dump())
+        if all(getattr(new, k) == getattr(old, k) for k in clean):
+            return old
+        vector = self.embedder.embed_one(self.embed_text(new)) if new.summary != old.summary else None
+        self.backend.apply(WriteBatch(
+            upserts=[Upsert(new, vector)],
+            history=[history_entry(HistoryEvent.UPDATE, memory_id=old.id, user_id=user, old=old, new=new,
+                                   reason=reason or "update", actor=actor)],
+        ))
+        return new
+
+    def _set_state(
+        self, memory_id: str, user_id: str, event: HistoryEvent, state: MemoryState,
+        allowed_from: tuple[MemoryState, ...], actor: str, reason: str | None, **extra: Any,
+    ) -> MemoryRecord:
+        user = v.user_id(user_id)
+        old = self._require(user, memory_id)
+        if old.state not in allowed_from:
+            raise ValidationError(
+                f"cannot {event.value.lower()} memory {memory_id}: it is {old.state.value} "
+                f"(allowed from: {', '.join(s.value for s in allowed_from)})"
+            )
+        new = old.model_copy(update={"state": state, "updated_at": utcnow(), **extra})
+        self.backend.apply(WriteBatch(
+            upserts=[Upsert(new)],
+            history=[history_entry(event, memory_id=old.id, user_id=user, old=old, new=new,
+                                   reason=reason or event.value.lower(), actor=actor)],
+        ))
+        return new
+
+    def delete(self, memory_id: str, *, user_id: str, actor: str = "api", reason: str | None = None) -> MemoryRecord:
+        """Soft delete: the memory leaves retrieval and can be restored until it is purged."""
+        purge_at = utcnow() + timedelta(days=self.settings.memory_purge_after_days)
+        return self._set_state(memory_id, user_id, HistoryEvent.DELETE, MemoryState.SOFT_DELETED,
+                               (MemoryState.ACTIVE, MemoryState.SUPERSEDED), actor, reason, purge_at=purge_at)
+
+    def restore(self, memory_id: str, *, user_id: str, actor: str = "api", reason: str | None = None) -> MemoryRecord:
+        return self._set_state(memory_id, user_id, HistoryEvent.RESTORE, MemoryState.ACTIVE,
+                               (MemoryState.SOFT_DELETED,), actor, reason, purge_at=None)
+
+    def purge(self, memory_id: str, *, user_id: str, actor: str = "api", reason: str | None = None) -> None:
+        """Remove a memory's content and vector for good; a tombstone and the history event remain."""
+        user = v.user_id(user_id)
+        old = self._require(user, memory_id)
+        if old.state is MemoryState.PURGED:
+            return
+        self.backend.apply(WriteBatch(
+            purge_ids=[old.id],
+            history=[history_entry(HistoryEvent.PURGE, memory_id=old.id, user_id=user,
+                                   reason=reason or "purge", actor=actor)],
+        ))
+
+    # --- reads ---------------------------------------------------------------------------------
+    def get(self, memory_id: str, *, user_id: str) -> MemoryRecord:
+        return self._require(v.user_id(user_id), memory_id)
+
+    def list(
+        self,
+        *,
+        user_id: str,
+        filters: Mapping[str, Any] | None = None,
+        limit: int = 100,
+        offset: int = 0,
+        include_inactive: bool = False,
+    ) -> list[MemoryRecord]:
+        user = v.user_id(user_id)
+        conds = self._conditions(user, filters, include_inactive)
+        return self.backend.list(user, conds, limit=v.positive("limit", limit),
+                                 offset=v.positive("offset", offset, allow_zero=True, maximum=10**9))
+
+    def search(
+        self,
+        query: str,
+        *,
+        user_id: str,
+        filters: Mapping[str, Any] | None = None,
+        limit: int = 10,
+        offset: int = 0,
+        threshold: float | None = None,
+        include_inactive: bool = False,
+        at: datetime | str | None = None,
+    ) -> list[SearchHit]:
+        """Memories most relevant to ``query``, each with its score and breakdown."""
+        user = v.user_id(user_id)
+        if not isinstance(query, str) or not query.strip():
+            raise ValidationError("query must be a non-empty string")
+        if threshold is not None and not -1.0 <= float(threshold) <= 1.0:
+            raise ValidationError(f"threshold must be a similarity between -1 and 1, got {threshold!r}")
+        conds = self._conditions(user, filters, include_inactive)
+        limit = v.positive("limit", limit, maximum=1000)
+        offset = v.positive("offset", offset, allow_zero=True)
+        now = v.when("at", at) or utcnow()
+        vector = self.embedder.embed_one(query)
+        return search_memories(self.backend, self.settings, user, vector, conds,
+                               now=now, limit=limit, offset=offset, threshold=threshold)
+
+    def history(self, memory_id: str, *, user_id: str, limit: int = 100) -> list[HistoryEntry]:
+        user = v.user_id(user_id)
+        self._require(user, memory_id)
+        return self.backend.history(user, memory_id, limit=v.positive("limit", limit, maximum=100_000))
+
+    def users(self) -> list[str]:
+        return self.backend.list_users()
+
+    def export_user(self, user_id: str) -> Iterator[dict[str, Any]]:
+        """Everything a user has (memories, relations, history) as JSON-ready rows tagged ``kind``."""
+        return self.backend.export_user(v.user_id(user_id))
+
+    def delete_user(self, user_id: str) -> int:
+        """Remove everything a user has; returns how many memories went."""
+        return self.backend.delete_user(v.user_id(user_id))
+
+    def import_rows(self, rows: Iterable[Mapping[str, Any]], *, batch_size: int = 64) -> int:
+        """Load rows written by :meth:`export_user` (re-embedding memories); returns memories imported."""
+        from memlane.engine.importer import import_rows
+
+        return import_rows(self, rows, batch_size=batch_size)

@@ -1,0 +1,95 @@
+"""Input checks shared by every engine entry point. Each raises a ValidationError saying what to fix."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from memlane.model.enums import MemoryType, Source
+from memlane.model.errors import ValidationError
+from memlane.model.ids import USER_ID_RULE, is_valid_user_id
+from memlane.model.record import as_utc
+
+
+def user_id(value: Any) -> str:
+    if not is_valid_user_id(value):
+        raise ValidationError(f"invalid user_id {value!r}: expected {USER_ID_RULE}")
+    return str(value)
+
+
+def optional_scope(name: str, value: Any) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip() or len(value) > 256:
+        raise ValidationError(f"{name} must be a non-empty string of at most 256 characters, got {value!r}")
+    return value
+
+
+def summary(value: Any, max_chars: int) -> str:
+    if not isinstance(value, str):
+        raise ValidationError(f"summary must be a string, got {type(value).__name__}")
+    text = " ".join(value.split())
+    if not text:
+        raise ValidationError("summary is empty: give the memory's text (1-2 sentences)")
+    if len(text) > max_chars:
+        raise ValidationError(
+            f"summary is {len(text)} characters, over the limit of {max_chars} "
+            "(MEMORY_SUMMARY_MAX_CHARS); shorten it or split it into several memories"
+        )
+    return text
+
+
+def memory_type(value: Any) -> MemoryType:
+    try:
+        return MemoryType(value)
+    except ValueError:
+        raise ValidationError(
+            f"unknown memory type {value!r}; use one of {', '.join(t.value for t in MemoryType)}"
+        ) from None
+
+
+def source(value: Any) -> Source:
+    try:
+        return Source(value)
+    except ValueError:
+        raise ValidationError(f"unknown source {value!r}; use one of {', '.join(s.value for s in Source)}") from None
+
+
+def importance(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 5:
+        raise ValidationError(f"importance must be an integer from 1 to 5, got {value!r}")
+    return value
+
+
+def string_list(name: str, value: Any) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise ValidationError(f"{name} must be a list of non-empty strings, got {value!r}")
+    return list(dict.fromkeys(v.strip() for v in value))
+
+
+def key(value: Any) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip() or len(value) > 256:
+        raise ValidationError(f"key must be a non-empty string of at most 256 characters, got {value!r}")
+    return value.strip()
+
+
+def when(name: str, value: Any) -> datetime | None:
+    if value is None:
+        return None
+    if isinstance(value, datetime):
+        return as_utc(value)
+    try:
+        return as_utc(datetime.fromisoformat(str(value).replace("Z", "+00:00")))
+    except ValueError:
+        raise ValidationError(f"{name} must be an ISO-8601 time such as 2026-01-31T09:00:00Z, got {value!r}") from None
+
+
+def positive(name: str, value: Any, *, allow_zero: bool = False, maximum: int = 10_000) -> int:
+    low = 0 if allow_zero else 1
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= maximum:
+        raise ValidationError(f"{name} must be an integer from {low} to {maximum}, got {value!r}")
+    return value
