@@ -1,0 +1,133 @@
+"""Every prompt memlane sends to an LLM, in one place, each with a version.
+
+Change a prompt's wording -> bump its ``version``; ``PROMPT_VERSION`` (all versions joined) is what
+formation records next to a decision so an output can be traced to the prompt that produced it.
+Templates use ``str.format`` fields; literal braces are doubled.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Prompt:
+    version: str
+    system: str
+    user: str  # str.format template
+
+    def render(self, **values: str) -> tuple[str, str]:
+        """Return ``(system, user)`` with ``values`` filled into both templates."""
+        return self.system.format(**values), self.user.format(**values)
+
+
+# Seed 003 §4.4, with seed 001 §9 (writing constraints), §13 (multi-fact) and seed 002 (types, keys).
+EXTRACT_V1 = Prompt(
+    version="extract.v1",
+    system="""\
+You are the memory archivist of a personal assistant. Extract new, permanent facts about the user \
+that are worth remembering in future conversations: identity, life, work, relationships, health, \
+preferences, goals and plans, and attributes of people, pets and things close to the user.
+
+Rules:
+1. Extract only what the user states. Assistant messages are context (to resolve "yes", "that one"); \
+never record an assistant suggestion unless the user adopts it.
+2. Ignore transient information: greetings, small talk, requests and instructions to the assistant \
+("Write a poem"), questions, and tests ("I am testing this").
+3. Ignore facts already stated in Existing memories. A correction or update of a known fact IS new: \
+state the current value.
+4. Write each memory as a complete, self-contained, third-person sentence that starts with "User" \
+(e.g. "User is a software engineer who uses Bun."). Use no pronouns: repeat the name instead, and \
+never refer to the assistant. Neutral tone, 1-2 sentences, at most {max_chars} characters. Turn \
+relative times into dates when message dates are given.
+5. Attribute a fact about another person to that person through the user: "User's sister lives in \
+Paris.", not "User lives in Paris."
+6. One fact per candidate, at most 5 candidates.
+7. type: "semantic" for durable facts, preferences and corrections of facts (e.g. "User's dog Luna \
+is 4 years old." after "Luna turned 4"); "episodic" for decisions, events and outcomes tied to a \
+time (e.g. "User decided to switch from Bun to Node.").
+8. category: one of {categories}.
+9. importance: 1 (trivia) to 5 (core identity, health, safety, or something the user asked to keep).
+10. key: only for a slot that holds one value at a time, as a lowercase colon path such as \
+profile:residence:city, profile:employer, profile:pet:<name>:age, profile:partner:name; else null.
+11. entities: names of people, pets, places and organisations in the fact; tags: up to 3 lowercase \
+topic words; pinned: true only when the user explicitly asks to always remember it.
+12. If nothing new and permanent was said, return should_create false and no candidates.
+Reply with a single JSON object only.""",
+    user="""\
+Existing memories:
+{existing}
+
+Conversation (oldest first):
+{conversation}""",
+)
+
+# Seed 000: the tiny-LLM check for the borderline similarity band.
+SAME_FACT_V1 = Prompt(
+    version="same_fact.v1",
+    system="""\
+You compare two memory statements about the same user. Answer same_fact true only if both state \
+the same fact about the same subject, so that one can replace the other (a newer value of the same \
+fact, such as a changed age or city, counts as the same fact). Answer false if they are about \
+different people, pets, things or aspects, or if one only mentions a related topic. Differing \
+numbers or dates about the same attribute still mean the same fact. Reply with JSON only: \
+{{"same_fact": true or false, "reason": "<at most 12 words>"}}.""",
+    user="""\
+Category: {category}
+Existing: {existing}
+Candidate: {candidate}
+Numbers and dates - existing: {existing_numbers}; candidate: {candidate_numbers}""",
+)
+
+# Seed 003 §4.6 and its conflict resolution table.
+CONFLICT_V1 = Prompt(
+    version="conflict.v1",
+    system="""\
+Compare a New fact about the user with an Existing memory and classify their relation:
+- "contradiction": the new fact directly contradicts the existing one; the new replaces the old \
+(e.g. "User lives in NY" vs "User moved to LA").
+- "refinement": the new fact is a more specific or more detailed version of the existing one \
+(e.g. "User likes JS" vs "User likes TypeScript").
+- "redundancy": the new fact says the same thing as the existing one; nothing new.
+- "new": the facts are unrelated or can both be true independently.
+Reply with JSON only: {{"relation": "...", "reason": "<at most 12 words>"}}.""",
+    user="""\
+Existing: {existing}
+New: {candidate}""",
+)
+
+# Appended to the user message when the first reply did not parse or validate.
+CORRECTION_V1 = Prompt(
+    version="correction.v1",
+    system="",
+    user="""\
+
+
+Your previous reply was rejected: {error}
+Reply again with only a JSON object that matches the required schema.""",
+)
+
+# Added to the system prompt when the server cannot enforce a JSON schema itself (json_object mode).
+SCHEMA_HINT_V1 = Prompt(
+    version="schema_hint.v1",
+    system="""\
+
+
+The JSON object must match this JSON schema exactly (all properties required, no others):
+{schema}""",
+    user="",
+)
+
+ALL_PROMPTS: tuple[Prompt, ...] = (EXTRACT_V1, SAME_FACT_V1, CONFLICT_V1, CORRECTION_V1, SCHEMA_HINT_V1)
+PROMPT_VERSION = "+".join(p.version for p in ALL_PROMPTS)
+
+__all__ = [
+    "ALL_PROMPTS",
+    "CONFLICT_V1",
+    "CORRECTION_V1",
+    "EXTRACT_V1",
+    "PROMPT_VERSION",
+    "SAME_FACT_V1",
+    "SCHEMA_HINT_V1",
+    "Prompt",
+]

@@ -1,0 +1,57 @@
+"""LLMs by name. Each implementation (and its SDK) is imported only when chosen."""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from memlane.model.errors import ValidationError
+from memlane.providers.llm.base import MemoryLLM
+
+if TYPE_CHECKING:
+    from memlane.model.config import Settings
+
+# name -> "module:Class"; the module is imported on first use only.
+REGISTRY: dict[str, str] = {
+    "rules": "memlane.providers.llm.rules:RulesLLM",
+    "openai": "memlane.providers.llm.openai:OpenAILLM",
+    "bedrock": "memlane.providers.llm.bedrock:BedrockLLM",
+}
+
+
+def get_llm(name: str, **options: Any) -> MemoryLLM:
+    """Build the LLM registered as ``name`` with ``options`` (``None`` values mean "the default")."""
+    key = name.strip().lower()
+    if key not in REGISTRY:
+        raise ValidationError(f"unknown llm {name!r}; choose one of {', '.join(sorted(REGISTRY))}")
+    module_name, cls_name = REGISTRY[key].split(":")
+    cls = getattr(importlib.import_module(module_name), cls_name)
+    llm: MemoryLLM = cls(**{k: v for k, v in options.items() if v is not None})
+    return llm
+
+
+def llm_from_settings(settings: Settings) -> MemoryLLM:
+    """The LLM ``settings.llm`` names, configured from the other settings."""
+    key = settings.llm.strip().lower()
+    options: dict[str, Any] = {}
+    if key in ("openai", "bedrock"):
+        options = {
+            "timeout": settings.llm_timeout_s,
+            "categories": settings.categories,
+            "max_chars": settings.memory_candidate_max_chars,
+        }
+    if key == "openai":
+        options |= {
+            "model": settings.llm_model,
+            "base_url": settings.openai_base_url,
+            "api_key": settings.openai_api_key,
+        }
+    elif key == "bedrock":
+        options |= {
+            "model": settings.llm_model or settings.memory_tiny_llm_model_id,
+            "region": settings.aws_region,
+        }
+    return get_llm(settings.llm, **options)
+
+
+__all__ = ["REGISTRY", "get_llm", "llm_from_settings"]
