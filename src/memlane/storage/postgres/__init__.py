@@ -1,1 +1,5 @@
+"""PostgreSQL + pgvector storage backend."""
 
+from memlane.storage.postgres.backend import PostgresBackend
+
+__all__ = ["PostgresBackend"]

@@ -1,0 +1,261 @@
+"""PostgreSQL + pgvector backend: a psycopg 3 connection pool over the schema in ``migrations.py``."""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import psycopg
+from pgvector.psycopg import register_vector
+from psycopg.conninfo import conninfo_to_dict
+from psycopg.rows import dict_row
+from psycopg_pool import ConnectionPool
+
+from memlane.model.errors import DimensionMismatchError
+from memlane.model.filters import Condition
+from memlane.model.record import HistoryEntry, MemoryRecord, Relation
+from memlane.storage.base import Backend, ScoredRecord, WriteBatch
+from memlane.storage.filter_sql import POSTGRES, compile_conditions
+from memlane.storage.postgres import migrations, search
+from memlane.storage.postgres.errors import normalize_url, translate_errors
+from memlane.storage.postgres.rows import (
+    HISTORY_COLUMNS,
+    RECORD_COLUMNS,
+    RELATION_COLUMNS,
+    history_from_row,
+    record_from_row,
+    relation_from_row,
+)
+from memlane.storage.postgres.writes import apply_batch
+
+_CONNECT_TIMEOUT = 10  # seconds, unless the URL sets connect_timeout
+
+
+def _configure(conn: psycopg.Connection[Any]) -> None:
+    register_vector(conn)
+    conn.commit()  # the pool refuses a connection left inside the type lookup's transaction
+
+
+class PostgresBackend(Backend):
+    """Memories in any PostgreSQL with pgvector, e.g. ``PostgresBackend("postgresql://u:p@host/db")``.
+
+    The constructor applies pending migrations, so a new database is ready to use.
+    """
+
+    name = "postgres"
+
+    def __init__(self, url: str, *, min_size: int = 1, max_size: int = 10, timeout: float = 30.0) -> None:
+        self._url = normalize_url(url)
+        self._connect_kwargs: dict[str, Any] = {}
+        with translate_errors(self._url):
+            if "connect_timeout" not in conninfo_to_dict(self._url):
+                self._connect_kwargs["connect_timeout"] = _CONNECT_TIMEOUT
+        self._dims: int | None = None
+        self.migrate()
+        self._pool = ConnectionPool(
+            self._url,
+            min_size=min_size,
+            max_size=max_size,
+            timeout=timeout,
+            kwargs=self._connect_kwargs,
+            configure=_configure,
+            check=ConnectionPool.check_connection,
+            open=False,
+            name="memlane",
+        )
+        opened = False
+        try:
+            with translate_errors(self._url):
+                self._pool.open(wait=True, timeout=timeout)
+            with self._connection() as conn:
+                row = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
+            opened = True
+        finally:
+            if not opened:  # stop the pool's background workers
+                self._pool.close()
+        version = tuple(int(p) for p in str(row[0] if row else "0").split(".")[:2] if p.isdigit())
+        self._iterative_scan = version >= (0, 8)
+
+    @contextmanager
+    def _connection(self) -> Iterator[psycopg.Connection[Any]]:
+        """A pooled connection; its transaction commits on success and rolls back on error."""
+        with translate_errors(self._url), self._pool.connection() as conn:
+            yield conn
+
+    # --- lifecycle ----------------------------------------------------------------------------
+    def migrate(self) -> int:
+        # A connection of its own: pool connections register pgvector's types, which the first
+        # migration is what creates.
+        with translate_errors(self._url), psycopg.connect(self._url, **self._connect_kwargs) as conn:
+            return migrations.migrate(conn)
+
+    def schema_version(self) -> int:
+        with self._connection() as conn:
+            return migrations.read_version(conn)
+
+    def close(self) -> None:
+        self._pool.close()
+
+    def get_meta(self, key: str) -> str | None:
+        with self._connection() as conn:
+            row = conn.execute("SELECT value FROM memlane_meta WHERE key = %s", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self._connection() as conn:
+            conn.execute(
+                "INSERT INTO memlane_meta (key, value) VALUES (%s, %s) "
+                "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+                (key, value),
+            )
+
+    def create_vector_index(self, dims: int) -> None:
+        with self._connection() as conn:
+            migrations.create_vector_table(conn, dims)
+        self._dims = dims
+
+    def _vector_dims(self, conn: psycopg.Connection[Any]) -> int | None:
+        if self._dims is None:  # another process may have created it since
+            self._dims = migrations.vector_dims(conn)
+        return self._dims
+
+    # --- writes -------------------------------------------------------------------------------
+    def apply(self, batch: WriteBatch) -> None:
+        with self._connection() as conn:
+            apply_batch(conn, batch, self._vector_dims(conn))
+
+    # --- reads --------------------------------------------------------------------------------
+    def _records(self, sql: str, params: Sequence[Any]) -> builtins.list[MemoryRecord]:
+        with self._connection() as conn, conn.cursor(row_factory=dict_row) as cur:
+            return [record_from_row(r) for r in cur.execute(sql, params).fetchall()]
+
+    def get(self, user_id: str, memory_id: str) -> MemoryRecord | None:
+        found = self._records(
+            f"SELECT {RECORD_COLUMNS} FROM memories m WHERE m.user_id = %s AND m.id = %s",
+            (user_id, memory_id),
+        )
+        return found[0] if found else None
+
+    def get_many(self, user_id: str, memory_ids: Sequence[str]) -> builtins.list[MemoryRecord]:
+        if not memory_ids:
+            return []
+        found = self._records(
+            f"SELECT {RECORD_COLUMNS} FROM memories m WHERE m.user_id = %s AND m.id = ANY(%s)",
+            (user_id, list(memory_ids)),
+        )
+        by_id = {r.id: r for r in found}
+        return [by_id[i] for i in dict.fromkeys(memory_ids) if i in by_id]  # in the order asked
+
+    def list(
+        self,
+        user_id: str,
+        conditions: Sequence[Condition] = (),
+        *,
+        limit: int = 100,
+        offset: int = 0,
+        newest_first: bool = True,
+    ) -> builtins.list[MemoryRecord]:
+        where, params = compile_conditions(conditions, POSTGRES)
+        order = "DESC" if newest_first else "ASC"
+        return self._records(
+            f"SELECT {RECORD_COLUMNS} FROM memories m WHERE m.user_id = %s AND {where} "
+            f"ORDER BY m.updated_at {order}, m.id {order} LIMIT %s OFFSET %s",
+            [user_id, *params, limit, offset],
+        )
+
+    def count(self, user_id: str, conditions: Sequence[Condition] = ()) -> int:
+        where, params = compile_conditions(conditions, POSTGRES)
+        with self._connection() as conn:
+            row = conn.execute(
+                f"SELECT count(*) FROM memories m WHERE m.user_id = %s AND {where}",
+                [user_id, *params],
+            ).fetchone()
+        return int(row[0]) if row else 0
+
+    def vector_search(
+        self,
+        user_id: str,
+        embedding: Sequence[float],
+        conditions: Sequence[Condition] = (),
+        *,
+        limit: int = 10,
+        offset: int = 0,
+    ) -> builtins.list[ScoredRecord]:
+        with self._connection() as conn:
+            dims = self._vector_dims(conn)
+            if dims is None:
+                return []  # nothing has been embedded in this store yet
+            if len(embedding) != dims:
+                raise DimensionMismatchError(
+                    f"query vector has {len(embedding)} dims but this store holds {dims}-dim vectors"
+                )
+            return search.vector_search(
+                conn, user_id, embedding, conditions, limit, offset, iterative_scan=self._iterative_scan
+            )
+
+    def keyword_search(
+        self,
+        user_id: str,
+        query: str,
+        conditions: Sequence[Condition] = (),
+        *,
+        limit: int = 10,
+        offset: int = 0,
+    ) -> builtins.list[ScoredRecord]:
+        with self._connection() as conn:
+            return search.keyword_search(conn, user_id, query, conditions, limit, offset)
+
+    def history(
+        self, user_id: str, memory_id: str | None = None, *, limit: int = 100
+    ) -> builtins.list[HistoryEntry]:
+        params = [user_id] if memory_id is None else [user_id, memory_id]
+        where = "" if memory_id is None else " AND memory_id = %s"
+        with self._connection() as conn, conn.cursor(row_factory=dict_row) as cur:
+            rows = cur.execute(
+                f"SELECT {HISTORY_COLUMNS} FROM history WHERE user_id = %s{where} "
+                "ORDER BY at, seq LIMIT %s",
+                [*params, limit],
+            ).fetchall()
+        return [history_from_row(r) for r in rows]
+
+    def relations(self, user_id: str, memory_ids: Sequence[str]) -> builtins.list[Relation]:
+        if not memory_ids:
+            return []
+        ids = list(memory_ids)
+        with self._connection() as conn, conn.cursor(row_factory=dict_row) as cur:
+            rows = cur.execute(
+                f"SELECT {RELATION_COLUMNS} FROM relations "
+                "WHERE user_id = %s AND (from_id = ANY(%s) OR to_id = ANY(%s)) "
+                "ORDER BY created_at, from_id, to_id",
+                (user_id, ids, ids),
+            ).fetchall()
+        return [relation_from_row(r) for r in rows]
+
+    def vectors(self, user_id: str, memory_ids: Sequence[str]) -> dict[str, builtins.list[float]]:
+        if not memory_ids:
+            return {}
+        with self._connection() as conn:
+            if self._vector_dims(conn) is None:
+                return {}
+            rows = conn.execute(
+                "SELECT id, embedding FROM memory_vectors WHERE user_id = %s AND id = ANY(%s)",
+                (user_id, list(memory_ids)),
+            ).fetchall()
+        return {r[0]: [float(x) for x in r[1].to_list()] for r in rows}
+
+    def list_users(self) -> builtins.list[str]:
+        with self._connection() as conn:
+            rows = conn.execute(
+                "SELECT user_id FROM memories UNION SELECT user_id FROM history ORDER BY 1"
+            ).fetchall()
+        return [r[0] for r in rows]
+
+    def delete_user(self, user_id: str) -> int:
+        with self._connection() as conn, conn.transaction():
+            conn.execute("DELETE FROM history WHERE user_id = %s", (user_id,))
+            conn.execute("DELETE FROM relations WHERE user_id = %s", (user_id,))
+            if self._vector_dims(conn) is not None:
+                conn.execute("DELETE FROM memory_vectors WHERE user_id = %s", (user_id,))
+            return conn.execute("DELETE FROM memories WHERE user_id = %s", (user_id,)).rowcount

@@ -1,0 +1,143 @@
+"""Versioned PostgreSQL schema. Each step runs once; ``schema_version`` lives in ``memlane_meta``.
+
+The vector table is not a migration: its column size is the embedder's, known only when
+``create_vector_index(dims)`` is called (see :func:`create_vector_table`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import psycopg
+
+from memlane.model.errors import DimensionMismatchError, SchemaVersionError
+from memlane.storage.base import SCHEMA_VERSION
+
+# pg_advisory_xact_lock key shared by every memlane process migrating the same database.
+_LOCK_KEY = 0x6D656D6C616E65  # "memlane"
+
+# Over 2000 dims pgvector cannot build an HNSW index on `vector`; such stores search exactly.
+HNSW_MAX_DIMS = 2000
+
+MIGRATIONS: list[tuple[int, list[str]]] = [
+    (
+        1,
+        [
+            "CREATE EXTENSION IF NOT EXISTS vector",
+            # array_to_string is only STABLE; for text[] it is immutable in fact, which a generated
+            # column needs.
+            """CREATE OR REPLACE FUNCTION memlane_tags_text(text[]) RETURNS text
+               LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT array_to_string($1, ' ') $$""",
+            """CREATE TABLE memories (
+                id text PRIMARY KEY,
+                user_id text NOT NULL,
+                agent_id text, run_id text, actor_id text, thread_id text, chat_id text,
+                type text NOT NULL, category text NOT NULL, key text,
+                summary text NOT NULL,
+                tags text[] NOT NULL DEFAULT '{}', entities text[] NOT NULL DEFAULT '{}',
+                importance integer NOT NULL, pinned boolean NOT NULL DEFAULT false,
+                source text NOT NULL, source_ref text, state text NOT NULL,
+                valid_from timestamptz, valid_to timestamptz,
+                created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL,
+                last_accessed timestamptz, last_verified_at timestamptz,
+                access_count integer NOT NULL DEFAULT 0,
+                expires_at timestamptz, purge_at timestamptz,
+                superseded_by text,
+                merged_from text[] NOT NULL DEFAULT '{}', related text[] NOT NULL DEFAULT '{}',
+                date_iso text, week integer, year integer,
+                metadata jsonb NOT NULL DEFAULT '{}',
+                fts tsvector GENERATED ALWAYS AS (
+                    setweight(to_tsvector('english', summary), 'A')
+                    || setweight(to_tsvector('english', memlane_tags_text(tags)), 'B')
+                ) STORED
+            )""",
+            "CREATE INDEX memories_user_state_type ON memories (user_id, state, type)",
+            "CREATE INDEX memories_user_updated ON memories (user_id, updated_at)",
+            "CREATE INDEX memories_user_key ON memories (user_id, key)",
+            "CREATE INDEX memories_fts ON memories USING gin (fts)",
+            """CREATE TABLE history (
+                seq bigint GENERATED ALWAYS AS IDENTITY,
+                id text PRIMARY KEY, memory_id text NOT NULL, user_id text NOT NULL, event text NOT NULL,
+                old_value jsonb, new_value jsonb, reason text, actor text, at timestamptz NOT NULL
+            )""",
+            "CREATE INDEX history_user_memory_at ON history (user_id, memory_id, at)",
+            """CREATE TABLE relations (
+                from_id text NOT NULL, to_id text NOT NULL, user_id text NOT NULL,
+                relation_type text NOT NULL, strength double precision NOT NULL,
+                created_at timestamptz NOT NULL,
+                PRIMARY KEY (from_id, to_id)
+            )""",
+            "CREATE INDEX relations_to ON relations (to_id)",
+            "CREATE INDEX relations_user ON relations (user_id)",
+        ],
+    ),
+]
+
+
+def read_version(conn: psycopg.Connection[Any]) -> int:
+    """The schema version in force, 0 for an empty database."""
+    if conn.execute("SELECT to_regclass('memlane_meta')").fetchone() == (None,):
+        return 0
+    row = conn.execute("SELECT value FROM memlane_meta WHERE key = 'schema_version'").fetchone()
+    return int(row[0]) if row else 0
+
+
+def migrate(conn: psycopg.Connection[Any]) -> int:
+    """Apply the missing steps in one transaction; return the version now in force."""
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))
+        conn.execute("CREATE TABLE IF NOT EXISTS memlane_meta (key text PRIMARY KEY, value text NOT NULL)")
+        current = read_version(conn)
+        if current > SCHEMA_VERSION:
+            raise SchemaVersionError(
+                f"this database has memlane schema version {current}, but this memlane understands up to "
+                f"version {SCHEMA_VERSION}; upgrade memlane (pip install -U memlane) to use it"
+            )
+        for version, steps in MIGRATIONS:
+            if version <= current:
+                continue
+            for sql in steps:
+                conn.execute(sql)
+            current = version
+        conn.execute(
+            "INSERT INTO memlane_meta (key, value) VALUES ('schema_version', %s) "
+            "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+            (str(current),),
+        )
+    return current
+
+
+def vector_dims(conn: psycopg.Connection[Any]) -> int | None:
+    """Size of the stored vectors, None while there is no vector table."""
+    row = conn.execute(
+        "SELECT atttypmod FROM pg_attribute "
+        "WHERE attrelid = to_regclass('memory_vectors') AND attname = 'embedding'"
+    ).fetchone()
+    return None if row is None else int(row[0])
+
+
+def create_vector_table(conn: psycopg.Connection[Any], dims: int) -> None:
+    """Create ``memory_vectors`` for ``dims``-sized vectors with an HNSW cosine index (idempotent)."""
+    if not 1 <= dims <= 16000:  # pgvector's limit for the vector type
+        raise DimensionMismatchError(f"vector size must be between 1 and 16000, got {dims}")
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))
+        existing = vector_dims(conn)
+        if existing is not None:
+            if existing != dims:
+                raise DimensionMismatchError(
+                    f"this store already holds {existing}-dim vectors; cannot create a {dims}-dim index"
+                )
+            return
+        conn.execute(
+            f"""CREATE TABLE memory_vectors (
+                id text PRIMARY KEY REFERENCES memories (id) ON DELETE CASCADE,
+                user_id text NOT NULL,
+                embedding vector({int(dims)}) NOT NULL
+            )"""  # dims is an int: DDL cannot take parameters
+        )
+        conn.execute("CREATE INDEX memory_vectors_user ON memory_vectors (user_id)")
+        if dims <= HNSW_MAX_DIMS:
+            conn.execute(
+                "CREATE INDEX memory_vectors_hnsw ON memory_vectors USING hnsw (embedding vector_cosine_ops)"
+            )

@@ -1,0 +1,277 @@
+"""What only the PostgreSQL backend has: migrations, pgvector's HNSW index, the pool, row locking."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta, timezone
+from typing import Any
+
+import psycopg
+import pytest
+from psycopg import sql
+
+from memlane.model.enums import HistoryEvent
+from memlane.model.errors import BackendError, DimensionMismatchError, SchemaVersionError
+from memlane.model.filters import parse_filters
+from memlane.model.record import HistoryEntry, MemoryRecord
+from memlane.storage.base import SCHEMA_VERSION, Upsert, WriteBatch
+from memlane.storage.postgres import PostgresBackend
+from memlane.storage.postgres.errors import redact_url
+from memlane.storage.postgres.migrations import MIGRATIONS
+from memlane.storage.postgres.search import or_tsquery
+from memlane.storage.postgres.writes import check_vectors
+
+pytestmark = pytest.mark.postgres
+
+DIMS = 8
+
+
+def vec(*head: float) -> list[float]:
+    return [*head, *([0.0] * (DIMS - len(head)))]
+
+
+def rec(mid: str, user: str = "u1", summary: str = "a memory", **kw: Any) -> MemoryRecord:
+    return MemoryRecord(id=mid, user_id=user, summary=summary, **kw)
+
+
+def query(url: str, statement: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    with psycopg.connect(url) as conn:
+        return conn.execute(statement, params).fetchall()
+
+
+@pytest.fixture
+def pg(postgres_url: str) -> Iterator[PostgresBackend]:
+    backend = PostgresBackend(postgres_url)
+    backend.bind_embedder(f"test:pg:{DIMS}", DIMS)
+    try:
+        yield backend
+    finally:
+        backend.close()
+
+
+def in_threads(n: int, fn: Callable[[int], Any]) -> list[Any]:
+    barrier = threading.Barrier(n)
+
+    def run(i: int) -> Any:
+        barrier.wait()  # start together, so the calls really overlap
+        return fn(i)
+
+    with ThreadPoolExecutor(n) as pool:
+        return list(pool.map(run, range(n)))
+
+
+# --- migrations -----------------------------------------------------------------------------------
+
+
+def test_migrations_end_at_the_contract_schema_version() -> None:
+    versions = [v for v, _ in MIGRATIONS]
+    assert versions == sorted(set(versions)) and versions[-1] == SCHEMA_VERSION
+
+
+TABLES = "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1"
+
+
+def test_migrate_twice_is_a_no_op(pg: PostgresBackend, postgres_url: str) -> None:
+    pg.upsert(rec("m1"), vec(1))
+    tables = query(postgres_url, TABLES)
+    assert pg.migrate() == SCHEMA_VERSION
+    assert pg.migrate() == SCHEMA_VERSION
+    with PostgresBackend(postgres_url) as again:  # a second process opening the same database
+        assert again.schema_version() == SCHEMA_VERSION
+        assert again.get("u1", "m1") == pg.get("u1", "m1")
+    assert query(postgres_url, TABLES) == tables
+
+
+def test_concurrent_first_migrations_do_not_race(postgres_url: str) -> None:
+    backends = in_threads(6, lambda _: PostgresBackend(postgres_url, max_size=1))
+    try:
+        assert {b.schema_version() for b in backends} == {SCHEMA_VERSION}
+        in_threads(6, lambda i: backends[i].create_vector_index(DIMS))
+    finally:
+        for b in backends:
+            b.close()
+
+
+def test_newer_schema_is_refused_naming_both_versions(pg: PostgresBackend, postgres_url: str) -> None:
+    pg.set_meta("schema_version", str(SCHEMA_VERSION + 1))
+    with pytest.raises(SchemaVersionError) as err:
+        PostgresBackend(postgres_url)
+    assert f"version {SCHEMA_VERSION + 1}" in str(err.value)
+    assert f"version {SCHEMA_VERSION}" in str(err.value)
+
+
+def test_memories_has_a_column_per_record_field(pg: PostgresBackend, postgres_url: str) -> None:
+    cols = {
+        r[0]
+        for r in query(
+            postgres_url, "SELECT column_name FROM information_schema.columns WHERE table_name = 'memories'"
+        )
+    }
+    assert set(MemoryRecord.model_fields) <= cols
+    assert cols - set(MemoryRecord.model_fields) == {"fts"}
+
+
+# --- vector index ---------------------------------------------------------------------------------
+
+
+def test_vector_table_has_an_hnsw_cosine_index(pg: PostgresBackend, postgres_url: str) -> None:
+    rows = query(postgres_url, "SELECT indexdef FROM pg_indexes WHERE tablename = 'memory_vectors'")
+    defs = [r[0] for r in rows]
+    assert any("USING hnsw" in d and "vector_cosine_ops" in d for d in defs), defs
+    (coltype,) = query(postgres_url, "SELECT format_type(atttypid, atttypmod) FROM pg_attribute "
+                       "WHERE attrelid = 'memory_vectors'::regclass AND attname = 'embedding'")
+    assert coltype == (f"vector({DIMS})",)
+
+
+def test_vector_index_of_another_size_is_refused(pg: PostgresBackend) -> None:
+    pg.create_vector_index(DIMS)  # same size again: nothing to do
+    with pytest.raises(DimensionMismatchError):
+        pg.create_vector_index(DIMS * 2)
+
+
+def test_embedding_of_wrong_size_writes_nothing(pg: PostgresBackend) -> None:
+    batch = WriteBatch(upserts=[Upsert(rec("ok"), vec(1)), Upsert(rec("bad"), [1.0, 2.0])])
+    with pytest.raises(DimensionMismatchError, match="2 dims"):
+        pg.apply(batch)
+    assert pg.count("u1") == 0
+    with pytest.raises(BackendError, match="bind_embedder"):
+        check_vectors(batch, None)
+
+
+def test_filtered_search_still_fills_the_page(pg: PostgresBackend) -> None:
+    # The crowd sits right on the query vector, so an unfiltered HNSW candidate list is all theirs.
+    crowd = [Upsert(rec(f"c{i}", "crowd"), vec(1, i / 1000)) for i in range(400)]
+    mine = [
+        Upsert(rec(f"m{i}", "me", category="Work" if i % 2 else "Personal"), vec(0.2, 1, i / 10))
+        for i in range(30)
+    ]
+    pg.apply(WriteBatch(upserts=crowd + mine))
+    hits = pg.vector_search("me", vec(1), limit=10)
+    assert len(hits) == 10 and {h.record.user_id for h in hits} == {"me"}
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    work = pg.vector_search("me", vec(1), parse_filters({"category": "Work"}), limit=10)
+    assert len(work) == 10 and {h.record.category for h in work} == {"Work"}
+    pages = [h.record.id for off in (0, 7, 14) for h in pg.vector_search("me", vec(1), limit=7, offset=off)]
+    assert pages == [h.record.id for h in pg.vector_search("me", vec(1), limit=21)]
+
+
+# --- pool and concurrency -------------------------------------------------------------------------
+
+
+def test_pool_is_shared_across_threads(postgres_url: str) -> None:
+    with PostgresBackend(postgres_url, min_size=1, max_size=3) as backend:
+        backend.bind_embedder(f"test:pg:{DIMS}", DIMS)
+
+        def work(i: int) -> int:
+            for j in range(10):
+                backend.upsert(rec(f"t{i}-{j}", f"user{i}"), vec(1, j))
+                assert backend.get(f"user{i}", f"t{i}-{j}") is not None
+                backend.vector_search(f"user{i}", vec(1), limit=3)
+            return backend.count(f"user{i}")
+
+        assert in_threads(8, work) == [10] * 8
+        (open_conns,) = query(
+            postgres_url,
+            "SELECT count(*) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()",
+        )
+        assert 1 <= open_conns[0] <= 3
+
+
+def test_concurrent_upserts_of_one_id_leave_one_row(pg: PostgresBackend, postgres_url: str) -> None:
+    def write(i: int) -> None:
+        for _ in range(15):
+            pg.upsert(rec("same", summary=f"writer {i}"), vec(1, i))
+
+    in_threads(8, write)
+    assert query(postgres_url, "SELECT count(*) FROM memories") == [(1,)]
+    assert query(postgres_url, "SELECT count(*) FROM memory_vectors") == [(1,)]
+    stored = pg.get("u1", "same")
+    assert stored is not None
+    writer = int(stored.summary.split()[-1])
+    assert pg.vectors("u1", ["same"])["same"] == pytest.approx(vec(1, writer))  # record and vector agree
+
+
+# --- writes ---------------------------------------------------------------------------------------
+
+
+def test_id_of_another_user_is_refused_and_batch_rolled_back(pg: PostgresBackend) -> None:
+    pg.upsert(rec("shared-id", "alice", "alice's memory"), vec(1))
+    batch = WriteBatch(
+        upserts=[Upsert(rec("fresh", "bob"), vec(0, 1)), Upsert(rec("shared-id", "bob", "bob's"), vec(0, 1))]
+    )
+    with pytest.raises(BackendError, match="another user"):
+        pg.apply(batch)
+    assert pg.count("bob") == 0
+    alice = pg.get("alice", "shared-id")
+    assert alice is not None and alice.summary == "alice's memory"
+
+
+def test_nul_character_is_a_clear_error_and_nothing_is_written(pg: PostgresBackend) -> None:
+    entry = HistoryEntry(
+        id="h1", memory_id="m1", user_id="u1", event=HistoryEvent.ADD, reason="bad\x00reason"
+    )
+    with pytest.raises(BackendError, match="NUL"):
+        pg.upsert(rec("m1"), vec(1), history=[entry])
+    assert pg.get("u1", "m1") is None
+
+
+def test_times_come_back_in_utc_whatever_the_session_zone(postgres_url: str) -> None:
+    dbname = query(postgres_url, "SELECT current_database()")[0][0]
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        alter = sql.SQL("ALTER DATABASE {} SET timezone = 'Asia/Kolkata'")
+        conn.execute(alter.format(sql.Identifier(dbname)))
+    with PostgresBackend(postgres_url) as backend:
+        when = datetime(2024, 2, 29, 23, 59, 59, 123456, tzinfo=timezone(timedelta(hours=-5)))
+        original = rec("m1", valid_from=when, created_at=when, updated_at=when)
+        backend.upsert(original)
+        stored = backend.get("u1", "m1")
+        assert stored == original
+        assert stored is not None and stored.valid_from is not None and stored.valid_from.tzinfo is UTC
+
+
+# --- keyword search -------------------------------------------------------------------------------
+
+
+def test_keyword_query_is_or_of_plain_words() -> None:
+    assert or_tsquery("Luna's cat, & !dog | (x):*") == "luna | s | cat | dog | x"
+    assert or_tsquery("  ¿?! ") is None
+    assert or_tsquery("Café naïve") == "café | naïve"
+
+
+def test_keyword_search_survives_tsquery_syntax_and_stop_words(pg: PostgresBackend) -> None:
+    pg.upsert(rec("cat", summary="Luna the cat is three"))
+    pg.upsert(rec("hike", summary="Hiking in the Alps", tags=["outdoors"]))
+    ids = {h.record.id for h in pg.keyword_search("u1", "cat & | ! ( hiking :* '")}
+    assert ids == {"cat", "hike"}
+    assert [h.record.id for h in pg.keyword_search("u1", "outdoors")] == ["hike"]
+    assert pg.keyword_search("u1", "the and of") == []
+    assert pg.keyword_search("u2", "cat") == []
+
+
+# --- connecting -----------------------------------------------------------------------------------
+
+
+def test_unreachable_server_error_names_the_url_without_password() -> None:
+    with pytest.raises(BackendError) as err:
+        PostgresBackend("postgresql://bob:s3cret@127.0.0.1:1/memlane?connect_timeout=2")
+    assert "127.0.0.1:1" in str(err.value) and "s3cret" not in str(err.value)
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("postgresql://bob:s3cret@db:5432/x", "postgresql://bob:***@db:5432/x"),
+        ("postgresql://bob@db/x?password=s3cret&sslmode=require", "postgresql://bob@db/x?password=***&sslmode=require"),
+        ("host=db user=bob password=s3cret", "host=db user=bob password=***"),
+    ],
+)
+def test_redact_url(url: str, shown: str) -> None:
+    assert redact_url(url) == shown
+
+
+def test_sqlalchemy_style_url_is_accepted(postgres_url: str) -> None:
+    with PostgresBackend(postgres_url.replace("postgresql://", "postgresql+psycopg://", 1)) as backend:
+        assert backend.schema_version() == SCHEMA_VERSION
