@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
+from pydantic import ValidationError as PydanticError
+
+from memlane.model.candidate import Candidate, ChatMessage
 from memlane.model.enums import MemoryType, Source
 from memlane.model.errors import ValidationError
 from memlane.model.ids import USER_ID_RULE, is_valid_user_id
@@ -93,3 +97,37 @@ def positive(name: str, value: Any, *, allow_zero: bool = False, maximum: int = 
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= maximum:
         raise ValidationError(f"{name} must be an integer from {low} to {maximum}, got {value!r}")
     return value
+
+
+def messages(value: Any, at: datetime) -> list[ChatMessage]:
+    """A turn: a string (one user message) or a list of ``{"role", "content"}`` / ChatMessage."""
+    if isinstance(value, str):
+        value = [{"role": "user", "content": value}]
+    if not isinstance(value, list | tuple) or not value:
+        raise ValidationError("messages must be a non-empty string or a list of {role, content} objects")
+    out: list[ChatMessage] = []
+    for n, item in enumerate(value):
+        try:
+            msg = item if isinstance(item, ChatMessage) else ChatMessage.model_validate(item)
+        except PydanticError as exc:
+            raise ValidationError(f"messages[{n}]: {exc.errors()[0]['msg']} (need role and content)") from None
+        if not msg.content.strip():
+            raise ValidationError(f"messages[{n}].content is empty")
+        if len(msg.content) > 20_000:
+            raise ValidationError(f"messages[{n}].content is over 20000 characters")
+        out.append(msg if msg.at else msg.model_copy(update={"at": at}))
+    return out
+
+
+def candidates(value: Any, max_chars: int) -> list[Candidate]:
+    if isinstance(value, Mapping | Candidate) or not isinstance(value, list | tuple) or not value:
+        raise ValidationError("facts must be a non-empty list of candidate memories ({summary, type, category, ...})")
+    out: list[Candidate] = []
+    for n, item in enumerate(value):
+        try:
+            cand = item if isinstance(item, Candidate) else Candidate.model_validate(item)
+        except PydanticError as exc:
+            err = exc.errors()[0]
+            raise ValidationError(f"facts[{n}].{'.'.join(map(str, err['loc']))}: {err['msg']}") from None
+        out.append(cand.model_copy(update={"summary": summary(cand.summary, max_chars)}))
+    return out

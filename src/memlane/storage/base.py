@@ -8,16 +8,20 @@ nothing half-written.
 
 from __future__ import annotations
 
+import threading
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from memlane.model.errors import DimensionMismatchError
 from memlane.model.filters import Condition
+from memlane.model.jobs import Change, Job, JobStatus, OpEvent
 from memlane.model.record import HistoryEntry, MemoryRecord, Relation
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 @dataclass
@@ -35,6 +39,10 @@ class WriteBatch:
     history: list[HistoryEntry] = field(default_factory=list)
     relations: list[Relation] = field(default_factory=list)
     purge_ids: list[str] = field(default_factory=list)  # remove content and vector, keep a tombstone
+    changes: list[Change] = field(default_factory=list)  # revs are assigned per thread on commit
+    op_events: list[OpEvent] = field(default_factory=list)
+    jobs: list[Job] = field(default_factory=list)  # enqueued in the same transaction
+    complete_job: str | None = None  # marked done in the same transaction as the writes it made
 
 
 @dataclass(frozen=True)
@@ -158,6 +166,51 @@ class Backend(ABC):
     def delete_user(self, user_id: str) -> int:
         """Remove everything the user has (memories, vectors, history, relations); return the count of
         memories removed."""
+
+    # --- background jobs, change log, op events -----------------------------------------------
+    @abstractmethod
+    def claim_job(self, worker_id: str, *, lease_seconds: float, now: datetime) -> Job | None:
+        """Take the oldest runnable job (pending and due, or running with an expired lease) and lease
+        it to ``worker_id``; attempts is incremented. Safe with many workers (SKIP LOCKED on Postgres)."""
+
+    @abstractmethod
+    def fail_job(self, job_id: str, error: str, *, retry_at: datetime | None) -> None:
+        """Record a failure: back to pending at ``retry_at``, or parked when ``retry_at`` is None."""
+
+    @abstractmethod
+    def list_jobs(
+        self, status: JobStatus | None = None, *, user_id: str | None = None, limit: int = 100
+    ) -> list[Job]: ...
+
+    @abstractmethod
+    def retry_job(self, job_id: str) -> bool:
+        """Parked -> pending now, attempts reset; False if no such parked job."""
+
+    @abstractmethod
+    def count_jobs(self, user_id: str, kind: str, since: datetime) -> int:
+        """Jobs of ``kind`` created for the user since ``since`` (rate limits)."""
+
+    @abstractmethod
+    def thread_revision(self, user_id: str, thread_id: str) -> int: ...
+
+    @abstractmethod
+    def changes_since(self, user_id: str, thread_id: str, rev: int, *, limit: int = 50) -> list[Change]:
+        """Change-log rows of the thread with ``rev`` greater than ``rev``, oldest first."""
+
+    @abstractmethod
+    def op_events(self, user_id: str, *, limit: int = 100) -> list[OpEvent]:
+        """Newest first."""
+
+    @contextmanager
+    def user_lock(self, user_id: str) -> Iterator[None]:
+        """Serialise formation decisions of one user (in-process default; Postgres uses advisory locks)."""
+        with self._user_locks_guard:
+            lock = self._user_locks.setdefault(user_id, threading.Lock())
+        with lock:
+            yield
+
+    _user_locks_guard = threading.Lock()
+    _user_locks: dict[str, threading.Lock] = {}
 
     # --- conveniences built on the contract ------------------------------------------------
     def upsert(

@@ -42,4 +42,31 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
             "CREATE INDEX relations_user ON relations(user_id)",
         ],
     ),
+    (
+        2,
+        [
+            """CREATE TABLE jobs (
+                id TEXT PRIMARY KEY, user_id TEXT NOT NULL, thread_id TEXT, kind TEXT NOT NULL,
+                payload TEXT NOT NULL, status TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0,
+                run_after TEXT NOT NULL, locked_by TEXT, locked_until TEXT, last_error TEXT,
+                created_at TEXT NOT NULL, updated_at TEXT NOT NULL
+            )""",
+            "CREATE INDEX jobs_runnable ON jobs(status, run_after)",
+            "CREATE INDEX jobs_user_kind ON jobs(user_id, kind, created_at)",
+            """CREATE TABLE thread_revision (
+                user_id TEXT NOT NULL, thread_id TEXT NOT NULL, rev INTEGER NOT NULL,
+                PRIMARY KEY (user_id, thread_id)
+            )""",
+            """CREATE TABLE change_log (
+                id TEXT PRIMARY KEY, user_id TEXT NOT NULL, thread_id TEXT NOT NULL, rev INTEGER NOT NULL,
+                memory_id TEXT NOT NULL, event TEXT NOT NULL, meta TEXT NOT NULL, at TEXT NOT NULL
+            )""",
+            "CREATE INDEX change_log_thread_rev ON change_log(user_id, thread_id, rev)",
+            """CREATE TABLE op_events (
+                id TEXT PRIMARY KEY, user_id TEXT NOT NULL, thread_id TEXT, node TEXT NOT NULL, op TEXT NOT NULL,
+                status TEXT NOT NULL, memory_id TEXT, category TEXT, sim REAL, at TEXT NOT NULL
+            )""",
+            "CREATE INDEX op_events_user_at ON op_events(user_id, at)",
+        ],
+    ),
 ]

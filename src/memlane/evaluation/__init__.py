@@ -1,0 +1,1 @@
+"""Evaluation harnesses: behaviour scenarios and retrieval benchmarks."""

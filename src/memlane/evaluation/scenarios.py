@@ -1,0 +1,160 @@
+"""Runner for memory-behaviour scenarios (format: ../shared/scenarios/README.md).
+
+Each scenario replays steps against a fresh, empty store, then checks what the memory holds and
+what it retrieves. Prints ``PASS id`` / ``FAIL id: reason`` and closes with ``N passed, N failed``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tempfile
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from memlane.engine.memory import Memory
+from memlane.model.enums import HistoryEvent, MemoryState
+from memlane.model.record import MemoryRecord
+from memlane.providers.embed import Embedder
+
+WHY_EVENTS = {HistoryEvent.SUPERSEDE, HistoryEvent.MERGE, HistoryEvent.DELETE}
+
+
+@dataclass
+class Outcome:
+    id: str
+    passed: bool
+    reasons: list[str]
+
+
+def load(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
+    out = []
+    for path in paths:
+        for n, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
+            if line.strip():
+                try:
+                    out.append(json.loads(line))
+                except json.JSONDecodeError as exc:
+                    raise ValueError(f"{path}:{n}: not valid JSON ({exc.msg})") from None
+    return out
+
+
+def _all(mem: Memory, user: str) -> list[MemoryRecord]:
+    return mem.list(user_id=user, include_inactive=True, limit=10_000)
+
+
+def _match(pattern: str, text: str) -> bool:
+    return re.search(pattern, text, re.IGNORECASE) is not None
+
+
+def _apply_op(mem: Memory, step: dict[str, Any]) -> None:
+    user, op = step.get("user", "u1"), step["op"]
+    states = {"restore": MemoryState.SOFT_DELETED}.get(op, MemoryState.ACTIVE)
+    found = [r for r in _all(mem, user) if r.state is states and _match(step["matches"], r.summary)]
+    if len(found) != 1:
+        raise AssertionError(f"op {op}: {len(found)} memories match {step['matches']!r}")
+    if op == "pin":
+        mem.update(found[0].id, user_id=user, pinned=True, actor="scenario")
+    elif op == "delete":
+        mem.delete(found[0].id, user_id=user, actor="scenario")
+    elif op == "restore":
+        mem.restore(found[0].id, user_id=user, actor="scenario")
+    else:
+        raise AssertionError(f"unknown op {op!r}")
+
+
+def replay(mem: Memory, scenario: dict[str, Any]) -> None:
+    threads: dict[tuple[str, str], list[dict[str, str]]] = defaultdict(list)
+    for step in scenario["steps"]:
+        user = step.get("user", "u1")
+        if "op" in step:
+            _apply_op(mem, step)
+        elif "fact" in step:
+            fact = {k: step[k] for k in ("type", "category", "key", "importance", "pinned") if k in step}
+            mem.add_facts([{"summary": step["fact"], **fact}], user_id=user, thread_id=step.get("thread"),
+                          at=step["at"], wait=True)
+        else:
+            thread = step.get("thread", "t1")
+            history = threads[(user, thread)]
+            history.append({"role": step.get("role", "user"), "content": step["text"], "at": step["at"]})
+            if history[-1]["role"] == "user":
+                mem.add(history[-12:], user_id=user, thread_id=thread, at=step["at"], wait=True)
+
+
+def check(mem: Memory, scenario: dict[str, Any], events: Counter[str]) -> list[str]:
+    exp, bad = scenario.get("expect", {}), []
+    for e in exp.get("active", []):
+        user = e.get("user", "u1")
+        ok = [r for r in mem.list(user_id=user, limit=10_000) if _match(e["matches"], r.summary)
+              and (not e.get("type") or r.type.value == e["type"])
+              and (not e.get("category") or r.category == e["category"])]
+        if not ok:
+            bad.append(f"no active memory of {user} matches {e['matches']!r}" + (f" ({e.get('type')})" if e.get("type") else ""))
+    for e in exp.get("not_active", []):
+        user = e.get("user", "u1")
+        hits = [r.summary for r in mem.list(user_id=user, limit=10_000) if _match(e["matches"], r.summary)]
+        if hits:
+            bad.append(f"active memory of {user} should not match {e['matches']!r}: {hits}")
+    for e in exp.get("superseded", []):
+        user = e.get("user", "u1")
+        old = [r for r in _all(mem, user) if not r.is_active and _match(e["matches"], r.summary)]
+        explained = [r for r in old if any(h.event in WHY_EVENTS and h.reason
+                                           for h in mem.history(r.id, user_id=user))]
+        if not explained:
+            bad.append(f"no inactive memory of {user} with a reason in history matches {e['matches']!r}")
+    if "active_count" in exp:
+        e = exp["active_count"]
+        user = e.get("user", "u1")
+        n = len([r for r in mem.list(user_id=user, limit=10_000) if not e.get("type") or r.type.value == e["type"]])
+        if n < e.get("min", 0) or n > e.get("max", 10**9):
+            summaries = [r.summary for r in mem.list(user_id=user, limit=10_000)]
+            bad.append(f"{n} active memories of {user} (want {e.get('min', 0)}..{e.get('max', '∞')}): {summaries}")
+    for kind, want in exp.get("events", {}).items():
+        if events[f"memory.{kind}"] != want:
+            bad.append(f"{events[f'memory.{kind}']} memory.{kind} events, want {want}")
+    return bad
+
+
+def ask(mem: Memory, scenario: dict[str, Any], search: Callable[..., list[Any]] | None = None) -> list[str]:
+    bad = []
+    last_at = scenario["steps"][-1]["at"] if scenario["steps"] else None
+    for q in scenario.get("queries", []):
+        user, k = q.get("user", "u1"), q.get("topk", 3)
+        run = search or mem.search
+        hits = [h.memory.summary for h in run(q["query"], user_id=user, limit=k, at=q.get("at", last_at))]
+        if "top1_matches" in q and not (hits and _match(q["top1_matches"], hits[0])):
+            bad.append(f"query {q['query']!r}: top1 {hits[:1]} does not match {q['top1_matches']!r}")
+        if "any_matches" in q and not any(_match(q["any_matches"], h) for h in hits):
+            bad.append(f"query {q['query']!r}: none of {hits} matches {q['any_matches']!r}")
+        if "none_matches" in q and any(_match(q["none_matches"], h) for h in hits):
+            bad.append(f"query {q['query']!r}: {hits} should not match {q['none_matches']!r}")
+    return bad
+
+
+def run_one(scenario: dict[str, Any], embedder: Embedder, workdir: Path, llm: str | None = None) -> Outcome:
+    mem = Memory(str(workdir / f"{scenario['id']}.db"), embedder=embedder, llm=llm)
+    events: Counter[str] = Counter()
+    mem.events.subscribe(lambda ev: events.update([ev.type]))
+    try:
+        replay(mem, scenario)
+        reasons = check(mem, scenario, events) + ask(mem, scenario)
+    except AssertionError as exc:
+        reasons = [str(exc)]
+    finally:
+        mem.close()
+    return Outcome(scenario["id"], not reasons, reasons)
+
+
+def run(scenarios: Sequence[dict[str, Any]], embedder: Embedder, *, llm: str | None = None,
+        report: Callable[[Outcome], None] | None = None) -> list[Outcome]:
+    outcomes = []
+    with tempfile.TemporaryDirectory(prefix="memlane-scenarios-") as tmp:
+        for scenario in scenarios:
+            outcome = run_one(scenario, embedder, Path(tmp), llm)
+            outcomes.append(outcome)
+            if report:
+                report(outcome)
+    return outcomes

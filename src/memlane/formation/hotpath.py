@@ -1,0 +1,65 @@
+"""The hot path (seed 000, 002): a turn becomes a durable job, then candidates and events at once."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+
+from memlane.model.candidate import Candidate, ChatMessage, Extraction
+from memlane.model.config import Settings
+from memlane.model.errors import ProviderError
+from memlane.model.ids import new_id
+from memlane.model.jobs import Job, JobStatus, OpEvent
+from memlane.model.record import utcnow
+from memlane.providers.llm.base import MemoryLLM
+from memlane.providers.llm.structured import enforce_writing_constraints
+from memlane.storage.base import Backend, WriteBatch
+
+TURN, CANDIDATE = "turn", "candidate"
+
+
+def turn_job(user_id: str, thread_id: str | None, messages: Sequence[ChatMessage], at: datetime, lease_s: float) -> Job:
+    """The accepted turn, leased to the hot path so a worker does not extract it twice."""
+    return Job(
+        id=new_id(), user_id=user_id, thread_id=thread_id, kind=TURN, status=JobStatus.RUNNING,
+        payload={"messages": [m.model_dump(mode="json") for m in messages], "at": at.isoformat()},
+        attempts=1, locked_by="hotpath", locked_until=utcnow() + timedelta(seconds=lease_s),
+    )
+
+
+def extract(llm: MemoryLLM, messages: Sequence[ChatMessage], settings: Settings) -> Extraction:
+    """Candidates from the last user turn; empty when the last message is not the user's."""
+    if not messages or messages[-1].role != "user":
+        return Extraction(should_create=False, reason="last message is not a user turn")
+    window = list(messages)[-settings.episodic_window_n:]
+    result = enforce_writing_constraints(llm.extract(window), max_chars=settings.memory_candidate_max_chars)
+    return result
+
+
+def select(candidates: Sequence[Candidate], settings: Settings, recent_writes: int) -> tuple[list[Candidate], int]:
+    """At most ``MEMORY_MAX_WRITES_PER_TURN`` (most important first), within the hourly cap.
+    Returns the kept candidates and how many were dropped by the cap."""
+    ranked = sorted(candidates, key=lambda c: -c.importance)[: settings.memory_max_writes_per_turn]
+    room = max(0, settings.memory_write_rate_limit_per_hour - recent_writes)
+    kept = [c for c in candidates if c in ranked][:room]
+    return kept, len(ranked) - len(kept)
+
+
+def enqueue_candidates(
+    backend: Backend, user_id: str, thread_id: str | None, candidates: Sequence[Candidate], at: datetime,
+    *, dropped: int = 0, turn_id: str | None = None,
+) -> list[Job]:
+    """Commit one candidate job per candidate (and close the turn job), atomically."""
+    jobs = [Job(id=new_id(), user_id=user_id, thread_id=thread_id, kind=CANDIDATE,
+                payload={"candidate": c.model_dump(mode="json"), "at": at.isoformat(), "turn": turn_id})
+            for c in candidates]
+    ops = [OpEvent(id=new_id(), user_id=user_id, thread_id=thread_id, node="hotpath", op="classify",
+                   status="ok" if candidates else "skipped", at=at)]
+    if dropped:
+        ops.append(OpEvent(id=new_id(), user_id=user_id, thread_id=thread_id, node="hotpath",
+                           op="rate_limit", status="skipped", at=at))
+    backend.apply(WriteBatch(jobs=jobs, op_events=ops, complete_job=turn_id))
+    return jobs
+
+
+__all__ = ["CANDIDATE", "TURN", "ProviderError", "enqueue_candidates", "extract", "select", "turn_job"]

@@ -1,0 +1,171 @@
+"""Formation: accept a turn (hot path), then decide each candidate in the background, durably."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+from collections.abc import Callable, Sequence
+from datetime import datetime, timedelta
+
+from memlane.formation.apply import Context, plan
+from memlane.formation.bands import bands_for
+from memlane.formation.decide import decide
+from memlane.formation.events import EventBus, MemoryEvent
+from memlane.formation.hotpath import CANDIDATE, TURN, enqueue_candidates, extract, select, turn_job
+from memlane.model.candidate import Candidate, ChatMessage
+from memlane.model.config import Settings
+from memlane.model.enums import MemoryState
+from memlane.model.errors import MemlaneError, ProviderError
+from memlane.model.filters import Condition
+from memlane.model.ids import deterministic_id, new_id
+from memlane.model.jobs import Job
+from memlane.model.record import utcnow
+from memlane.providers.embed import Embedder
+from memlane.providers.llm.base import MemoryLLM
+from memlane.storage.base import Backend, WriteBatch
+
+log = logging.getLogger("memlane.formation")
+LEASE_SECONDS = 60.0
+
+
+def _fault(point: str) -> None:
+    """Crash-test hook: ``MEMLANE_FAULT=<point>`` ends the process there (tests kill a worker mid-job)."""
+    if os.environ.get("MEMLANE_FAULT") == point:
+        os._exit(86)
+
+
+class Formation:
+    def __init__(self, backend: Backend, embedder: Embedder, llm_factory: Callable[[], MemoryLLM],
+                 settings: Settings, bus: EventBus) -> None:
+        self.backend, self.embedder, self.settings, self.bus = backend, embedder, settings, bus
+        self._llm_factory = llm_factory
+        self._llm: MemoryLLM | None = None
+        self.worker_id = f"w-{os.getpid()}-{new_id()[:8]}"
+        self.lease_seconds = LEASE_SECONDS
+
+    @property
+    def llm(self) -> MemoryLLM:
+        if self._llm is None:
+            self._llm = self._llm_factory()
+        return self._llm
+
+    # --- hot path ------------------------------------------------------------------------------
+    def accept(self, messages: Sequence[ChatMessage], *, user_id: str, thread_id: str | None,
+               at: datetime) -> list[Candidate]:
+        job = turn_job(user_id, thread_id, messages, at, self.lease_seconds)
+        self.backend.apply(WriteBatch(jobs=[job]))  # durable before anything else happens
+        try:
+            return self._extract_turn(job, list(messages), at)
+        except ProviderError as exc:  # the turn stays a job and is retried by the worker
+            self._failed(job, exc)
+            return []
+
+    def enqueue_facts(self, facts: Sequence[Candidate], *, user_id: str, thread_id: str | None,
+                      at: datetime) -> None:
+        """Ready candidates skip extraction: one committed candidate job each."""
+        enqueue_candidates(self.backend, user_id, thread_id, facts, at)
+
+    def _extract_turn(self, job: Job, messages: list[ChatMessage], at: datetime) -> list[Candidate]:
+        extraction = extract(self.llm, messages, self.settings)  # ProviderError: the caller keeps the job
+        since = utcnow() - timedelta(hours=1)
+        recent = self.backend.count_jobs(job.user_id, CANDIDATE, since)
+        kept, dropped = select(extraction.candidates, self.settings, recent)
+        enqueue_candidates(self.backend, job.user_id, job.thread_id, kept, at, dropped=dropped, turn_id=job.id)
+        for cand in kept:
+            self.bus.publish(MemoryEvent(type="memory.candidate", user_id=job.user_id, thread_id=job.thread_id,
+                                         data={**cand.model_dump(mode="json"), "turn": job.id}))
+        if dropped:
+            self._error(job, f"rate limited: {dropped} candidate(s) over MEMORY_WRITE_RATE_LIMIT_PER_HOUR", "rate_limited")
+        return kept
+
+    # --- background ---------------------------------------------------------------------------
+    def run_once(self) -> bool:
+        """Claim and process one job; False when none is runnable."""
+        job = self.backend.claim_job(self.worker_id, lease_seconds=self.lease_seconds, now=utcnow())
+        if job is None:
+            return False
+        try:
+            if job.kind == TURN:
+                messages = [ChatMessage.model_validate(m) for m in job.payload["messages"]]
+                self._extract_turn(job, messages, datetime.fromisoformat(job.payload["at"]))
+            elif job.kind == CANDIDATE:
+                self._decide(job)
+            else:
+                raise MemlaneError(f"unknown job kind {job.kind!r}")
+        except Exception as exc:  # noqa: BLE001 - the job is retried or parked, never dropped
+            self._failed(job, exc)
+        return True
+
+    def drain(self, max_jobs: int | None = None) -> int:
+        done = 0
+        while (max_jobs is None or done < max_jobs) and self.run_once():
+            done += 1
+        return done
+
+    def _failed(self, job: Job, exc: Exception) -> None:
+        error = f"{type(exc).__name__}: {exc}"
+        if job.attempts >= self.settings.job_max_attempts:
+            self.backend.fail_job(job.id, error, retry_at=None)
+            log.error("job %s parked after %d attempts: %s", job.id, job.attempts, error)
+        else:
+            backoff = min(300.0, 0.5 * 2 ** job.attempts)
+            self.backend.fail_job(job.id, error, retry_at=utcnow() + timedelta(seconds=backoff))
+            log.warning("job %s failed (attempt %d), retry in %.1fs: %s", job.id, job.attempts, backoff, error)
+        self._error(job, error, "job_failed")
+
+    def _error(self, job: Job, message: str, code: str) -> None:
+        self.bus.publish(MemoryEvent(type="memory.error", user_id=job.user_id, thread_id=job.thread_id,
+                                     data={"code": code, "message": message, "job": job.id}))
+
+    def _decide(self, job: Job) -> None:
+        cand = Candidate.model_validate(job.payload["candidate"])
+        at = datetime.fromisoformat(job.payload["at"])
+        user = job.user_id
+        with self.backend.user_lock(user):
+            vector = self.embedder.embed_one(cand.summary)
+            keyed = None
+            if cand.key:
+                found = self.backend.get(user, deterministic_id(user, cand.type.value, cand.key))
+                keyed = found if found is not None and found.state is MemoryState.ACTIVE else None
+            conds = [Condition("state", "$eq", "active"), Condition("type", "$eq", cand.type.value)]
+            neighbours = self.backend.vector_search(user, vector, conds, limit=self.settings.memory_neighbors_k)
+            bands = bands_for(self.embedder.name, cand.type, self.settings)
+            d = decide(cand, at=at, keyed=keyed, neighbours=neighbours, llm=self.llm, bands=bands,
+                       merge_window=timedelta(hours=self.settings.episodic_merge_window_hours),
+                       heuristics=self.settings.memory_enable_entity_heuristics)
+            old_vector = None
+            if d.action == "supersede" and d.target is not None and d.target.key:
+                old_vector = self.backend.vectors(user, [d.target.id]).get(d.target.id)
+            ctx = Context(user, job.thread_id, at, self.settings.categories, self.settings.timezone, bands.link)
+            planned = plan(ctx, cand, d, vector, neighbours, old_vector)
+            planned.batch.complete_job = job.id
+            _fault("before_commit")
+            self.backend.apply(planned.batch)
+        log.info(json.dumps({"event": "memory_decision", "user_id": user, "job": job.id, "fact": cand.summary,
+                             "action": d.action, "target_id": d.target.id if d.target else None,
+                             "score": d.score, "reason": d.reason}))
+        for event in planned.events:
+            self.bus.publish(event)
+
+
+class Worker(threading.Thread):
+    """The embedded default's background worker: a daemon thread draining the job table."""
+
+    def __init__(self, formation: Formation, poll_seconds: float = 0.2) -> None:
+        super().__init__(name="memlane-worker", daemon=True)
+        self.formation, self.poll = formation, poll_seconds
+        self._stop_event = threading.Event()
+        self.wake = threading.Event()
+
+    def run(self) -> None:
+        while not self._stop_event.is_set():
+            if not self.formation.run_once():
+                self.wake.wait(self.poll)
+                self.wake.clear()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stop_event.set()
+        self.wake.set()
+        self.join(timeout)

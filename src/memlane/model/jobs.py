@@ -1,0 +1,69 @@
+"""Background work and change tracking as typed data: jobs, the per-thread change log, op events."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, Field, field_validator
+
+from memlane.model.record import as_utc, utcnow
+
+
+class JobStatus(StrEnum):
+    PENDING = "pending"
+    RUNNING = "running"
+    DONE = "done"
+    PARKED = "parked"  # failed too often; visible and retryable from the CLI
+
+
+class Job(BaseModel):
+    """A durable unit of background work: ``turn`` (extract from messages) or ``candidate`` (decide)."""
+
+    id: str
+    user_id: str
+    thread_id: str | None = None
+    kind: str
+    payload: dict[str, Any] = Field(default_factory=dict)
+    status: JobStatus = JobStatus.PENDING
+    attempts: int = 0
+    run_after: datetime = Field(default_factory=utcnow)
+    locked_by: str | None = None
+    locked_until: datetime | None = None
+    last_error: str | None = None
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+
+    @field_validator("run_after", "locked_until", "created_at", "updated_at")
+    @classmethod
+    def _utc(cls, value: datetime | None) -> datetime | None:
+        return None if value is None else as_utc(value)
+
+
+class Change(BaseModel):
+    """One row of a thread's change log (seed 001 §1); ``rev`` is assigned by the backend on commit."""
+
+    id: str
+    user_id: str
+    thread_id: str = ""  # "" = changes not tied to a thread
+    rev: int = 0
+    memory_id: str
+    event: str  # created | updated | merged | superseded | deleted | restored
+    meta: dict[str, Any] = Field(default_factory=dict)
+    at: datetime = Field(default_factory=utcnow)
+
+
+class OpEvent(BaseModel):
+    """Operational tracking (seed 001 §14): one decision step of formation or retrieval."""
+
+    id: str
+    user_id: str
+    thread_id: str | None = None
+    node: str  # hotpath | worker | context
+    op: str  # classify | search | create | update | merge | supersede | ignore
+    status: str = "ok"  # ok | error | skipped
+    memory_id: str | None = None
+    category: str | None = None
+    sim: float | None = None
+    at: datetime = Field(default_factory=utcnow)
