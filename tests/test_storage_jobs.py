@@ -1,0 +1,89 @@
+"""Contract for background jobs, the change log and op events, on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import threading
+from datetime import UTC, datetime, timedelta
+
+from memlane.model.jobs import Change, Job, JobStatus, OpEvent
+from memlane.storage.base import Backend, WriteBatch
+
+NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+
+
+def job(jid: str, user: str = "u1", created: datetime = NOW, **kw: object) -> Job:
+    return Job(id=jid, user_id=user, kind="candidate", payload={"n": jid}, run_after=created, created_at=created,
+               updated_at=created, **kw)  # type: ignore[arg-type]
+
+
+def test_jobs_are_claimed_oldest_first_once_and_leased(backend: Backend) -> None:
+    backend.apply(WriteBatch(jobs=[job("b", created=NOW + timedelta(seconds=1)), job("a")]))
+    first = backend.claim_job("w1", lease_seconds=30, now=NOW + timedelta(minutes=1))
+    assert first is not None and first.id == "a" and first.attempts == 1 and first.status is JobStatus.RUNNING
+    second = backend.claim_job("w2", lease_seconds=30, now=NOW + timedelta(minutes=1))
+    assert second is not None and second.id == "b"
+    assert backend.claim_job("w3", lease_seconds=30, now=NOW + timedelta(minutes=1)) is None
+    # a worker that died: its lease runs out and the job is claimed again
+    again = backend.claim_job("w3", lease_seconds=30, now=NOW + timedelta(minutes=5))
+    assert again is not None and again.id in {"a", "b"} and again.attempts == 2
+
+
+def test_completing_a_job_is_atomic_with_its_writes(backend: Backend) -> None:
+    backend.apply(WriteBatch(jobs=[job("j")]))
+    claimed = backend.claim_job("w", lease_seconds=30, now=NOW)
+    assert claimed is not None
+    backend.apply(WriteBatch(complete_job="j"))
+    assert [j.status for j in backend.list_jobs()] == [JobStatus.DONE]
+    assert backend.claim_job("w", lease_seconds=30, now=NOW + timedelta(hours=1)) is None
+
+
+def test_failed_jobs_retry_later_then_park_and_can_be_retried(backend: Backend) -> None:
+    backend.apply(WriteBatch(jobs=[job("j")]))
+    assert backend.claim_job("w", lease_seconds=30, now=NOW) is not None
+    backend.fail_job("j", "boom", retry_at=NOW + timedelta(seconds=10))
+    assert backend.claim_job("w", lease_seconds=30, now=NOW + timedelta(seconds=5)) is None
+    assert backend.claim_job("w", lease_seconds=30, now=NOW + timedelta(seconds=11)) is not None
+    backend.fail_job("j", "boom again", retry_at=None)
+    parked = backend.list_jobs(JobStatus.PARKED)
+    assert [(j.id, j.last_error) for j in parked] == [("j", "boom again")]
+    assert backend.claim_job("w", lease_seconds=30, now=NOW + timedelta(days=1)) is None
+    assert backend.retry_job("j") and not backend.retry_job("j")
+    assert backend.list_jobs(JobStatus.PENDING)[0].attempts == 0
+
+
+def test_concurrent_claims_never_hand_out_a_job_twice(backend: Backend) -> None:
+    backend.apply(WriteBatch(jobs=[job(f"j{i}", created=NOW + timedelta(seconds=i)) for i in range(40)]))
+    claimed: list[str] = []
+    lock = threading.Lock()
+
+    def work(name: str) -> None:
+        while (j := backend.claim_job(name, lease_seconds=60, now=NOW + timedelta(minutes=1))) is not None:
+            with lock:
+                claimed.append(j.id)
+
+    threads = [threading.Thread(target=work, args=(f"w{i}",)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(claimed) == sorted(f"j{i}" for i in range(40))
+
+
+def test_change_log_revisions_are_per_thread_and_monotonic(backend: Backend) -> None:
+    def change(cid: str, thread: str) -> Change:
+        return Change(id=cid, user_id="u1", thread_id=thread, memory_id="m", event="created", at=NOW)
+
+    backend.apply(WriteBatch(changes=[change("c1", "t1"), change("c2", "t1"), change("c3", "t2")]))
+    backend.apply(WriteBatch(changes=[change("c4", "t1")]))
+    assert backend.thread_revision("u1", "t1") == 3 and backend.thread_revision("u1", "t2") == 1
+    assert [c.rev for c in backend.changes_since("u1", "t1", 1)] == [2, 3]
+    assert backend.changes_since("u2", "t1", 0) == []
+    assert backend.count_jobs("u1", "candidate", NOW) == 0
+
+
+def test_op_events_newest_first(backend: Backend) -> None:
+    evs = [OpEvent(id=f"e{i}", user_id="u1", node="worker", op="create", sim=0.5, at=NOW + timedelta(seconds=i))
+           for i in range(3)]
+    backend.apply(WriteBatch(op_events=evs))
+    assert [e.id for e in backend.op_events("u1")] == ["e2", "e1", "e0"]
+    assert backend.op_events("u2") == []
