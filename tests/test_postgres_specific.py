@@ -15,12 +15,13 @@ from psycopg import sql
 from memlane.model.enums import HistoryEvent
 from memlane.model.errors import BackendError, DimensionMismatchError, SchemaVersionError
 from memlane.model.filters import parse_filters
+from memlane.model.jobs import Change, Job, JobStatus, OpEvent
 from memlane.model.record import HistoryEntry, MemoryRecord
 from memlane.storage.base import SCHEMA_VERSION, Upsert, WriteBatch
 from memlane.storage.postgres import PostgresBackend
 from memlane.storage.postgres.errors import redact_url
+from memlane.storage.postgres.locks import USER_LOCK_CLASS
 from memlane.storage.postgres.migrations import MIGRATIONS
-from memlane.storage.postgres.search import or_tsquery
 from memlane.storage.postgres.writes import check_vectors
 
 pytestmark = pytest.mark.postgres
@@ -235,12 +236,6 @@ def test_times_come_back_in_utc_whatever_the_session_zone(postgres_url: str) -> 
 # --- keyword search -------------------------------------------------------------------------------
 
 
-def test_keyword_query_is_or_of_plain_words() -> None:
-    assert or_tsquery("Luna's cat, & !dog | (x):*") == "luna | s | cat | dog | x"
-    assert or_tsquery("  ¿?! ") is None
-    assert or_tsquery("Café naïve") == "café | naïve"
-
-
 def test_keyword_search_survives_tsquery_syntax_and_stop_words(pg: PostgresBackend) -> None:
     pg.upsert(rec("cat", summary="Luna the cat is three"))
     pg.upsert(rec("hike", summary="Hiking in the Alps", tags=["outdoors"]))
@@ -249,6 +244,13 @@ def test_keyword_search_survives_tsquery_syntax_and_stop_words(pg: PostgresBacke
     assert [h.record.id for h in pg.keyword_search("u1", "outdoors")] == ["hike"]
     assert pg.keyword_search("u1", "the and of") == []
     assert pg.keyword_search("u2", "cat") == []
+    assert pg.keyword_search("u1", "cat\x00") != []
+
+
+def test_keyword_search_tokenises_the_query_like_the_documents(pg: PostgresBackend) -> None:
+    pg.upsert(rec("m", summary="Ana's e-mail is ana@example.com; her rate is 3.5 percent at x.com/o'b\\c"))
+    for q in ("3.5", "e-mail", "ana@example.com", "x.com/o'b", "what's her RATE?"):
+        assert [h.record.id for h in pg.keyword_search("u1", q)] == ["m"], q
 
 
 # --- connecting -----------------------------------------------------------------------------------
@@ -275,3 +277,82 @@ def test_redact_url(url: str, shown: str) -> None:
 def test_sqlalchemy_style_url_is_accepted(postgres_url: str) -> None:
     with PostgresBackend(postgres_url.replace("postgresql://", "postgresql+psycopg://", 1)) as backend:
         assert backend.schema_version() == SCHEMA_VERSION
+
+
+# --- jobs, change log, user locks -----------------------------------------------------------------
+
+
+def job(jid: str, user: str = "u1", **kw: Any) -> Job:
+    return Job(id=jid, user_id=user, kind="turn", payload={"n": jid}, **kw)
+
+
+def test_concurrent_workers_never_claim_the_same_job(pg: PostgresBackend) -> None:
+    pg.apply(WriteBatch(jobs=[job(f"j{i}") for i in range(40)]))
+    now = datetime.now(UTC)
+
+    def drain(i: int) -> list[str]:
+        claimed = []
+        while (j := pg.claim_job(f"w{i}", lease_seconds=60, now=now)) is not None:
+            claimed.append(j.id)
+        return claimed
+
+    claimed = [jid for ids in in_threads(8, drain) for jid in ids]
+    assert sorted(claimed) == sorted(f"j{i}" for i in range(40))
+    assert {j.attempts for j in pg.list_jobs(JobStatus.RUNNING)} == {1}
+
+
+def test_job_lifecycle_lease_expiry_park_retry_done(pg: PostgresBackend) -> None:
+    now = datetime.now(UTC)
+    pg.apply(WriteBatch(jobs=[job("j1", run_after=now)]))
+    first = pg.claim_job("w1", lease_seconds=5, now=now)
+    assert first is not None and first.status is JobStatus.RUNNING and first.locked_by == "w1"
+    assert first.payload == {"n": "j1"} and first.locked_until == now + timedelta(seconds=5)
+    assert pg.claim_job("w2", lease_seconds=5, now=now + timedelta(seconds=1)) is None  # leased
+    again = pg.claim_job("w2", lease_seconds=5, now=now + timedelta(seconds=6))  # w1 died
+    assert again is not None and again.attempts == 2 and again.locked_by == "w2"
+    pg.fail_job("j1", "boom " * 1000, retry_at=None)
+    (parked,) = pg.list_jobs(JobStatus.PARKED, user_id="u1")
+    assert parked.last_error is not None and len(parked.last_error) == 2000
+    assert pg.retry_job("j1") and not pg.retry_job("j1")
+    claimed = pg.claim_job("w3", lease_seconds=5, now=datetime.now(UTC) + timedelta(seconds=1))
+    assert claimed is not None and claimed.attempts == 1
+    pg.apply(WriteBatch(complete_job="j1"))
+    assert [j.id for j in pg.list_jobs(JobStatus.DONE)] == ["j1"]
+    assert pg.count_jobs("u1", "turn", now - timedelta(minutes=1)) == 1
+    assert pg.count_jobs("u2", "turn", now - timedelta(minutes=1)) == 0
+
+
+def test_change_revisions_are_gapless_under_concurrency(pg: PostgresBackend) -> None:
+    def write(i: int) -> None:
+        for k in range(10):
+            change = Change(id=f"c{i}-{k}", user_id="u1", thread_id="t1", memory_id=f"m{i}", event="created")
+            pg.apply(WriteBatch(changes=[change]))
+
+    in_threads(8, write)
+    assert pg.thread_revision("u1", "t1") == 80
+    assert [c.rev for c in pg.changes_since("u1", "t1", 0, limit=1000)] == list(range(1, 81))
+    assert [c.rev for c in pg.changes_since("u1", "t1", 78)] == [79, 80]
+    assert pg.thread_revision("u2", "t1") == 0
+
+
+def test_op_events_newest_first_and_user_deletion(pg: PostgresBackend) -> None:
+    t = datetime(2026, 1, 1, tzinfo=UTC)
+    events = [OpEvent(id=f"e{i}", user_id="u1", node="hotpath", op="create", sim=0.5, at=t) for i in range(3)]
+    pg.apply(WriteBatch(op_events=events, jobs=[job("j1")]))
+    assert [e.id for e in pg.op_events("u1")] == ["e2", "e1", "e0"]
+    assert pg.op_events("u1")[0] == events[2]
+    pg.delete_user("u1")
+    assert pg.op_events("u1") == [] and pg.list_jobs(user_id="u1") == []
+
+
+def test_user_lock_is_an_advisory_lock_other_sessions_see(pg: PostgresBackend, postgres_url: str) -> None:
+    try_lock = "SELECT pg_try_advisory_lock(%s, hashtext(%s))"  # released when query() disconnects
+    with pg.user_lock("alice"):
+        assert query(postgres_url, try_lock, (USER_LOCK_CLASS, "alice"))[0][0] is False
+        assert query(postgres_url, try_lock, (USER_LOCK_CLASS, "bob"))[0][0] is True
+    assert query(postgres_url, try_lock, (USER_LOCK_CLASS, "alice"))[0][0] is True
+
+
+def test_user_lock_does_not_take_a_connection_from_the_main_pool(postgres_url: str) -> None:
+    with PostgresBackend(postgres_url, max_size=1, timeout=3) as backend, backend.user_lock("alice"):
+        assert backend.count("alice") == 0

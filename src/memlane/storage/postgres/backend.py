@@ -5,6 +5,7 @@ from __future__ import annotations
 import builtins
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from datetime import datetime
 from typing import Any
 
 import psycopg
@@ -15,11 +16,13 @@ from psycopg_pool import ConnectionPool
 
 from memlane.model.errors import DimensionMismatchError
 from memlane.model.filters import Condition
+from memlane.model.jobs import Change, Job, JobStatus, OpEvent
 from memlane.model.record import HistoryEntry, MemoryRecord, Relation
 from memlane.storage.base import Backend, ScoredRecord, WriteBatch
 from memlane.storage.filter_sql import POSTGRES, compile_conditions
-from memlane.storage.postgres import migrations, search
+from memlane.storage.postgres import jobs, migrations, search
 from memlane.storage.postgres.errors import normalize_url, translate_errors
+from memlane.storage.postgres.locks import UserLocks
 from memlane.storage.postgres.rows import (
     HISTORY_COLUMNS,
     RECORD_COLUMNS,
@@ -77,6 +80,7 @@ class PostgresBackend(Backend):
                 self._pool.close()
         version = tuple(int(p) for p in str(row[0] if row else "0").split(".")[:2] if p.isdigit())
         self._iterative_scan = version >= (0, 8)
+        self._locks = UserLocks(self._url, self._connect_kwargs, max_size, timeout)
 
     @contextmanager
     def _connection(self) -> Iterator[psycopg.Connection[Any]]:
@@ -96,6 +100,7 @@ class PostgresBackend(Backend):
             return migrations.read_version(conn)
 
     def close(self) -> None:
+        self._locks.close()
         self._pool.close()
 
     def get_meta(self, key: str) -> str | None:
@@ -258,4 +263,49 @@ class PostgresBackend(Backend):
             conn.execute("DELETE FROM relations WHERE user_id = %s", (user_id,))
             if self._vector_dims(conn) is not None:
                 conn.execute("DELETE FROM memory_vectors WHERE user_id = %s", (user_id,))
+            jobs.delete_user(conn, user_id)
             return conn.execute("DELETE FROM memories WHERE user_id = %s", (user_id,)).rowcount
+
+    # --- jobs, change log, op events, user locks --------------------------------------------
+    def claim_job(self, worker_id: str, *, lease_seconds: float, now: datetime) -> Job | None:
+        with self._connection() as conn:
+            return jobs.claim_job(conn, worker_id, lease_seconds, now)
+
+    def fail_job(self, job_id: str, error: str, *, retry_at: datetime | None) -> None:
+        with self._connection() as conn:
+            jobs.fail_job(conn, job_id, error, retry_at)
+
+    def list_jobs(
+        self, status: JobStatus | None = None, *, user_id: str | None = None, limit: int = 100
+    ) -> builtins.list[Job]:
+        with self._connection() as conn:
+            return jobs.list_jobs(conn, status, user_id, limit)
+
+    def retry_job(self, job_id: str) -> bool:
+        with self._connection() as conn:
+            return jobs.retry_job(conn, job_id)
+
+    def count_jobs(self, user_id: str, kind: str, since: datetime) -> int:
+        with self._connection() as conn:
+            return jobs.count_jobs(conn, user_id, kind, since)
+
+    def thread_revision(self, user_id: str, thread_id: str) -> int:
+        with self._connection() as conn:
+            return jobs.thread_revision(conn, user_id, thread_id)
+
+    def changes_since(
+        self, user_id: str, thread_id: str, rev: int, *, limit: int = 50
+    ) -> builtins.list[Change]:
+        with self._connection() as conn:
+            return jobs.changes_since(conn, user_id, thread_id, rev, limit)
+
+    def op_events(self, user_id: str, *, limit: int = 100) -> builtins.list[OpEvent]:
+        with self._connection() as conn:
+            return jobs.op_events(conn, user_id, limit)
+
+    @contextmanager
+    def user_lock(self, user_id: str) -> Iterator[None]:
+        """In-process lock first (threads of this process queue without holding a connection), then
+        a PostgreSQL advisory lock for other processes on the same database."""
+        with super().user_lock(user_id), self._locks.hold(user_id):
+            yield

@@ -71,6 +71,38 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
             "CREATE INDEX relations_user ON relations (user_id)",
         ],
     ),
+    (
+        2,
+        [
+            """CREATE TABLE jobs (
+                seq bigint GENERATED ALWAYS AS IDENTITY,
+                id text PRIMARY KEY, user_id text NOT NULL, thread_id text, kind text NOT NULL,
+                payload jsonb NOT NULL DEFAULT '{}', status text NOT NULL,
+                attempts integer NOT NULL DEFAULT 0,
+                run_after timestamptz NOT NULL, locked_by text, locked_until timestamptz, last_error text,
+                created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL
+            )""",
+            "CREATE INDEX jobs_runnable ON jobs (status, run_after)",
+            "CREATE INDEX jobs_user_kind ON jobs (user_id, kind, created_at)",
+            """CREATE TABLE thread_revision (
+                user_id text NOT NULL, thread_id text NOT NULL, rev bigint NOT NULL,
+                PRIMARY KEY (user_id, thread_id)
+            )""",
+            """CREATE TABLE change_log (
+                id text PRIMARY KEY, user_id text NOT NULL, thread_id text NOT NULL, rev bigint NOT NULL,
+                memory_id text NOT NULL, event text NOT NULL, meta jsonb NOT NULL DEFAULT '{}',
+                at timestamptz NOT NULL
+            )""",
+            "CREATE INDEX change_log_thread_rev ON change_log (user_id, thread_id, rev)",
+            """CREATE TABLE op_events (
+                seq bigint GENERATED ALWAYS AS IDENTITY,
+                id text PRIMARY KEY, user_id text NOT NULL, thread_id text, node text NOT NULL,
+                op text NOT NULL, status text NOT NULL, memory_id text, category text,
+                sim double precision, at timestamptz NOT NULL
+            )""",
+            "CREATE INDEX op_events_user_at ON op_events (user_id, at)",
+        ],
+    ),
 ]
 
 

@@ -38,7 +38,7 @@ def _json(value: dict[str, Any] | None) -> Jsonb | None:
     return None if value is None else Jsonb(to_jsonable_python(value))
 
 
-def _cell(value: Any) -> Any:
+def cell(value: Any) -> Any:
     if isinstance(value, Enum):
         return value.value
     if isinstance(value, dict):
@@ -47,7 +47,7 @@ def _cell(value: Any) -> Any:
 
 
 def record_params(record: MemoryRecord) -> list[Any]:
-    return [_cell(getattr(record, f)) for f in RECORD_FIELDS]
+    return [cell(getattr(record, f)) for f in RECORD_FIELDS]
 
 
 def record_from_row(row: dict[str, Any]) -> MemoryRecord:

@@ -15,16 +15,18 @@ from memlane.storage.base import ScoredRecord
 from memlane.storage.filter_sql import POSTGRES, compile_conditions
 from memlane.storage.postgres.rows import RECORD_COLUMNS, record_from_row
 
-_WORD = re.compile(r"[^\W_]+")  # letters and digits only: nothing to_tsquery could read as syntax
-_MAX_WORDS = 64
+_HAS_WORD = re.compile(r"[^\W_]")
 _MAX_EF_SEARCH = 1000  # pgvector's upper bound for hnsw.ef_search
 
-
-def or_tsquery(query: str) -> str | None:
-    """``'w1 | w2 | ...'`` for ``to_tsquery``: keyword search adds candidates, so any word may match.
-    None when the query has no words."""
-    words = list(dict.fromkeys(w.lower() for w in _WORD.findall(query)))[:_MAX_WORDS]
-    return " | ".join(words) if words else None
+# Keyword search adds candidates, so any word of the query may match: an OR of the query's lexemes.
+# The lexemes come from to_tsvector, the parser the documents went through, so "3.5", "e-mail" or
+# "ana@example.com" match as they were indexed. Each is quoted as a tsquery literal (backslashes
+# and quotes escaped), so nothing in the user's text is read as tsquery syntax. No lexemes
+# (only stop words) gives NULL, which matches nothing.
+OR_TSQUERY = r"""
+    SELECT string_agg('''' || replace(replace(lexeme, '\', '\\'), '''', '''''') || '''', ' | ')::tsquery AS q
+    FROM unnest(tsvector_to_array(to_tsvector('english', %s))) AS lexeme
+"""
 
 
 def keyword_search(
@@ -35,18 +37,19 @@ def keyword_search(
     limit: int,
     offset: int,
 ) -> list[ScoredRecord]:
-    tsquery = or_tsquery(query)
-    if tsquery is None or limit <= 0:
+    if limit <= 0 or not _HAS_WORD.search(query):
         return []
     where, params = compile_conditions(conditions, POSTGRES)
     sql = (
-        f"SELECT {RECORD_COLUMNS}, ts_rank_cd(m.fts, q) AS score "
-        "FROM memories m, to_tsquery('english', %s) q "
-        f"WHERE m.user_id = %s AND m.fts @@ q AND {where} "
+        f"WITH words AS ({OR_TSQUERY}) "
+        f"SELECT {RECORD_COLUMNS}, ts_rank_cd(m.fts, words.q) AS score "
+        "FROM memories m, words "
+        f"WHERE m.user_id = %s AND m.fts @@ words.q AND {where} "
         "ORDER BY score DESC, m.updated_at DESC, m.id LIMIT %s OFFSET %s"
     )
     with conn.cursor(row_factory=dict_row) as cur:
-        rows = cur.execute(sql, [tsquery, user_id, *params, limit, offset]).fetchall()
+        text = query.replace("\x00", " ")  # PostgreSQL text cannot hold NUL
+        rows = cur.execute(sql, [text, user_id, *params, limit, offset]).fetchall()
     return [ScoredRecord(record_from_row(r), float(r["score"])) for r in rows]
 
 

@@ -9,6 +9,7 @@ import psycopg
 
 from memlane.model.errors import BackendError, DimensionMismatchError
 from memlane.storage.base import WriteBatch
+from memlane.storage.postgres import jobs
 from memlane.storage.postgres.rows import (
     INSERT_HISTORY,
     INSERT_RELATION,
@@ -74,3 +75,4 @@ def apply_batch(conn: psycopg.Connection[Any], batch: WriteBatch, dims: int | No
             cur.executemany(INSERT_HISTORY, [history_params(h) for h in batch.history])
         if batch.relations:
             cur.executemany(INSERT_RELATION, [relation_params(r) for r in batch.relations])
+        jobs.write_in_batch(cur, batch.changes, batch.op_events, batch.jobs, batch.complete_job)

@@ -1,0 +1,153 @@
+"""PostgreSQL side of background jobs, the per-thread change log and op events.
+
+Workers claim jobs with ``FOR UPDATE SKIP LOCKED``, so any number of them (in any number of
+processes) can poll the same table without taking the same job twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+import psycopg
+from psycopg.rows import dict_row
+
+from memlane.model.jobs import Change, Job, JobStatus, OpEvent
+from memlane.model.record import as_utc, utcnow
+from memlane.storage.postgres.rows import cell
+
+JOB_FIELDS: tuple[str, ...] = tuple(Job.model_fields)
+JOB_COLUMNS = ", ".join(JOB_FIELDS)
+CHANGE_COLUMNS = "id, user_id, thread_id, rev, memory_id, event, meta, at"
+OP_EVENT_FIELDS: tuple[str, ...] = tuple(OpEvent.model_fields)
+OP_EVENT_COLUMNS = ", ".join(OP_EVENT_FIELDS)
+_MAX_ERROR_CHARS = 2000
+
+_NEXT_REV = (
+    "INSERT INTO thread_revision (user_id, thread_id, rev) VALUES (%s, %s, 1) "
+    "ON CONFLICT (user_id, thread_id) DO UPDATE SET rev = thread_revision.rev + 1 RETURNING rev"
+)
+_INSERT_CHANGE = f"INSERT INTO change_log ({CHANGE_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
+_INSERT_OP_EVENT = (
+    f"INSERT INTO op_events ({OP_EVENT_COLUMNS}) VALUES ({', '.join('%s' for _ in OP_EVENT_FIELDS)})"
+)
+_INSERT_JOB = f"INSERT INTO jobs ({JOB_COLUMNS}) VALUES ({', '.join('%s' for _ in JOB_FIELDS)})"
+_COMPLETE_JOB = (
+    "UPDATE jobs SET status = 'done', locked_by = NULL, locked_until = NULL, updated_at = %s WHERE id = %s"
+)
+# Runnable: pending and due, or running with an expired lease (its worker died).
+_CLAIM_JOB = (
+    "UPDATE jobs SET status = 'running', locked_by = %s, locked_until = %s, attempts = attempts + 1, "
+    "updated_at = %s WHERE id = ("
+    "  SELECT id FROM jobs WHERE (status = 'pending' AND run_after <= %s) "
+    "  OR (status = 'running' AND locked_until < %s) "
+    "  ORDER BY created_at, seq LIMIT 1 FOR UPDATE SKIP LOCKED"
+    f") RETURNING {JOB_COLUMNS}"
+)
+
+
+def write_in_batch(
+    cur: psycopg.Cursor[Any],
+    changes: Sequence[Change],
+    op_events: Sequence[OpEvent],
+    jobs: Sequence[Job],
+    complete_job: str | None,
+) -> None:
+    """The jobs/change-log part of a :class:`WriteBatch`, inside its transaction."""
+    for ch in changes:
+        # The thread_revision row lock orders concurrent writers: revs are gapless and commit in order.
+        row = cur.execute(_NEXT_REV, (ch.user_id, ch.thread_id)).fetchone()
+        assert row is not None  # INSERT .. ON CONFLICT DO UPDATE .. RETURNING always returns the row
+        params = (ch.id, ch.user_id, ch.thread_id, row[0], ch.memory_id, ch.event, cell(ch.meta), ch.at)
+        cur.execute(_INSERT_CHANGE, params)
+    if op_events:
+        cur.executemany(_INSERT_OP_EVENT, [[cell(getattr(e, f)) for f in OP_EVENT_FIELDS] for e in op_events])
+    if jobs:
+        cur.executemany(_INSERT_JOB, [[cell(getattr(j, f)) for f in JOB_FIELDS] for j in jobs])
+    if complete_job is not None:
+        cur.execute(_COMPLETE_JOB, (utcnow(), complete_job))
+
+
+def claim_job(
+    conn: psycopg.Connection[Any], worker_id: str, lease_seconds: float, now: datetime
+) -> Job | None:
+    until = now + timedelta(seconds=lease_seconds)
+    with conn.cursor(row_factory=dict_row) as cur:
+        row = cur.execute(_CLAIM_JOB, (worker_id, until, now, now, now)).fetchone()
+    return None if row is None else Job.model_validate(row)
+
+
+def fail_job(conn: psycopg.Connection[Any], job_id: str, error: str, retry_at: datetime | None) -> None:
+    status = JobStatus.PARKED if retry_at is None else JobStatus.PENDING
+    conn.execute(
+        "UPDATE jobs SET status = %s, last_error = %s, run_after = COALESCE(%s, run_after), "
+        "locked_by = NULL, locked_until = NULL, updated_at = %s WHERE id = %s",
+        (status.value, error[:_MAX_ERROR_CHARS], retry_at, utcnow(), job_id),
+    )
+
+
+def list_jobs(
+    conn: psycopg.Connection[Any], status: JobStatus | None, user_id: str | None, limit: int
+) -> list[Job]:
+    with conn.cursor(row_factory=dict_row) as cur:
+        rows = cur.execute(
+            f"SELECT {JOB_COLUMNS} FROM jobs "
+            "WHERE (%(status)s::text IS NULL OR status = %(status)s) "
+            "AND (%(user)s::text IS NULL OR user_id = %(user)s) "
+            "ORDER BY created_at, seq LIMIT %(limit)s",
+            {"status": None if status is None else status.value, "user": user_id, "limit": limit},
+        ).fetchall()
+    return [Job.model_validate(r) for r in rows]
+
+
+def retry_job(conn: psycopg.Connection[Any], job_id: str) -> bool:
+    now = utcnow()
+    cur = conn.execute(
+        "UPDATE jobs SET status = 'pending', attempts = 0, run_after = %s, updated_at = %s "
+        "WHERE id = %s AND status = 'parked'",
+        (now, now, job_id),
+    )
+    return cur.rowcount > 0
+
+
+def count_jobs(conn: psycopg.Connection[Any], user_id: str, kind: str, since: datetime) -> int:
+    row = conn.execute(
+        "SELECT count(*) FROM jobs WHERE user_id = %s AND kind = %s AND created_at >= %s",
+        (user_id, kind, since),
+    ).fetchone()
+    return int(row[0]) if row else 0
+
+
+def thread_revision(conn: psycopg.Connection[Any], user_id: str, thread_id: str) -> int:
+    row = conn.execute(
+        "SELECT rev FROM thread_revision WHERE user_id = %s AND thread_id = %s", (user_id, thread_id)
+    ).fetchone()
+    return int(row[0]) if row else 0
+
+
+def changes_since(
+    conn: psycopg.Connection[Any], user_id: str, thread_id: str, rev: int, limit: int
+) -> list[Change]:
+    with conn.cursor(row_factory=dict_row) as cur:
+        rows = cur.execute(
+            f"SELECT {CHANGE_COLUMNS} FROM change_log WHERE user_id = %s AND thread_id = %s AND rev > %s "
+            "ORDER BY rev LIMIT %s",
+            (user_id, thread_id, rev, limit),
+        ).fetchall()
+    return [Change.model_validate({**r, "at": as_utc(r["at"])}) for r in rows]
+
+
+def op_events(conn: psycopg.Connection[Any], user_id: str, limit: int) -> list[OpEvent]:
+    with conn.cursor(row_factory=dict_row) as cur:
+        rows = cur.execute(
+            f"SELECT {OP_EVENT_COLUMNS} FROM op_events WHERE user_id = %s "
+            "ORDER BY at DESC, seq DESC LIMIT %s",
+            (user_id, limit),
+        ).fetchall()
+    return [OpEvent.model_validate({**r, "at": as_utc(r["at"])}) for r in rows]
+
+
+def delete_user(cur: psycopg.Cursor[Any] | psycopg.Connection[Any], user_id: str) -> None:
+    for table in ("jobs", "change_log", "thread_revision", "op_events"):
+        cur.execute(f"DELETE FROM {table} WHERE user_id = %s", (user_id,))  # table names are fixed above
