@@ -217,14 +217,18 @@ class Memory:
         return self.put_many([{"summary": summary, **fields}], user_id=user_id, actor=actor)[0]
 
     def put_many(
-        self, items: Sequence[Mapping[str, Any]], *, user_id: str, actor: str = "api"
+        self, items: Sequence[Mapping[str, Any]], *, user_id: str | None = None, actor: str = "api"
     ) -> list[MemoryRecord]:
-        """Store several memories of one user with one batched embedding call and one transaction."""
+        """Store many memories with batched embedding calls and one transaction. Each item may name
+        its own ``user_id`` (bulk ingest across users); otherwise ``user_id`` applies to all."""
         if isinstance(items, Mapping) or not isinstance(items, Sequence):
             raise ValidationError("put_many takes a list of memories (dicts with at least 'summary')")
-        built = [self.build_record(user_id=user_id, **dict(item)) for item in items]
+        built = [self.build_record(**{"user_id": user_id, **dict(item)}) for item in items]
         records = list({r.id: r for r in built}.values())  # the same key twice in one call: last wins
-        existing = {r.id: r for r in self.backend.get_many(records[0].user_id, [r.id for r in records])} if records else {}
+        existing: dict[str, MemoryRecord] = {}
+        for user in {r.user_id for r in records}:
+            ids = [r.id for r in records if r.user_id == user]
+            existing.update((r.id, r) for r in self.backend.get_many(user, ids))
         batch = WriteBatch()
         to_embed: list[MemoryRecord] = []
         out: list[MemoryRecord] = []

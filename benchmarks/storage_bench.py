@@ -1,0 +1,75 @@
+"""Issue 2 benchmark: batched ingest vs raw embedder throughput, and per-user search latency.
+
+    python benchmarks/storage_bench.py --sizes 10000,100000 --users 1000 --backends sqlite,postgres
+
+Prints, per backend and size: ingest memories/s, raw embedder sentences/s (same run, same texts)
+and their ratio; search latency p50/p95 with the query embedding (local model) and without it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+from benchmarks.common import percentile, postgres_url, sentences, sqlite_path, summary_ms, timed  # noqa: E402
+from memlane import Memory  # noqa: E402
+from memlane.model.filters import Condition  # noqa: E402
+from memlane.model.record import utcnow  # noqa: E402
+from memlane.providers.embed import get_embedder  # noqa: E402
+from memlane.retrieval.search import search_memories  # noqa: E402
+
+QUERIES = ["what music does the user like?", "is the user allergic to anything?", "where does the user travel?",
+           "what is the user learning?", "what did the user buy?", "what does the user's dog like?"]
+
+
+def run(backend: str, size: int, users: int, batch: int) -> None:
+    texts = sentences(size, seed=size)
+    ctx = sqlite_path() if backend == "sqlite" else postgres_url()
+    with ctx as location:
+        raw = get_embedder("local", cache_size=0)
+        sample = texts[: min(size, 4096)]
+        raw.embed(sample[:64])  # load the model before timing
+        t0 = time.perf_counter()
+        for i in range(0, len(sample), batch):
+            raw.embed(sample[i: i + batch])
+        raw_rate = len(sample) / (time.perf_counter() - t0)
+
+        mem = Memory(location, embedder=get_embedder("local", cache_size=0))
+        items = [{"summary": s, "user_id": f"user{i % users}"} for i, s in enumerate(texts)]
+        t0 = time.perf_counter()
+        for i in range(0, len(items), batch):
+            mem.put_many(items[i: i + batch])
+        ingest_rate = size / (time.perf_counter() - t0)
+
+        rng = random.Random(1)
+        picks = [(f"user{rng.randrange(users)}", rng.choice(QUERIES)) for _ in range(200)]
+        vectors = {q: mem.embedder.embed_one(q) for q in QUERIES}
+        active = [Condition("state", "$eq", "active")]
+        with_embed = [t for u, q in picks for t in timed(lambda u=u, q=q: mem.search(q, user_id=u, limit=10), 1)]
+        without = [t for u, q in picks for t in timed(
+            lambda u=u, q=q: search_memories(mem.backend, mem.settings, u, vectors[q], active, now=utcnow(), limit=10), 1)]
+        mem.close()
+    print(f"{backend:8s} {size:>7,} memories / {users} users: ingest {ingest_rate:7.1f}/s, raw embedder "
+          f"{raw_rate:7.1f}/s, ratio {ingest_rate / raw_rate:.2f} | search with embedding {summary_ms(with_embed)}; "
+          f"without {summary_ms(without)} (p99 {percentile(without, 99):.2f} ms)", flush=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sizes", default="10000,100000")
+    ap.add_argument("--users", type=int, default=1000)
+    ap.add_argument("--batch", type=int, default=64)
+    ap.add_argument("--backends", default="sqlite,postgres")
+    args = ap.parse_args()
+    for backend in args.backends.split(","):
+        for size in (int(s) for s in args.sizes.split(",")):
+            run(backend, size, args.users, args.batch)
+
+
+if __name__ == "__main__":
+    main()
