@@ -24,7 +24,7 @@ UPSERT_RECORD = (
 )
 INSERT_HISTORY = (
     "INSERT INTO history (id, memory_id, user_id, event, old_value, new_value, reason, actor, at) "
-    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (id) DO NOTHING"
+    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"
 )
 HISTORY_COLUMNS = "id, memory_id, user_id, event, old_value, new_value, reason, actor, at"
 INSERT_RELATION = (
