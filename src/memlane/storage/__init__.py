@@ -7,7 +7,7 @@ from memlane.storage.base import Backend, ScoredRecord, Upsert, WriteBatch
 
 def open_backend(location: str) -> Backend:
     """``postgresql://...`` opens PostgreSQL; anything else is a SQLite file path (or ``:memory:``)."""
-    if location.startswith(("postgresql://", "postgres://")):
+    if location.startswith(("postgresql://", "postgres://", "postgresql+psycopg://")):
         from memlane.storage.postgres.backend import PostgresBackend
 
         return PostgresBackend(location)

@@ -9,6 +9,7 @@ nothing half-written.
 from __future__ import annotations
 
 import threading
+import weakref
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -22,6 +23,7 @@ from memlane.model.jobs import Change, Job, JobStatus, OpEvent
 from memlane.model.record import HistoryEntry, MemoryRecord, Relation
 
 SCHEMA_VERSION = 2
+_LOCKS_GUARD = threading.Lock()
 
 
 @dataclass
@@ -204,13 +206,13 @@ class Backend(ABC):
     @contextmanager
     def user_lock(self, user_id: str) -> Iterator[None]:
         """Serialise formation decisions of one user (in-process default; Postgres uses advisory locks)."""
-        with self._user_locks_guard:
-            lock = self._user_locks.setdefault(user_id, threading.Lock())
+        with _LOCKS_GUARD:
+            locks = self.__dict__.setdefault("_user_locks", weakref.WeakValueDictionary())
+            lock = locks.get(user_id)
+            if lock is None:
+                lock = locks[user_id] = threading.RLock()
         with lock:
             yield
-
-    _user_locks_guard = threading.Lock()
-    _user_locks: dict[str, threading.Lock] = {}
 
     # --- conveniences built on the contract ------------------------------------------------
     def upsert(
