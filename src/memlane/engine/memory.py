@@ -22,7 +22,8 @@ from memlane.model.record import HistoryEntry, MemoryRecord, SearchHit, utcnow
 from memlane.model.time_buckets import buckets
 from memlane.providers.embed import Embedder
 from memlane.providers.llm.base import MemoryLLM
-from memlane.retrieval.search import search_memories
+from memlane.model.retrieval import ContextBlock, QueryResult
+from memlane.retrieval.search import SearchRequest, search
 from memlane.storage import Backend, Upsert, WriteBatch, open_backend
 
 TIMED_TYPES = (MemoryType.EPISODIC, MemoryType.SESSION)
@@ -384,9 +385,50 @@ class Memory:
         limit = v.positive("limit", limit, maximum=1000)
         offset = v.positive("offset", offset, allow_zero=True)
         now = v.when("at", at) or utcnow()
-        vector = self.embedder.embed_one(query)
-        return search_memories(self.backend, self.settings, user, vector, conds,
-                               now=now, limit=limit, offset=offset, threshold=threshold)
+        request = SearchRequest(user_id=user, query=query, conditions=conds, now=now, limit=limit,
+                                offset=offset, threshold=threshold)
+        return search(self.backend, self.embedder, self.settings, request)
+
+    def context(
+        self,
+        query: str,
+        *,
+        user_id: str,
+        thread_id: str | None = None,
+        since_rev: int | None = None,
+        budget_tokens: int | None = None,
+        agent: str | None = None,
+        at: datetime | str | None = None,
+    ) -> ContextBlock:
+        """The context block for a turn (seed 000/002/004): semantic first, then recent episodic, then
+        session summaries, within a token budget; the delta header when memories changed since
+        ``since_rev`` (the revision the thread last saw; the block carries the current one)."""
+        from memlane.retrieval.context import build_context
+
+        return build_context(self.backend, self.embedder, self.settings, query=query, user_id=v.user_id(user_id),
+                             thread_id=v.optional_scope("thread_id", thread_id), since_rev=since_rev,
+                             budget_tokens=budget_tokens, agent=agent, now=v.when("at", at) or utcnow())
+
+    def query(
+        self,
+        query: str,
+        *,
+        user_id: str,
+        agent: str,
+        categories: Sequence[str] | None = None,
+        filters: Mapping[str, Any] | None = None,
+        top_k: int = 3,
+        return_: str = "bullets",
+        budget_tokens: int | None = None,
+        threshold: float | None = None,
+        at: datetime | str | None = None,
+    ) -> QueryResult:
+        """Seed 001 §6's single ``memory.query`` tool, with the agent's category allowlist enforced."""
+        from memlane.retrieval.query import memory_query
+
+        return memory_query(self.backend, self.embedder, self.settings, query=query, user_id=v.user_id(user_id),
+                            agent=agent, categories=categories, filters=filters, top_k=top_k, return_=return_,
+                            budget_tokens=budget_tokens, threshold=threshold, now=v.when("at", at) or utcnow())
 
     def history(self, memory_id: str, *, user_id: str, limit: int = 100) -> list[HistoryEntry]:
         user = v.user_id(user_id)

@@ -3,13 +3,33 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 
 from memlane.model.config import Settings
 from memlane.model.filters import Condition
 from memlane.model.record import SearchHit
 from memlane.retrieval.rerank import composite
+from memlane.providers.embed import Embedder
 from memlane.storage.base import Backend
+
+
+@dataclass(frozen=True)
+class SearchRequest:
+    user_id: str
+    query: str
+    conditions: Sequence[Condition]
+    now: datetime
+    limit: int = 10
+    offset: int = 0
+    threshold: float | None = None
+
+
+def search(backend: Backend, embedder: Embedder, settings: Settings, req: SearchRequest) -> list[SearchHit]:
+    """Retrieval's entry point (``Memory.search`` calls it)."""
+    vector = embedder.embed_one(req.query)
+    return search_memories(backend, settings, req.user_id, vector, req.conditions, now=req.now, limit=req.limit,
+                           offset=req.offset, threshold=req.threshold)
 
 
 def search_memories(
