@@ -1,0 +1,170 @@
+"""Reading two summaries side by side: slot, value, polarity, subject, content words, numbers.
+
+A summary is read back with the extraction rules themselves (``"User lives in Oslo."`` ->
+``"I live in Oslo"`` -> slot ``profile:residence:city``, value ``Oslo``), so the comparison uses the same
+notion of a slot as extraction. Texts the rules do not recognise fall back to word overlap.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from memlane.providers.llm.rules.build import subject_key
+from memlane.providers.llm.rules.context import Registry
+from memlane.providers.llm.rules.extract import facts_in
+from memlane.providers.llm.rules.lexicon import words
+from memlane.providers.llm.rules.render import summary_to_first_person
+from memlane.providers.llm.rules.subject import pet_or_relation
+from memlane.providers.llm.rules.text import numbers
+
+_WORD = re.compile(r"[a-z0-9][a-z0-9'+#.-]*")
+_ORDINAL = re.compile(r"\b(\d{1,4})(?:st|nd|rd|th)\b", re.IGNORECASE)
+_NEGATION = re.compile(
+    r"\b(?:not|n't|never|no longer|stopped|quit|gave up|hates?|dislikes?|cannot stand|can't stand|detests?|"
+    r"loathes?|despises?|avoids?|no)\b",
+    re.IGNORECASE,
+)
+_PROPER = re.compile(r"(?<!^)(?<![.!?] )\b([A-Z][\w'-]+)")
+_STOP = words("""user user's users the a an is are am was were be been being has have had does do did their them they
+    theirs themselves to of in on at for with and or as by from that this these those it its his her he she
+    i my me we our very really especially absolutely also still now just actually so quite more most any
+    other than who which what how when where there here about into over after before up out every each per
+    all some much many too currently usually always often sometimes definitely totally truly mostly
+    anymore longer years year old lot lots diet diets follow follows following music food foods cuisine
+    stuff thing things genre""")
+_SYNONYMS = {
+    **dict.fromkeys(
+        words(
+            "love loves loved like likes liked enjoy enjoys enjoyed adore adores fan favourite favorite "
+            "favourites favorites prefer prefers preferred fond keen"
+        ),
+        "like",
+    ),
+    **dict.fromkeys(
+        words("hate hates hated dislike dislikes disliked detest detests loathe loathes despise"), "dislike"
+    ),
+    **dict.fromkeys(words("called named name names nicknamed"), "name"),
+    **dict.fromkeys(words("live lives living lived reside resides residing based located home"), "live"),
+    **dict.fromkeys(words("moved move moves relocated relocate relocates"), "move"),
+    **dict.fromkeys(words("work works working worked employed job occupation profession"), "work"),
+    **dict.fromkeys(words("kids kid children child"), "child"),
+    **dict.fromkeys(words("learn learns learning learned learnt study studies studying studied"), "learn"),
+    **dict.fromkeys(words("flight flights fly flying flies plane planes airplane"), "fly"),
+    **dict.fromkeys(words("seat seats sit sitting"), "seat"),
+    **dict.fromkeys(words("discussed discuss talked talk chatted talked through"), "discuss"),
+    **dict.fromkeys(words("mom mum mother dad father parents"), "parent"),
+    **dict.fromkeys(words("wife husband spouse partner"), "spouse"),
+}
+_SUFFIXES = ("ings", "ing", "ments", "ment", "ied", "ies", "ed", "es", "ic", "s", "y")
+
+
+def stem(word: str) -> str:
+    word = _SYNONYMS.get(word, word)
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)]
+            break
+    return _SYNONYMS.get(word, word)
+
+
+def content_words(text: str, drop: frozenset[str] = frozenset()) -> frozenset[str]:
+    tokens = (w.strip(".'-") for w in _WORD.findall(text.lower().replace("'s ", " ")))
+    return frozenset(stem(w) for w in tokens if w and w not in _STOP and w not in drop and not w.isdigit())
+
+
+def number_set(text: str) -> frozenset[float]:
+    found = set(numbers(text)) | {float(m.group(1)) for m in _ORDINAL.finditer(text)}
+    return frozenset(found)
+
+
+def negated(text: str) -> bool:
+    return bool(_NEGATION.search(text))
+
+
+def overlap(a: frozenset[str], b: frozenset[str]) -> float:
+    """Overlap coefficient: shared words over the smaller set (1 when both are empty, 0 when one is)."""
+    if not a and not b:
+        return 1.0
+    if not a or not b:
+        return 0.0
+    return len(a & b) / min(len(a), len(b))
+
+
+def proper_nouns(text: str) -> frozenset[str]:
+    return frozenset(
+        m.group(1).lower() for m in _PROPER.finditer(text.strip()) if not m.group(1).startswith("User")
+    )
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One summary as the rules understand it."""
+
+    text: str
+    key: str | None = None
+    value: str = ""
+    positive: bool = True
+    subject: str = "user"
+    category: str | None = None
+    subject_words: frozenset[str] = field(default_factory=frozenset)
+
+    @property
+    def words(self) -> frozenset[str]:
+        return content_words(self.text, self.subject_words)
+
+
+_SUBJECT_HEAD = re.compile(
+    r"^(?:the )?user's\s+((?:[a-z][\w-]*\s+){0,2}?[a-z][\w-]*)(?:\s+([A-Z][\w'-]+))?", re.I
+)
+
+
+def _text_subject(summary: str) -> tuple[str, frozenset[str]]:
+    m = _SUBJECT_HEAD.match(summary.strip())
+    if m:
+        for size in (3, 2, 1):
+            noun = " ".join(m.group(1).split()[:size])
+            found = pet_or_relation(noun)
+            if found:
+                name = m.group(2) or ""
+                tokens = frozenset(w.lower() for w in (*noun.split(), name) if w)
+                return f"{found[0]}:{found[1]}:{name.lower()}".rstrip(":"), tokens
+    return "user", frozenset()
+
+
+@lru_cache(maxsize=4096)
+def read(summary: str) -> Reading:
+    subject, subject_words = _text_subject(summary)
+    found, _ = facts_in(summary_to_first_person(summary), Registry())
+    if not found:
+        return Reading(summary, positive=not negated(summary), subject=subject, subject_words=subject_words)
+    fact, who = found[0]
+    if who.kind in ("pet", "relation"):
+        subject = f"{who.kind}:{who.noun}:{(who.name or '').lower()}".rstrip(":")
+        subject_words = frozenset(w.lower() for w in (*(who.noun or "").split(), who.name or "") if w)
+    elif who.kind in ("user", "group"):
+        subject, subject_words = "user", frozenset()
+    category = "Relationships" if who.kind == "relation" else fact.category
+    return Reading(
+        summary,
+        subject_key(fact.key, who),
+        fact.value.lower().strip(),
+        fact.positive,
+        subject,
+        category,
+        subject_words,
+    )
+
+
+def same_value(a: Reading, b: Reading) -> bool:
+    """``"peanuts"`` and ``"peanut"``, ``"Lisbon"`` and ``"lisbon"`` are the same value."""
+    return a.value == b.value or content_words(a.value) == content_words(b.value) != frozenset()
+
+
+def same_subject(a: Reading, b: Reading) -> bool:
+    if a.subject == b.subject:
+        return True
+    # "User's dog" vs "User's dog Luna": same kind and noun, one name missing
+    pa, pb = a.subject.split(":"), b.subject.split(":")
+    return len(pa) >= 2 and len(pb) >= 2 and pa[:2] == pb[:2] and (len(pa) == 2 or len(pb) == 2)

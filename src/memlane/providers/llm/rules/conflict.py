@@ -1,0 +1,141 @@
+"""Seed 003's conflict table as heuristics: contradiction, refinement, redundancy or new.
+
+Order of checks: identical text -> different subjects (new) -> same slot (redundant value, more
+specific value, or a different value) -> cross-slot knowledge (diets vs foods, "switched from X",
+hypernyms such as TypeScript -> JavaScript) -> word overlap, numbers and polarity.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memlane.model.candidate import ConflictVerdict
+from memlane.providers.llm.rules.compare import (
+    Reading,
+    content_words,
+    negated,
+    number_set,
+    overlap,
+    proper_nouns,
+    read,
+    same_subject,
+    same_value,
+)
+from memlane.providers.llm.rules.lexicon_world import COUNTRIES, DIET_EXCLUDES, FOOD_GROUPS, HYPERNYMS
+
+SAME = 0.7
+NUMBER_CONFLICT = 0.5
+_SWITCH = re.compile(
+    r"\b(?:switched|moved|migrated|changed|went|converted) (?:over )?from (?P<old>.+?) to\b", re.I
+)
+_GRAMS = re.compile(r"[a-z][a-z'-]*")
+
+
+def _verdict(relation: str, reason: str) -> ConflictVerdict:
+    return ConflictVerdict(relation=relation, reason=reason)  # type: ignore[arg-type]
+
+
+def _words(text: str) -> list[str]:
+    return _GRAMS.findall(text.lower())
+
+
+def _grams(text: str) -> set[str]:
+    w = _words(text)
+    return {" ".join(w[i : i + n]) for n in (1, 2, 3) for i in range(len(w) - n + 1)}
+
+
+def _groups(text: str) -> set[str]:
+    """Food groups a text mentions (``steak`` -> meat) and those a diet in it excludes."""
+    grams = _grams(text)
+    found = {g for g, foods in FOOD_GROUPS.items() if grams & foods}
+    for diet, excluded in DIET_EXCLUDES.items():
+        if diet in grams:
+            found |= set(excluded)
+    return found
+
+
+def _diet_clash(old: Reading, new: Reading) -> bool:
+    """One eats/likes a food the other says is not eaten (``loves steak`` vs ``does not eat meat``)."""
+
+    def avoids(r: Reading) -> set[str]:
+        grams = _grams(r.text)
+        diets = {g for d, ex in DIET_EXCLUDES.items() if d in grams and r.positive for g in ex}
+        negative_food = (
+            _groups(r.text)
+            if not r.positive and (r.key or "").startswith(("profile:diet", "pref:"))
+            else set()
+        )
+        return diets | negative_food
+
+    def enjoys(r: Reading) -> set[str]:
+        if not r.positive or not (r.key or "").startswith(("profile:diet:", "pref:")):
+            return set()
+        return {g for g, foods in FOOD_GROUPS.items() if _grams(r.text) & foods}
+
+    return bool(avoids(old) & enjoys(new) or avoids(new) & enjoys(old))
+
+
+def _more_specific(specific: str, general: str) -> bool:
+    """``golden retriever`` under ``dog``, ``TypeScript`` under ``JavaScript``, a city under a country."""
+    general_grams = _grams(general)
+    return any(HYPERNYMS.get(g) in general_grams for g in _grams(specific))
+
+
+def _is_country(value: str) -> bool:
+    v = value.lower().strip()
+    return v in COUNTRIES or v.removeprefix("the ") in COUNTRIES
+
+
+def _same_slot(old: Reading, new: Reading) -> ConflictVerdict:
+    slot = old.key
+    if old.positive != new.positive:
+        return _verdict("contradiction", f"same slot {slot}, opposite polarity")
+    if same_value(old, new):
+        extra = new.words - old.words
+        detail = proper_nouns(new.text) - proper_nouns(old.text) or number_set(new.text) - number_set(
+            old.text
+        )
+        if extra and old.words <= new.words and (detail or len(extra) >= 2):
+            return _verdict("refinement", f"same slot {slot} and value, adds {', '.join(sorted(extra))}")
+        return _verdict("redundancy", f"same slot {slot} and value {new.value!r}")
+    if _is_country(old.value) and not _is_country(new.value):
+        return _verdict("refinement", f"{new.value!r} is more precise than the country {old.value!r}")
+    old_words, new_words = set(old.value.split()), set(new.value.split())
+    if old_words and old_words < new_words or _more_specific(new.value, old.value):
+        return _verdict("refinement", f"{new.value!r} is a more specific {old.value!r}")
+    return _verdict("contradiction", f"same slot {slot}, value changed from {old.value!r} to {new.value!r}")
+
+
+def classify(existing: str, candidate: str) -> ConflictVerdict:
+    if " ".join(existing.lower().split()).strip(". ") == " ".join(candidate.lower().split()).strip(". "):
+        return _verdict("redundancy", "identical text")
+    old, new = read(existing), read(candidate)
+    if not same_subject(old, new):
+        return _verdict("new", f"about different subjects ({old.subject} vs {new.subject})")
+    if old.key and old.key == new.key:
+        return _same_slot(old, new)
+    if _diet_clash(old, new):
+        return _verdict("contradiction", "a diet or food statement contradicts the other")
+    switch = _SWITCH.search(candidate)
+    if switch and content_words(switch.group("old")) & old.words:
+        return _verdict("contradiction", f"candidate switched away from {switch.group('old')!r}")
+    old_words, new_words = old.words, new.words
+    if (
+        old.positive == new.positive
+        and _more_specific(candidate, existing)
+        and not _more_specific(existing, candidate)
+    ):
+        return _verdict("refinement", "candidate names a more specific kind of the same thing")
+    score = overlap(old_words, new_words)
+    if negated(existing) != negated(candidate) and score >= SAME:
+        return _verdict("contradiction", f"opposite polarity over the same content ({score:.0%} overlap)")
+    old_numbers, new_numbers = number_set(existing), number_set(candidate)
+    if old_numbers and new_numbers and old_numbers != new_numbers and score >= NUMBER_CONFLICT:
+        return _verdict(
+            "contradiction", f"same content ({score:.0%} overlap) with different numbers or dates"
+        )
+    if score >= SAME:
+        if old_words < new_words:
+            return _verdict("refinement", f"adds {', '.join(sorted(new_words - old_words))} to the same fact")
+        return _verdict("redundancy", f"content-word overlap {score:.0%}")
+    return _verdict("new", f"content-word overlap {score:.0%}, no shared slot")

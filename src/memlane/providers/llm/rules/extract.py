@@ -1,0 +1,130 @@
+"""Extraction: the last user turn -> up to 5 candidate memories, or a reason why there are none.
+
+Pipeline per message: clean -> expand contractions -> sentences -> clauses -> drop questions, requests,
+tests, hypotheticals and chit-chat -> find the subject -> first matching rule -> render a candidate.
+Earlier user turns and stored summaries only resolve names (``"Luna turned 4"``) and corrections.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from memlane.model.candidate import Candidate, ChatMessage, Extraction
+from memlane.providers.llm.rules import correction, filters, subject
+from memlane.providers.llm.rules.build import apply, candidate
+from memlane.providers.llm.rules.context import Registry, build
+from memlane.providers.llm.rules.facts import Clause, Fact, Subject
+from memlane.providers.llm.rules.helpers import strip_past_time
+from memlane.providers.llm.rules.text import clauses, clean, expand_contractions, sentences, strip_fillers
+
+MAX_CANDIDATES = 5
+_LOWER_I = re.compile(r"(?<![\w.'-])i(?![\w.'-])")
+_CAREER = re.compile(
+    r"\bI (?:have |just |recently |finally )?(?:changed|switched|swapped|made a) (?:my )?careers?(?: change)?"
+    r"\b[\s,:;.!-]*(?:(?:and|so) )?(?:now )?",
+    re.IGNORECASE,
+)
+_IMPORTANT = re.compile(
+    r"\b(?:this is important|important:|please remember|remember this|never forget|do not forget|"
+    r"keep in mind|make sure you remember)\b",
+    re.IGNORECASE,
+)
+_NO_FACT = "no durable first-person fact recognised"
+
+
+def _prepare(text: str) -> str:
+    return _LOWER_I.sub("I", expand_contractions(clean(text)))
+
+
+def _register(registry: Registry, fact: Fact, who: Subject) -> None:
+    if who.kind in ("pet", "relation") and who.name:
+        registry.known[who.name.lower()] = who
+        registry.last = who
+    elif fact.key and fact.key.startswith("profile:pet:") and len(fact.entities) == 1:
+        registry.add(fact.value, fact.entities[0])
+
+
+def facts_in(text: str, registry: Registry) -> tuple[list[tuple[Fact, Subject]], list[str]]:
+    """Facts stated in one message and the reasons the other clauses were skipped."""
+    text = _prepare(text)
+    career = bool(_CAREER.search(text))
+    text = _CAREER.sub("", text)
+    found: list[tuple[Fact, Subject]] = []
+    reasons: list[str] = []
+    for sentence, terminator in sentences(text):
+        parts = clauses(sentence)
+        for index, raw in enumerate(parts):
+            part = strip_fillers(raw)
+            if not part:
+                reasons.append("greeting")
+                continue
+            last_of_question = terminator == "?" and (
+                index == len(parts) - 1 or not filters.starts_with_subject(part)
+            )
+            if filters.is_question(part, last_of_question):
+                reasons.append("question")
+                continue
+            kind = filters.transient_kind(part)
+            if kind:
+                reasons.append(kind)
+                continue
+            part = strip_past_time(part)
+            parsed = subject.parse(part, registry.known, registry.last)
+            if parsed is None:
+                reasons.append("no_fact")
+                continue
+            clause = Clause(parsed.text, parsed.subject, career)
+            fact = apply(clause)
+            if fact is None:
+                reasons.append("no_fact")
+                continue
+            who = fact.subject or clause.subject
+            found.append((fact, who))
+            _register(registry, fact, who)
+    return found, reasons
+
+
+def _reason(reasons: Sequence[str], text: str) -> str:
+    if not text.strip():
+        return "empty message"
+    letters = [ch for ch in text if ch.isalpha()]
+    if letters and sum(ch.isascii() for ch in letters) / len(letters) < 0.6:
+        return "not English: the offline rules only read English statements"
+    if not letters:
+        return "no words to extract from"
+    for kind in ("sensitive", "test", "request", "question", "hypothetical", "greeting"):
+        if kind in reasons:
+            return filters.REASONS[kind]
+    return _NO_FACT
+
+
+def extract(messages: Sequence[ChatMessage], existing: Sequence[str] = ()) -> Extraction:
+    users = [i for i, m in enumerate(messages) if m.role == "user"]
+    if not users:
+        return Extraction(should_create=False, reason="no user message to extract from")
+    last = messages[users[-1]].content or ""
+    earlier = [messages[i].content or "" for i in users[:-1]]
+    registry = build([*existing, *(_prepare(t) for t in earlier)])
+    found, reasons = facts_in(last, registry)
+    if not found and earlier and correction.is_correction(last):
+        found = correction.rebuild(last, earlier, lambda turn: facts_in(turn, build(existing))[0])
+    important = bool(_IMPORTANT.search(last))
+    tags = ["correction"] if correction.is_correction(last) else []
+    out: list[Candidate] = []
+    seen: set[str] = set()
+    for fact, who in found:
+        cand = candidate(fact, who, important, tags)
+        marker = cand.key or cand.summary.lower()
+        if marker in seen:
+            continue
+        seen.add(marker)
+        out.append(cand)
+        if len(out) == MAX_CANDIDATES:
+            break
+    if not out:
+        return Extraction(should_create=False, reason=_reason(reasons, last))
+    kinds = ", ".join(sorted({c.category for c in out}))
+    return Extraction(
+        should_create=True, candidates=out, reason=f"{len(out)} fact(s) stated by the user ({kinds})"
+    )

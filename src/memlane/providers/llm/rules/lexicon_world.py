@@ -1,0 +1,129 @@
+"""Places, languages, food, tools, dates and numbers: the closed word lists about the world."""
+
+from __future__ import annotations
+
+from memlane.providers.llm.rules.lexicon import CAT_BREEDS, DOG_BREEDS, pairs, words
+
+COUNTRIES = words(
+    """afghanistan albania algeria argentina armenia australia austria azerbaijan bangladesh belarus
+    belgium bolivia bosnia brazil bulgaria cambodia cameroon canada chile china colombia croatia cuba
+    cyprus czechia czech_republic denmark ecuador egypt england estonia ethiopia finland france georgia
+    germany ghana greece guatemala honduras hungary iceland india indonesia iran iraq ireland israel
+    italy jamaica japan jordan kazakhstan kenya korea south_korea kosovo latvia lebanon lithuania
+    luxembourg malaysia malta mexico moldova mongolia montenegro morocco mozambique nepal netherlands
+    the_netherlands holland new_zealand nigeria norway pakistan panama paraguay peru philippines poland
+    portugal qatar romania russia rwanda saudi_arabia scotland senegal serbia singapore slovakia
+    slovenia spain sri_lanka sweden switzerland syria taiwan tanzania thailand tunisia turkey uganda
+    ukraine united_kingdom uk the_uk britain great_britain united_states usa us the_us the_usa
+    the_states america uruguay uzbekistan venezuela vietnam wales yemen zambia zimbabwe"""
+)
+DEMONYMS = words(
+    """american british english scottish welsh irish canadian australian french german italian spanish
+    portuguese dutch belgian swiss austrian swedish norwegian danish finnish icelandic polish czech
+    slovak hungarian romanian bulgarian greek turkish russian ukrainian serbian croatian brazilian
+    argentinian argentine mexican colombian chilean peruvian venezuelan cuban chinese japanese korean
+    vietnamese thai indian pakistani bangladeshi filipino indonesian malaysian nigerian ghanaian kenyan
+    egyptian moroccan israeli lebanese iranian iraqi syrian saudi emirati estonian latvian lithuanian"""
+)
+LANGUAGES = words(
+    """english spanish french german italian portuguese dutch swedish norwegian danish finnish
+    icelandic polish czech slovak hungarian romanian bulgarian greek turkish russian ukrainian serbian
+    croatian chinese mandarin cantonese japanese korean vietnamese thai hindi urdu bengali punjabi
+    tamil telugu arabic hebrew persian farsi swahili indonesian malay tagalog catalan basque galician
+    welsh irish latin esperanto afrikaans estonian latvian lithuanian sign_language asl bsl"""
+)
+DIETS = words(
+    "vegetarian vegan pescatarian pescetarian flexitarian keto paleo carnivore halal kosher raw_vegan"
+)
+# foods a diet statement talks about, by group; a diet or "not eat X" excludes whole groups
+FOOD_GROUPS: dict[str, frozenset[str]] = {
+    "meat": words(
+        """meat beef steak steaks pork bacon ham chicken lamb veal sausage sausages burger burgers
+        hamburger hamburgers salami pepperoni turkey duck venison ribs brisket prosciutto chorizo
+        meatballs hot_dog hot_dogs kebab"""
+    ),
+    "fish": words(
+        """fish salmon tuna cod shrimp prawns seafood oysters crab lobster anchovies sardines mussels
+        sushi trout squid calamari"""
+    ),
+    "dairy": words("dairy milk cheese butter yogurt yoghurt cream ice_cream"),
+    "eggs": words("egg eggs omelette omelettes"),
+    "honey": words("honey"),
+    "alcohol": words("alcohol beer wine vodka whisky whiskey gin rum cocktails booze liquor"),
+    "coffee": words("coffee espresso latte lattes cappuccino cappuccinos flat_white cold_brew"),
+}
+DIET_EXCLUDES: dict[str, tuple[str, ...]] = {
+    "vegetarian": ("meat", "fish"),
+    "vegan": ("meat", "fish", "dairy", "eggs", "honey"),
+    "raw vegan": ("meat", "fish", "dairy", "eggs", "honey"),
+    "pescatarian": ("meat",),
+    "pescetarian": ("meat",),
+}
+# more specific -> more general, for "refinement" (likes JavaScript -> likes TypeScript)
+HYPERNYMS: dict[str, str] = {
+    **pairs(
+        """typescript=javascript espresso=coffee latte=coffee cappuccino=coffee flat_white=coffee
+        cold_brew=coffee matcha=tea green_tea=tea earl_grey=tea bebop=jazz swing=jazz deep_house=house
+        neovim=vim sourdough=bread ramen=noodles udon=noodles puppy=dog kitten=cat"""
+    ),
+    **dict.fromkeys(DOG_BREEDS, "dog"),
+    **dict.fromkeys(CAT_BREEDS, "cat"),
+}
+
+
+def _slots(table: dict[str, str]) -> dict[str, str]:
+    return {tool: slot for slot, tools in table.items() for tool in words(tools)}
+
+
+# tool -> the slot it fills, for tech:<slot> keys ("I switched from Bun to Node")
+TECH_SLOTS: dict[str, str] = _slots(
+    {
+        "editor": "vim neovim nvim emacs vscode vs_code visual_studio_code sublime intellij pycharm zed cursor "
+        "webstorm helix nano atom xcode",
+        "js_runtime": "node node.js nodejs bun deno",
+        "os": "linux macos mac windows ubuntu arch fedora debian nixos",
+        "shell": "bash zsh fish powershell nushell",
+        "browser": "chrome firefox safari brave arc edge vivaldi opera",
+        "phone": "iphone android pixel samsung",
+        "database": "postgres postgresql mysql sqlite mongodb redis mariadb",
+        "cloud": "aws gcp azure heroku vercel netlify",
+        "js_package_manager": "npm yarn pnpm",
+        "frontend_framework": "react vue angular svelte solid",
+        "web_framework": "django flask fastapi rails laravel express nextjs next.js",
+        "programming_language": "python javascript typescript java kotlin go golang rust ruby php swift c# c++ "
+        "scala elixir haskell",
+        "containers": "kubernetes docker podman",
+        "notes_app": "notion obsidian evernote logseq",
+        "music_app": "spotify tidal deezer",
+    }
+)
+MONTHS = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+]
+MONTH_ABBR = {m[:3]: m for m in MONTHS} | {"sept": "september"}
+_UNITS = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+    "sixteen seventeen eighteen nineteen twenty"
+)
+NUMBER_WORDS: dict[str, int] = {w: i for i, w in enumerate(_UNITS.split(" "))} | {
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "sixty": 60,
+    "seventy": 70,
+    "eighty": 80,
+    "ninety": 90,
+    "a hundred": 100,
+    "hundred": 100,
+}

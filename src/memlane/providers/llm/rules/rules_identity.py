@@ -1,0 +1,191 @@
+"""Identity: name, age, birthday, residence, origin, nationality, languages, relationship status."""
+
+from __future__ import annotations
+
+import re
+
+from memlane.providers.llm.rules.facts import Clause, Fact
+from memlane.providers.llm.rules.helpers import DATE, place, split_list, strip_past_time
+from memlane.providers.llm.rules.lexicon import NOT_NAMES, TRAITS
+from memlane.providers.llm.rules.lexicon_world import COUNTRIES, DEMONYMS, LANGUAGES, NUMBER_WORDS, TECH_SLOTS
+from memlane.providers.llm.rules.text import parse_number, slug
+
+_I = re.IGNORECASE
+_NUM = r"(?P<n>\d{1,3}|" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + r")(?:-\w+)?"
+_NAME_IS = re.compile(r"^my (?:first |full |real |given )?name is (?P<v>.+)$", _I)
+_CALL_ME = re.compile(
+    r"^(?:I am called|(?:you can |please |just )?call me|I go by|(?:everyone|people|friends) calls? me|"
+    r"my nickname is|I prefer to be called|I like to be called) (?P<v>.+)$",
+    _I,
+)
+_I_AM_NAME = re.compile(r"^I am (?P<v>[A-Z][\w'-]+(?: [A-Z][\w'-]+)?)$")
+_AGE = re.compile(
+    rf"^I (?:am|have just turned|just turned|turned|recently turned|am now|am turning)(?: now| just| almost| "
+    rf"nearly)? {_NUM}(?: (?P<unit>years?|months?|weeks?)(?: old| young)?| yo| y/?o)?(?: now| today| this year|"
+    rf" old)?$",
+    _I,
+)
+_AGE_BREED = re.compile(rf"^I am an? {_NUM}[- ](?P<unit>year|month)[- ]old(?P<rest> [\w -]+)?$", _I)
+_BIRTHDAY = re.compile(
+    r"^(?:my (?:birthday|bday|b-day|date of birth|dob)(?: is)?|I was born)(?: on)? (?P<v>.+)$", _I
+)
+_BORN_YEAR = re.compile(r"^I was born in (?P<y>(?:19|20)\d\d)$", _I)
+_BORN_PLACE = re.compile(r"^I was born (?:and raised )?in (?P<v>.+)$", _I)
+_LIVE = re.compile(
+    r"^I (?:currently |now |still |also |actually )*(?:live|am living|reside|am residing|am based|"
+    r"am located|have been living|have lived|have been based|stay)(?: (?:right now|now|currently))? "
+    r"(?P<prep>in|near|outside|outside of|close to) (?P<v>.+)$",
+    _I,
+)
+_LIVE_WITH = re.compile(r"^I (?:currently |still |now )*live with (?P<v>.+)$", _I)
+_MOVE = re.compile(
+    r"^I (?:have |had |just |recently |finally |officially |also )*(?:moved|relocated|moved back)"
+    r"(?: (?:from (?P<from>[A-Z][\w .'-]*?)))? to (?P<v>.+)$",
+    _I,
+)
+_FROM = re.compile(r"^I (?:am originally|am|come|came|originally come) from (?P<v>.+)$", _I)
+_GREW_UP = re.compile(r"^I (?:grew up|was raised) in (?P<v>.+)$", _I)
+_HOMETOWN = re.compile(r"^my (?:hometown|home town) is (?P<v>.+)$", _I)
+_NATIONALITY = re.compile(r"^I am (?:a |an )?(?:proud )?(?P<v>[A-Za-z]+)(?: citizen| national)?$", _I)
+_SPEAK = re.compile(
+    r"^I (?:also |can |fluently |natively )*(?:speak|am fluent in|am native in|am conversational in)"
+    r" (?P<v>.+)$",
+    _I,
+)
+_NATIVE = re.compile(r"^my (?:native language|mother tongue|first language) is (?P<v>[A-Za-z]+)", _I)
+_STATUS = re.compile(
+    r"^I am (?:happily |newly |recently |now |still )?(?P<v>married|single|divorced|engaged|widowed|"
+    r"separated|in a relationship)(?: to (?P<to>[A-Z][\w'-]+(?: [A-Z][\w'-]+)?))?",
+    _I,
+)
+_TRAIT = re.compile(r"^I am (?:a |an )?(?:very |quite |pretty )?(?P<v>[a-z-]+(?: [a-z]+)?)$", _I)
+
+
+def _name_value(raw: str) -> str | None:
+    tokens = raw.strip().split()
+    picked = [w.strip(",.") for w in tokens[:3] if w[:1].isupper()]
+    if not picked and len(tokens) == 1 and tokens[0].isalpha():
+        picked = [tokens[0].capitalize()]
+    if not picked or picked[0].lower() in NOT_NAMES | DEMONYMS | LANGUAGES:
+        return None
+    return " ".join(picked[:2])
+
+
+def name(c: Clause) -> Fact | None:
+    if m := _NAME_IS.match(c.text):
+        value = _name_value(m.group("v"))
+        if value:
+            return Fact("profile:name", value, f"my name is {value}", "Personal", 4, entities=[value])
+    if m := _CALL_ME.match(c.text):
+        value = _name_value(m.group("v"))
+        if value and c.subject.kind == "user":
+            text = f"I prefer to be called {value}"
+            return Fact("profile:preferred_name", value, text, "Personal", 4, entities=[value])
+    if c.subject.kind == "user" and (m := _I_AM_NAME.match(c.text)):
+        value = m.group("v")
+        low = value.lower()
+        if low not in NOT_NAMES and low not in DEMONYMS and low not in LANGUAGES and low not in COUNTRIES:
+            return Fact("profile:name", value, f"my name is {value}", "Personal", 4, entities=[value])
+    return None
+
+
+def age(c: Clause) -> Fact | None:
+    m = _AGE.match(c.text) or _AGE_BREED.match(c.text)
+    if not m:
+        return None
+    n = parse_number(m.group("n"))
+    if n is None or not 0 < n <= 125:
+        return None
+    unit = (m.group("unit") or "year").rstrip("s")
+    unit = unit + ("s" if n != 1 else "")
+    text = f"I am {m.group('n')} {unit} old"
+    rest = m.groupdict().get("rest")
+    if rest:
+        text = f"I am a {m.group('n')}-{unit.rstrip('s')}-old{rest}"
+    return Fact("profile:age", m.group("n"), text, "Personal", 3, entities=[m.group("n")])
+
+
+def birthday(c: Clause) -> Fact | None:
+    if m := _BORN_YEAR.match(c.text):
+        y = m.group("y")
+        return Fact("profile:birth_year", y, f"I was born in {y}", "Personal", 3, entities=[y])
+    if (m := _BIRTHDAY.match(c.text)) and (d := DATE.search(m.group("v"))):
+        date = d.group(0)
+        return Fact("profile:birthday", date, f"my birthday is on {date}", "Personal", 4, entities=[date])
+    if (m := _BORN_PLACE.match(c.text)) and (p := place(m.group("v"))):
+        return Fact("profile:birthplace", p, f"I was born in {p}", "Personal", 3, entities=[p])
+    return None
+
+
+def residence(c: Clause) -> Fact | None:
+    if m := _MOVE.match(c.text):
+        p = place(strip_past_time(m.group("v")))
+        if not p or p.lower() in TECH_SLOTS:
+            return None
+        origin = m.group("from")
+        text = (
+            f"I moved from {origin.strip()} to {p}, where I now live"
+            if origin
+            else (f"I moved to {p}, where I now live")
+        )
+        return Fact("profile:residence:city", p, text, "Personal", 4, entities=[p], tags=["moved"])
+    if m := _LIVE.match(c.text):
+        raw = strip_past_time(m.group("v"))
+        p = place(raw)
+        if p:
+            prep = m.group("prep").lower()
+            return Fact("profile:residence:city", p, f"I live {prep} {p}", "Personal", 4, entities=[p])
+        return Fact("profile:home", raw.lower(), f"I live in {raw}", "Personal", 2)
+    if m := _LIVE_WITH.match(c.text):
+        return Fact("profile:household", m.group("v").lower(), c.text, "Personal", 2)
+    for pattern, key, verb in (
+        (_FROM, "profile:origin", "am from"),
+        (_GREW_UP, "profile:hometown", "grew up in"),
+        (_HOMETOWN, "profile:hometown", "grew up in"),
+    ):
+        if (m := pattern.match(c.text)) and (p := place(m.group("v"))):
+            return Fact(key, p, f"I {verb} {p}", "Personal", 3, entities=[p])
+    return None
+
+
+def nationality(c: Clause) -> Fact | None:
+    m = _NATIONALITY.match(c.text)
+    if m and m.group("v").lower() in DEMONYMS:
+        v = m.group("v").capitalize()
+        return Fact("profile:nationality", v, f"I am {v}", "Personal", 3, entities=[v])
+    return None
+
+
+def languages(c: Clause) -> Fact | None:
+    if m := _NATIVE.match(c.text):
+        v = m.group("v").capitalize()
+        return Fact("profile:language:native", v, f"my native language is {v}", "Personal", 3, entities=[v])
+    m = _SPEAK.match(c.text)
+    if not m:
+        return None
+    found = [w.capitalize() for p in split_list(m.group("v")) for w in p.split() if w.lower() in LANGUAGES]
+    if not found:
+        return None
+    key = f"profile:language:{slug(found[0])}" if len(found) == 1 else None
+    return Fact(key, " and ".join(found), c.text, "Personal", 3, entities=found)
+
+
+def relationship_status(c: Clause) -> Fact | None:
+    m = _STATUS.match(c.text)
+    if not m:
+        return None
+    to = m.group("to")
+    value = m.group("v").lower()
+    text = f"I am {value} to {to}" if to else f"I am {value}"
+    return Fact("profile:relationship_status", value, text, "Relationships", 3, entities=[to] if to else [])
+
+
+def trait(c: Clause) -> Fact | None:
+    m = _TRAIT.match(c.text)
+    if m and m.group("v").lower() in TRAITS:
+        v = m.group("v").lower()
+        return Fact(f"profile:trait:{slug(v)}", v, c.text, "Personal", 2)
+    return None
+
+
+RULES = (name, age, birthday, residence, nationality, languages, relationship_status, trait)

@@ -1,0 +1,132 @@
+"""Goals, plans, decisions and events. Decisions, plans and events are episodic, in the past tense."""
+
+from __future__ import annotations
+
+import re
+
+from memlane.model.enums import MemoryType
+from memlane.providers.llm.rules.facts import Clause, Fact
+from memlane.providers.llm.rules.helpers import DATE, category_for, strip_past_time
+from memlane.providers.llm.rules.lexicon_world import MONTHS
+
+EPISODIC = MemoryType.EPISODIC
+_I = re.IGNORECASE
+_DECIDED = re.compile(
+    r"^I (?:have |had |just |finally |recently |officially |now |also |eventually )*(?:decided|chose|"
+    r"have chosen|made (?:the|a|my) decision|made up my mind|resolved|agreed)(?P<v> (?:to|on|against|that|"
+    r"not to) .+)$",
+    _I,
+)
+_PLAN = re.compile(
+    r"^I (?:am planning|plan|intend|am intending|am preparing|am scheduled|have plans|am getting ready|"
+    r"am signing up|am signed up) (?:to|on|for) (?P<v>.+)$",
+    _I,
+)
+_GOING = re.compile(
+    r"^I am (?P<verb>going|traveling|travelling|flying|heading|off|moving|relocating|driving) to (?P<v>.+)$",
+    _I,
+)
+_UPCOMING = re.compile(
+    r"^I have an? (?:upcoming |big |important )?(?P<v>(?:trip|vacation|holiday|flight|conference|wedding|"
+    r"interview|job interview|exam|surgery|operation|appointment|deadline|presentation|race|marathon)\b.*)$",
+    _I,
+)
+_STRONG_TIME = re.compile(
+    r"\b(?:next|this) (?:week|weekend|month|year|summer|winter|spring|autumn|fall|monday|tuesday|wednesday|"
+    r"thursday|friday|saturday|sunday)\b|\btomorrow\b|\bin (?:\d{4}|" + "|".join(MONTHS) + r")\b|\bsoon\b",
+    _I,
+)
+_GOAL_IS = re.compile(
+    r"^my (?:main |biggest |big |long-term |short-term |new year'?s |personal |fitness |financial |career |"
+    r"ultimate |current |next |only |top )?(?:goal|dream|ambition|aim|resolution|objective|target|plan)"
+    r"(?: for [\w ]+)? is (?:to )?(?P<v>.+)$",
+    _I,
+)
+_WANT = re.compile(
+    r"^I (?:really |eventually |ultimately |also |still |desperately |definitely |badly |one day )*"
+    r"(?P<verb>want|hope|aim|aspire|dream|am hoping|am aiming|am trying|am working towards|am working toward|"
+    r"am saving up|am saving|am determined|am committed|need) (?:to|of|towards|toward|for) (?P<v>.+)$",
+    _I,
+)
+_TRAINING = re.compile(r"^I am (?:currently |now )?(?:training|preparing|studying) for (?P<v>.+)$", _I)
+_NOT_GOALS = re.compile(
+    r"^(?:know|ask|see|check|understand|talk|chat|say|tell|thank|test|clarify|confirm|discuss|hear|share|"
+    r"mention|add|remember|forget|make sure|be sure|start over|try|figure out|find out|get this|fix|"
+    r"go to (?:bed|sleep)|sleep|eat|go home|leave|log|install|set up|run this|do this|write|read|"
+    r"order|cancel my order|change (?:the|this)|update (?:the|this)|use (?:the|this)|"
+    r"get (?:the|this|that)|have (?:a|the|some) (?:look|word|chat|go)|be honest|be clear|apologi[sz]e|vent)\b",
+    _I,
+)
+_EVENT = re.compile(
+    r"^I (?:just |recently |finally |officially |also |have |had )*(?P<verb>got (?:promoted|married|engaged|"
+    r"divorced|hired|fired|laid off|a promotion|a raise|accepted|into|my|a new|a job|my license|my licence|"
+    r"certified|vaccinated)|passed|failed|finished|completed|graduated|started|quit|joined|left|won|lost|"
+    r"booked|signed up|enrolled|bought|sold|ran|visited|traveled|travelled|met|launched|published|retired|"
+    r"broke up|gave birth|had a baby|received|paid off|cancell?ed|renewed|applied|registered|climbed|hiked|"
+    r"returned|came back|got back|moved out|had surgery|had an? (?:operation|accident|baby|interview|"
+    r"surgery)|opened|closed|donated|volunteered|became|turned down|accepted|submitted|defended|"
+    r"celebrated|organi[sz]ed|hosted|attended|went to)\b(?P<v>.*)$",
+    _I,
+)
+_EVENT_SKIP = re.compile(
+    r"^(?:got (?:it|that|this|you)|read (?:it|that|this|your)|watched (?:it|that))\b", _I
+)
+
+
+def _strong_future(text: str) -> bool:
+    return bool(_STRONG_TIME.search(text) or DATE.search(text) or re.search(r"\b[A-Z][a-z]+", text))
+
+
+def decision(c: Clause) -> Fact | None:
+    m = _DECIDED.match(c.text)
+    if not m:
+        return None
+    v = strip_past_time(m.group("v"))
+    v = v.strip()
+    return Fact(None, v.lower(), f"I decided {v}", category_for(v), 3, EPISODIC, tags=["decision"])
+
+
+def plan(c: Clause) -> Fact | None:
+    if m := _PLAN.match(c.text):
+        v = m.group("v")
+        return Fact(None, v.lower(), f"I said I plan to {v}", category_for(v), 3, EPISODIC, tags=["plan"])
+    if (m := _GOING.match(c.text)) and _strong_future(m.group("v")):
+        v, verb = m.group("v"), m.group("verb").lower()
+        category = "Personal" if verb in ("moving", "relocating") else category_for(c.text, "Travel")
+        return Fact(None, v.lower(), f"I said I am {verb} to {v}", category, 3, EPISODIC, tags=["plan"])
+    if m := _UPCOMING.match(c.text):
+        v = m.group("v")
+        return Fact(None, v.lower(), c.text, category_for(v), 3, EPISODIC, tags=["plan"])
+    return None
+
+
+def goal(c: Clause) -> Fact | None:
+    if m := _GOAL_IS.match(c.text):
+        v = m.group("v")
+        return Fact(None, v.lower(), c.text, "Goals", 3, tags=["goal"])
+    if (m := _WANT.match(c.text)) and not _NOT_GOALS.match(m.group("v")):
+        if m.group("verb").lower() == "need" and not _STRONG_TIME.search(c.text):
+            return None
+        return Fact(None, m.group("v").lower(), c.text, "Goals", 3, tags=["goal"])
+    if m := _TRAINING.match(c.text):
+        return Fact(None, m.group("v").lower(), c.text, "Goals", 3, tags=["goal"])
+    return None
+
+
+def event(c: Clause) -> Fact | None:
+    m = _EVENT.match(c.text)
+    if not m or _EVENT_SKIP.match(m.group("verb") + m.group("v")):
+        return None
+    if len(m.group("v").split()) < 1 and m.group("verb").lower().split()[0] not in (
+        "got",
+        "retired",
+        "graduated",
+    ):
+        return None
+    text = re.sub(r"^I (?:have|had) (?!(?:a|an|surgery)\b)", "I ", strip_past_time(c.text), flags=_I)
+    important = re.search(r"married|engaged|baby|gave birth|divorced|surgery|promoted|retired", text, _I)
+    return Fact(None, text.lower(), text, category_for(text), 4 if important else 3, EPISODIC, tags=["event"])
+
+
+RULES = (decision, plan, goal)
+LATE_RULES = (event,)

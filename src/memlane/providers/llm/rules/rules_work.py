@@ -1,0 +1,227 @@
+"""Work and study: occupation, employer, workplace, education, tools and tech stacks."""
+
+from __future__ import annotations
+
+import re
+
+from memlane.providers.llm.rules.facts import Clause, Fact
+from memlane.providers.llm.rules.helpers import category_for, noun_phrase, place, topic
+from memlane.providers.llm.rules.lexicon import NOT_OCCUPATIONS, OCCUPATION_SUFFIXES, OCCUPATIONS
+from memlane.providers.llm.rules.lexicon_world import LANGUAGES, TECH_SLOTS
+from memlane.providers.llm.rules.text import slug
+
+_I = re.IGNORECASE
+_ROLE_END = (
+    r"(?P<role>[\w' -]+?)(?: (?:at|for|with) (?P<org>[\w&.' -]+?))?(?: in (?P<loc>[A-Z][\w' -]*))?"
+    r"(?: (?:in|since|for) [\w ]+)?"
+)
+_WORK_AS = re.compile(
+    r"^I (?:currently |now |still |also |mainly |just |recently |finally )*(?:work|am working|have been working|am employed|"
+    r"got a job|started working|started a new job|just started working) (?P<mid>[\w ]*?)\bas (?:an? )?"
+    + _ROLE_END
+    + "$",
+    _I,
+)
+_AM_A = re.compile(
+    r"^I am (?:now |currently |still |also |actually )*(?:an? )"
+    + _ROLE_END
+    + "(?: by (?:trade|profession))?$",
+    _I,
+)
+_BECAME = re.compile(
+    r"^I (?:just |recently |finally )*(?:became|qualified as|trained as) (?:an? )" + _ROLE_END + "$", _I
+)
+_JOB_IS = re.compile(r"^my (?:job|profession|occupation|role|job title) is (?:an? )?" + _ROLE_END + "$", _I)
+_STATUS = re.compile(
+    r"^I am (?:now |currently )?(?P<v>retired|unemployed|self-employed|between jobs|out of work|"
+    r"job hunting|looking for (?:a )?(?:new )?(?:job|work)|on parental leave|on maternity leave|a student)$",
+    _I,
+)
+_WORK_AT = re.compile(
+    r"^I (?:currently |now |still |also )*(?:work|am working|have been working|started working|"
+    r"just started working|started a new job|got a (?:new )?job|got hired|was hired) (?P<prep>at|for|by) "
+    r"(?P<org>.+)$",
+    _I,
+)
+_JOINED = re.compile(r"^I (?:just |recently )*joined (?P<org>[A-Z][\w&.' -]*)$")
+_WORK_IN = re.compile(r"^I (?:currently |now |still )*work in (?P<v>.+)$", _I)
+_WORK_MODE = re.compile(
+    r"^I (?:mostly |usually |currently |now )*work (?P<v>from home|remotely|remote|hybrid|"
+    r"part[- ]time|full[- ]time|night shifts|freelance)",
+    _I,
+)
+_OWN_BUSINESS = re.compile(
+    r"^I (?:own|run|have|started) (?:my own |a |an )(?P<v>[\w ]*(?:business|company|"
+    r"shop|store|restaurant|bakery|cafe|startup|agency|practice|studio|firm))",
+    _I,
+)
+_DEGREE = re.compile(
+    r"^I am (?:currently |now )?(?:doing|pursuing|studying for|taking|enrolled in|working on|completing|"
+    r"finishing|in the middle of) (?:a |an |my )?(?P<v>(?:master'?s|masters|bachelor'?s|bachelors|phd|"
+    r"doctorate|degree|mba|diploma|certificate|certification|course|class|bootcamp|apprenticeship|"
+    r"undergrad\w*|postgrad\w*)[\w' -]*)",
+    _I,
+)
+_HOLD_DEGREE = re.compile(
+    r"^I (?:have|hold|earned|got|completed) an? (?P<v>(?:master'?s|bachelor'?s|phd|"
+    r"doctorate|degree|mba|diploma)[\w' -]*)",
+    _I,
+)
+_STUDY = re.compile(r"^I (?:study|am studying|major in|am majoring in|studied|majored in) (?P<v>.+)$", _I)
+_GRADUATED = re.compile(r"^I (?:just |recently )?graduated(?: from (?P<v>.+))?$", _I)
+_LEARNING = re.compile(
+    r"^I (?:am|have been|started|have started|just started|recently started) (?:learning|taking lessons in|"
+    r"practicing|practising|taking (?:a |an )?(?:\w+ )?(?:class|course) in) (?P<v>.+)$",
+    _I,
+)
+_USE = re.compile(
+    r"^I (?:mostly |mainly |now |currently |always |still |only |also |exclusively )*(?:use|code in|"
+    r"program in|develop in|write code in|work with|run) (?P<v>.+)$",
+    _I,
+)
+_SWITCH = re.compile(
+    r"^I (?:have |just |recently |finally )*(?:switched|moved|migrated|changed|went|converted) "
+    r"(?:over )?from (?P<a>.+?) to (?P<b>.+)$",
+    _I,
+)
+
+
+def indefinite_article(word: str) -> str:
+    """``a`` or ``an`` by sound: an engineer, a UX designer, a university lecturer, an hourly worker."""
+    low = word.lower()
+    if re.match(r"(?:uni|use|usu|uti|eu|one|ux\b|u\.)", low) or (word[:2].isupper() and word[0] == "U"):
+        return "a"
+    if re.match(r"(?:hour|honest|honou?r|heir)", low) or low[:1] in "aeiou":
+        return "an"
+    return "a"
+
+
+def _is_occupation(role: str, strong: bool) -> bool:
+    tokens = role.lower().replace("-", " ").split()
+    if not tokens or tokens[-1] in NOT_OCCUPATIONS:
+        return False
+    head = tokens[-1]
+    if head in OCCUPATIONS or " ".join(tokens[-2:]) in OCCUPATIONS:
+        return True
+    if head.endswith(OCCUPATION_SUFFIXES) or head.endswith(("man", "woman")) and head not in ("human",):
+        return True
+    return strong and head.endswith(("er", "or", "ian", "ant", "ent"))
+
+
+def _role_fact(c: Clause, m: re.Match[str], strong: bool) -> Fact | None:
+    role, org, loc = m.group("role"), m.group("org"), m.group("loc")
+    role = role.strip()
+    if not role or not _is_occupation(role, strong):
+        return None
+    org_name = place(org) if org else None
+    article = indefinite_article(role)
+    text = f"I {'now ' if c.career_change else ''}work as {article} {role}" + (
+        f" at {org_name}" if org_name else ""
+    )
+    text += f" in {loc.strip()}" if loc else ""
+    if c.career_change:
+        text += " after a career change"
+    category = "Education" if role.lower().endswith("student") else "Work"
+    return Fact(
+        "profile:occupation", role.lower(), text, category, 4, entities=[org_name] if org_name else []
+    )
+
+
+def occupation(c: Clause) -> Fact | None:
+    if m := _WORK_AS.match(c.text):
+        fact = _role_fact(c, m, strong=True)
+        mid = m.group("mid").strip()
+        if fact and mid and not c.career_change:
+            fact.text = fact.text.replace("I work as", f"I work {mid} as", 1)
+        return fact
+    for pattern, strong in ((_JOB_IS, True), (_BECAME, True), (_AM_A, False)):
+        if m := pattern.match(c.text):
+            return _role_fact(c, m, strong)
+    if m := _STATUS.match(c.text):
+        v = m.group("v").lower()
+        return Fact("profile:occupation", v, f"I am {v}", "Education" if "student" in v else "Work", 4)
+    return None
+
+
+def employer(c: Clause) -> Fact | None:
+    m = _WORK_AT.match(c.text) or _JOINED.match(c.text)
+    if m:
+        org = place(m.group("org"))
+        if org:
+            return Fact("profile:employer", org, f"I work at {org}", "Work", 4, entities=[org])
+        where = noun_phrase(m.group("org"))
+        return Fact("profile:workplace", where.lower(), f"I work at {where}", "Work", 3)
+    if m := _WORK_MODE.match(c.text):
+        return Fact("profile:work:mode", m.group("v").lower(), c.text, "Work", 2)
+    if m := _WORK_IN.match(c.text):
+        raw = m.group("v")
+        if raw[:1].isupper() and (p := place(raw)):
+            return Fact("profile:work:city", p, f"I work in {p}", "Work", 3, entities=[p])
+        field = noun_phrase(raw)
+        return Fact("profile:work:field", field.lower(), f"I work in {field}", "Work", 3)
+    if m := _OWN_BUSINESS.match(c.text):
+        return Fact("profile:business", m.group("v").lower(), c.text, "Work", 3)
+    return None
+
+
+def education(c: Clause) -> Fact | None:
+    if m := _DEGREE.match(c.text) or _HOLD_DEGREE.match(c.text):
+        key = "education:degree" if _DEGREE.match(c.text) else "education:degree_held"
+        return Fact(key, m.group("v").lower(), c.text, "Education", 3)
+    if m := _LEARNING.match(c.text):
+        what = noun_phrase(m.group("v"))
+        first = what.split()[0].lower() if what.split() else ""
+        if first in LANGUAGES:
+            return Fact(
+                f"education:language:{first}", first, c.text, "Education", 3, entities=[first.capitalize()]
+            )
+        return Fact(
+            f"education:learning:{topic(what)}", what.lower(), c.text, category_for(what, "Education"), 3
+        )
+    if m := _STUDY.match(c.text):
+        what = noun_phrase(m.group("v"))
+        return Fact("education:field", what.lower(), c.text, "Education", 3)
+    if m := _GRADUATED.match(c.text):
+        where = place(m.group("v")) if m.group("v") else None
+        return Fact(
+            "education:graduated",
+            (where or "yes").lower(),
+            c.text,
+            "Education",
+            3,
+            entities=[where] if where else [],
+        )
+    return None
+
+
+def _tool(raw: str) -> tuple[str, str] | None:
+    np = noun_phrase(re.sub(r"^(?:the |a |an )", "", raw.strip(), flags=_I))
+    low = np.lower()
+    for size in (3, 2, 1):
+        cand = " ".join(low.split()[:size])
+        if cand in TECH_SLOTS:
+            return " ".join(np.split()[:size]), TECH_SLOTS[cand]
+    first = np.split()[0] if np.split() else ""
+    if first[:1].isupper() or any(ch.isdigit() for ch in first[1:]):
+        return first, slug(first)
+    return None
+
+
+def tech(c: Clause) -> Fact | None:
+    if m := _SWITCH.match(c.text):
+        new, old = _tool(m.group("b")), _tool(m.group("a"))
+        known = new or old
+        if known is None:
+            value = noun_phrase(m.group("b")).lower()
+            return Fact(f"pref:{topic(m.group('a'))}", value, c.text, "Preferences", 3)
+        value = new[0] if new else noun_phrase(m.group("b"))
+        entities = [t[0] for t in (old, new) if t]
+        return Fact(f"tech:{known[1]}", value.lower(), c.text, "Work", 3, entities=entities)
+    if m := _USE.match(c.text):
+        found = _tool(m.group("v"))
+        if found:
+            return Fact(f"tech:{found[1]}", found[0].lower(), c.text, "Work", 3, entities=[found[0]])
+    return None
+
+
+RULES = (occupation, employer, education, tech)

@@ -1,0 +1,65 @@
+"""Seed 000's same-fact check for the borderline similarity band, as deterministic heuristics.
+
+Same fact when both texts are about the same subject and slot with the same value, or when their
+normalised content words overlap by at least 70% with no conflicting numbers, dates, polarity or
+names. A different value in the same slot is *not* the same fact: that is a contradiction, which
+:func:`memlane.providers.llm.rules.conflict.classify` reports.
+"""
+
+from __future__ import annotations
+
+from memlane.model.candidate import SameFact
+from memlane.providers.llm.rules.compare import (
+    negated,
+    number_set,
+    overlap,
+    proper_nouns,
+    read,
+    same_subject,
+    same_value,
+)
+
+THRESHOLD = 0.7
+# categories specific enough that a mismatch means a different fact; the rest are compatible
+_SPECIFIC = frozenset({"Finance", "Budget", "Health", "Education", "Travel", "Work", "Goals"})
+_COMPATIBLE = {frozenset({"Finance", "Budget"})}
+
+
+def _normal(text: str) -> str:
+    return " ".join(text.lower().replace("user's", "user").strip(" .!").split())
+
+
+def _category_clash(a: str | None, b: str | None) -> bool:
+    if not a or not b or a == b or a not in _SPECIFIC or b not in _SPECIFIC:
+        return False
+    return frozenset({a, b}) not in _COMPATIBLE
+
+
+def same_fact(existing: str, candidate: str, category: str | None = None) -> SameFact:
+    if _normal(existing) == _normal(candidate):
+        return SameFact(same_fact=True, reason="identical after normalisation")
+    old, new = read(existing), read(candidate)
+    if _category_clash(old.category, category):
+        return SameFact(same_fact=False, reason=f"category mismatch: {old.category} vs {category}")
+    if not same_subject(old, new):
+        return SameFact(same_fact=False, reason=f"different subjects ({old.subject} vs {new.subject})")
+    if old.key and old.key == new.key:
+        if old.positive != new.positive:
+            return SameFact(same_fact=False, reason=f"same slot {old.key} with opposite polarity")
+        if same_value(old, new):
+            return SameFact(same_fact=True, reason=f"same slot {old.key} and value {old.value!r}")
+        return SameFact(
+            same_fact=False, reason=f"same slot {old.key}, different value: {old.value!r} vs {new.value!r}"
+        )
+    if negated(existing) != negated(candidate):
+        return SameFact(same_fact=False, reason="one states the negation of the other")
+    old_numbers, new_numbers = number_set(existing), number_set(candidate)
+    if old_numbers and new_numbers and old_numbers != new_numbers:
+        return SameFact(same_fact=False, reason="conflicting numbers or dates")
+    old_names, new_names = proper_nouns(existing), proper_nouns(candidate)
+    if old_names and new_names and not old_names & new_names:
+        return SameFact(same_fact=False, reason="different names or places")
+    score = overlap(old.words, new.words)
+    if score >= THRESHOLD:
+        return SameFact(same_fact=True, reason=f"content-word overlap {score:.0%}")
+    return SameFact(same_fact=False, reason=f"content-word overlap {score:.0%} below {THRESHOLD:.0%}")

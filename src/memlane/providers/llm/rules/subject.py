@@ -1,0 +1,166 @@
+"""Who a clause is about, and the clause rewritten in first person for that subject.
+
+``"my sister Marta lives in Paris"`` -> (sister Marta, ``"I live in Paris"``);
+``"Luna turned 4"`` with Luna known as a dog -> (dog Luna, ``"I turned 4"``);
+``"my dog's name is Rex"`` -> (user, ``"I have a dog named Rex"``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from memlane.providers.llm.rules.facts import Clause, Subject
+from memlane.providers.llm.rules.lexicon import (
+    CAT_BREEDS,
+    DOG_BREEDS,
+    NOT_NAMES,
+    PET_SPECIES,
+    PLURAL_RELATIONS,
+    RELATION_ALIASES,
+    RELATIONS,
+    words,
+)
+from memlane.providers.llm.rules.render import deconjugate
+from memlane.providers.llm.rules.text import singular
+
+_I = re.IGNORECASE
+_NAME = r"(?P<name>[A-Z][\w'-]+(?: [A-Z][\w'-]+)?)"
+_ADJ = (
+    r"(?:(?:little|baby|older|younger|elder|big|old|new|oldest|youngest|eldest|best|twin|two|three|"
+    r"senior|rescue|sweet|lovely|beloved|step)\s+)*"
+)
+_PREDICATE_START = re.compile(
+    r"^(?:(?:also|still|now|just|really|currently|recently|finally|already|no longer|never|always|"
+    r"usually|absolutely|totally)\s+)*(?:is|are|was|were|has|have|had|turned|turns|lives|live|works|"
+    r"work|loves|love|likes|like|hates|hate|does|do|did|speaks|speak|studies|study|plays|play|eats|eat|"
+    r"drinks|drink|moved|got|became|started|goes|go|owns|own|enjoys|enjoy|prefers|prefer|takes|take|"
+    r"runs|run|teaches|teach|uses|use|wants|want|needs|need|can|cannot|will|is not|are not|hates)\b",
+    _I,
+)
+_MY = r"(?:[Mm]y|[Oo]ur)"
+_NAMING = re.compile(rf"^{_MY} {_ADJ}(?P<noun>[\w -]+?)(?:'s name is| is called| is named| goes by) {_NAME}$")
+_NAME_IS_MY = re.compile(rf"^{_NAME} is {_MY} {_ADJ}(?P<noun>[\w -]+)$")
+_GROUP = re.compile(rf"^{_MY} {_ADJ}(?P<noun>[a-z][\w-]*(?: [a-z][\w-]*)?) and I (?P<rest>.+)$")
+_HAVE_WHO = re.compile(
+    rf"^I (?:also )?have (?:a|an|one) {_ADJ}(?P<noun>[a-z][\w-]*(?: [a-z][\w-]*)?)(?:,? (?:named|called) "
+    rf"{_NAME},?)? who (?P<rest>.+)$"
+)
+_CALL_ME = re.compile(r"^(?:(?:you can |please |just )?call me|(?:everyone|people|friends) calls? me)\b", _I)
+_FAVOURITE_OF = re.compile(
+    rf"^(?P<v>[\w' .-]+?) is {_MY} (?P<adj>(?:all-time |absolute |very )?(?:favou?rite|fave|go-to)) (?P<thing>[\w -]+)$"
+)
+_ADJ_WORDS = words(
+    "little baby older younger elder big old new oldest youngest eldest best twin senior rescue sweet "
+    "lovely beloved step two three"
+)
+_NAMED_START = re.compile(rf"^{_NAME} (?P<rest>.+)$")
+_PRONOUN_START = re.compile(r"^(?P<pron>he|she|they|it) (?P<rest>.+)$", _I)
+
+
+def pet_or_relation(noun: str) -> tuple[str, str, bool] | None:
+    """``("pet", "dog", plural)`` / ``("relation", "sister", plural)`` for a noun phrase, else None."""
+    low = noun.lower().strip()
+    low = RELATION_ALIASES.get(low, low)
+    if low in RELATIONS:
+        return "relation", low, low in PLURAL_RELATIONS
+    one = singular(low)
+    one = RELATION_ALIASES.get(one, one)
+    if one in RELATIONS:
+        return "relation", one, one != low
+    for species in (low, one):
+        if species in PET_SPECIES or species in DOG_BREEDS or species in CAT_BREEDS:
+            return "pet", species, species != low
+    return None
+
+
+def _is_name(word: str | None) -> bool:
+    return bool(word) and word is not None and word.split()[0].lower() not in NOT_NAMES
+
+
+def parse(text: str, known: Mapping[str, Subject], last: Subject | None = None) -> Clause | None:
+    """The subject and first-person clause of ``text``; None when it is about something else."""
+    m = _HAVE_WHO.match(text)
+    if m and (found := pet_or_relation(m.group("noun"))):
+        return Clause("I " + deconjugate(m.group("rest")), _subject(found, m.group("name"), known))
+    if re.match(r"I\b", text) or _CALL_ME.match(text):
+        return Clause(text)
+    if re.match(r"we\b", text, _I):
+        return Clause("I " + deconjugate(text[3:]))
+    m = _NAMING.match(text)
+    if m and _is_name(m.group("name")):
+        found = pet_or_relation(m.group("noun"))
+        if found and found[0] == "pet":
+            return Clause(f"I have a {found[1]} named {m.group('name')}")
+        if found:
+            return Clause(f"my name is {m.group('name')}", Subject("relation", found[1], m.group("name")))
+    m = _NAME_IS_MY.match(text)
+    if m and _is_name(m.group("name")):
+        found = pet_or_relation(m.group("noun"))
+        if found and found[0] == "relation":
+            return Clause(f"my name is {m.group('name')}", Subject("relation", found[1], m.group("name")))
+    m = _FAVOURITE_OF.match(text)
+    if m:
+        return Clause(f"my {m.group('adj')} {m.group('thing')} is {m.group('v')}")
+    m = _GROUP.match(text)
+    if m and (found := pet_or_relation(m.group("noun"))):
+        return Clause("I " + m.group("rest"), Subject("group", found[1], None, True))
+    possessed = _possessed(text)
+    if possessed is not None:
+        found, name, rest = possessed
+        if rest.startswith("'s "):
+            return Clause("my " + rest[3:], _subject(found, name, known))
+        if _PREDICATE_START.match(rest):
+            return Clause("I " + deconjugate(rest), _subject(found, name, known))
+        return None
+    if re.match(r"(?:my|our)\b", text, _I):
+        return Clause(re.sub(r"^our\b", "my", text, flags=_I))
+    m = _NAMED_START.match(text)
+    if m and _is_name(m.group("name")) and _PREDICATE_START.match(m.group("rest")):
+        subject = known.get(m.group("name").lower()) or Subject("entity", None, m.group("name"))
+        return Clause("I " + deconjugate(m.group("rest")), subject)
+    m = _PRONOUN_START.match(text)
+    if m and last is not None and _PREDICATE_START.match(m.group("rest")):
+        return Clause("I " + deconjugate(m.group("rest")), last)
+    return None
+
+
+def _possessed(text: str) -> tuple[tuple[str, str, bool], str | None, str] | None:
+    """``"my best friend Jonas is vegan"`` -> (("relation", "friend", False), "Jonas", "is vegan")."""
+    tokens = text.split()
+    if len(tokens) < 3 or tokens[0].lower() not in ("my", "our"):
+        return None
+    i = 1
+    while i < len(tokens) - 1 and tokens[i].lower() in _ADJ_WORDS:
+        i += 1
+    for size in (3, 2, 1):
+        noun = " ".join(tokens[i : i + size])
+        tail = noun.endswith("'s")
+        found = pet_or_relation(noun[:-2] if tail else noun)
+        if found is None:
+            continue
+        j = i + size
+        if tail:
+            return found, None, "'s " + " ".join(tokens[j:])
+        names: list[str] = []
+        while j < len(tokens) and (
+            (tokens[j][0].isupper() and tokens[j].strip(",").lower() not in NOT_NAMES)
+            or (tokens[j] == "and" and names and j + 1 < len(tokens) and tokens[j + 1][0].isupper())
+        ):
+            names.append(tokens[j].strip(","))
+            j += 1
+        rest = " ".join(tokens[j:])
+        return (found, " ".join(names) or None, rest) if rest else None
+    return None
+
+
+def _subject(found: tuple[str, str, bool], name: str | None, known: Mapping[str, Subject]) -> Subject:
+    kind, noun, plural = found
+    if name and not _is_name(name):
+        name = None
+    if name is None and kind == "pet":
+        # "my dog is 4": the dog's name may be known from earlier turns
+        named = [s for s in known.values() if s.kind == "pet" and s.noun == noun]
+        if len(named) == 1:
+            return named[0]
+    return Subject(kind, noun, name, plural or bool(name and " and " in name))

@@ -1,0 +1,179 @@
+"""Text plumbing: cleaning, contractions, sentence and clause splitting, numbers, slugs."""
+
+from __future__ import annotations
+
+import re
+
+from memlane.providers.llm.rules.lexicon_world import NUMBER_WORDS
+
+MAX_INPUT_CHARS = 4000
+MAX_SENTENCES = 40
+
+_QUOTES = str.maketrans({"’": "'", "‘": "'", "`": "'", "“": '"', "”": '"', "–": "-", "—": "-", "…": "."})
+_JUNK = re.compile(r"[^\w\s.,!?;:'\"()/&%+#@€$£¥-]")
+_SPACES = re.compile(r"[ \t\r\f\v]+")
+_CONTRACTIONS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(p, re.IGNORECASE), r)
+    for p, r in (
+        (r"\bI'm\b", "I am"),
+        (r"\bIm\b(?= (?:a|an|the|\d|from|in|into|allergic|vegan|vegetarian|learning|now|based)\b)", "I am"),
+        (r"\bI've\b", "I have"),
+        (r"\bI'd\b", "I would"),
+        (r"\bI'll\b", "I will"),
+        (r"\bwe're\b", "we are"),
+        (r"\bwe've\b", "we have"),
+        (r"\bwe'd\b", "we would"),
+        (r"\bcan't\b", "cannot"),
+        (r"\bwon't\b", "will not"),
+        (r"\b(do|does|did|is|are|was|were|have|has|had|could|should|would)n't\b", r"\1 not"),
+        (r"\b(he|she|it|that|there|what|who|where|how|name|birthday|bday)'s\b", r"\1 is"),
+        (r"\b(they|you)'re\b", r"\1 are"),
+        (
+            r"\b(\w+)'s(?= (?:a|an|now|not|just|been|almost|nearly|turning|allergic|vegan|vegetarian|\d+)\b)",
+            r"\1 is",
+        ),
+    )
+)
+_NEG_FIX = {
+    "dont": "do not",
+    "doesnt": "does not",
+    "didnt": "did not",
+    "isnt": "is not",
+    "havent": "have not",
+}
+_NEG_WORD = re.compile(r"\b(dont|doesnt|didnt|isnt|havent)\b", re.IGNORECASE)
+
+_SENTENCE = re.compile(r"[^.!?;:\n]+(?:[.!?]+|[;:\n]|$)")
+_ABBREV = re.compile(r"\b(?:dr|mr|mrs|ms|st|prof|jr|sr|vs|etc|e\.g|i\.e|approx|no)\.$", re.IGNORECASE)
+_SUBJECT_START = r"(?:I|i|my|My|MY|we|We|our|Our)\b"
+_CLAUSE_BREAK = re.compile(
+    r"\s*,\s*(?:(?:and|but|so|plus|though|also)\s+)?(?=" + _SUBJECT_START + r")"
+    r"|\s+(?:and|but|so|plus|although|though|while|whereas)\s+(?=" + _SUBJECT_START + r")"
+    r"|\s*,\s*(?=(?:should|shall|can|could|would|will|do|does|did|is|are|am|what|where|when|why|how|who|"
+    r"which|right|isn't|no)\b)",
+)
+_LEADING_FILLER = re.compile(
+    r"^(?:(?:oh|ah|aha|well|so|also|and|but|plus|anyway|anyways|btw|by the way|actually|honestly|"
+    r"seriously|basically|fun fact|fyi|ok|okay|yes|yeah|yep|yup|no|nope|nah|right|sorry|oops|whoops|"
+    r"my bad|correction|update|quick update|note|wait|hmm+|um+|uh+|hey|hi|hello|just so you know|"
+    r"just to let you know|just fyi|for the record|for context|as i said|like i said(?: before)?|"
+    r"as i mentioned(?: before)?|as i told you(?: before)?|just a reminder|a reminder|reminder|"
+    r"to be precise|more precisely|to be exact|to clarify|in fact|now|then|lol|haha|"
+    r"(?:please )?remember(?: that)?|note that|keep in mind(?: that)?|i should mention(?: that)?|"
+    r"i forgot to mention(?: that)?|good news|big news|guess what|typo|you are right|you're right|"
+    r"true|indeed|of course|this is important|important|just|and also|on top of that|in addition|"
+    r"these days|nowadays|currently|at the moment|right now|since last \w+)\b[\s,:!.-]*)+",
+    re.IGNORECASE,
+)
+_INNER_FILLER = re.compile(
+    r"\s*,?\s*\b(?:actually|by the way|btw|just so you know|as i said|like i said(?: before)?|"
+    r"honestly|basically|literally|seriously|lol|haha|fyi)\b,?",
+    re.IGNORECASE,
+)
+_TRAILING = re.compile(r"[\s,;:!.?-]+$")
+_NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(k|m)?\b", re.IGNORECASE)
+_NUMBER_WORD = re.compile(
+    r"\b(" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + r")(?:-(one|two|three|four|five|six|"
+    r"seven|eight|nine))?\b",
+    re.IGNORECASE,
+)
+_SLUG = re.compile(r"[^a-z0-9+#.]+")
+
+
+def clean(text: str) -> str:
+    """Unify quotes and dashes, drop emoji and symbols, collapse spaces; cap the length."""
+    text = text.translate(_QUOTES)[:MAX_INPUT_CHARS]
+    text = _JUNK.sub(" ", text)
+    return "\n".join(_SPACES.sub(" ", line).strip() for line in text.splitlines()).strip()
+
+
+def expand_contractions(text: str) -> str:
+    for pattern, repl in _CONTRACTIONS:
+        text = pattern.sub(repl, text)
+    return _NEG_WORD.sub(lambda m: _NEG_FIX[m.group(1).lower()], text)
+
+
+def sentences(text: str) -> list[tuple[str, str]]:
+    """``[(sentence, terminator)]`` with terminator one of ``? ! . ; : \\n`` or ``""``."""
+    out: list[tuple[str, str]] = []
+    carry = ""
+    for match in _SENTENCE.finditer(text):
+        chunk = carry + match.group(0)
+        if chunk.rstrip().endswith(".") and _ABBREV.search(chunk.rstrip()) and match.end() < len(text):
+            carry = chunk
+            continue
+        carry = ""
+        stripped = chunk.strip()
+        body = stripped.rstrip(".!?;:\n").strip()
+        term = stripped[len(body) :].strip()[:1]
+        if body:
+            out.append((body, "?" if "?" in stripped[len(body) :] else term))
+        if len(out) >= MAX_SENTENCES:
+            break
+    return out
+
+
+def clauses(sentence: str) -> list[str]:
+    """Split a sentence where a new first-person statement (or a question) begins."""
+    parts: list[str] = []
+    start = 0
+    for match in _CLAUSE_BREAK.finditer(sentence):
+        left = sentence[start : match.start()]
+        if re.fullmatch(r"\s*(?:my|our)\s+[\w'-]+(?:\s+[\w'-]+){0,2}\s*", left, re.IGNORECASE):
+            continue  # "my husband and I live ..." stays one clause
+        parts.append(left)
+        start = match.end()
+    parts.append(sentence[start:])
+    return [p.strip() for p in parts if p.strip()]
+
+
+def strip_fillers(clause: str) -> str:
+    clause = _LEADING_FILLER.sub("", clause.strip())
+    clause = _INNER_FILLER.sub("", clause)
+    return _TRAILING.sub("", clause).strip()
+
+
+def tidy(text: str) -> str:
+    """Collapse spaces and stray punctuation left over from cutting a clause."""
+    text = re.sub(r"\s+([,.;:!?])", r"\1", _SPACES.sub(" ", text)).strip()
+    return _TRAILING.sub("", text)
+
+
+def numbers(text: str) -> list[float]:
+    """Every number in ``text``: digits (``15,000``, ``2.5``, ``10k``) and number words (``twenty-one``)."""
+    found: list[float] = []
+    for m in _NUMBER.finditer(text):
+        value = float(m.group(1).replace(",", ""))
+        suffix = (m.group(2) or "").lower()
+        found.append(value * (1000 if suffix == "k" else 1_000_000 if suffix == "m" else 1))
+    for m in _NUMBER_WORD.finditer(text):
+        value = float(NUMBER_WORDS[m.group(1).lower()])
+        if m.group(2):
+            value += NUMBER_WORDS[m.group(2).lower()]
+        found.append(value)
+    return found
+
+
+def parse_number(text: str) -> float | None:
+    found = numbers(text)
+    return found[0] if found else None
+
+
+def slug(text: str) -> str:
+    """Key segment: lowercase, words joined by ``_`` (``"eating-out"`` -> ``eating_out``)."""
+    return _SLUG.sub("_", text.lower().replace("'", "")).strip("_.")[:60] or "x"
+
+
+def singular(word: str) -> str:
+    w = word.lower()
+    if len(w) <= 3 or w.endswith(("ss", "us", "is", "ous")):
+        return w
+    if w.endswith("ies"):
+        return w[:-3] + "y"
+    if w.endswith(("ches", "shes", "xes", "zes", "oes")):
+        return w[:-2]
+    return w[:-1] if w.endswith("s") else w
+
+
+def is_capitalised(word: str) -> bool:
+    return bool(word) and word[0].isupper()
