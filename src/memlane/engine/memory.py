@@ -19,10 +19,10 @@ from memlane.model.filters import Condition, parse_filters
 from memlane.model.ids import deterministic_id, new_id
 from memlane.model.jobs import Job, JobStatus
 from memlane.model.record import HistoryEntry, MemoryRecord, SearchHit, utcnow
+from memlane.model.retrieval import ContextBlock, QueryResult
 from memlane.model.time_buckets import buckets
 from memlane.providers.embed import Embedder
 from memlane.providers.llm.base import MemoryLLM
-from memlane.model.retrieval import ContextBlock, QueryResult
 from memlane.retrieval.search import SearchRequest, search
 from memlane.storage import Backend, Upsert, WriteBatch, open_backend
 
@@ -236,9 +236,11 @@ class Memory:
         for rec in records:
             old = existing.get(rec.id)
             if old is not None:
-                merged = old.model_copy(update={
+                given = next(dict(i) for i, b in zip(items, built, strict=True) if b.id == rec.id and b is rec)
+                merged = old.model_copy(update={  # only what the caller gave; the rest stays as stored
                     f: getattr(rec, f) for f in ("summary", "category", "importance", "pinned", "tags",
                                                  "entities", "metadata", "source_ref", "expires_at")
+                    if f in given
                 })
                 if merged == old:
                     out.append(old)

@@ -9,8 +9,8 @@ from datetime import datetime
 from memlane.model.config import Settings
 from memlane.model.filters import Condition
 from memlane.model.record import SearchHit
-from memlane.retrieval.rerank import composite
 from memlane.providers.embed import Embedder
+from memlane.retrieval.rerank import composite
 from memlane.storage.base import Backend
 
 
