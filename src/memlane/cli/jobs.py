@@ -1,0 +1,69 @@
+"""``memlane jobs``: see, retry and run the background formation jobs."""
+
+from __future__ import annotations
+
+import time
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from memlane.cli import render
+from memlane.cli.app import DbOption, EmbedderOption, JsonOption, app, open_memory, print_json
+
+jobs_app = typer.Typer(help="Background formation jobs: list, retry parked ones, run workers.", no_args_is_help=True)
+app.add_typer(jobs_app, name="jobs")
+
+
+@jobs_app.command("list")
+def list_jobs(
+    status: Annotated[str | None, typer.Option(help="pending, running, done or parked.")] = None,
+    user: Annotated[str | None, typer.Option("--user", "-u", help="Only this user's jobs.")] = None,
+    limit: Annotated[int, typer.Option(min=1, max=10_000)] = 50,
+    db: DbOption = None,
+    embedder: EmbedderOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Jobs, oldest first, with their attempts and last error."""
+    with open_memory(db, embedder, must_exist=True) as mem:
+        jobs = mem.jobs(status, user_id=user, limit=limit)
+    if as_json:
+        print_json([j.model_dump(mode="json") for j in jobs])
+        return
+    table = Table(title=f"{len(jobs)} job(s)", title_justify="left")
+    for col in ("id", "kind", "user", "status", "attempts", "created", "last error"):
+        table.add_column(col)
+    for j in jobs:
+        table.add_row(j.id, j.kind, j.user_id, j.status.value, str(j.attempts),
+                      j.created_at.strftime("%Y-%m-%d %H:%M:%S"), (j.last_error or "")[:80])
+    render.console().print(table)
+
+
+@jobs_app.command("retry")
+def retry(
+    job_id: Annotated[str, typer.Argument(metavar="ID", help="A parked job's id.")],
+    db: DbOption = None,
+    embedder: EmbedderOption = None,
+) -> None:
+    """Put a parked job back in the queue (its attempts start again)."""
+    with open_memory(db, embedder, must_exist=True) as mem:
+        mem.retry_job(job_id)
+    typer.echo(f"job {job_id} is pending again")
+
+
+@jobs_app.command("work")
+def work(
+    forever: Annotated[bool, typer.Option("--forever", help="Keep polling for new jobs until interrupted.")] = False,
+    poll: Annotated[float, typer.Option(min=0.05, help="Seconds between polls when idle.")] = 0.5,
+    db: DbOption = None,
+    embedder: EmbedderOption = None,
+) -> None:
+    """Run pending jobs in this process. On PostgreSQL any number of workers can run side by side."""
+    with open_memory(db, embedder) as mem:
+        done = mem.process_jobs()
+        while forever:
+            ran = mem.process_jobs()
+            done += ran
+            if not ran:
+                time.sleep(poll)
+    typer.echo(f"ran {done} job(s)")
