@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from memlane.engine import validate as v
-from memlane.formation.events import EventBus
+from memlane.formation.events import EventBus, MemoryEvent
 from memlane.formation.pipeline import Formation, Worker
 from memlane.model.audit import history_entry
 from memlane.model.candidate import Candidate, ChatMessage
@@ -17,7 +17,7 @@ from memlane.model.enums import HistoryEvent, MemoryState, MemoryType
 from memlane.model.errors import NotFoundError, ValidationError
 from memlane.model.filters import Condition, parse_filters
 from memlane.model.ids import deterministic_id, new_id
-from memlane.model.jobs import Job, JobStatus
+from memlane.model.jobs import Change, Job, JobStatus
 from memlane.model.record import HistoryEntry, MemoryRecord, SearchHit, utcnow
 from memlane.model.retrieval import ContextBlock, QueryResult
 from memlane.model.time_buckets import buckets
@@ -303,7 +303,9 @@ class Memory:
             upserts=[Upsert(new, vector)],
             history=[history_entry(HistoryEvent.UPDATE, memory_id=old.id, user_id=user, old=old, new=new,
                                    reason=reason or "update", actor=actor)],
+            changes=[self._change(new, "updated")],
         ))
+        self._publish("memory.updated", new)
         return new
 
     def _set_state(
@@ -318,12 +320,24 @@ class Memory:
                 f"(allowed from: {', '.join(s.value for s in allowed_from)})"
             )
         new = old.model_copy(update={"state": state, "updated_at": utcnow(), **extra})
+        change = "deleted" if state is MemoryState.SOFT_DELETED else "restored"
         self.backend.apply(WriteBatch(
             upserts=[Upsert(new)],
             history=[history_entry(event, memory_id=old.id, user_id=user, old=old, new=new,
                                    reason=reason or event.value.lower(), actor=actor)],
+            changes=[self._change(new, change)],
         ))
+        self._publish("memory.deleted" if change == "deleted" else "memory.updated", new)
         return new
+
+    def _change(self, rec: MemoryRecord, event: str) -> Change:
+        return Change(id=new_id(), user_id=rec.user_id, thread_id=rec.thread_id or "", memory_id=rec.id,
+                      event=event, meta={"summary": rec.summary, "category": rec.category})
+
+    def _publish(self, kind: str, rec: MemoryRecord) -> None:
+        self.events.publish(MemoryEvent(type=kind, user_id=rec.user_id, thread_id=rec.thread_id, memory_id=rec.id,
+                                        data={"id": rec.id, "type": rec.type.value, "category": rec.category,
+                                              "summary": rec.summary, "state": rec.state.value}))
 
     def delete(self, memory_id: str, *, user_id: str, actor: str = "api", reason: str | None = None) -> MemoryRecord:
         """Soft delete: the memory leaves retrieval and can be restored until it is purged."""
