@@ -7,13 +7,15 @@ memlane's own knobs start with ``MEMLANE_``. The config file is ``$MEMLANE_CONFI
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import AliasChoices, Field, field_validator
 from pydantic_settings import (
     BaseSettings,
+    NoDecode,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
     TomlConfigSettingsSource,
@@ -129,6 +131,28 @@ class Settings(BaseSettings):
     s3v_bucket: str | None = Field(None, validation_alias=_alias("S3V_BUCKET"))
     s3v_index_memory: str = Field("memory-search", validation_alias=_alias("S3V_INDEX_MEMORY"))
     s3v_distance: str = Field("cosine", validation_alias=_alias("S3V_DISTANCE"))
+
+    # --- HTTP server, `memlane serve` (issue 5) ---------------------------------------------------
+    server_host: str = Field("127.0.0.1", validation_alias=_alias("MEMLANE_HOST"))
+    server_port: int = Field(8765, ge=0, le=65535, validation_alias=_alias("MEMLANE_PORT"))
+    # Bearer keys, comma-separated in the environment. "KEY" is an admin key (acts for the user named
+    # by the X-Memlane-User or X-OpenWebUI-User-Id header); "KEY:USER" acts for USER only.
+    api_keys: Annotated[list[str], NoDecode] = Field(
+        default_factory=list, validation_alias=_alias("MEMLANE_API_KEYS")
+    )
+    upstream_base_url: str | None = Field(None, validation_alias=_alias("MEMLANE_UPSTREAM_BASE_URL"))
+    upstream_api_key: str | None = Field(None, validation_alias=_alias("MEMLANE_UPSTREAM_API_KEY"))
+    upstream_model: str | None = Field(None, validation_alias=_alias("MEMLANE_UPSTREAM_MODEL"))
+    upstream_timeout_s: float = Field(120.0, gt=0, validation_alias=_alias("MEMLANE_UPSTREAM_TIMEOUT_S"))
+
+    @field_validator("api_keys", mode="before")
+    @classmethod
+    def _api_keys(cls, value: Any) -> Any:
+        """``"k1,k2:maya"`` or a JSON list, from the environment; a list from the config file."""
+        if isinstance(value, str):
+            text = value.strip()
+            return json.loads(text) if text.startswith("[") else [k.strip() for k in text.split(",") if k.strip()]
+        return value
 
     @field_validator("memory_rerank_weights", mode="before")
     @classmethod
