@@ -4,6 +4,7 @@ worker thread, so there is one code path for both (DESIGN: never a second copy o
 from __future__ import annotations
 
 import asyncio
+import builtins
 import functools
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
@@ -26,16 +27,16 @@ class AsyncMemory:
     async def put(self, summary: str, **kw: Any) -> MemoryRecord:
         return await self._run(self.sync.put, summary, **kw)
 
-    async def put_many(self, items: Any, **kw: Any) -> list[MemoryRecord]:
+    async def put_many(self, items: Any, **kw: Any) -> builtins.list[MemoryRecord]:
         return await self._run(self.sync.put_many, items, **kw)
 
     async def get(self, memory_id: str, **kw: Any) -> MemoryRecord:
         return await self._run(self.sync.get, memory_id, **kw)
 
-    async def search(self, query: str, **kw: Any) -> list[SearchHit]:
+    async def search(self, query: str, **kw: Any) -> builtins.list[SearchHit]:
         return await self._run(self.sync.search, query, **kw)
 
-    async def list(self, **kw: Any) -> list[MemoryRecord]:
+    async def list(self, **kw: Any) -> builtins.list[MemoryRecord]:
         return await self._run(self.sync.list, **kw)
 
     async def update(self, memory_id: str, **kw: Any) -> MemoryRecord:
@@ -50,11 +51,11 @@ class AsyncMemory:
     async def purge(self, memory_id: str, **kw: Any) -> None:
         return await self._run(self.sync.purge, memory_id, **kw)
 
-    async def history(self, memory_id: str, **kw: Any) -> list[HistoryEntry]:
+    async def history(self, memory_id: str, **kw: Any) -> builtins.list[HistoryEntry]:
         return await self._run(self.sync.history, memory_id, **kw)
 
-    async def export_user(self, user_id: str) -> list[dict[str, Any]]:
-        def collect() -> list[dict[str, Any]]:
+    async def export_user(self, user_id: str) -> builtins.list[dict[str, Any]]:
+        def collect() -> builtins.list[dict[str, Any]]:
             rows: Iterator[dict[str, Any]] = self.sync.export_user(user_id)
             return list(rows)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
@@ -85,7 +86,7 @@ class Memory:
         thread_id: str | None = None,
         at: datetime | str | None = None,
         wait: bool = False,
-    ) -> list[Candidate]:
+    ) -> builtins.list[Candidate]:
         """Run formation on a turn: the turn is a committed job before this returns, candidates come
         back at once (and as ``memory.candidate`` events); decisions run in the background worker, or
         before returning with ``wait=True``."""
@@ -108,7 +109,7 @@ class Memory:
         thread_id: str | None = None,
         at: datetime | str | None = None,
         wait: bool = False,
-    ) -> list[Candidate]:
+    ) -> builtins.list[Candidate]:
         """Ready candidate memories (as an LLM extractor proposes them) through the decision only:
         dedup, merge, supersede or create, in the background (or before returning with ``wait``)."""
         user = v.user_id(user_id)
@@ -138,7 +139,7 @@ class Memory:
             self._worker.stop()
             self._worker = None
 
-    def jobs(self, status: str | None = None, *, user_id: str | None = None, limit: int = 100) -> list[Job]:
+    def jobs(self, status: str | None = None, *, user_id: str | None = None, limit: int = 100) -> builtins.list[Job]:
         state = None
         if status is not None:
             try:
@@ -171,7 +172,7 @@ class Memory:
             raise NotFoundError(f"no memory {memory_id!r} for user {user_id!r}")
         return record
 
-    def _conditions(self, user_id: str, filters: Mapping[str, Any] | None, include_inactive: bool) -> list[Condition]:
+    def _conditions(self, user_id: str, filters: Mapping[str, Any] | None, include_inactive: bool) -> builtins.list[Condition]:
         conds = parse_filters(filters, user_id=user_id)
         if not include_inactive and not any(c.field == "state" for c in conds):
             conds.append(Condition("state", "$eq", MemoryState.ACTIVE.value))
@@ -219,7 +220,7 @@ class Memory:
 
     def put_many(
         self, items: Sequence[Mapping[str, Any]], *, user_id: str | None = None, actor: str = "api"
-    ) -> list[MemoryRecord]:
+    ) -> builtins.list[MemoryRecord]:
         """Store many memories with batched embedding calls and one transaction. Each item may name
         its own ``user_id`` (bulk ingest across users); otherwise ``user_id`` applies to all."""
         if isinstance(items, Mapping) or not isinstance(items, Sequence):
@@ -231,8 +232,8 @@ class Memory:
             ids = [r.id for r in records if r.user_id == user]
             existing.update((r.id, r) for r in self.backend.get_many(user, ids))
         batch = WriteBatch()
-        to_embed: list[MemoryRecord] = []
-        out: list[MemoryRecord] = []
+        to_embed: builtins.list[MemoryRecord] = []
+        out: builtins.list[MemoryRecord] = []
         for rec in records:
             old = existing.get(rec.id)
             if old is not None:
@@ -373,7 +374,7 @@ class Memory:
         limit: int = 100,
         offset: int = 0,
         include_inactive: bool = False,
-    ) -> list[MemoryRecord]:
+    ) -> builtins.list[MemoryRecord]:
         user = v.user_id(user_id)
         conds = self._conditions(user, filters, include_inactive)
         return self.backend.list(user, conds, limit=v.positive("limit", limit),
@@ -390,7 +391,7 @@ class Memory:
         threshold: float | None = None,
         include_inactive: bool = False,
         at: datetime | str | None = None,
-    ) -> list[SearchHit]:
+    ) -> builtins.list[SearchHit]:
         """Memories most relevant to ``query``, each with its score and breakdown."""
         user = v.user_id(user_id)
         if not isinstance(query, str) or not query.strip():
@@ -446,12 +447,12 @@ class Memory:
                             agent=agent, categories=categories, filters=filters, top_k=top_k, return_=return_,
                             budget_tokens=budget_tokens, threshold=threshold, now=v.when("at", at) or utcnow())
 
-    def history(self, memory_id: str, *, user_id: str, limit: int = 100) -> list[HistoryEntry]:
+    def history(self, memory_id: str, *, user_id: str, limit: int = 100) -> builtins.list[HistoryEntry]:
         user = v.user_id(user_id)
         self._require(user, memory_id)
         return self.backend.history(user, memory_id, limit=v.positive("limit", limit, maximum=100_000))
 
-    def users(self) -> list[str]:
+    def users(self) -> builtins.list[str]:
         return self.backend.list_users()
 
     def export_user(self, user_id: str) -> Iterator[dict[str, Any]]:

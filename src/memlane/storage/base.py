@@ -8,6 +8,7 @@ nothing half-written.
 
 from __future__ import annotations
 
+import builtins
 import threading
 import weakref
 from abc import ABC, abstractmethod
@@ -37,13 +38,13 @@ class Upsert:
 
 @dataclass
 class WriteBatch:
-    upserts: list[Upsert] = field(default_factory=list)
-    history: list[HistoryEntry] = field(default_factory=list)
-    relations: list[Relation] = field(default_factory=list)
-    purge_ids: list[str] = field(default_factory=list)  # remove content and vector, keep a tombstone
-    changes: list[Change] = field(default_factory=list)  # revs are assigned per thread on commit
-    op_events: list[OpEvent] = field(default_factory=list)
-    jobs: list[Job] = field(default_factory=list)  # enqueued in the same transaction
+    upserts: builtins.list[Upsert] = field(default_factory=list)
+    history: builtins.list[HistoryEntry] = field(default_factory=list)
+    relations: builtins.list[Relation] = field(default_factory=list)
+    purge_ids: builtins.list[str] = field(default_factory=list)  # remove content and vector, keep a tombstone
+    changes: builtins.list[Change] = field(default_factory=list)  # revs are assigned per thread on commit
+    op_events: builtins.list[OpEvent] = field(default_factory=list)
+    jobs: builtins.list[Job] = field(default_factory=list)  # enqueued in the same transaction
     complete_job: str | None = None  # marked done in the same transaction as the writes it made
 
 
@@ -108,7 +109,7 @@ class Backend(ABC):
     def get(self, user_id: str, memory_id: str) -> MemoryRecord | None: ...
 
     @abstractmethod
-    def get_many(self, user_id: str, memory_ids: Sequence[str]) -> list[MemoryRecord]: ...
+    def get_many(self, user_id: str, memory_ids: Sequence[str]) -> builtins.list[MemoryRecord]: ...
 
     @abstractmethod
     def list(
@@ -119,7 +120,7 @@ class Backend(ABC):
         limit: int = 100,
         offset: int = 0,
         newest_first: bool = True,
-    ) -> list[MemoryRecord]:
+    ) -> builtins.list[MemoryRecord]:
         """Memories of one user matching ``conditions``, ordered by ``updated_at`` then id."""
 
     @abstractmethod
@@ -134,7 +135,7 @@ class Backend(ABC):
         *,
         limit: int = 10,
         offset: int = 0,
-    ) -> list[ScoredRecord]:
+    ) -> builtins.list[ScoredRecord]:
         """Nearest memories by cosine similarity, best first, filtered in the database."""
 
     @abstractmethod
@@ -146,23 +147,23 @@ class Backend(ABC):
         *,
         limit: int = 10,
         offset: int = 0,
-    ) -> list[ScoredRecord]:
+    ) -> builtins.list[ScoredRecord]:
         """Full-text matches (FTS5 / tsvector), best first, filtered in the database."""
 
     @abstractmethod
-    def history(self, user_id: str, memory_id: str | None = None, *, limit: int = 100) -> list[HistoryEntry]:
+    def history(self, user_id: str, memory_id: str | None = None, *, limit: int = 100) -> builtins.list[HistoryEntry]:
         """History rows, oldest first; all of the user's when ``memory_id`` is None."""
 
     @abstractmethod
-    def relations(self, user_id: str, memory_ids: Sequence[str]) -> list[Relation]:
+    def relations(self, user_id: str, memory_ids: Sequence[str]) -> builtins.list[Relation]:
         """Edges touching any of ``memory_ids`` (either end)."""
 
     @abstractmethod
-    def vectors(self, user_id: str, memory_ids: Sequence[str]) -> dict[str, list[float]]:
+    def vectors(self, user_id: str, memory_ids: Sequence[str]) -> dict[str, builtins.list[float]]:
         """Stored vectors of the given memories (those that have one)."""
 
     @abstractmethod
-    def list_users(self) -> list[str]: ...
+    def list_users(self) -> builtins.list[str]: ...
 
     @abstractmethod
     def delete_user(self, user_id: str) -> int:
@@ -182,7 +183,7 @@ class Backend(ABC):
     @abstractmethod
     def list_jobs(
         self, status: JobStatus | None = None, *, user_id: str | None = None, limit: int = 100
-    ) -> list[Job]: ...
+    ) -> builtins.list[Job]: ...
 
     @abstractmethod
     def retry_job(self, job_id: str) -> bool:
@@ -196,11 +197,11 @@ class Backend(ABC):
     def thread_revision(self, user_id: str, thread_id: str) -> int: ...
 
     @abstractmethod
-    def changes_since(self, user_id: str, thread_id: str, rev: int, *, limit: int = 50) -> list[Change]:
+    def changes_since(self, user_id: str, thread_id: str, rev: int, *, limit: int = 50) -> builtins.list[Change]:
         """Change-log rows of the thread with ``rev`` greater than ``rev``, oldest first."""
 
     @abstractmethod
-    def op_events(self, user_id: str, *, limit: int = 100) -> list[OpEvent]:
+    def op_events(self, user_id: str, *, limit: int = 100) -> builtins.list[OpEvent]:
         """Newest first."""
 
     @contextmanager

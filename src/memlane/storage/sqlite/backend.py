@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import hashlib
 import json
 import threading
@@ -73,7 +74,7 @@ class SqliteBackend(Backend):
                 raise
             self._conn.execute("COMMIT")
 
-    def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+    def _rows(self, sql: str, params: Sequence[Any] = ()) -> builtins.list[Any]:
         with self._lock:
             return list(self._conn.execute(sql, params).fetchall())
 
@@ -212,7 +213,7 @@ class SqliteBackend(Backend):
         rows = self._rows(f"SELECT {_COLS} FROM memories WHERE user_id = ? AND id = ?", (user_id, memory_id))
         return record_from_row(rows[0]) if rows else None
 
-    def get_many(self, user_id: str, memory_ids: Sequence[str]) -> list[MemoryRecord]:
+    def get_many(self, user_id: str, memory_ids: Sequence[str]) -> builtins.list[MemoryRecord]:
         if not memory_ids:
             return []
         marks = ",".join("?" for _ in memory_ids)
@@ -230,7 +231,7 @@ class SqliteBackend(Backend):
         limit: int = 100,
         offset: int = 0,
         newest_first: bool = True,
-    ) -> list[MemoryRecord]:
+    ) -> builtins.list[MemoryRecord]:
         where, params = compile_conditions(conditions, SQLITE)
         order = "DESC" if newest_first else "ASC"
         rows = self._rows(
@@ -253,7 +254,7 @@ class SqliteBackend(Backend):
         *,
         limit: int = 10,
         offset: int = 0,
-    ) -> list[ScoredRecord]:
+    ) -> builtins.list[ScoredRecord]:
         dims = self._dims()
         if dims is None:
             return []
@@ -265,7 +266,7 @@ class SqliteBackend(Backend):
             f" AND {c.field} = ?" if c.op == "$eq" else f" AND {c.field} IN ({','.join('?' for _ in c.value)})"
             for c in pushed
         )
-        knn_params: list[Any] = []
+        knn_params: builtins.list[Any] = []
         for c in pushed:
             knn_params.extend([c.value] if c.op == "$eq" else c.value)
         where, params = compile_conditions(rest, SQLITE)
@@ -297,7 +298,7 @@ class SqliteBackend(Backend):
         *,
         limit: int = 10,
         offset: int = 0,
-    ) -> list[ScoredRecord]:
+    ) -> builtins.list[ScoredRecord]:
         words = query_words(query)
         if not words:
             return []
@@ -313,15 +314,15 @@ class SqliteBackend(Backend):
         )
         return [ScoredRecord(record_from_row(r), -float(r["rank"])) for r in rows]
 
-    def history(self, user_id: str, memory_id: str | None = None, *, limit: int = 100) -> list[HistoryEntry]:
-        if memory_id is None:
-            sql, params = "SELECT * FROM history WHERE user_id = ?", (user_id,)
-        else:
-            sql, params = "SELECT * FROM history WHERE user_id = ? AND memory_id = ?", (user_id, memory_id)
+    def history(self, user_id: str, memory_id: str | None = None, *, limit: int = 100) -> builtins.list[HistoryEntry]:
+        sql, params = "SELECT * FROM history WHERE user_id = ?", [user_id]
+        if memory_id is not None:
+            sql += " AND memory_id = ?"
+            params.append(memory_id)
         rows = self._rows(sql + " ORDER BY at, rowid LIMIT ?", (*params, limit))
         return [history_from_row(r) for r in rows]
 
-    def relations(self, user_id: str, memory_ids: Sequence[str]) -> list[Relation]:
+    def relations(self, user_id: str, memory_ids: Sequence[str]) -> builtins.list[Relation]:
         if not memory_ids:
             return []
         marks = ",".join("?" for _ in memory_ids)
@@ -331,7 +332,7 @@ class SqliteBackend(Backend):
         )
         return [relation_from_row(r) for r in rows]
 
-    def vectors(self, user_id: str, memory_ids: Sequence[str]) -> dict[str, list[float]]:
+    def vectors(self, user_id: str, memory_ids: Sequence[str]) -> dict[str, builtins.list[float]]:
         if not memory_ids or self._dims() is None:
             return {}
         marks = ",".join("?" for _ in memory_ids)
@@ -342,7 +343,7 @@ class SqliteBackend(Backend):
         )
         return {r["id"]: [float(x) for x in json.loads(r["e"])] for r in rows}
 
-    def list_users(self) -> list[str]:
+    def list_users(self) -> builtins.list[str]:
         return [r[0] for r in self._rows("SELECT DISTINCT user_id FROM memories ORDER BY user_id")]
 
     def delete_user(self, user_id: str) -> int:
@@ -389,7 +390,7 @@ class SqliteBackend(Backend):
 
     def list_jobs(
         self, status: JobStatus | None = None, *, user_id: str | None = None, limit: int = 100
-    ) -> list[Job]:
+    ) -> builtins.list[Job]:
         where, params = ["1=1"], []
         if status is not None:
             where.append("status = ?")
@@ -415,12 +416,12 @@ class SqliteBackend(Backend):
         rows = self._rows("SELECT rev FROM thread_revision WHERE user_id = ? AND thread_id = ?", (user_id, thread_id))
         return int(rows[0][0]) if rows else 0
 
-    def changes_since(self, user_id: str, thread_id: str, rev: int, *, limit: int = 50) -> list[Change]:
+    def changes_since(self, user_id: str, thread_id: str, rev: int, *, limit: int = 50) -> builtins.list[Change]:
         rows = self._rows("SELECT * FROM change_log WHERE user_id = ? AND thread_id = ? AND rev > ? "
                           "ORDER BY rev LIMIT ?", (user_id, thread_id, rev, limit))
         return [change_from_row(r) for r in rows]
 
-    def op_events(self, user_id: str, *, limit: int = 100) -> list[OpEvent]:
+    def op_events(self, user_id: str, *, limit: int = 100) -> builtins.list[OpEvent]:
         rows = self._rows("SELECT * FROM op_events WHERE user_id = ? ORDER BY at DESC, rowid DESC LIMIT ?",
                           (user_id, limit))
         return [op_event_from_row(r) for r in rows]

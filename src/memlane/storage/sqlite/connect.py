@@ -18,7 +18,7 @@ from memlane.model.errors import BackendError
 
 def _driver() -> ModuleType:
     try:
-        import pysqlite3.dbapi2 as driver  # type: ignore[import-not-found]
+        import pysqlite3.dbapi2 as driver
 
         return driver
     except ImportError:
