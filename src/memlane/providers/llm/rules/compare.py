@@ -33,7 +33,8 @@ _STOP = words("""user user's users the a an is are am was were be been being has
     other than who which what how when where there here about into over after before up out every each per
     all some much many too currently usually always often sometimes definitely totally truly mostly
     anymore longer years year old lot lots diet diets follow follows following music food foods cuisine
-    stuff thing things genre""")
+    stuff thing things genre not never no euro euros eur dollar dollars usd pound pounds gbp month months
+    monthly week weeks day days mg ml km k percent hour hours""")
 _SYNONYMS = {
     **dict.fromkeys(
         words(
@@ -90,6 +91,12 @@ def overlap(a: frozenset[str], b: frozenset[str]) -> float:
     if not a or not b:
         return 0.0
     return len(a & b) / min(len(a), len(b))
+
+
+def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    if not a and not b:
+        return 1.0
+    return len(a & b) / len(a | b)
 
 
 def proper_nouns(text: str) -> frozenset[str]:
@@ -159,7 +166,11 @@ def read(summary: str) -> Reading:
 
 def same_value(a: Reading, b: Reading) -> bool:
     """``"peanuts"`` and ``"peanut"``, ``"Lisbon"`` and ``"lisbon"`` are the same value."""
-    return a.value == b.value or content_words(a.value) == content_words(b.value) != frozenset()
+    if a.value == b.value:
+        return True
+    return content_words(a.value) == content_words(b.value) != frozenset() and number_set(
+        a.value
+    ) == number_set(b.value)
 
 
 def same_subject(a: Reading, b: Reading) -> bool:

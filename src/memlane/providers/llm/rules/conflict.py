@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import re
 
-from memlane.model.candidate import ConflictVerdict
+from memlane.model.candidate import ConflictVerdict, Relation
 from memlane.providers.llm.rules.compare import (
     Reading,
     content_words,
+    jaccard,
     negated,
     number_set,
     overlap,
@@ -25,14 +26,15 @@ from memlane.providers.llm.rules.lexicon_world import COUNTRIES, DIET_EXCLUDES, 
 
 SAME = 0.7
 NUMBER_CONFLICT = 0.5
+POLARITY_FLIP = 0.75
 _SWITCH = re.compile(
     r"\b(?:switched|moved|migrated|changed|went|converted) (?:over )?from (?P<old>.+?) to\b", re.I
 )
 _GRAMS = re.compile(r"[a-z][a-z'-]*")
 
 
-def _verdict(relation: str, reason: str) -> ConflictVerdict:
-    return ConflictVerdict(relation=relation, reason=reason)  # type: ignore[arg-type]
+def _verdict(relation: Relation, reason: str) -> ConflictVerdict:
+    return ConflictVerdict(relation=relation, reason=reason)
 
 
 def _words(text: str) -> list[str]:
@@ -126,9 +128,14 @@ def classify(existing: str, candidate: str) -> ConflictVerdict:
         and not _more_specific(existing, candidate)
     ):
         return _verdict("refinement", "candidate names a more specific kind of the same thing")
+    old_names, new_names = proper_nouns(existing), proper_nouns(candidate)
+    if old_names and new_names and not old_names & new_names:
+        return _verdict("new", "different names or places, no shared slot")
     score = overlap(old_words, new_words)
-    if negated(existing) != negated(candidate) and score >= SAME:
-        return _verdict("contradiction", f"opposite polarity over the same content ({score:.0%} overlap)")
+    if negated(existing) != negated(candidate):
+        if jaccard(old_words, new_words) >= POLARITY_FLIP:
+            return _verdict("contradiction", f"opposite polarity over the same content ({score:.0%} overlap)")
+        return _verdict("new", "opposite polarity over different content")
     old_numbers, new_numbers = number_set(existing), number_set(candidate)
     if old_numbers and new_numbers and old_numbers != new_numbers and score >= NUMBER_CONFLICT:
         return _verdict(

@@ -16,7 +16,7 @@ _QUESTION_START = re.compile(
     _I,
 )
 _REQUEST = re.compile(
-    r"^(?:please\b|pls\b|plz\b|can you|could you|would you|will you|would you mind|i need you to|"
+    r"^(?:(?:please|pls|plz)\b(?! (?:just )?call me\b| remember\b| note\b| keep in mind\b)|can you|could you|would you|will you|would you mind|i need you to|"
     r"i want you to|i would like you to|i would love (?:it )?if you|i need (?:some )?help|i would like "
     r"(?:a|an|some|the|to know|to ask|to see)\b|help me|let us\b|let's\b|"
     r"(?:write|tell|give|show|make|create|explain|list|recommend|suggest|translate|summari[sz]e|find|"

@@ -194,6 +194,19 @@ def education(c: Clause) -> Fact | None:
     return None
 
 
+MULTI_TOOL_SLOTS = frozenset(
+    {
+        "programming_language",
+        "database",
+        "cloud",
+        "containers",
+        "frontend_framework",
+        "web_framework",
+        "notes_app",
+    }
+)
+
+
 def _tool(raw: str) -> tuple[str, str] | None:
     np = noun_phrase(re.sub(r"^(?:the |a |an )", "", raw.strip(), flags=_I))
     low = np.lower()
@@ -216,12 +229,19 @@ def tech(c: Clause) -> Fact | None:
             return Fact(f"pref:{topic(m.group('a'))}", value, c.text, "Preferences", 3)
         value = new[0] if new else noun_phrase(m.group("b"))
         entities = [t[0] for t in (old, new) if t]
-        return Fact(f"tech:{known[1]}", value.lower(), c.text, "Work", 3, entities=entities)
+        return Fact(_tech_key(known[1], value), value.lower(), c.text, "Work", 3, entities=entities)
     if m := _USE.match(c.text):
         found = _tool(m.group("v"))
         if found:
-            return Fact(f"tech:{found[1]}", found[0].lower(), c.text, "Work", 3, entities=[found[0]])
+            return Fact(
+                _tech_key(found[1], found[0]), found[0].lower(), c.text, "Work", 3, entities=[found[0]]
+            )
     return None
+
+
+def _tech_key(slot: str, tool: str) -> str:
+    """One tool at a time for an editor or runtime; several at once for languages, databases, clouds."""
+    return f"tech:{slot}:{slug(tool)}" if slot in MULTI_TOOL_SLOTS or slot == slug(tool) else f"tech:{slot}"
 
 
 RULES = (occupation, employer, education, tech)
