@@ -20,7 +20,7 @@ from memlane.model.enums import MemoryState
 from memlane.model.errors import MemlaneError, ProviderError
 from memlane.model.filters import Condition
 from memlane.model.ids import deterministic_id, new_id
-from memlane.model.jobs import Job
+from memlane.model.jobs import Job, OpEvent
 from memlane.model.record import utcnow
 from memlane.providers.embed import Embedder
 from memlane.providers.llm.base import MemoryLLM
@@ -140,6 +140,9 @@ class Formation:
                 old_vector = self.backend.vectors(user, [d.target.id]).get(d.target.id)
             ctx = Context(user, job.thread_id, at, self.settings.categories, self.settings.timezone, bands.link)
             planned = plan(ctx, cand, d, vector, neighbours, old_vector)
+            planned.batch.op_events.insert(0, OpEvent(
+                id=new_id(), user_id=user, thread_id=job.thread_id, node="worker", op="search", category=cand.category,
+                sim=neighbours[0].score if neighbours else None, at=at))
             planned.batch.complete_job = job.id
             _fault("before_commit")
             self.backend.apply(planned.batch)
