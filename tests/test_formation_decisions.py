@@ -1,0 +1,443 @@
+"""Memory formation, decision by decision (seed 000 bands and merge policy, seed 003 conflict table and
+flip-flop rule), and the hot path (seed 000/002: candidates at once, caps, validation).
+
+Real parts: the bundled all-MiniLM-L6-v2 embedder, SQLite files. The LLM is a :class:`ScriptedLLM`
+at the provider boundary, so each branch is forced by a declared answer, not by a model's wording.
+Band preconditions on the fixture sentences are asserted, so a changed model fails loudly here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memlane import Memory
+from memlane.formation.bands import Bands, bands_for
+from memlane.model.config import Settings
+from memlane.model.enums import HistoryEvent, MemoryState, MemoryType
+from memlane.model.errors import ValidationError
+from memlane.model.jobs import JobStatus
+from memlane.model.record import MemoryRecord
+from memlane.providers.embed import Embedder
+from tests.formation_helpers import EventLog, ScriptedLLM, cosine, local_embedder, open_memory, wait_until
+
+U = "maya"
+T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+T1 = T0 + timedelta(days=1)
+SEMANTIC: Bands = bands_for("local", MemoryType.SEMANTIC, Settings())
+EPISODIC: Bands = bands_for("local", MemoryType.EPISODIC, Settings())
+
+
+@pytest.fixture(scope="module")
+def emb() -> Embedder:
+    return local_embedder()
+
+
+@pytest.fixture
+def llm() -> ScriptedLLM:
+    return ScriptedLLM()
+
+
+@pytest.fixture
+def mem(tmp_path: Path, llm: ScriptedLLM, emb: Embedder) -> Iterator[Memory]:
+    m = open_memory(str(tmp_path / "m.db"), llm)
+    yield m
+    m.close()
+
+
+def add(mem: Memory, summary: str, at: datetime, **fields: Any) -> None:
+    mem.add_facts([{"summary": summary, **fields}], user_id=U, at=at, wait=True)
+
+
+def active(mem: Memory) -> list[MemoryRecord]:
+    return mem.list(user_id=U)
+
+
+def only(mem: Memory) -> MemoryRecord:
+    recs = active(mem)
+    assert len(recs) == 1, [r.summary for r in recs]
+    return recs[0]
+
+
+def events(mem: Memory, memory_id: str) -> list[HistoryEvent]:
+    return [h.event for h in mem.history(memory_id, user_id=U)]
+
+
+def edges(mem: Memory) -> list[dict[str, Any]]:
+    return [row for row in mem.export_user(U) if row["kind"] == "relation"]
+
+
+def score_in(emb: Embedder, a: str, b: str, low: float, high: float = 1.01) -> float:
+    """Precondition on the fixture sentences: their similarity lies in the band the test is about."""
+    s = cosine(emb, a, b)
+    assert low <= s < high, f"fixture pair moved out of its band [{low}, {high}): {s:.3f} {a!r} / {b!r}"
+    return s
+
+
+def all_jobs_done(mem: Memory) -> bool:
+    return all(j.status is JobStatus.DONE for j in mem.jobs(user_id=U))
+
+
+# --- 1. exact / normalised-text redundancy -------------------------------------------------------
+
+
+@pytest.mark.parametrize("again", ["User lives in Lisbon.", "user lives in   LISBON!"])
+def test_same_text_is_redundant_and_verifies_the_stored_memory(mem: Memory, llm: ScriptedLLM, again: str) -> None:
+    log = EventLog(mem)
+    add(mem, "User lives in Lisbon.", T0, category="Personal")
+    first = only(mem)
+    add(mem, again, T1)
+    rec = only(mem)
+    assert rec.id == first.id and rec.summary == "User lives in Lisbon."
+    assert rec.access_count == first.access_count + 1
+    assert rec.last_verified_at == T1 and first.last_verified_at == T0
+    assert events(mem, rec.id) == [HistoryEvent.ADD, HistoryEvent.MERGE]
+    merge = mem.history(rec.id, user_id=U)[1]
+    assert merge.reason and "redundancy" in merge.reason
+    assert log.kinds() == ["memory.created", "memory.merged"]
+    assert llm.calls == []  # an exact match needs no model
+    assert all_jobs_done(mem)
+
+
+# --- 2. same deterministic key -> supersede ------------------------------------------------------
+
+
+def test_same_key_supersedes_and_the_key_keeps_naming_the_current_fact(mem: Memory) -> None:
+    key = "profile:residence:city"
+    log = EventLog(mem)
+    add(mem, "User lives in Lisbon.", T0, key=key, category="Personal")
+    lisbon = only(mem)
+    add(mem, "User lives in Porto.", T1, key=key, category="Personal")
+
+    current = only(mem)
+    assert current.id == lisbon.id and current.key == key and current.summary == "User lives in Porto."
+    assert current.valid_from == T1 and current.state is MemoryState.ACTIVE
+    old = mem.list(user_id=U, filters={"state": "superseded"}, include_inactive=True)
+    assert [o.summary for o in old] == ["User lives in Lisbon."]
+    archived = old[0]
+    assert archived.id != current.id and archived.valid_to == T1 and archived.superseded_by == current.id
+    assert archived.valid_from == T0
+    assert events(mem, current.id) == [HistoryEvent.ADD, HistoryEvent.SUPERSEDE]
+    for entry in (mem.history(current.id, user_id=U)[1], mem.history(archived.id, user_id=U)[-1]):
+        assert entry.event is HistoryEvent.SUPERSEDE and entry.reason
+        assert entry.old_value and entry.old_value["summary"] == "User lives in Lisbon."
+    changed = log.of("memory.changed_fact")
+    assert len(changed) == 1 and changed[0].memory_id == current.id
+    assert changed[0].data["old_id"] == archived.id and changed[0].data["old_summary"] == "User lives in Lisbon."
+    hits = mem.search("which city does the user live in", user_id=U)
+    assert [h.memory.summary for h in hits] == ["User lives in Porto."]
+
+
+def test_a_contradicting_neighbour_is_closed_and_points_to_the_new_memory(
+    mem: Memory, llm: ScriptedLLM, emb: Embedder
+) -> None:
+    old_text, new_text = "User likes coffee.", "User hates coffee."
+    score_in(emb, old_text, new_text, SEMANTIC.floor)
+    llm.relation(old_text, new_text, "contradiction", "the user changed their mind")
+    log = EventLog(mem)
+    add(mem, old_text, T0)
+    old_id = only(mem).id
+    add(mem, new_text, T1)
+
+    new = only(mem)
+    assert new.summary == new_text and new.id != old_id
+    old = mem.get(old_id, user_id=U)
+    assert old.state is MemoryState.SUPERSEDED and old.valid_to == T1 and old.superseded_by == new.id
+    assert events(mem, old_id) == [HistoryEvent.ADD, HistoryEvent.SUPERSEDE]
+    assert "the user changed their mind" in (mem.history(old_id, user_id=U)[1].reason or "")
+    assert events(mem, new.id) == [HistoryEvent.ADD]
+    assert [e.type for e in log.events][1:] == ["memory.changed_fact", "memory.created"]
+
+
+def test_a_key_keeps_naming_the_current_fact_after_a_correction_without_a_key(
+    mem: Memory, llm: ScriptedLLM, emb: Embedder
+) -> None:
+    """The extractor does not always give a key: a keyed fact corrected by an unkeyed candidate must hand
+    its key on, so the key (``uuid5(user|type::key)``) still names the current fact, and the next keyed
+    correction replaces it instead of reviving or overwriting the closed one."""
+    key = "profile:residence:city"
+    lisbon, porto, madrid = "User lives in Lisbon.", "User now lives in Porto.", "User lives in Madrid."
+    score_in(emb, lisbon, porto, SEMANTIC.floor)
+    score_in(emb, porto, madrid, SEMANTIC.floor)
+    llm.relation(lisbon, porto, "contradiction").relation(porto, madrid, "contradiction")
+    add(mem, lisbon, T0, key=key)
+    key_id = only(mem).id
+    add(mem, porto, T1)  # a correction the extractor gave no key
+    add(mem, madrid, T1 + timedelta(days=1), key=key)
+
+    assert [r.summary for r in active(mem)] == [madrid]
+    everything = mem.list(user_id=U, include_inactive=True)
+    assert sorted(r.summary for r in everything) == sorted([lisbon, porto, madrid])  # nothing overwritten
+    current = mem.get(key_id, user_id=U)
+    assert (current.summary, current.state) == (madrid, MemoryState.ACTIVE)
+
+
+# --- 3. flip-flop rule ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("keyed", [True, False], ids=["same-key", "contradiction"])
+@pytest.mark.parametrize("earlier", [timedelta(hours=1), timedelta(0)], ids=["earlier", "same-instant"])
+def test_a_statement_observed_before_the_stored_one_does_not_replace_it(
+    mem: Memory, llm: ScriptedLLM, emb: Embedder, keyed: bool, earlier: timedelta
+) -> None:
+    stored, older = "User hates coffee.", "User likes coffee."
+    score_in(emb, stored, older, SEMANTIC.floor)
+    llm.relation(stored, older, "contradiction")
+    fields: dict[str, Any] = {"key": "pref:drink:coffee"} if keyed else {}
+    log = EventLog(mem)
+    add(mem, stored, T1, **fields)
+    add(mem, older, T1 - earlier, **fields)  # said in the same hour, but observed first
+
+    everything = mem.list(user_id=U, include_inactive=True)
+    assert [(r.summary, r.state) for r in everything] == [(stored, MemoryState.ACTIVE)]
+    assert everything[0].valid_to is None and everything[0].superseded_by is None
+    assert events(mem, everything[0].id) == [HistoryEvent.ADD]
+    assert log.kinds() == ["memory.created"]
+    assert all_jobs_done(mem)
+
+
+# --- 4. bands: auto-update merge, check band, below band ------------------------------------------
+
+
+def test_auto_band_merges_with_tags_union_and_importance_max(mem: Memory, llm: ScriptedLLM, emb: Embedder) -> None:
+    stored, cand = "User resides in Lisbon.", "User lives in Lisbon."
+    score_in(emb, stored, cand, SEMANTIC.auto)
+    add(mem, stored, T0, category="Personal", importance=2, tags=["home"], entities=["Lisbon"])
+    add(mem, cand, T1, category="Personal", importance=4, tags=["city", "home"], entities=["Portugal"])
+
+    rec = only(mem)
+    assert rec.summary == stored
+    assert rec.tags == ["home", "city"] and rec.entities == ["Lisbon", "Portugal"]
+    assert rec.importance == 4 and rec.access_count == 1 and rec.last_verified_at == T1
+    assert events(mem, rec.id) == [HistoryEvent.ADD, HistoryEvent.MERGE]
+    assert llm.asked("same_fact") == []  # the auto band needs no same-fact check
+
+    add(mem, "User lives in Lisbon, Portugal.", T1 + timedelta(hours=1), importance=1)
+    assert only(mem).importance == 4  # max, never lowered
+
+
+@pytest.mark.parametrize("same", [True, False], ids=["same-fact", "different-fact"])
+def test_check_band_asks_the_same_fact_question(mem: Memory, llm: ScriptedLLM, emb: Embedder, same: bool) -> None:
+    stored, cand = "User likes green tea.", "The user enjoys green tea."
+    score = score_in(emb, stored, cand, SEMANTIC.low, SEMANTIC.auto)
+    llm.same_fact_answer(stored, cand, same)
+    add(mem, stored, T0, tags=["tea"])
+    add(mem, cand, T1, tags=["drinks"])
+
+    assert llm.asked("same_fact") == [(stored, cand)]
+    recs = active(mem)
+    if same:
+        assert [r.summary for r in recs] == [stored]
+        assert recs[0].tags == ["tea", "drinks"] and recs[0].access_count == 1
+        assert events(mem, recs[0].id) == [HistoryEvent.ADD, HistoryEvent.MERGE]
+    else:
+        assert sorted(r.summary for r in recs) == sorted([stored, cand])
+        new = next(r for r in recs if r.summary == cand)
+        assert events(mem, new.id) == [HistoryEvent.ADD]
+        [edge] = edges(mem)
+        old = next(r for r in recs if r.summary == stored)
+        assert (edge["from_id"], edge["to_id"]) == (new.id, old.id)
+        assert edge["strength"] == pytest.approx(score, abs=2e-3)
+
+
+def test_below_the_band_creates_and_links_only_neighbours_above_the_link_band(
+    mem: Memory, llm: ScriptedLLM, emb: Embedder
+) -> None:
+    stored = ["User is allergic to peanuts.", "User is allergic to shellfish.", "User lives in Lisbon."]
+    cand = "User avoids eating nuts."
+    score_in(emb, stored[0], cand, SEMANTIC.link, SEMANTIC.low)  # related, but below the check band
+    for n, text in enumerate(stored):
+        add(mem, text, T0 + timedelta(minutes=n))
+    add(mem, cand, T1)
+
+    recs = {r.summary: r for r in active(mem)}
+    assert set(recs) == {*stored, cand}
+    assert llm.asked("same_fact") == []
+    new = recs[cand]
+    assert events(mem, new.id) == [HistoryEvent.ADD]
+    from_new = {e["to_id"]: e["strength"] for e in edges(mem) if e["from_id"] == new.id}
+    expected = {recs[t].id: cosine(emb, t, cand) for t in stored if cosine(emb, t, cand) >= SEMANTIC.link}
+    assert recs[stored[0]].id in expected and recs[stored[2]].id not in expected
+    assert set(from_new) == set(expected)
+    for memory_id, strength in from_new.items():
+        assert strength == pytest.approx(expected[memory_id], abs=2e-3)
+
+
+# --- 5. episodic merge window ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("later", "merges"), [(timedelta(hours=2), True), (timedelta(days=5), False)],
+                         ids=["2h-later-merges", "5d-later-creates"])
+def test_episodes_merge_only_within_the_merge_window(
+    mem: Memory, emb: Embedder, later: timedelta, merges: bool
+) -> None:
+    first, again = "User went hiking in the Alps with Sam.", "User went hiking in the Alps with Sam on Saturday."
+    score_in(emb, first, again, EPISODIC.auto)
+    assert timedelta(hours=2) < timedelta(hours=Settings().episodic_merge_window_hours) < timedelta(days=5)
+    add(mem, first, T0, type="episodic", category="Personal")
+    add(mem, again, T0 + later, type="episodic", category="Personal")
+
+    recs = active(mem)
+    if merges:
+        assert [r.summary for r in recs] == [first] and recs[0].access_count == 1
+        assert events(mem, recs[0].id) == [HistoryEvent.ADD, HistoryEvent.MERGE]
+    else:
+        assert sorted(r.summary for r in recs) == sorted([first, again])
+        new = next(r for r in recs if r.summary == again)
+        assert new.valid_from == T0 + later and new.date_iso == (T0 + later).date().isoformat()
+
+
+def test_the_same_episode_text_days_later_is_a_new_episode(mem: Memory) -> None:
+    """An exact repeat of an episode outside EPISODIC_MERGE_WINDOW_HOURS happened again: it must not be
+    merged into last week's episode (the window applies before the same-text shortcut)."""
+    add(mem, "User went to the gym.", T0, type="episodic")
+    add(mem, "User went to the gym.", T0 + timedelta(days=5), type="episodic")
+    recs = active(mem)
+    assert sorted(r.valid_from for r in recs if r.valid_from) == [T0, T0 + timedelta(days=5)]
+
+
+# --- 6. relations ---------------------------------------------------------------------------------
+
+
+def test_relations_carry_the_score_and_are_never_duplicated(mem: Memory, emb: Embedder) -> None:
+    beach = "User's dog Luna loves the beach."
+    v3, v4 = "User's dog Luna is 3 years old.", "User's dog Luna is 4 years old."
+    s3 = score_in(emb, beach, v3, SEMANTIC.link, SEMANTIC.low)
+    score_in(emb, beach, v4, SEMANTIC.link, SEMANTIC.low)
+    add(mem, beach, T0)
+    add(mem, v3, T1, key="profile:pet:luna:age")
+    add(mem, v4, T1 + timedelta(days=30), key="profile:pet:luna:age")  # supersedes under the same id
+
+    recs = {r.summary: r for r in active(mem)}
+    assert set(recs) == {beach, v4}
+    rows = edges(mem)
+    pairs = [(e["from_id"], e["to_id"]) for e in rows]
+    assert len(pairs) == len(set(pairs)), pairs
+    luna_to_beach = [e for e in rows if (e["from_id"], e["to_id"]) == (recs[v4].id, recs[beach].id)]
+    assert len(luna_to_beach) == 1 and luna_to_beach[0]["strength"] == pytest.approx(s3, abs=2e-3)
+
+
+# --- 7. hot path ----------------------------------------------------------------------------------
+
+
+def test_add_commits_the_turn_first_and_publishes_candidates_before_any_decision(tmp_path: Path) -> None:
+    path = str(tmp_path / "m.db")
+    llm = ScriptedLLM().will_extract({"summary": "User lives in Lisbon.", "category": "Personal"},
+                                     {"summary": "User plays the violin.", "category": "Hobbies"})
+    mem = open_memory(path, llm)
+    other = open_memory(path, ScriptedLLM())  # another reader of the same file, as another process would be
+    at_extract: list[Any] = []
+    at_candidate: list[Any] = []
+    llm.on_extract = lambda _msgs: at_extract.append(other.jobs(user_id=U))
+    log = EventLog(mem)
+    mem.events.subscribe(lambda e: at_candidate.append((other.jobs(user_id=U), other.list(user_id=U)))
+                         if e.type == "memory.candidate" else None)
+    try:
+        cands = mem.add("I live in Lisbon and I play the violin.", user_id=U, thread_id="t1", at=T0)
+        assert [c.summary for c in cands] == ["User lives in Lisbon.", "User plays the violin."]
+
+        # the turn was a committed job before extraction began
+        [jobs] = at_extract
+        assert [(j.kind, j.status) for j in jobs] == [("turn", JobStatus.RUNNING)]
+        assert jobs[0].payload["messages"][0]["content"] == "I live in Lisbon and I play the violin."
+        # memory.candidate: candidate jobs committed, turn closed, no decision has run yet
+        assert len(at_candidate) == 2
+        jobs, memories = at_candidate[0]
+        assert sorted((j.kind, j.status) for j in jobs) == [
+            ("candidate", JobStatus.PENDING), ("candidate", JobStatus.PENDING), ("turn", JobStatus.DONE)]
+        assert memories == []
+        assert [e.data["summary"] for e in log.of("memory.candidate")] == [c.summary for c in cands]
+
+        # the background worker forms them
+        wait_until(lambda: all_jobs_done(other) and len(other.list(user_id=U)) == 2, what="the worker")
+        kinds = log.kinds()
+        assert kinds.count("memory.created") == 2
+        assert max(i for i, k in enumerate(kinds) if k == "memory.candidate") < kinds.index("memory.created")
+    finally:
+        mem.close()
+        other.close()
+
+
+def test_at_most_max_writes_per_turn_most_important_first(mem: Memory, llm: ScriptedLLM) -> None:
+    facts = [("User plays the violin.", 1), ("User is allergic to peanuts.", 5), ("User lives in Lisbon.", 2),
+             ("User's favourite colour is blue.", 4), ("User works as a nurse.", 3)]
+    llm.will_extract(*({"summary": s, "importance": i} for s, i in facts))
+    log = EventLog(mem)
+    assert Settings().memory_max_writes_per_turn == 3
+    cands = mem.add("a long message with many facts", user_id=U, at=T0, wait=True)
+    kept = ["User is allergic to peanuts.", "User's favourite colour is blue.", "User works as a nurse."]
+    assert [c.summary for c in cands] == kept
+    assert [e.data["summary"] for e in log.of("memory.candidate")] == kept
+    assert sorted(r.summary for r in active(mem)) == sorted(kept)
+    assert log.of("memory.error") == []
+
+
+def test_the_hourly_cap_drops_extra_candidates_with_an_error_and_an_op_event(tmp_path: Path) -> None:
+    llm = ScriptedLLM()
+    mem = open_memory(str(tmp_path / "m.db"), llm, memory_write_rate_limit_per_hour=2)
+    log = EventLog(mem)
+    try:
+        llm.will_extract("User plays the violin.", "User lives in Lisbon.", "User works as a nurse.")
+        first = mem.add("three facts", user_id=U, at=T0, wait=True)
+        assert len(first) == 2
+        llm.will_extract("User's favourite colour is blue.")
+        assert mem.add("one more fact", user_id=U, at=T0, wait=True) == []
+
+        assert sorted(r.summary for r in mem.list(user_id=U)) == sorted(c.summary for c in first)
+        errors = log.of("memory.error")
+        assert [e.data["code"] for e in errors] == ["rate_limited", "rate_limited"]
+        assert "MEMORY_WRITE_RATE_LIMIT_PER_HOUR" in errors[0].data["message"]
+        limited = [e for e in mem.backend.op_events(U) if e.op == "rate_limit"]
+        assert len(limited) == 2 and {e.status for e in limited} == {"skipped"}
+        assert len(log.of("memory.candidate")) == 2
+        assert all_jobs_done(mem)  # a capped turn is finished, not failed
+    finally:
+        mem.close()
+
+
+def test_the_hourly_cap_keeps_the_most_important_candidates(tmp_path: Path) -> None:
+    """MEMORY_MAX_WRITES_PER_TURN keeps the most important candidates; the hourly cap must do the
+    same rather than keep the first ones in extraction order."""
+    llm = ScriptedLLM().will_extract({"summary": "User plays the violin.", "importance": 1},
+                                     {"summary": "User is allergic to peanuts.", "importance": 5},
+                                     {"summary": "User works as a nurse.", "importance": 4})
+    mem = open_memory(str(tmp_path / "m.db"), llm, memory_write_rate_limit_per_hour=2)
+    try:
+        kept = mem.add("three facts", user_id=U, at=T0, wait=True)
+        assert sorted(c.importance for c in kept) == [4, 5]
+    finally:
+        mem.close()
+
+
+BAD_TURNS: list[tuple[Any, dict[str, Any]]] = [
+    ("", {}),
+    ("   ", {}),
+    ([], {}),
+    ([{"role": "user", "content": ""}], {}),
+    ([{"role": "user"}], {}),
+    ([{"role": "wizard", "content": "hi"}], {}),
+    (42, {}),
+    ({"role": "user", "content": "I live in Lisbon."}, {}),
+    ("I live in Lisbon.", {"user_id": ""}),
+    ("I live in Lisbon.", {"user_id": "maya lopez"}),
+    ("I live in Lisbon.", {"user_id": None}),
+    ("I live in Lisbon.", {"at": "yesterday"}),
+    ("I live in Lisbon.", {"at": "2026-13-45"}),
+    ("I live in Lisbon.", {"thread_id": ""}),
+]
+
+
+@pytest.mark.parametrize(("messages", "kwargs"), BAD_TURNS)
+def test_bad_input_to_add_is_refused_and_leaves_no_job(
+    mem: Memory, llm: ScriptedLLM, messages: Any, kwargs: dict[str, Any]
+) -> None:
+    llm.will_extract("User lives in Lisbon.")
+    with pytest.raises(ValidationError):
+        mem.add(messages, **{"user_id": U, **kwargs})
+    assert mem.jobs() == []
+    assert llm.calls == []
+    assert mem.users() == []
