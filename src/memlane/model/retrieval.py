@@ -11,20 +11,28 @@ from memlane.model.record import SearchHit
 
 
 class ContextBlock(BaseModel):
-    """What the assistant is told at a turn: ``text`` is the rendered message."""
+    """What the assistant is told at a turn: ``text`` is the rendered message. The hit lists hold
+    exactly what ``text`` shows; ``dropped`` counts retrieved items left out to stay within budget."""
 
     text: str
     semantic: list[SearchHit] = Field(default_factory=list)
     episodic: list[SearchHit] = Field(default_factory=list)
     sessions: list[SearchHit] = Field(default_factory=list)
-    delta: list[Change] = Field(default_factory=list)
+    delta: list[Change] = Field(default_factory=list)  # the changes shown in the header, newest first
+    since_rev: int | None = None
     rev: int = 0  # the thread's current revision: pass it back as ``since_rev`` next turn
-    tokens: int = 0
+    tokens: int = 0  # estimated (memlane.retrieval.tokens), never above the budget
+    budget_tokens: int = 0
+    dropped: int = 0
 
 
 class QueryResult(BaseModel):
-    """``memory.query`` response: bullets (``{id, category, text}``) or full items."""
+    """``memory.query`` response: bullets (``{id, category, text}``) or full items (summary, metadata,
+    score breakdown). ``categories`` are the ones searched (lower case, as in the allowlist YAML)."""
 
     agent: str
+    mode: str = "bullets"
+    categories: list[str] = Field(default_factory=list)
     items: list[dict[str, Any]] = Field(default_factory=list)
     tokens: int = 0
+    dropped: int = 0  # hits left out to stay within ``budget_tokens``

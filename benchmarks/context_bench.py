@@ -1,0 +1,127 @@
+"""Issue 4 benchmark: context-block latency (``Memory.context``) per user store size, on each backend.
+
+    python benchmarks/context_bench.py --sizes 1000,10000 --backends sqlite,postgres
+
+One user holds ``size`` memories (semantic across categories, episodic, insights, session summaries);
+a few other users hold some too. A thread has change-log rows from formation, so the delta header is
+built on every call. Each timed call embeds its query with the real local model (uncached: the
+memories' vectors are computed once up front and reused for ingest, queries are always embedded).
+Prints p50/p95 of: the context block for agent ``supervisor`` (allowlist filter), the block with no
+agent, ``memory.query`` bullets, and the query embedding alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sys
+from collections.abc import Sequence
+from datetime import timedelta
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+from benchmarks.common import postgres_url, sentences, sqlite_path, summary_ms, timed  # noqa: E402
+from memlane import Memory  # noqa: E402
+from memlane.model.config import Settings  # noqa: E402
+from memlane.model.record import utcnow  # noqa: E402
+from memlane.providers.embed import Embedder, get_embedder  # noqa: E402
+
+USER = "bench"
+CATEGORIES = ["Personal", "Preferences", "Health", "Relationships", "Work", "Finance", "Goals", "Tasks",
+              "Projects", "Travel", "Interests", "Other"]
+QUERIES = ["what music does the user like?", "is the user allergic to anything?", "where does the user travel?",
+           "what is the user learning?", "what did the user buy?", "what does the user's dog like?",
+           "what did we talk about last week?", "remind me of the user's goals", "how is the budget going?",
+           "what are the open tasks?", "anything about the user's sister?", "plans for the weekend?"]
+FACTS = ["User's preferred name is Ana.", "User wants to ship v1 by September.",
+         "User is lactose intolerant.", "User started learning Japanese.", "User's dog Luna is 4 years old."]
+
+
+class Precomputed(Embedder):
+    """Vectors of known texts from a table (computed once for every run); anything else (the timed
+    queries) goes to the real model every time."""
+
+    def __init__(self, inner: Embedder, table: dict[str, list[float]]) -> None:
+        self.inner, self.table = inner, table
+        self.name, self.model, self.dims = inner.name, inner.model, inner.dims
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        missing = [t for t in texts if t not in self.table]
+        fresh = dict(zip(missing, self.inner.embed(missing), strict=True)) if missing else {}
+        return [self.table.get(t) or fresh[t] for t in texts]
+
+
+def items_for(user: str, size: int, seed: int) -> list[dict[str, object]]:
+    rng = random.Random(seed)
+    now = utcnow()
+    out: list[dict[str, object]] = []
+    for i, text in enumerate(sentences(size, seed=seed)):
+        roll = rng.random()
+        item: dict[str, object] = {"summary": text, "user_id": user, "category": rng.choice(CATEGORIES),
+                                   "importance": rng.randint(1, 5)}
+        if roll < 0.15:
+            item.update(type="episodic", at=now - timedelta(days=rng.uniform(0, 180)))
+        elif roll < 0.20:
+            item.update(type="session", category="Conversation_Summary", tags=["topic", f"t{i % 40}"],
+                        at=now - timedelta(days=rng.uniform(0, 90)))
+        elif roll < 0.23:
+            item.update(type="insight", category="Relationship_Dynamic")
+        out.append(item)
+    return out
+
+
+def run(backend: str, size: int, calls: int, others: int, model: Embedder, table: dict[str, list[float]]) -> None:
+    ctx = sqlite_path() if backend == "sqlite" else postgres_url()
+    with ctx as location:
+        mem = Memory(location, embedder=Precomputed(model, table), settings=Settings(db=location))
+        data = items_for(USER, size, seed=size) + [
+            it for u in range(others) for it in items_for(f"other{u}", 500, seed=size + u + 1)]
+        for i in range(0, len(data), 256):
+            mem.put_many(data[i: i + 256])
+        mem.add_facts([{"summary": f, "category": "Personal" if "name" in f else "Other"} for f in FACTS],
+                      user_id=USER, thread_id="t1", wait=True)
+        rev = mem.context("warm up", user_id=USER, thread_id="t1").rev
+        rng = random.Random(3)
+        picks = [rng.choice(QUERIES) for _ in range(calls)]
+
+        def series(fn: object) -> list[float]:
+            return [t for q in picks for t in timed(lambda q=q: fn(q), 1)]  # type: ignore[operator]
+
+        sup = series(lambda q: mem.context(q, user_id=USER, thread_id="t1", since_rev=max(0, rev - 3),
+                                           agent="supervisor"))
+        plain = series(lambda q: mem.context(q, user_id=USER, thread_id="t1", since_rev=max(0, rev - 3)))
+        query = series(lambda q: mem.query(q, user_id=USER, agent="planner", top_k=3, budget_tokens=256))
+        embed = series(lambda q: model.embed_one(q))
+        block = mem.context(picks[0], user_id=USER, thread_id="t1", since_rev=max(0, rev - 3), agent="supervisor")
+        mem.close()
+    print(f"{backend:8s} {size:>6,} memories/user: context(agent=supervisor) {summary_ms(sup)} | "
+          f"context(no agent) {summary_ms(plain)} | memory.query bullets {summary_ms(query)} | "
+          f"query embedding alone {summary_ms(embed)} | block {block.tokens} tokens, "
+          f"{len(block.semantic)}+{len(block.episodic)}+{len(block.sessions)} items, {len(block.delta)} delta",
+          flush=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sizes", default="1000,10000")
+    ap.add_argument("--backends", default="sqlite,postgres")
+    ap.add_argument("--calls", type=int, default=200)
+    ap.add_argument("--others", type=int, default=2, help="other users with 500 memories each")
+    ap.add_argument("--embedder", default="local", help="registry name of the query embedder (local, hash)")
+    args = ap.parse_args()
+    model = get_embedder(args.embedder, cache_size=0)
+    sizes = [int(s) for s in args.sizes.split(",")]
+    texts = list(dict.fromkeys(
+        str(it["summary"]) for size in sizes
+        for it in items_for(USER, size, seed=size) + [
+            x for u in range(args.others) for x in items_for(f"other{u}", 500, seed=size + u + 1)]))
+    table = {t: v for i in range(0, len(texts), 256)
+             for t, v in zip(texts[i: i + 256], model.embed(texts[i: i + 256]), strict=True)}
+    for backend in args.backends.split(","):
+        for size in sizes:
+            run(backend, size, args.calls, args.others, model, table)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,232 @@
+"""The context block (seed 000's context node, seed 002's ``memory_context``, seed 004's session block):
+what the assistant is told about the user at a turn, within a token budget.
+
+Order is priority: the delta header (seed 001 §1) when memories changed since the revision the thread
+last saw, then semantic memories (context-mode ``all`` categories always, the rest by relevance), then
+1-3 recent episodic memories relevant to the query, then relevant session summaries. Items are added in
+that order until the next one would exceed the budget; the rest are counted in ``dropped``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from memlane.model.config import Settings
+from memlane.model.enums import MemoryState, MemoryType
+from memlane.model.errors import ValidationError
+from memlane.model.filters import Condition
+from memlane.model.jobs import Change
+from memlane.model.record import MemoryRecord, SearchHit
+from memlane.model.retrieval import ContextBlock
+from memlane.providers.embed import Embedder
+from memlane.retrieval.allowlist import CategoryConfig, load_categories
+from memlane.retrieval.query import check_query
+from memlane.retrieval.rerank import composite
+from memlane.retrieval.search import SearchRequest, search
+from memlane.retrieval.tokens import Budget, check_budget, estimate_tokens, truncate
+from memlane.storage.base import Backend
+
+EPISODIC_MAX = 3  # seed 002: "include 1-3 recent episodic"
+ITEM_MAX_CHARS = 280  # seed 001 §9: items are at most 280 characters
+SESSION_MAX_CHARS = 420  # seed 004: max chars per session summary snippet
+ALWAYS_POOL = 10  # newest memories of context-mode `all` categories considered per block
+DELTA_MAX = 3  # seed 001 §1: at most 3 bullets
+DELTA_WINDOW = 50  # the newest change-log rows considered
+DELTA_LABELS = {"created": "+created", "updated": "↑updated", "merged": "↔merged", "superseded": "↑superseded",
+                "deleted": "−deleted", "soft_deleted": "−deleted", "purged": "−purged", "restored": "↺restored"}
+SEMANTIC_TYPES = [MemoryType.SEMANTIC.value, MemoryType.INSIGHT.value]
+HEADERS = {
+    "semantic": "Known about the user:",
+    "episodic": "Recent events:",
+    "sessions": "Relevant earlier session summaries:",
+}
+
+
+class _OnceEmbedder(Embedder):
+    """Embeds the turn's query once for the block's several filtered searches (cache or not)."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner = inner
+        self.name, self.model, self.dims = inner.name, inner.model, inner.dims
+        self._memo: dict[str, list[float]] = {}
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        todo = [t for t in dict.fromkeys(texts) if t not in self._memo]
+        if todo:
+            self._memo.update(zip(todo, self.inner.embed(todo), strict=True))
+        return [self._memo[t] for t in texts]
+
+
+def build_context(
+    backend: Backend,
+    embedder: Embedder,
+    settings: Settings,
+    *,
+    query: str,
+    user_id: str,
+    thread_id: str | None,
+    since_rev: int | None,
+    budget_tokens: int | None,
+    agent: str | None,
+    now: datetime,
+) -> ContextBlock:
+    text = check_query(query)
+    limit = check_budget(budget_tokens, settings.memory_context_budget_tokens)
+    if since_rev is not None and (isinstance(since_rev, bool) or not isinstance(since_rev, int) or since_rev < 0):
+        raise ValidationError(f"since_rev must be a revision number (an integer from 0), got {since_rev!r}; "
+                              "pass the `rev` of the previous context block, or omit it on a thread's first turn")
+    cfg = load_categories(settings)
+    allowed = None if agent is None else cfg.allowed(agent)
+    thread = thread_id or ""
+    rev = backend.thread_revision(user_id, thread)
+    block = ContextBlock(text="", since_rev=since_rev, rev=rev, budget_tokens=limit or 0)
+    changes = delta_lines(backend, user_id, thread, since_rev, rev, allowed) if since_rev is not None else []
+    sections = _retrieve(backend, _OnceEmbedder(embedder), settings, cfg, text, user_id, allowed, now)
+    _render(block, changes, sections, cfg, settings.timezone, Budget(limit))
+    return block
+
+
+def _retrieve(
+    backend: Backend, embedder: Embedder, settings: Settings, cfg: CategoryConfig, query: str,
+    user_id: str, allowed: tuple[str, ...] | None, now: datetime,
+) -> dict[str, list[SearchHit]]:
+    """Two vector searches (semantic; episodic with sessions) and, for context-mode ``all``
+    categories, a listing that needs no search."""
+    out: dict[str, list[SearchHit]] = {"semantic": [], "episodic": [], "sessions": []}
+    if allowed is not None and not allowed:
+        return out
+    floor = settings.memory_score_threshold or None
+    scope = [Condition("state", "$eq", MemoryState.ACTIVE.value)]
+    if allowed is not None:
+        scope.append(Condition("category", "$in", list(allowed)))
+
+    def run(conds: list[Condition], limit: int) -> list[SearchHit]:
+        req = SearchRequest(user_id=user_id, query=query, conditions=[*scope, *conds], now=now, limit=limit,
+                            threshold=floor)
+        return search(backend, embedder, settings, req)
+
+    topn = settings.memory_context_topn
+    semantic = Condition("type", "$in", SEMANTIC_TYPES)
+    found = run([semantic], topn)
+    always = cfg.always(allowed)
+    if always:
+        listed = _always(backend, settings, user_id, [*scope, semantic], always, now)
+        seen = {h.memory.id: h for h in found}
+        picked = [seen.pop(h.memory.id, h) for h in listed]  # a searched hit keeps its similarity
+        found = picked + [h for h in found if h.memory.id in seen]
+    out["semantic"] = found
+    sessions = settings.context_session_max_retrieved if settings.context_session_memory_enabled else 0
+    types = [MemoryType.EPISODIC.value] + ([MemoryType.SESSION.value] if sessions > 0 else [])
+    timed = run([Condition("type", "$in", types)], EPISODIC_MAX + sessions)
+    out["episodic"] = [h for h in timed if h.memory.type is MemoryType.EPISODIC][:EPISODIC_MAX]
+    out["sessions"] = [h for h in timed if h.memory.type is MemoryType.SESSION][:sessions]
+    return out
+
+
+def _always(
+    backend: Backend, settings: Settings, user_id: str, conds: list[Condition], always: tuple[str, ...],
+    now: datetime,
+) -> list[SearchHit]:
+    """Context mode ``all``: the categories' pinned and newest memories (a listing, not a search: their
+    breakdown has similarity 0), best ``memory_context_topn`` by importance, recency and pinning."""
+    conds = [*conds, Condition("category", "$in", list(always))]
+    topn = settings.memory_context_topn
+    pool = {r.id: r for r in backend.list(user_id, [*conds, Condition("pinned", "$eq", True)], limit=topn)}
+    pool.update((r.id, r) for r in backend.list(user_id, conds, limit=ALWAYS_POOL) if r.id not in pool)
+    hits = []
+    for rec in pool.values():
+        b = composite(rec, 0.0, now, settings.memory_rerank_weights,
+                      half_life_days=settings.memory_recency_half_life_days)
+        hits.append(SearchHit(memory=rec, score=b.final, breakdown=b))
+    hits.sort(key=lambda h: h.score, reverse=True)
+    return hits[:topn]
+
+
+def delta_lines(
+    backend: Backend, user_id: str, thread: str, since_rev: int, rev: int, allowed: tuple[str, ...] | None
+) -> list[tuple[Change, str]]:
+    """Seed 001 §1: the thread's changes after ``since_rev`` (up to ``rev``), latest per memory, newest
+    first, at most :data:`DELTA_MAX`, as bullets; with an agent, only changes in its allowlist."""
+    if since_rev >= rev:
+        return []
+    rows = [c for c in backend.changes_since(user_id, thread, max(since_rev, rev - DELTA_WINDOW),
+                                             limit=DELTA_WINDOW) if c.rev <= rev]
+    latest = list({c.memory_id: c for c in rows}.values())[::-1]
+    lookup = [c.memory_id for c in latest if "category" not in c.meta or c.event == "merged"]
+    records = {r.id: r for r in backend.get_many(user_id, lookup)} if lookup else {}
+    out: list[tuple[Change, str]] = []
+    for change in latest:
+        rec = records.get(change.memory_id)
+        category = change.meta.get("category") or (rec.category if rec else None)
+        if allowed is not None and category not in allowed:
+            continue
+        summary = rec.summary if rec and change.event == "merged" else change.meta.get("summary", "")
+        label = DELTA_LABELS.get(change.event, change.event)
+        imp = change.meta.get("importance")
+        tail = f" (imp={imp})" if change.event == "created" and imp is not None else ""
+        line = f"- {label}: [{category or 'Other'}] {truncate(str(summary), ITEM_MAX_CHARS)}{tail}"
+        out.append((change, line))
+        if len(out) == DELTA_MAX:
+            break
+    return out
+
+
+def _render(
+    block: ContextBlock, changes: list[tuple[Change, str]], sections: dict[str, list[SearchHit]],
+    cfg: CategoryConfig, tz: str, budget: Budget,
+) -> None:
+    lines: list[str] = []
+    pending = len(changes) + sum(len(v) for v in sections.values())
+    for n, (change, line) in enumerate(changes):
+        first = [f"Memory updates since rev {block.since_rev}:"] if n == 0 else []
+        if not budget.take("\n".join([*first, line]) + "\n"):
+            block.dropped = pending
+            break
+        lines += [*first, line]
+        block.delta.append(change)
+        pending -= 1
+    else:
+        zone = ZoneInfo(tz)
+        for name, hits in sections.items():
+            shown: list[SearchHit] = getattr(block, name)
+            for hit in hits:
+                line = _line(name, hit.memory, cfg, zone)
+                first = [HEADERS[name]] if not shown else []
+                if not budget.take("\n".join([*first, line]) + "\n"):
+                    block.dropped = pending
+                    break
+                lines += [*first, line]
+                shown.append(hit)
+                pending -= 1
+            if block.dropped:
+                break
+    block.text = "\n".join(lines)
+    block.tokens = estimate_tokens(block.text)
+
+
+def _line(section: str, rec: MemoryRecord, cfg: CategoryConfig, zone: ZoneInfo) -> str:
+    cap = cfg.policy(rec.category).rag_length
+    if section == "sessions":
+        when = _window(rec, zone)
+        topics = f" (topics: {', '.join(rec.tags[:4])})" if rec.tags else ""
+        return f"- {when}{truncate(rec.summary, cap or SESSION_MAX_CHARS)}{topics}"
+    summary = truncate(rec.summary, cap or ITEM_MAX_CHARS)
+    if section == "episodic":
+        day = rec.date_iso or (rec.valid_from or rec.created_at).astimezone(zone).date().isoformat()
+        return f"- {day}: [{rec.category}] {summary}"
+    return f"- [{rec.category}] {summary}"
+
+
+def _window(rec: MemoryRecord, zone: ZoneInfo) -> str:
+    start: Any = rec.valid_from
+    if start is None:
+        return ""
+    start = start.astimezone(zone)
+    text = start.strftime("%Y-%m-%d %H:%M")
+    if rec.valid_to is not None:
+        end = rec.valid_to.astimezone(zone)
+        text += "–" + end.strftime("%H:%M" if end.date() == start.date() else "%Y-%m-%d %H:%M")
+    return text + ": "
