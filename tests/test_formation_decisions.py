@@ -353,7 +353,7 @@ def test_add_commits_the_turn_first_and_publishes_candidates_before_any_decision
         assert [e.data["summary"] for e in log.of("memory.candidate")] == [c.summary for c in cands]
 
         # the background worker forms them
-        wait_until(lambda: all_jobs_done(other) and len(other.list(user_id=U)) == 2, what="the worker")
+        wait_until(lambda: all_jobs_done(other) and len(other.list(user_id=U)) == 2, timeout=30.0, what="the worker")
         kinds = log.kinds()
         assert kinds.count("memory.created") == 2
         assert max(i for i, k in enumerate(kinds) if k == "memory.candidate") < kinds.index("memory.created")
