@@ -186,6 +186,22 @@ POSITIVE: list[tuple[tuple[str, ...], str, dict[str, Any]]] = [
     ),
     (("I live in Graz, should I move to Vienna?",), r"lives in Graz", {"key": "profile:residence:city"}),
     (("Thanks! By the way, I'm a nurse.",), r"works as a nurse", {"key": "profile:occupation"}),
+    (("I'm pescatarian, is squid ok?",), r"User is pescatarian", {"key": "profile:diet"}),
+    # subject left out, or shared by two verbs
+    (("Morning! Just moved to Denver.",), r"moved to Denver", {"key": "profile:residence:city"}),
+    (("I quit my job as a banker and became a baker.",), r"works as a baker", {"key": "profile:occupation"}),
+    (("I like rock and love opera.",), r"loves opera", {"key": "pref:opera"}),
+    (("My dog, Rex, is 4.",), r"^User's dog Rex is 4 years old", {"key": "profile:pet:rex:age"}),
+    (
+        ("I got a new kitten, her name is Tilly.",),
+        r"kitten named Tilly",
+        {"key": "profile:pet:tilly:species"},
+    ),
+    # notable events are episodic; small talk about the day is not stored (see NEGATIVE)
+    (("I bought my first flat!",), r"bought their first flat", {"type": EPI}),
+    (("I ran my first half marathon last Sunday.",), r"ran their first half marathon", {"type": EPI}),
+    # a name that "turned N" without context: attributed to that name, not to the user
+    (("Pip turned 2 last week!",), r"^User mentioned that Pip is 2 years old\.$", {"key": None}),
 ]
 
 
@@ -227,6 +243,11 @@ NEGATIVE = [
     "lol",
     "I love this answer!",
     "My password is swordfish42.",
+    "I went to the gym.",
+    "I bought milk yesterday.",
+    "I met a friend for lunch.",
+    "I'm turning 40 next month, what should I do?",
+    "I passed!",
     "",
     "   ",
     "🙂🎉🙃",

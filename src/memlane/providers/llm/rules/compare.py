@@ -8,7 +8,7 @@ notion of a slot as extraction. Texts the rules do not recognise fall back to wo
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 
 from memlane.providers.llm.rules.build import subject_key
@@ -106,62 +106,91 @@ def proper_nouns(text: str) -> frozenset[str]:
 
 
 @dataclass(frozen=True)
-class Reading:
-    """One summary as the rules understand it."""
+class Who:
+    """The subject of a summary: the user, a relation or pet (noun, name), or a named someone."""
 
-    text: str
-    key: str | None = None
-    value: str = ""
-    positive: bool = True
-    subject: str = "user"
-    category: str | None = None
-    subject_words: frozenset[str] = field(default_factory=frozenset)
+    kind: str = "user"
+    noun: str = ""
+    name: str = ""
+
+    def __str__(self) -> str:
+        return ":".join(p for p in (self.kind, self.noun, self.name) if p)
 
     @property
     def words(self) -> frozenset[str]:
-        return content_words(self.text, self.subject_words)
+        return frozenset(w for w in (*self.noun.split(), self.name) if w)
+
+
+USER = Who()
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One summary as the rules understand it. ``slot`` is the rule's key before the subject's namespace."""
+
+    text: str
+    key: str | None = None
+    slot: str | None = None
+    value: str = ""
+    positive: bool = True
+    who: Who = USER
+    category: str | None = None
+
+    @property
+    def words(self) -> frozenset[str]:
+        return content_words(self.text, self.who.words)
 
 
 _SUBJECT_HEAD = re.compile(
     r"^(?:the )?user's\s+((?:[a-z][\w-]*\s+){0,2}?[a-z][\w-]*)(?:\s+([A-Z][\w'-]+))?", re.I
 )
+_MENTIONED = re.compile(r"^User mentioned that ([A-Z][\w'-]+)")
 
 
-def _text_subject(summary: str) -> tuple[str, frozenset[str]]:
+def _text_subject(summary: str) -> Who:
+    if m := _MENTIONED.match(summary.strip()):
+        return Who("entity", "", m.group(1).lower())
     m = _SUBJECT_HEAD.match(summary.strip())
     if m:
         for size in (3, 2, 1):
             noun = " ".join(m.group(1).split()[:size])
             found = pet_or_relation(noun)
             if found:
-                name = m.group(2) or ""
-                tokens = frozenset(w.lower() for w in (*noun.split(), name) if w)
-                return f"{found[0]}:{found[1]}:{name.lower()}".rstrip(":"), tokens
-    return "user", frozenset()
+                return Who(found[0], found[1], (m.group(2) or "").lower())
+    return USER
 
 
 @lru_cache(maxsize=4096)
 def read(summary: str) -> Reading:
-    subject, subject_words = _text_subject(summary)
+    who = _text_subject(summary)
     found, _ = facts_in(summary_to_first_person(summary), Registry())
     if not found:
-        return Reading(summary, positive=not negated(summary), subject=subject, subject_words=subject_words)
-    fact, who = found[0]
-    if who.kind in ("pet", "relation"):
-        subject = f"{who.kind}:{who.noun}:{(who.name or '').lower()}".rstrip(":")
-        subject_words = frozenset(w.lower() for w in (*(who.noun or "").split(), who.name or "") if w)
-    elif who.kind in ("user", "group"):
-        subject, subject_words = "user", frozenset()
-    category = "Relationships" if who.kind == "relation" else fact.category
-    return Reading(
-        summary,
-        subject_key(fact.key, who),
-        fact.value.lower().strip(),
-        fact.positive,
-        subject,
-        category,
-        subject_words,
-    )
+        return Reading(summary, positive=not negated(summary), who=who)
+    fact, subject = found[0]
+    if subject.kind in ("pet", "relation", "entity"):
+        who = Who(subject.kind, subject.noun or "", (subject.name or "").lower())
+    elif subject.kind in ("user", "group"):
+        who = USER
+    category = "Relationships" if subject.kind == "relation" else fact.category
+    key = subject_key(fact.key, subject)
+    return Reading(summary, key, fact.key, fact.value.lower().strip(), fact.positive, who, category)
+
+
+def same_subject(a: Reading, b: Reading) -> bool:
+    x, y = a.who, b.who
+    if x == y:
+        return True
+    if "entity" in (x.kind, y.kind):  # "User mentioned that Luna ..." vs "User's dog Luna ..."
+        return bool(x.name) and x.name == y.name
+    # "User's dog" vs "User's dog Luna": same kind and noun, one name missing
+    return x.kind == y.kind != "user" and x.noun == y.noun and not (x.name and y.name)
+
+
+def same_slot(a: Reading, b: Reading) -> bool:
+    """Same key, or the same rule slot for the same named subject (when one side has no key)."""
+    if a.key and a.key == b.key:
+        return True
+    return bool(a.slot) and a.slot == b.slot and same_subject(a, b) and "entity" in (a.who.kind, b.who.kind)
 
 
 def same_value(a: Reading, b: Reading) -> bool:
@@ -171,11 +200,3 @@ def same_value(a: Reading, b: Reading) -> bool:
     return content_words(a.value) == content_words(b.value) != frozenset() and number_set(
         a.value
     ) == number_set(b.value)
-
-
-def same_subject(a: Reading, b: Reading) -> bool:
-    if a.subject == b.subject:
-        return True
-    # "User's dog" vs "User's dog Luna": same kind and noun, one name missing
-    pa, pb = a.subject.split(":"), b.subject.split(":")
-    return len(pa) >= 2 and len(pb) >= 2 and pa[:2] == pb[:2] and (len(pa) == 2 or len(pb) == 2)

@@ -19,6 +19,7 @@ from memlane.providers.llm.rules.compare import (
     overlap,
     proper_nouns,
     read,
+    same_slot,
     same_subject,
     same_value,
 )
@@ -78,9 +79,26 @@ def _diet_clash(old: Reading, new: Reading) -> bool:
 
 
 def _more_specific(specific: str, general: str) -> bool:
-    """``golden retriever`` under ``dog``, ``TypeScript`` under ``JavaScript``, a city under a country."""
+    """``golden retriever`` under ``dog``, ``TypeScript`` under ``JavaScript``, ``steak`` under ``meat``."""
     general_grams = _grams(general)
-    return any(HYPERNYMS.get(g) in general_grams for g in _grams(specific))
+    for gram in _grams(specific):
+        if HYPERNYMS.get(gram) in general_grams:
+            return True
+        if any(
+            gram in foods and gram != group and group in general_grams for group, foods in FOOD_GROUPS.items()
+        ):
+            return True
+    return False
+
+
+def _family(r: Reading) -> str:
+    """Slots that can refine one another: tastes (likes and diet), pets, tech, or the key itself."""
+    key = r.key or r.slot or ""
+    if key.startswith(("pref:", "profile:diet")) or ":pref:" in key:
+        return "taste"
+    if key.startswith(("profile:pet", "tech:")):
+        return key.split(":")[1] if key.startswith("tech:") else "pet"
+    return key
 
 
 def _is_country(value: str) -> bool:
@@ -89,7 +107,7 @@ def _is_country(value: str) -> bool:
 
 
 def _same_slot(old: Reading, new: Reading) -> ConflictVerdict:
-    slot = old.key
+    slot = old.key or old.slot
     if old.positive != new.positive:
         return _verdict("contradiction", f"same slot {slot}, opposite polarity")
     if same_value(old, new):
@@ -113,8 +131,8 @@ def classify(existing: str, candidate: str) -> ConflictVerdict:
         return _verdict("redundancy", "identical text")
     old, new = read(existing), read(candidate)
     if not same_subject(old, new):
-        return _verdict("new", f"about different subjects ({old.subject} vs {new.subject})")
-    if old.key and old.key == new.key:
+        return _verdict("new", f"about different subjects ({old.who} vs {new.who})")
+    if same_slot(old, new):
         return _same_slot(old, new)
     if _diet_clash(old, new):
         return _verdict("contradiction", "a diet or food statement contradicts the other")
@@ -124,6 +142,7 @@ def classify(existing: str, candidate: str) -> ConflictVerdict:
     old_words, new_words = old.words, new.words
     if (
         old.positive == new.positive
+        and _family(old) == _family(new) != ""
         and _more_specific(candidate, existing)
         and not _more_specific(existing, candidate)
     ):

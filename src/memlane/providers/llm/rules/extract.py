@@ -30,6 +30,11 @@ _IMPORTANT = re.compile(
     r"keep in mind|make sure you remember)\b",
     re.IGNORECASE,
 )
+_AUX_START = re.compile(
+    r"(?:is|are|am|was|were|do|does|did|can|could|should|would|will|shall|may|what|where|when|why|how|who|which|"
+    r"any)\b",
+    re.IGNORECASE,
+)
 _NO_FACT = "no durable first-person fact recognised"
 
 
@@ -54,6 +59,11 @@ def facts_in(text: str, registry: Registry) -> tuple[list[tuple[Fact, Subject]],
     reasons: list[str] = []
     for sentence, terminator in sentences(text):
         parts = clauses(sentence)
+        if terminator == "?" and len(parts) == 1 and ", " in sentence:
+            # "I'm vegan, is honey ok?": a statement, then the question
+            head, tail = sentence.rsplit(", ", 1)
+            if filters.starts_with_subject(head) and _AUX_START.match(tail):
+                parts = [head, tail]
         for index, raw in enumerate(parts):
             part = strip_fillers(raw)
             if not part:

@@ -25,7 +25,20 @@ _IRREGULAR_PAST = words("""was were had did went got made took bought sold ran w
     fell felt kept led meant rode sat slept spoke stood swam taught threw understood woke wore""")
 _THIRD = {"am": "is", "are": "is", "have": "has", "do": "does", "go": "goes", "be": "is", "'m": "is"}
 _PLURAL = {"am": "are", "is": "are", "has": "have", "does": "do", "was": "were"}
-_FIRST = {"is": "am", "are": "am", "'s": "am", "has": "have", "does": "do", "were": "was", "goes": "go"}
+_FIRST = {
+    "is": "am",
+    "are": "am",
+    "'s": "am",
+    "has": "have",
+    "does": "do",
+    "were": "was",
+    "goes": "go",
+    "doesn't": "don't",
+    "isn't": "am not",
+    "aren't": "am not",
+    "hasn't": "haven't",
+    "weren't": "wasn't",
+}
 _USER_PRONOUNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(p), r)
     for p, r in (
@@ -150,6 +163,8 @@ def finish(summary: str, max_chars: int = MAX_CHARS) -> str:
 def summary_to_first_person(summary: str) -> str:
     """``"User's dog Luna is 4."`` -> ``"my dog Luna is 4"``; ``"User lives in Oslo."`` -> ``"I live in Oslo"``."""
     text = tidy(summary.strip().rstrip("."))
+    if m := re.match(r"user mentioned that (?=[A-Z])", text, re.IGNORECASE):
+        return text[m.end() :]
     text = re.sub(r"\btheir\b", "my", text)
     text = re.sub(r"\bthemselves\b", "myself", text)
     text = re.sub(r"\btheirs\b", "mine", text)

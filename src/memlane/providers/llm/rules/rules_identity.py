@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from memlane.providers.llm.rules.facts import Clause, Fact
-from memlane.providers.llm.rules.helpers import DATE, place, split_list, strip_past_time
+from memlane.providers.llm.rules.helpers import DATE, DAY_ONLY, place, split_list, strip_past_time
 from memlane.providers.llm.rules.lexicon import NOT_NAMES, TRAITS
 from memlane.providers.llm.rules.lexicon_world import COUNTRIES, DEMONYMS, LANGUAGES, NUMBER_WORDS, TECH_SLOTS
 from memlane.providers.llm.rules.text import parse_number, slug
@@ -20,7 +20,7 @@ _CALL_ME = re.compile(
 )
 _I_AM_NAME = re.compile(r"^I am (?P<v>[A-Z][\w'-]+(?: [A-Z][\w'-]+)?)$")
 _AGE = re.compile(
-    rf"^I (?:am|have just turned|just turned|turned|recently turned|am now|am turning)(?: now| just| almost| "
+    rf"^I (?:am|have just turned|just turned|turned|recently turned|am now)(?: now| just| almost| "
     rf"nearly)? {_NUM}(?: (?P<unit>years?|months?|weeks?)(?: old| young)?| yo| y/?o)?(?: now| today| this year|"
     rf" old)?$",
     _I,
@@ -102,14 +102,14 @@ def age(c: Clause) -> Fact | None:
     rest = m.groupdict().get("rest")
     if rest:
         text = f"I am a {m.group('n')}-{unit.rstrip('s')}-old{rest}"
-    return Fact("profile:age", m.group("n"), text, "Personal", 3, entities=[m.group("n")])
+    return Fact("profile:age", m.group("n"), text, "Personal", 4, entities=[m.group("n")])
 
 
 def birthday(c: Clause) -> Fact | None:
     if m := _BORN_YEAR.match(c.text):
         y = m.group("y")
         return Fact("profile:birth_year", y, f"I was born in {y}", "Personal", 3, entities=[y])
-    if (m := _BIRTHDAY.match(c.text)) and (d := DATE.search(m.group("v"))):
+    if (m := _BIRTHDAY.match(c.text)) and (d := DATE.search(m.group("v")) or DAY_ONLY.search(m.group("v"))):
         date = d.group(0)
         return Fact("profile:birthday", date, f"my birthday is on {date}", "Personal", 4, entities=[date])
     if (m := _BORN_PLACE.match(c.text)) and (p := place(m.group("v"))):

@@ -19,7 +19,8 @@ _HAVE = re.compile(
     _I,
 )
 _NAMES = re.compile(
-    r"^(?P<noun>[a-z][\w' -]*?)(?:,? (?:named|called|whose names? (?:is|are)) |, )"
+    r"^(?P<noun>[a-z][\w' -]*?)(?:,? (?:named|called|whose names? (?:is|are)) |,? (?:and )?(?:her|his|its|their) "
+    r"names? (?:is|are) |, )"
     r"(?P<names>[A-Z][\w'-]*(?:(?:,| and|,? &) [A-Z][\w'-]*)*)(?P<tail>.*)$"
 )
 _NO_KIDS = re.compile(
@@ -48,7 +49,7 @@ _SAVINGS_ARE = re.compile(
 )
 _LOAN = re.compile(
     r"^I (?:am paying off|am paying back|have|owe|am repaying|still have|still owe|took out|am still paying off|"
-    r"got) (?:an? |my |the )?(?:(?P<amt1>[€$£]?\d[\d,.]*k?(?: euros?| dollars?| pounds?)?) (?:in |of )?)?(?P<kind>student|"
+    r"got) (?:an? |my |the )?(?:(?P<amt1>[€$£]?\d[\d,.]*k?(?: euros?| dollars?| pounds?)?) (?:(?:in|of|on|for) (?:my |a |an |the )?)?)?(?P<kind>student|"
     r"car|personal|home|business|credit card|bank)? ?(?P<what>loans?|debt|mortgage)(?: of (?P<amt2>.+))?",
     _I,
 )

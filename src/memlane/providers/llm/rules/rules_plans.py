@@ -59,13 +59,17 @@ _NOT_GOALS = re.compile(
 )
 _EVENT = re.compile(
     r"^I (?:just |recently |finally |officially |also |have |had )*(?P<verb>got (?:promoted|married|engaged|"
-    r"divorced|hired|fired|laid off|a promotion|a raise|accepted|into|my|a new|a job|my license|my licence|"
-    r"certified|vaccinated)|passed|failed|finished|completed|graduated|started|quit|joined|left|won|lost|"
-    r"booked|signed up|enrolled|bought|sold|ran|visited|traveled|travelled|met|launched|published|retired|"
-    r"broke up|gave birth|had a baby|received|paid off|cancell?ed|renewed|applied|registered|climbed|hiked|"
-    r"returned|came back|got back|moved out|had surgery|had an? (?:operation|accident|baby|interview|"
-    r"surgery)|opened|closed|donated|volunteered|became|turned down|accepted|submitted|defended|"
-    r"celebrated|organi[sz]ed|hosted|attended|went to)\b(?P<v>.*)$",
+    r"divorced|hired|fired|laid off|a promotion|a raise|accepted|into|a new job|a job|my license|my licence|"
+    r"my driving licen[cs]e|my degree|my diploma|certified|my citizenship|a scholarship)|passed|failed (?:my|the|an?)|"
+    r"finished|completed|graduated|started (?:a|an|my|working|school|university|college|therapy)|quit|joined|"
+    r"left (?:my|the) (?:job|company|band|team|university|college)|won|lost my job|lost \d+|booked|signed up|"
+    r"enrolled|bought (?:a|an|my|our) (?:first |new |second |used )?(?:house|home|flat|apartment|condo|car|bike|"
+    r"motorbike|motorcycle|boat|van|piano)|sold (?:my|our|the) (?:house|home|flat|apartment|car|company|business)|"
+    r"ran (?:a|an|my first|the) (?:marathon|half marathon|half-marathon|ultra|race|5k|10k)|visited (?=[A-Z])|"
+    r"travell?ed to|launched|published|retired|broke up|gave birth|had a baby|paid off|cancell?ed|renewed|"
+    r"applied (?:for|to)|registered for|moved out|had (?:surgery|an? (?:operation|accident|baby|surgery))|"
+    r"volunteered|turned down|accepted (?:a|an|the) (?:job|offer|position|role)|submitted my|defended my|"
+    r"got back from)\b(?P<v>.*)$",
     _I,
 )
 _EVENT_SKIP = re.compile(
@@ -117,12 +121,18 @@ def event(c: Clause) -> Fact | None:
     m = _EVENT.match(c.text)
     if not m or _EVENT_SKIP.match(m.group("verb") + m.group("v")):
         return None
-    if len(m.group("v").split()) < 1 and m.group("verb").lower().split()[0] not in (
-        "got",
-        "retired",
-        "graduated",
+    if not m.group("v").strip() and m.group("verb").lower() in (
+        "passed",
+        "finished",
+        "completed",
+        "won",
+        "quit",
+        "joined",
+        "booked",
+        "enrolled",
+        "launched",
     ):
-        return None
+        return None  # "I passed!", "I won" say too little
     text = re.sub(r"^I (?:have|had) (?!(?:a|an|surgery)\b)", "I ", strip_past_time(c.text), flags=_I)
     important = re.search(r"married|engaged|baby|gave birth|divorced|surgery|promoted|retired", text, _I)
     return Fact(None, text.lower(), text, category_for(text), 4 if important else 3, EPISODIC, tags=["event"])

@@ -15,6 +15,7 @@ from memlane.providers.llm.rules.compare import (
     overlap,
     proper_nouns,
     read,
+    same_slot,
     same_subject,
     same_value,
 )
@@ -42,14 +43,15 @@ def same_fact(existing: str, candidate: str, category: str | None = None) -> Sam
     if _category_clash(old.category, category):
         return SameFact(same_fact=False, reason=f"category mismatch: {old.category} vs {category}")
     if not same_subject(old, new):
-        return SameFact(same_fact=False, reason=f"different subjects ({old.subject} vs {new.subject})")
-    if old.key and old.key == new.key:
+        return SameFact(same_fact=False, reason=f"different subjects ({old.who} vs {new.who})")
+    if same_slot(old, new):
         if old.positive != new.positive:
-            return SameFact(same_fact=False, reason=f"same slot {old.key} with opposite polarity")
+            return SameFact(same_fact=False, reason=f"same slot {old.key or old.slot} with opposite polarity")
         if same_value(old, new):
-            return SameFact(same_fact=True, reason=f"same slot {old.key} and value {old.value!r}")
+            return SameFact(same_fact=True, reason=f"same slot {old.key or old.slot} and value {old.value!r}")
         return SameFact(
-            same_fact=False, reason=f"same slot {old.key}, different value: {old.value!r} vs {new.value!r}"
+            same_fact=False,
+            reason=f"same slot {old.key or old.slot}, different value: {old.value!r} vs {new.value!r}",
         )
     if negated(existing) != negated(candidate):
         return SameFact(same_fact=False, reason="one states the negation of the other")

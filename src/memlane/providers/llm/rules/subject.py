@@ -46,6 +46,13 @@ _HAVE_WHO = re.compile(
     rf"^I (?:also )?have (?:a|an|one) {_ADJ}(?P<noun>[a-z][\w-]*(?: [a-z][\w-]*)?)(?:,? (?:named|called) "
     rf"{_NAME},?)? who (?P<rest>.+)$"
 )
+_VERB_START = re.compile(
+    r"^(?:(?:just|recently|finally|also|still|now|currently|really|absolutely|totally|officially)\s+)*"
+    r"(?:moved|relocated|live|work|started|got|adopted|love|hate|speak|study|have|had|became|decided|quit|"
+    r"joined|passed|finished|graduated|switched|eat|drink|prefer|use|enjoy|turned|bought|booked|"
+    r"signed up|learning|living|working|studying)\b",
+    _I,
+)
 _CALL_ME = re.compile(r"^(?:(?:you can |please |just )?call me|(?:everyone|people|friends) calls? me)\b", _I)
 _FAVOURITE_OF = re.compile(
     rf"^(?P<v>[\w' .-]+?) is {_MY} (?P<adj>(?:all-time |absolute |very )?(?:favou?rite|fave|go-to)) (?P<thing>[\w -]+)$"
@@ -122,12 +129,15 @@ def parse(text: str, known: Mapping[str, Subject], last: Subject | None = None) 
     m = _PRONOUN_START.match(text)
     if m and last is not None and _PREDICATE_START.match(m.group("rest")):
         return Clause("I " + deconjugate(m.group("rest")), last)
+    if m := _VERB_START.match(text):  # "Just moved to Denver!", "... and became a chef"
+        gerund = m.group(0).split()[-1].lower().endswith("ing")
+        return Clause(("I am " if gerund else "I ") + text[0].lower() + text[1:])
     return None
 
 
 def _possessed(text: str) -> tuple[tuple[str, str, bool], str | None, str] | None:
     """``"my best friend Jonas is vegan"`` -> (("relation", "friend", False), "Jonas", "is vegan")."""
-    tokens = text.split()
+    tokens = text.replace(",", " ").split()
     if len(tokens) < 3 or tokens[0].lower() not in ("my", "our"):
         return None
     i = 1

@@ -49,8 +49,10 @@ _SUBJECT_START = r"(?:I|i|my|My|MY|we|We|our|Our)\b"
 _CLAUSE_BREAK = re.compile(
     r"\s*,\s*(?:(?:and|but|so|plus|though|also)\s+)?(?=" + _SUBJECT_START + r")"
     r"|\s+(?:and|but|so|plus|although|though|while|whereas)\s+(?=" + _SUBJECT_START + r")"
-    r"|\s*,\s*(?=(?:should|shall|can|could|would|will|do|does|did|is|are|am|what|where|when|why|how|who|"
-    r"which|right|isn't|no)\b)",
+    r"|\s*,?\s+and\s+(?=(?:now |then |also |recently |later |still )?(?:became|work|worked|started|moved|live|"
+    r"lived|got|love|hate|speak|study|teach|quit|joined|switched|adopted|decided)\b)"
+    r"|\s*,\s*(?=(?:(?:should|shall|can|could|would|will|do|does|did|is|are|am)\s+(?:I|you|we|it|he|she|they|"
+    r"there|that|this|my|your)|what|where|when|why|how|who|which|right|isn't|no)\b)",
 )
 _LEADING_FILLER = re.compile(
     r"^(?:(?:oh|ah|aha|well|so|also|and|but|plus|anyway|anyways|btw|by the way|actually|honestly|"
@@ -61,7 +63,8 @@ _LEADING_FILLER = re.compile(
     r"to be precise|more precisely|to be exact|to clarify|in fact|now|then|lol|haha|"
     r"(?:please )?remember(?: that)?|note that|keep in mind(?: that)?|i should mention(?: that)?|"
     r"i forgot to mention(?: that)?|good news|big news|guess what|typo|you are right|you're right|"
-    r"true|indeed|of course|this is important|important|just|and also|on top of that|in addition|"
+    r"true|indeed|of course|this is important|important|just|and also|on top of that|in addition|especially|"
+    r"in particular|particularly|specifically|more specifically|"
     r"these days|nowadays|currently|at the moment|right now|since last \w+)\b[\s,:!.-]*)+",
     re.IGNORECASE,
 )
