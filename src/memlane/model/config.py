@@ -108,6 +108,21 @@ class Settings(BaseSettings):
     memory_score_threshold: float = Field(0.0, validation_alias=_alias("MEMORY_SCORE_THRESHOLD"))
     memory_context_budget_tokens: int = Field(400, validation_alias=_alias("MEMORY_CONTEXT_BUDGET_TOKENS"))
     memory_embedding_header: bool = Field(False, validation_alias=_alias("MEMORY_EMBEDDING_HEADER"))
+    # Hybrid search and rerank (issue 4): the keyword share is in cosine units per standard deviation
+    # of the keyword score; relation weights by relation type (others use memory_relation_weight).
+    memory_embedding_header_fields: Annotated[list[str], NoDecode] = Field(
+        default_factory=lambda: ["context", "speaker"], validation_alias=_alias("MEMORY_EMBEDDING_HEADER_FIELDS")
+    )
+    memory_keyword_weight: float = Field(0.08, validation_alias=_alias("MEMORY_KEYWORD_WEIGHT"))
+    memory_dense_scale: float = Field(0.1, validation_alias=_alias("MEMORY_DENSE_SCALE"))
+    memory_relation_type_weights: dict[str, float] = Field(
+        default_factory=lambda: {"follows": 0.22}, validation_alias=_alias("MEMORY_RELATION_TYPE_WEIGHTS")
+    )
+    memory_thread_weight: float = Field(0.165, validation_alias=_alias("MEMORY_THREAD_WEIGHT"))
+    memory_time_phrases: bool = Field(True, validation_alias=_alias("MEMORY_TIME_PHRASES"))
+    memory_time_phrase_mode: str = Field("boost", validation_alias=_alias("MEMORY_TIME_PHRASE_MODE"))
+    memory_time_phrase_weight: float = Field(0.3, validation_alias=_alias("MEMORY_TIME_PHRASE_WEIGHT"))
+    memory_recall_recency_factor: float = Field(2.0, validation_alias=_alias("MEMORY_RECALL_RECENCY_FACTOR"))
     context_session_memory_enabled: bool = Field(True, validation_alias=_alias("CONTEXT_SESSION_MEMORY_ENABLED"))
     context_session_gap_minutes: float = Field(30, validation_alias=_alias("CONTEXT_SESSION_GAP_MINUTES"))
     context_session_min_messages: int = Field(4, validation_alias=_alias("CONTEXT_SESSION_MIN_MESSAGES"))
@@ -165,6 +180,11 @@ class Settings(BaseSettings):
                 raise ValueError("MEMORY_RERANK_WEIGHTS needs 4 numbers: similarity,importance,recency,pinned")
             return dict(zip(names, parts, strict=True))
         return value
+
+    @field_validator("memory_embedding_header_fields", mode="before")
+    @classmethod
+    def _header_fields(cls, value: Any) -> Any:
+        return [f.strip().lower() for f in value.split(",") if f.strip()] if isinstance(value, str) else value
 
     @field_validator("categories", mode="before")
     @classmethod
