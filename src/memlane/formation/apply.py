@@ -96,11 +96,13 @@ def plan(
         return Planned(b, [_event(ctx, "memory.merged", new, candidate=cand.summary)], target.id)
     # supersede: the old fact closes (valid_to, superseded_by) and stays in history
     keyed = target.key is not None and target.id == deterministic_id(ctx.user_id, target.type.value, target.key)
+    takes_key = keyed and cand.key in (None, target.key)
     fresh = record_from_candidate(cand, user_id=ctx.user_id, thread_id=ctx.thread_id, at=ctx.at,
                                   categories=ctx.categories, tz=ctx.tz,
-                                  memory_id=target.id if keyed and cand.key == target.key else new_id())
+                                  memory_id=target.id if takes_key else new_id())
     if fresh.id == target.id:  # the key keeps naming the current fact; the old one moves to an archive id
-        fresh = fresh.model_copy(update={"created_at": target.created_at, "pinned": target.pinned or cand.pinned})
+        fresh = fresh.model_copy(update={"created_at": target.created_at, "key": target.key,
+                                         "pinned": target.pinned or cand.pinned})
         old = closed(target, at=ctx.at, superseded_by=fresh.id, memory_id=new_id())
         b.upserts += [Upsert(old, old_vector), Upsert(fresh, vector)]
         b.history.append(history_entry(HistoryEvent.SUPERSEDE, memory_id=fresh.id, user_id=ctx.user_id,

@@ -68,21 +68,25 @@ def decide(
     heuristics: bool = True,
 ) -> Decision:
     norm = normalise(cand.summary)
+    episodic = cand.type in (MemoryType.EPISODIC, MemoryType.SESSION)
+
+    def in_window(rec: MemoryRecord) -> bool:  # episodes merge only within EPISODIC_MERGE_WINDOW_HOURS
+        return not episodic or abs(at - _observed(rec)) <= merge_window
+
     # 1. exact / normalised-text match -> redundancy
     for rec in ([keyed] if keyed else []) + [n.record for n in neighbours]:
-        if normalise(rec.summary) == norm:
+        if normalise(rec.summary) == norm and in_window(rec):
             return Decision("merge", "redundancy: same text", rec, 1.0)
     # 2. same deterministic key -> update or supersede that memory directly
     if keyed is not None:
         decided = _by_verdict(llm, keyed, cand, at, None, same_band=False)
         return decided or _replace(keyed, cand, at, "new value for the same key", None)
     # 3. neighbours in the same user and type, by band
-    episodic = cand.type in (MemoryType.EPISODIC, MemoryType.SESSION)
     for n in neighbours:
         if n.score < bands.floor:
             break
-        if episodic and abs(at - _observed(n.record)) > merge_window:
-            continue  # episodes merge only within EPISODIC_MERGE_WINDOW_HOURS
+        if not in_window(n.record):
+            continue
         if n.score >= bands.auto:
             decided = _by_verdict(llm, n.record, cand, at, n.score, same_band=True)
         elif n.score >= bands.low:

@@ -37,12 +37,13 @@ def extract(llm: MemoryLLM, messages: Sequence[ChatMessage], settings: Settings)
 
 
 def select(candidates: Sequence[Candidate], settings: Settings, recent_writes: int) -> tuple[list[Candidate], int]:
-    """At most ``MEMORY_MAX_WRITES_PER_TURN`` (most important first), within the hourly cap.
-    Returns the kept candidates and how many were dropped by the cap."""
-    ranked = sorted(candidates, key=lambda c: -c.importance)[: settings.memory_max_writes_per_turn]
+    """The most important candidates within ``MEMORY_MAX_WRITES_PER_TURN`` and the hourly cap, in their
+    original order. Returns the kept candidates and how many the hourly cap dropped."""
+    per_turn = settings.memory_max_writes_per_turn
     room = max(0, settings.memory_write_rate_limit_per_hour - recent_writes)
-    kept = [c for c in candidates if c in ranked][:room]
-    return kept, len(ranked) - len(kept)
+    ranked = sorted(range(len(candidates)), key=lambda i: -candidates[i].importance)
+    keep = sorted(ranked[: min(per_turn, room)])
+    return [candidates[i] for i in keep], min(per_turn, len(candidates)) - len(keep)
 
 
 def enqueue_candidates(

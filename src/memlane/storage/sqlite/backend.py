@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import fcntl
 import hashlib
 import json
 import threading
@@ -60,7 +61,29 @@ class SqliteBackend(Backend):
         self.path = str(path)
         self._conn = connect(path)
         self._lock = threading.RLock()
+        self._held = threading.local()  # depth of user_lock held by this thread
         self.migrate()
+
+    @contextmanager
+    def user_lock(self, user_id: str) -> Iterator[None]:
+        """Formation decisions are serialised across threads (per instance) and across instances and
+        processes on the same file (``flock`` on ``<db>.lock``): decisions read, then write."""
+        with super().user_lock(user_id):
+            if self.path == ":memory:" or getattr(self._held, "depth", 0):
+                self._held.depth = getattr(self._held, "depth", 0) + 1
+                try:
+                    yield
+                finally:
+                    self._held.depth -= 1
+                return
+            with open(Path(self.path).expanduser().with_suffix(".lock"), "a+b") as fh:
+                fcntl.flock(fh, fcntl.LOCK_EX)
+                self._held.depth = 1
+                try:
+                    yield
+                finally:
+                    self._held.depth = 0
+                    fcntl.flock(fh, fcntl.LOCK_UN)
 
     # --- plumbing --------------------------------------------------------------------------
     @contextmanager
