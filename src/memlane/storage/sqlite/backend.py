@@ -69,8 +69,9 @@ class SqliteBackend(Backend):
         """Formation decisions are serialised across threads (per instance) and across instances and
         processes on the same file (``flock`` on ``<db>.lock``): decisions read, then write."""
         with super().user_lock(user_id):
-            if self.path == ":memory:" or getattr(self._held, "depth", 0):
-                self._held.depth = getattr(self._held, "depth", 0) + 1
+            depth: int = getattr(self._held, "depth", 0)
+            if self.path == ":memory:" or depth:
+                self._held.depth = depth + 1
                 try:
                     yield
                 finally:
