@@ -1,0 +1,105 @@
+"""``memlane calibrate``: fit the create/update bands of an embedder from labelled pairs."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from memlane.cli.app import EmbedderOption, JsonOption, app, load_settings, print_json
+from memlane.cli.render import console
+from memlane.formation.bands import DEFAULTS
+from memlane.formation.calibrate import BandStats, Calibration, TypeFit, calibrate, load_pairs
+from memlane.providers.embed.settings import embedder_from_settings
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1%}"
+
+
+SHORT_KIND = {"update": "upd", "related": "rel", "unrelated": "unr", "different": "diff"}
+
+
+def _band_name(band: BandStats) -> str:
+    if band.upper is None:
+        return f"auto >= {band.lower:.2f}"
+    if band.lower is None:
+        return f"below < {band.upper:.2f}"
+    return f"check {band.lower:.2f}-{band.upper:.2f}"
+
+
+def _caption(fit: TypeFit, cal: Calibration) -> str:
+    exact = ", ".join(f"{name} {value:.4f}" for name, value in fit.exact.items())
+    unreachable = "" if fit.precision_reached else f"; precision {cal.precision_target:.0%} not reachable"
+    return f"exact: {exact}{unreachable}"
+
+
+def _tables(fit: TypeFit, cal: Calibration) -> tuple[Table, Table]:
+    floor = "" if fit.floor is None else f", floor {fit.floor:.2f}"
+    bands = Table(title=f"{fit.type} ({fit.pairs} pairs): auto {fit.auto:.2f}, low {fit.low:.2f}{floor}",
+                  caption=_caption(fit, cal), title_justify="left", caption_justify="left")
+    bands.add_column("band")
+    for name in ("same", "diff", "prec.", "recall", "F1"):
+        bands.add_column(name, justify="right")
+    bands.add_column("diff by kind", no_wrap=True)
+    for b in fit.bands:
+        kinds = " ".join(f"{SHORT_KIND.get(k, k)} {n}" for k, n in sorted(b.kinds.items())) or "-"
+        bands.add_row(_band_name(b), str(b.same), str(b.different), _pct(b.precision), _pct(b.recall),
+                      f"{b.f1:.2f}", kinds)
+    scores = Table(title=f"{fit.type}: cosine by kind", title_justify="left")
+    scores.add_column("kind")
+    for name in ("min", "median", "max"):
+        scores.add_column(name, justify="right")
+    for kind, (lo, mid, hi) in fit.scores_by_kind.items():
+        scores.add_row(kind, f"{lo:.3f}", f"{mid:.3f}", f"{hi:.3f}")
+    return bands, scores
+
+
+def _suggestions(cal: Calibration) -> list[str]:
+    lines = [f"{name}={value}" for name, value in cal.env().items()]
+    table = DEFAULTS.get(cal.embedder, {})
+    for fit in cal.fits:
+        current = table.get(fit.type)
+        floor = fit.floor if fit.floor is not None else (current.floor if current else fit.low)
+        link = f"{current.link:.2f}" if current else "?"
+        lines.append(f'# bands.py DEFAULTS["{cal.embedder}"]["{fit.type}"] = '
+                     f"Bands({fit.auto:.2f}, {fit.low:.2f}, {floor:.2f}, {link})  # link not fitted")
+    return lines
+
+
+@app.command("calibrate")
+def calibrate_command(
+    pairs: Annotated[Path | None, typer.Option("--pairs", help="Labelled pairs, JSONL: text_a, text_b, "
+                                               "label same|different, type, kind [default: the shipped set]",
+                                               dir_okay=False, show_default=False)] = None,
+    embedder: EmbedderOption = None,
+    precision: Annotated[float, typer.Option(help="Precision of 'same' wanted at or above auto.")] = 0.98,
+    recall: Annotated[float, typer.Option(help="Recall of 'same' wanted at or above low.")] = 0.95,
+    ignore_updates: Annotated[bool, typer.Option(
+        "--ignore-updates", help="Leave 'update' pairs out of auto's precision (the conflict check runs "
+                                 "before any merge).")] = False,
+    json_out: JsonOption = False,
+) -> None:
+    """Fit the create/update bands (auto, low, floor) per memory type; print precision and recall per band
+    and the settings that apply them."""
+    settings = load_settings()
+    if embedder:
+        settings = settings.model_copy(update={"embedder": embedder})
+    labelled = load_pairs(pairs)
+    cal = calibrate(embedder_from_settings(settings), labelled, precision=precision, recall=recall,
+                    ignore_updates=ignore_updates)
+    if json_out:
+        print_json({**asdict(cal), "env": cal.env()})
+        return
+    out = console()
+    out.print(f"embedder {cal.embedder} ({cal.model}); targets: precision {precision:.0%} at or above auto, "
+              f"recall {recall:.0%} at or above low" + ("; update pairs left out of auto" if ignore_updates else ""))
+    for fit in cal.fits:
+        for table in _tables(fit, cal):
+            out.print(table)
+    out.print("\nSuggested settings:")
+    for line in _suggestions(cal):
+        typer.echo(line)
