@@ -35,6 +35,7 @@ _AUX_START = re.compile(
     r"any)\b",
     re.IGNORECASE,
 )
+_APPOSITIVE = re.compile(r"^(I am [A-Z][\w'-]+), (an? [\w -]+)$")  # "I'm Ana, a nurse from Leeds"
 _NO_FACT = "no durable first-person fact recognised"
 
 
@@ -58,7 +59,7 @@ def facts_in(text: str, registry: Registry) -> tuple[list[tuple[Fact, Subject]],
     found: list[tuple[Fact, Subject]] = []
     reasons: list[str] = []
     for sentence, terminator in sentences(text):
-        parts = clauses(sentence)
+        parts = clauses(_APPOSITIVE.sub(r"\1, I am \2", sentence))
         if terminator == "?" and len(parts) == 1 and ", " in sentence:
             # "I'm vegan, is honey ok?": a statement, then the question
             head, tail = sentence.rsplit(", ", 1)

@@ -38,7 +38,8 @@ _NP_STOP = re.compile(
     r"\s+(?:more than|rather than|as a|as an|as my|because|since|when|whenever|if|but|so|though|although|"
     r"while|especially|than|very much|a lot|so much|too|at all|anymore|any more|every|each|on|in|at|"
     r"for|with|from|during|after|before|whenever|who|which|that|these days|nowadays|pretty much|daily|"
-    r"all the time|most days|sometimes|usually|often)\b.*$",
+    r"all the time|most days|sometimes|usually|often|completely|entirely|altogether|for good|for now|"
+    r"anymore|any longer)\b.*$",
     _I,
 )
 _QUANTIFIERS = re.compile(

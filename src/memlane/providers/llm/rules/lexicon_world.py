@@ -66,6 +66,20 @@ HYPERNYMS: dict[str, str] = {
         cold_brew=coffee matcha=tea green_tea=tea earl_grey=tea bebop=jazz swing=jazz deep_house=house
         neovim=vim sourdough=bread ramen=noodles udon=noodles puppy=dog kitten=cat"""
     ),
+    **dict.fromkeys(
+        words(
+            """tennis football soccer basketball golf rugby cricket hockey baseball volleyball badminton squash
+            padel swimming cycling running climbing bouldering skiing snowboarding surfing boxing"""
+        ),
+        "sports",
+    ),
+    **dict.fromkeys(
+        words(
+            """jazz rock pop techno metal heavy_metal reggae hip_hop rap classical_music blues folk punk house
+            r&b soul opera indie disco funk"""
+        ),
+        "music",
+    ),
     **dict.fromkeys(DOG_BREEDS, "dog"),
     **dict.fromkeys(CAT_BREEDS, "cat"),
 }

@@ -146,6 +146,7 @@ def render(text: str, subject: Subject) -> str:
     else:
         body = f"{subject.nominative}: {text}"
     head, _, rest = body.partition(" ")
+    rest = re.sub(r"\balso\s+", "", rest)  # "also" leans on the previous turn; a memory stands alone
     return finish(f"{head} {swap_pronouns(rest, subject)}")
 
 

@@ -81,6 +81,11 @@ _SPEND = re.compile(
     + r"(?: (?:a|per|each|every) (?:month|week|year|day))? (?:on )?(?P<v>.+)$",
     _I,
 )
+_INVEST = re.compile(
+    r"^I (?:regularly |also |currently )?(?:invest|put|have invested|am investing)(?: (?P<amt>[^ ]+(?: euros?| dollars?|"
+    r" pounds?)?)(?: (?:a|per|every) (?:month|week|year))?)? (?:in|into) (?P<what>.+)$",
+    _I,
+)
 _COSTS = re.compile(r"^my (?P<what>[\w' -]+?) (?:costs|comes to|runs|is costing) (?:me )?(?P<amt>.+)$", _I)
 
 
@@ -172,6 +177,9 @@ def finance(c: Clause) -> Fact | None:
             return Fact(f"finance:loan:{slug(kind)}", amt or kind, c.text, "Finance", 4)
     if (m := _INCOME.match(c.text)) and MONEY.search(m.group("a") or m.group("b") or ""):
         return Fact("finance:income", money(c.text) or "", c.text, "Finance", 4)
+    if m := _INVEST.match(c.text):
+        what = noun_phrase(m.group("what"))
+        return Fact(f"finance:investment:{topic(what)}", what.lower(), c.text, "Finance", 3)
     if (m := _RENT.match(c.text)) and MONEY.search(c.text):
         kind = (m.group("k1") or m.group("k2")).lower()
         return Fact(f"finance:{kind}", money(c.text) or "", c.text, "Finance", 4)

@@ -26,6 +26,12 @@ _GOING = re.compile(
     r"^I am (?P<verb>going|traveling|travelling|flying|heading|off|moving|relocating|driving) to (?P<v>.+)$",
     _I,
 )
+_INTEND = re.compile(
+    r"^I (?:am going to|am gonna|will|am about to) (?P<v>(?:cancel|quit|sell|buy|start|stop|switch|learn|join|"
+    r"apply|sign up|enrol|enroll|adopt|book|renew|change|leave|retire|move|take up|get rid of|pay off|"
+    r"open|close|launch|propose|try out)\b.*)$",
+    _I,
+)
 _UPCOMING = re.compile(
     r"^I have an? (?:upcoming |big |important )?(?P<v>(?:trip|vacation|holiday|flight|conference|wedding|"
     r"interview|job interview|exam|surgery|operation|appointment|deadline|presentation|race|marathon)\b.*)$",
@@ -37,8 +43,8 @@ _STRONG_TIME = re.compile(
     _I,
 )
 _GOAL_IS = re.compile(
-    r"^my (?:main |biggest |big |long-term |short-term |new year'?s |personal |fitness |financial |career |"
-    r"ultimate |current |next |only |top )?(?:goal|dream|ambition|aim|resolution|objective|target|plan)"
+    r"^(?:one of )?my (?:main |biggest |big |long-term |short-term |new year'?s |personal |fitness |financial |career |"
+    r"ultimate |current |next |only |top )?(?:goals?|dreams?|ambitions?|aims?|resolutions?|objectives?|targets?|plans?)"
     r"(?: for [\w ]+)? is (?:to )?(?P<v>.+)$",
     _I,
 )
@@ -78,7 +84,8 @@ _EVENT_SKIP = re.compile(
 
 
 def _strong_future(text: str) -> bool:
-    return bool(_STRONG_TIME.search(text) or DATE.search(text) or re.search(r"\b[A-Z][a-z]+", text))
+    """A destination or a date: "going to Peru", "going to the dentist tomorrow" (not "going to bed")."""
+    return bool(_STRONG_TIME.search(text) or DATE.search(text) or re.match(r"(?:the )?[A-Z][a-z]+", text))
 
 
 def decision(c: Clause) -> Fact | None:
@@ -94,6 +101,9 @@ def plan(c: Clause) -> Fact | None:
     if m := _PLAN.match(c.text):
         v = m.group("v")
         return Fact(None, v.lower(), f"I said I plan to {v}", category_for(v), 3, EPISODIC, tags=["plan"])
+    if m := _INTEND.match(c.text):
+        v = m.group("v")
+        return Fact(None, v.lower(), f"I said I am going to {v}", category_for(v), 3, EPISODIC, tags=["plan"])
     if (m := _GOING.match(c.text)) and _strong_future(m.group("v")):
         v, verb = m.group("v"), m.group("verb").lower()
         category = "Personal" if verb in ("moving", "relocating") else category_for(c.text, "Travel")
@@ -107,7 +117,8 @@ def plan(c: Clause) -> Fact | None:
 def goal(c: Clause) -> Fact | None:
     if m := _GOAL_IS.match(c.text):
         v = m.group("v")
-        return Fact(None, v.lower(), c.text, "Goals", 3, tags=["goal"])
+        text = f"I have a goal to {v}" if c.text.lower().startswith("one of") else c.text
+        return Fact(None, v.lower(), text, "Goals", 3, tags=["goal"])
     if (m := _WANT.match(c.text)) and not _NOT_GOALS.match(m.group("v")):
         if m.group("verb").lower() == "need" and not _STRONG_TIME.search(c.text):
             return None

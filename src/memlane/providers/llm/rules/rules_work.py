@@ -70,7 +70,8 @@ _HOLD_DEGREE = re.compile(
 _STUDY = re.compile(r"^I (?:study|am studying|major in|am majoring in|studied|majored in) (?P<v>.+)$", _I)
 _GRADUATED = re.compile(r"^I (?:just |recently )?graduated(?: from (?P<v>.+))?$", _I)
 _LEARNING = re.compile(
-    r"^I (?:am|have been|started|have started|just started|recently started) (?:learning|taking lessons in|"
+    r"^I (?:am|have been|started|have started|just started|recently started)(?: also| currently| still| now)* "
+    r"(?:learning|taking lessons in|"
     r"practicing|practising|taking (?:a |an )?(?:\w+ )?(?:class|course) in) (?P<v>.+)$",
     _I,
 )
@@ -220,6 +221,12 @@ def _tool(raw: str) -> tuple[str, str] | None:
     return None
 
 
+_SWITCH_TO = re.compile(
+    r"^I (?:have |just |recently |finally )*(?:switched|moved|migrated|changed|converted) (?:over )?to (?P<b>.+)$",
+    _I,
+)
+
+
 def tech(c: Clause) -> Fact | None:
     if m := _SWITCH.match(c.text):
         new, old = _tool(m.group("b")), _tool(m.group("a"))
@@ -230,6 +237,8 @@ def tech(c: Clause) -> Fact | None:
         value = new[0] if new else noun_phrase(m.group("b"))
         entities = [t[0] for t in (old, new) if t]
         return Fact(_tech_key(known[1], value), value.lower(), c.text, "Work", 3, entities=entities)
+    if (m := _SWITCH_TO.match(c.text)) and (found := _tool(m.group("b"))):
+        return Fact(_tech_key(found[1], found[0]), found[0].lower(), c.text, "Work", 3, entities=[found[0]])
     if m := _USE.match(c.text):
         found = _tool(m.group("v"))
         if found:

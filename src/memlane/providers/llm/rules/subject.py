@@ -53,6 +53,7 @@ _VERB_START = re.compile(
     r"signed up|learning|living|working|studying)\b",
     _I,
 )
+_PRONOUN_PET = re.compile(rf"^(?:he|she|it) is (?P<what>an? [\w -]+?) (?:named|called) {_NAME}$", _I)
 _CALL_ME = re.compile(r"^(?:(?:you can |please |just )?call me|(?:everyone|people|friends) calls? me)\b", _I)
 _FAVOURITE_OF = re.compile(
     rf"^(?P<v>[\w' .-]+?) is {_MY} (?P<adj>(?:all-time |absolute |very )?(?:favou?rite|fave|go-to)) (?P<thing>[\w -]+)$"
@@ -120,12 +121,15 @@ def parse(text: str, known: Mapping[str, Subject], last: Subject | None = None) 
         if _PREDICATE_START.match(rest):
             return Clause("I " + deconjugate(rest), _subject(found, name, known))
         return None
-    if re.match(r"(?:my|our)\b", text, _I):
+    if re.match(r"(?:my|our|one of my)\b", text, _I):
         return Clause(re.sub(r"^our\b", "my", text, flags=_I))
     m = _NAMED_START.match(text)
     if m and _is_name(m.group("name")) and _PREDICATE_START.match(m.group("rest")):
         subject = known.get(m.group("name").lower()) or Subject("entity", None, m.group("name"))
         return Clause("I " + deconjugate(m.group("rest")), subject)
+    m = _PRONOUN_PET.match(text)  # "He's a beagle named Rex."
+    if m and (found := pet_or_relation(m.group("what").split(" ", 1)[1])) and found[0] == "pet":
+        return Clause(f"I have {m.group('what')} named {m.group('name')}")
     m = _PRONOUN_START.match(text)
     if m and last is not None and _PREDICATE_START.match(m.group("rest")):
         return Clause("I " + deconjugate(m.group("rest")), last)
