@@ -73,6 +73,8 @@ def build_context(
     agent: str | None,
     now: datetime,
 ) -> ContextBlock:
+    """The block for one turn of ``thread_id`` (``None``: changes tied to no thread); with ``agent``,
+    every section and the delta keep to the agent's allowlist."""
     text = check_query(query)
     limit = check_budget(budget_tokens, settings.memory_context_budget_tokens)
     if since_rev is not None and (isinstance(since_rev, bool) or not isinstance(since_rev, int) or since_rev < 0):
@@ -136,10 +138,11 @@ def _always(
     topn = settings.memory_context_topn
     pool = {r.id: r for r in backend.list(user_id, [*conds, Condition("pinned", "$eq", True)], limit=topn)}
     pool.update((r.id, r) for r in backend.list(user_id, conds, limit=ALWAYS_POOL) if r.id not in pool)
+    decay = settings.memory_decay_half_life_days if settings.memory_decay_enabled else None
     hits = []
     for rec in pool.values():
         b = composite(rec, 0.0, now, settings.memory_rerank_weights,
-                      half_life_days=settings.memory_recency_half_life_days)
+                      half_life_days=settings.memory_recency_half_life_days, decay_half_life_days=decay)
         hits.append(SearchHit(memory=rec, score=b.final, breakdown=b))
     hits.sort(key=lambda h: h.score, reverse=True)
     return hits[:topn]
