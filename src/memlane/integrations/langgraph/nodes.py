@@ -1,0 +1,98 @@
+"""Ready graph nodes (seed 000's hot-path and context nodes, seed 002's layout):
+
+- ``memory_hotpath(memory)`` runs formation (``Memory.add``) on the state's last user message and streams
+  memlane's ``memory.*`` events for that user (``memory.candidate`` at once; ``memory.created`` /
+  ``updated`` / ``merged`` too when decisions run in the node, ``wait=True``) to
+  ``graph.stream(..., stream_mode="custom")``, as SSE-ready dicts.
+- ``memory_context(memory)`` puts the turn's context block (``Memory.context``) into ``messages`` as one
+  system message (replacing the previous turn's) and keeps the thread's memory revision in
+  ``memory_rev``, so the next block carries the delta header of what changed since.
+
+The user and thread are ``config["configurable"]["user_id"]`` and ``["thread_id"]``. The state needs
+LangGraph's ``add_messages`` reducer (``MessagesState``); :class:`MemoryState` adds ``memory_rev``.
+"""
+
+from __future__ import annotations
+
+import queue
+import uuid
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from langchain_core.messages import BaseMessage, RemoveMessage, SystemMessage
+from langchain_core.runnables import RunnableConfig
+from langgraph.graph import MessagesState
+
+from memlane.engine.memory import Memory
+from memlane.formation.events import MemoryEvent
+from memlane.integrations.langgraph.tools import configured, last_user_text, memory_of
+
+CONTEXT_ID = "memlane-context-"  # id prefix of the context system message
+
+
+class MemoryState(MessagesState, total=False):
+    memory_rev: int  # the thread's memory revision the last context block carried
+
+
+class Node(Protocol):
+    """A graph node: ``(state, config) -> state update``."""
+
+    def __call__(self, state: MemoryState, config: RunnableConfig) -> dict[str, Any]: ...
+
+
+def _writer() -> Callable[[Any], None]:
+    from langgraph.config import get_stream_writer
+
+    try:
+        return get_stream_writer()
+    except RuntimeError:  # called outside a graph run: nothing to stream to
+        return lambda _chunk: None
+
+
+def event_payload(event: MemoryEvent) -> dict[str, Any]:
+    """``{"type": "memory.candidate", "user_id", "thread_id", "memory_id", "data", "at"}``."""
+    return event.model_dump(mode="json")
+
+
+def memory_hotpath(memory: Memory | None = None, *, wait: bool = False) -> Node:
+    """A node that forms memories from the last user message (non-blocking unless ``wait``)."""
+
+    def memory_hotpath(state: MemoryState, config: RunnableConfig) -> dict[str, Any]:
+        text = last_user_text(state.get("messages", []))
+        if not text:
+            return {}
+        mem, user = memory_of(memory), configured(config, "user_id")
+        thread = configured(config, "thread_id", required=False)
+        write = _writer()
+        events: queue.SimpleQueue[MemoryEvent] = queue.SimpleQueue()
+        unsubscribe = mem.events.subscribe(events.put, user_id=user)  # the worker may publish meanwhile
+        try:
+            mem.add([{"role": "user", "content": text}], user_id=user, thread_id=thread, wait=wait)
+        finally:
+            unsubscribe()
+            while not events.empty():  # written from the node's own thread, in publication order
+                write(event_payload(events.get()))
+        return {}
+
+    return memory_hotpath
+
+
+def memory_context(memory: Memory | None = None, *, budget_tokens: int | None = None,
+                   agent: str | None = None) -> Node:
+    """A node that adds the context block for the last user message as a system message."""
+
+    def memory_context(state: MemoryState, config: RunnableConfig) -> dict[str, Any]:
+        messages = state.get("messages", [])
+        text = last_user_text(messages)
+        if not text:
+            return {}
+        mem, user = memory_of(memory), configured(config, "user_id")
+        block = mem.context(text, user_id=user, thread_id=configured(config, "thread_id", required=False),
+                            since_rev=state.get("memory_rev"), budget_tokens=budget_tokens, agent=agent)
+        update: list[BaseMessage] = [RemoveMessage(id=m.id) for m in messages
+                                     if isinstance(m, BaseMessage) and m.id and m.id.startswith(CONTEXT_ID)]
+        if block.text.strip():
+            update.append(SystemMessage(content=block.text, id=f"{CONTEXT_ID}{uuid.uuid4().hex[:12]}"))
+        return {"messages": update, "memory_rev": block.rev}
+
+    return memory_context

@@ -1,0 +1,190 @@
+"""The store's writes: puts and deletes as memlane records with history, TTL refreshes and sweeps."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from langgraph.store.base import PutOp
+from pydantic_core import to_jsonable_python
+
+from memlane.integrations.langgraph import items
+from memlane.integrations.langgraph.vectors import encode, index_texts
+from memlane.model.audit import history_entry
+from memlane.model.enums import HistoryEvent, MemoryState, MemoryType
+from memlane.model.record import HistoryEntry, MemoryRecord, utcnow
+from memlane.model.time_buckets import buckets
+from memlane.storage.base import Upsert, WriteBatch
+
+if TYPE_CHECKING:
+    from memlane.integrations.langgraph.store import MemlaneStore
+
+TIMED = (MemoryType.EPISODIC, MemoryType.SESSION)
+
+
+@dataclass
+class Prepared:
+    """A put with its texts embedded (done before any lock is taken)."""
+
+    op: PutOp
+    user: str
+    id: str
+    value: dict[str, Any] | None = None  # JSON-ready (datetimes as ISO text, as PostgresStore returns them)
+    derived: items.Derived | None = None
+    vec: Any = None  # None: not indexed; "summary": the record's own vector; [base64, ...]: its own
+    summary_vector: list[float] | None = None
+
+
+def _history(store: MemlaneStore, event: HistoryEvent, user: str, old: MemoryRecord | None,
+             new: MemoryRecord, reason: str) -> HistoryEntry:
+    """A history row whose snapshots leave out the item's vectors (they are derived data, and large)."""
+    entry = history_entry(event, memory_id=new.id, user_id=user, old=old, new=new, reason=reason, actor=store.actor)
+    for snap in (entry.old_value, entry.new_value):
+        meta = (snap or {}).get("metadata", {}).get(items.LG)
+        if isinstance(meta, dict) and isinstance(meta.get("vec"), list):
+            meta["vec"] = f"<{len(meta['vec'])} vector(s)>"
+    return entry
+
+
+def prepare(store: MemlaneStore, ops: Sequence[PutOp]) -> list[Prepared]:
+    """Derive each value's record fields and embed every text of the batch in one call."""
+    settings = store.memory.settings
+    out: list[Prepared] = []
+    texts: list[str] = []
+    spans: list[tuple[Prepared, int, list[str]]] = []
+    for op in ops:
+        user, rid = items.record_id(tuple(op.namespace), op.key)
+        p = Prepared(op, user, rid)
+        out.append(p)
+        if op.value is None:
+            continue
+        p.value = value = to_jsonable_python(dict(op.value))
+        fields = None if op.index is False else (op.index if op.index is not None else store.index_fields)
+        found = index_texts(value, fields) if fields else []
+        p.derived = items.derive(value, tuple(op.namespace), found, settings.categories,
+                                 settings.memory_summary_max_chars)
+        if op.index is False:
+            continue
+        wanted = found if fields else [p.derived.summary]
+        spans.append((p, len(texts), wanted))
+        texts.extend(wanted if p.derived.summary in wanted else [*wanted, p.derived.summary])
+    vectors = store.memory.embedder.embed(texts) if texts else []
+    for p, start, wanted in spans:
+        assert p.derived is not None
+        own = vectors[start:start + len(wanted)]
+        at = wanted.index(p.derived.summary) if p.derived.summary in wanted else len(wanted)
+        p.summary_vector = vectors[start + at]
+        p.vec = "summary" if wanted == [p.derived.summary] else [encode(v) for v in own]
+    return out
+
+
+def apply_puts(store: MemlaneStore, ops: Sequence[PutOp]) -> None:
+    last: dict[tuple[tuple[str, ...], str], PutOp] = {}
+    for op in ops:  # the same item twice in one batch: the last put wins
+        last[(tuple(op.namespace), op.key)] = op
+    prepared = prepare(store, list(last.values()))
+    by_user: dict[str, list[Prepared]] = {}
+    for p in prepared:
+        by_user.setdefault(p.user, []).append(p)
+    for user, group in by_user.items():
+        with store.backend.user_lock(user):
+            existing = store.find(user, [(tuple(p.op.namespace), p.op.key) for p in group])
+            batch = WriteBatch()
+            for p in group:
+                _plan(store, p, existing.get((tuple(p.op.namespace), p.op.key)), batch)
+            if batch.upserts or batch.history:
+                store.backend.apply(batch)
+
+
+def _plan(store: MemlaneStore, p: Prepared, old: MemoryRecord | None, batch: WriteBatch) -> None:
+    now = utcnow()
+    live = old if old is not None and old.state is MemoryState.ACTIVE else None
+    if p.op.value is None:
+        if live is not None:
+            new = live.model_copy(update={"state": MemoryState.SOFT_DELETED, "updated_at": now,
+                                          "purge_at": now + timedelta(days=store.memory.settings.memory_purge_after_days)})
+            batch.upserts.append(Upsert(new))
+            batch.history.append(_history(store, HistoryEvent.DELETE, p.user, live, new, "langgraph store delete"))
+        return
+    assert p.derived is not None
+    d, ns, ttl = p.derived, tuple(p.op.namespace), p.op.ttl
+    meta = {"ns": list(ns), "key": p.op.key, "value": p.value, "ttl": ttl, "vec": p.vec}
+    expires = now + timedelta(minutes=ttl) if ttl is not None else None
+    fields: dict[str, Any] = {
+        "summary": d.summary, "category": d.category, "tags": d.tags, "entities": d.entities,
+        "importance": d.importance, "pinned": d.pinned, "source": d.source, "type": d.type,
+        "expires_at": expires, "state": MemoryState.ACTIVE,
+    }
+    if old is None:
+        base = MemoryRecord(id=p.id, user_id=p.user, summary=d.summary, created_at=now, updated_at=now,
+                            valid_from=now, metadata={})
+    else:
+        base = old
+        if live is not None and items.store_meta(live) == meta and all(
+                getattr(live, k) == v for k, v in fields.items() if k != "expires_at"):
+            if expires is not None:  # the same put again only restarts the TTL
+                batch.upserts.append(Upsert(live.model_copy(update={"expires_at": expires})))
+            return
+    key = p.op.key if len(ns) == 2 and items.namespace_type(ns) else base.key
+    if old is not None and old.key is None and p.op.key == old.id:
+        key = None  # a key-less memory addressed by its id keeps having no key
+    record = MemoryRecord.model_validate({
+        **base.model_dump(), **fields, "key": key, "updated_at": now,
+        "metadata": {**base.metadata, items.LG: meta},
+        "valid_to": None, "superseded_by": None, "purge_at": None,
+    })
+    if record.type in TIMED and record.date_iso is None and record.valid_from is not None:
+        record.date_iso, record.week, record.year = buckets(record.valid_from, store.memory.settings.timezone)
+    vector = p.summary_vector
+    if vector is None and old is not None and old.summary != record.summary:
+        vector = store.memory.embedder.embed_one(record.summary)  # no stale vector under a new summary
+    batch.upserts.append(Upsert(record, vector))
+    event = HistoryEvent.ADD if old is None else HistoryEvent.UPDATE
+    batch.history.append(_history(store, event, p.user, old, record, "langgraph store put"))
+
+
+def refresh(store: MemlaneStore, touched: Iterable[MemoryRecord]) -> None:
+    """Restart the TTL of items just read (``refresh_ttl``): bookkeeping, like ``last_accessed``,
+    so no history row. Re-read under the user's lock, so a concurrent put is never overwritten."""
+    by_user: dict[str, set[str]] = {}
+    for rec in touched:
+        meta = items.store_meta(rec)
+        if meta is not None and meta.get("ttl") is not None:
+            by_user.setdefault(rec.user_id, set()).add(rec.id)
+    now = utcnow()
+    for user, ids in by_user.items():
+        with store.backend.user_lock(user):
+            upserts = []
+            for rec in store.backend.get_many(user, sorted(ids)):
+                meta = items.store_meta(rec)
+                if rec.state is MemoryState.ACTIVE and meta is not None and meta.get("ttl") is not None:
+                    upserts.append(Upsert(rec.model_copy(update={"expires_at": now + timedelta(minutes=meta["ttl"])})))
+            if upserts:
+                store.backend.apply(WriteBatch(upserts=upserts))
+
+
+def expired(rec: MemoryRecord, now: datetime) -> bool:
+    return rec.expires_at is not None and rec.expires_at <= now
+
+
+def sweep(store: MemlaneStore) -> int:
+    """Soft-delete items whose TTL ran out (with a history row); return how many."""
+    now, count = utcnow(), 0
+    for user in store.backend.list_users():
+        due = [r.id for r in store.scan(user) if expired(r, now) and (items.store_meta(r) or {}).get("ttl") is not None]
+        if not due:
+            continue
+        with store.backend.user_lock(user):
+            batch = WriteBatch()
+            for rec in store.backend.get_many(user, due):
+                if rec.state is MemoryState.ACTIVE and expired(rec, utcnow()):
+                    new = rec.model_copy(update={"state": MemoryState.SOFT_DELETED, "updated_at": utcnow(),
+                                                 "purge_at": utcnow() + timedelta(days=store.memory.settings.memory_purge_after_days)})
+                    batch.upserts.append(Upsert(new))
+                    batch.history.append(_history(store, HistoryEvent.DELETE, user, rec, new, "ttl expired"))
+            if batch.upserts:
+                store.backend.apply(batch)
+                count += len(batch.upserts)
+    return count
