@@ -223,8 +223,6 @@ def test_allowlist_and_isolation_on_every_backend(backend: Backend) -> None:
         m.query("deployment", user_id="maya", agent="planner", categories=["finance"])
 
 
-@pytest.mark.xfail(reason="storage: SQLite vector_search grows k past vec0's 4096 limit when a filter that is not "
-                          "pushed into vec0 (category) matches little of a large store", strict=False)
 def test_a_category_with_few_memories_in_a_large_store(tmp_path: Path) -> None:
     db = str(tmp_path / "big.db")
     m = Memory(db, embedder=HashEmbedder(16), settings=Settings(db=db))

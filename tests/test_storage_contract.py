@@ -242,3 +242,12 @@ def test_embedder_with_other_dims_is_refused(backend: Backend) -> None:
     backend.bind_embedder(f"test:unit:{CONTRACT_DIMS}", CONTRACT_DIMS)  # same: fine
     with pytest.raises(DimensionMismatchError, match=r"test:unit:8.*other:model:16|16"):
         backend.bind_embedder("other:model:16", 16)
+
+
+def test_a_filter_matching_little_of_a_large_partition_still_finds_it(backend: Backend) -> None:
+    """More candidates than one KNN pass may return (sqlite-vec caps k at 4096): the search stays exact."""
+    backend.apply(WriteBatch(upserts=[Upsert(rec(f"n{i}", category="Goals"), vec(1, i / 5000)) for i in range(5000)]))
+    backend.upsert(rec("rare", category="Procedural"), vec(0, 1))
+    backend.upsert(rec("rare2", category="Procedural"), vec(0, 1, 0.5))
+    hits = backend.vector_search("u1", vec(1), parse_filters({"category": "Procedural"}), limit=5)
+    assert ids(hits) == ["rare", "rare2"]

@@ -46,7 +46,8 @@ _COLS = ", ".join(RECORD_FIELDS)
 _MCOLS = ", ".join(f"m.{f}" for f in RECORD_FIELDS)
 _MARKS = ", ".join("?" for _ in RECORD_FIELDS)
 _UPDATES = ", ".join(f"{f} = excluded.{f}" for f in RECORD_FIELDS if f != "id")
-_VEC_PUSHDOWN = ("state", "type")  # metadata columns of the vec0 table, filtered inside the KNN scan
+_VEC_PUSHDOWN = ("state", "type")
+VEC0_MAX_K = 4096  # sqlite-vec refuses a larger k  # metadata columns of the vec0 table, filtered inside the KNN scan
 
 
 def user_token(user_id: str) -> str:
@@ -298,6 +299,9 @@ class SqliteBackend(Backend):
         k = max(want * 4, 40) if rest else want
         blob = serialize_float32(list(embedding))
         while True:
+            if k > VEC0_MAX_K:  # vec0's KNN stops at 4096: scan the user's partition exactly instead
+                return self._exact_search(user_id, blob, knn_where.replace(" AND ", " AND v."), knn_params,
+                                          where, params, limit, offset)
             rows = self._rows(
                 "WITH knn AS MATERIALIZED (SELECT rowid, distance FROM memory_vectors "
                 f"WHERE embedding MATCH ? AND k = ? AND user_id = ?{knn_where}), "
@@ -312,6 +316,16 @@ class SqliteBackend(Backend):
             if len(rows) >= limit or n_knn < k or not rest:
                 break
             k *= 4
+        return [ScoredRecord(record_from_row(r), 1.0 - float(r["distance"])) for r in rows]
+
+    def _exact_search(self, user_id: str, blob: bytes, vec_where: str, vec_params: Sequence[Any], where: str,
+                      params: Sequence[Any], limit: int, offset: int) -> builtins.list[ScoredRecord]:
+        rows = self._rows(
+            f"SELECT vec_distance_cosine(v.embedding, ?) AS distance, {_MCOLS} FROM memory_vectors v "
+            f"JOIN memories m ON m.rid = v.rowid WHERE v.user_id = ?{vec_where} AND m.user_id = ? AND {where} "
+            "ORDER BY distance LIMIT ? OFFSET ?",
+            (blob, user_id, *vec_params, user_id, *params, limit, offset),
+        )
         return [ScoredRecord(record_from_row(r), 1.0 - float(r["distance"])) for r in rows]
 
     def keyword_search(
