@@ -202,6 +202,17 @@ POSITIVE: list[tuple[tuple[str, ...], str, dict[str, Any]]] = [
     (("I ran my first half marathon last Sunday.",), r"ran their first half marathon", {"type": EPI}),
     # a name that "turned N" without context: attributed to that name, not to the user
     (("Pip turned 2 last week!",), r"^User mentioned that Pip is 2 years old\.$", {"key": None}),
+    (("Quick update: I'm now living in Leipzig.",), r"lives in Leipzig", {"key": "profile:residence:city"}),
+    (("Btw my partner's name is Sam.",), r"^User's partner's name is Sam\.$", {"key": "family:partner:name"}),
+    (("I'm a stay-at-home dad.",), r"^User is a stay-at-home dad\.$", {"key": "profile:occupation"}),
+    (("I teach history at a secondary school.",), r"teaches history", {"key": "profile:occupation"}),
+    (("I'm not really into golf.",), r"not really into golf", {"key": "pref:golf"}),
+    (("I switched to Firefox.",), r"switched to Firefox", {"key": "tech:browser"}),
+    (
+        ("I have a dog.", "She's a poodle named Coco."),
+        r"has a poodle named Coco",
+        {"key": "profile:pet:coco:species"},
+    ),
 ]
 
 
@@ -344,6 +355,17 @@ def test_existing_memories_resolve_names() -> None:
     cand = ex.candidates[0]
     assert cand.summary == "User's dog Biscuit is 9 years old."
     assert cand.key == "profile:pet:biscuit:age"
+
+
+def test_a_bug_in_a_rule_never_breaks_the_turn(monkeypatch: pytest.MonkeyPatch) -> None:
+    import memlane.providers.llm.rules.llm as module
+
+    def boom(*_: object) -> Extraction:
+        raise RuntimeError("bug")
+
+    monkeypatch.setattr(module, "extract", boom)
+    ex = RulesLLM().extract([ChatMessage(role="user", content="I live in Tallinn.")])
+    assert not ex.should_create and "RuntimeError" in (ex.reason or "")
 
 
 def test_assistant_turns_are_context_only() -> None:

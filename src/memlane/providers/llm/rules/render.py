@@ -66,6 +66,7 @@ _OTHER_PRONOUNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"\b[Mm]e\b", "User"),
         (r"\b[Mm]yself\b", "User"),
         (r"\b[Oo]ur\b", "User's"),
+        (r"\b[Uu]s\b", "User"),
     )
 )
 

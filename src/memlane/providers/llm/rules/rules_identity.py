@@ -32,7 +32,7 @@ _BIRTHDAY = re.compile(
 _BORN_YEAR = re.compile(r"^I was born in (?P<y>(?:19|20)\d\d)$", _I)
 _BORN_PLACE = re.compile(r"^I was born (?:and raised )?in (?P<v>.+)$", _I)
 _LIVE = re.compile(
-    r"^I (?:currently |now |still |also |actually )*(?:live|am living|reside|am residing|am based|"
+    r"^I (?:currently |now |still |also |actually )*(?:live|am (?:now |currently |still )?living|reside|am residing|am based|"
     r"am located|have been living|have lived|have been based|stay)(?: (?:right now|now|currently))? "
     r"(?P<prep>in|near|outside|outside of|close to) (?P<v>.+)$",
     _I,

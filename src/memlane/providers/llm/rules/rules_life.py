@@ -28,7 +28,7 @@ _NO_KIDS = re.compile(
 )
 _PARENT_OF = re.compile(
     r"^I am (?:a )?(?:proud )?(?:mom|mum|mother|dad|father|parent) of (?P<count>\w+)"
-    r" (?P<v>kids|children|boys|girls|sons|daughters)",
+    r"(?: (?P<v>kids|children|boys|girls|sons|daughters))?$",
     _I,
 )
 _ABOUT = (
@@ -135,6 +135,8 @@ def pets_and_family(c: Clause) -> Fact | None:
         return None
     kind, canon, _ = found
     names = split_list(named.group("names")) if named else []
+    if " and " in noun and not names:  # "a son and a daughter": several relations, no single slot
+        return Fact(None, noun.lower(), f"I have {count} {noun.strip()}", "Relationships", 3)
     names = [n for n in names if n.lower() not in NOT_NAMES]
     n = _count(count)
     noun_text = noun.strip()

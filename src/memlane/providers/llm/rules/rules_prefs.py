@@ -26,7 +26,8 @@ _LIKE = re.compile(
 )
 _DISLIKE = re.compile(
     rf"^I {_ADV}(?P<verb>hate|dislike|detest|loathe|despise|cannot stand|do not like|do not enjoy|"
-    r"do not care for|do not love|am not a (?:big |huge )?fan of|am not into|never liked|can not stand|"
+    r"do not care for|do not love|am not (?:really |that |very |much of )?(?:a (?:big |huge )?fan of|into|keen on|"
+    r"fond of)|am no longer (?:a fan of|into)|never liked|can not stand|"
     r"have never liked|no longer like|no longer enjoy|do not really like|do not really enjoy)(?P<v> .+)$",
     _I,
 )

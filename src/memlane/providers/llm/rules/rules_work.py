@@ -101,6 +101,8 @@ def _is_occupation(role: str, strong: bool) -> bool:
     tokens = role.lower().replace("-", " ").split()
     if not tokens or tokens[-1] in NOT_OCCUPATIONS:
         return False
+    if role.lower() in OCCUPATIONS or " ".join(role.lower().split()[-1:]) in OCCUPATIONS:
+        return True
     head = tokens[-1]
     if head in OCCUPATIONS or " ".join(tokens[-2:]) in OCCUPATIONS:
         return True
@@ -116,7 +118,11 @@ def _role_fact(c: Clause, m: re.Match[str], strong: bool) -> Fact | None:
         return None
     org_name = place(org) if org else None
     article = indefinite_article(role)
-    text = f"I {'now ' if c.career_change else ''}work as {article} {role}" + (
+    # "works as a student" / "works as a stay-at-home dad" read badly: those are states
+    verb = (
+        "am" if re.search(r"student|stay-at-home|homemaker|housewife|househusband", role, _I) else "work as"
+    )
+    text = f"I {'now ' if c.career_change else ''}{verb} {article} {role}" + (
         f" at {org_name}" if org_name else ""
     )
     text += f" in {loc.strip()}" if loc else ""
@@ -138,6 +144,9 @@ def occupation(c: Clause) -> Fact | None:
     for pattern, strong in ((_JOB_IS, True), (_BECAME, True), (_AM_A, False)):
         if m := pattern.match(c.text):
             return _role_fact(c, m, strong)
+    if m := _TEACH.match(c.text):
+        subject = noun_phrase(m.group("v"))
+        return Fact("profile:occupation", f"{subject.lower()} teacher", c.text, "Work", 4)
     if m := _STATUS.match(c.text):
         v = m.group("v").lower()
         return Fact("profile:occupation", v, f"I am {v}", "Education" if "student" in v else "Work", 4)
@@ -221,6 +230,11 @@ def _tool(raw: str) -> tuple[str, str] | None:
     return None
 
 
+_TEACH = re.compile(r"^I (?:currently |also )?teach (?P<v>[\w' -]+?)(?: (?:at|in) (?P<where>.+))?$", _I)
+_VEHICLE = re.compile(
+    r"^I (?:drive|ride|have|own) (?:an? |my )?(?P<v>(?:[A-Z][\w-]*(?: [A-Z0-9][\w-]*)?|(?:electric |new |old |used )?"
+    r"(?:car|motorbike|motorcycle|scooter|van|truck|pickup|e-bike|bike|bicycle)))\b",
+)
 _SWITCH_TO = re.compile(
     r"^I (?:have |just |recently |finally )*(?:switched|moved|migrated|changed|converted) (?:over )?to (?P<b>.+)$",
     _I,
@@ -237,6 +251,12 @@ def tech(c: Clause) -> Fact | None:
         value = new[0] if new else noun_phrase(m.group("b"))
         entities = [t[0] for t in (old, new) if t]
         return Fact(_tech_key(known[1], value), value.lower(), c.text, "Work", 3, entities=entities)
+    if (m := _VEHICLE.match(c.text)) and not re.match(r"I (?:have|own) [A-Z]", c.text):
+        v = m.group("v")
+        if not (v[:1].isupper() and re.match(r"I (?:have|own)", c.text)):
+            return Fact(
+                "profile:vehicle", v.lower(), c.text, "Personal", 2, entities=[v] if v[:1].isupper() else []
+            )
     if (m := _SWITCH_TO.match(c.text)) and (found := _tool(m.group("b"))):
         return Fact(_tech_key(found[1], found[0]), found[0].lower(), c.text, "Work", 3, entities=[found[0]])
     if m := _USE.match(c.text):

@@ -101,12 +101,12 @@ def parse(text: str, known: Mapping[str, Subject], last: Subject | None = None) 
         if found and found[0] == "pet":
             return Clause(f"I have a {found[1]} named {m.group('name')}")
         if found:
-            return Clause(f"my name is {m.group('name')}", Subject("relation", found[1], m.group("name")))
+            return Clause(f"my name is {m.group('name')}", Subject("relation", found[1], None, found[2]))
     m = _NAME_IS_MY.match(text)
     if m and _is_name(m.group("name")):
         found = pet_or_relation(m.group("noun"))
         if found and found[0] == "relation":
-            return Clause(f"my name is {m.group('name')}", Subject("relation", found[1], m.group("name")))
+            return Clause(f"my name is {m.group('name')}", Subject("relation", found[1], None, found[2]))
     m = _FAVOURITE_OF.match(text)
     if m:
         return Clause(f"my {m.group('adj')} {m.group('thing')} is {m.group('v')}")
