@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import builtins
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
 from memlane.engine import validate as v
+from memlane.engine.reembed import ReembedReport, reembed
 from memlane.formation.events import EventBus, MemoryEvent
 from memlane.formation.pipeline import Formation, Worker
 from memlane.model.audit import history_entry
@@ -161,8 +162,18 @@ class Memory:
 
     # --- helpers -------------------------------------------------------------------------------
     def embed_text(self, record: MemoryRecord) -> str:
-        """What is embedded for a memory (its summary)."""
-        return record.summary
+        """What is embedded for a memory: its summary, with the contextual header when configured
+        (``MEMORY_EMBEDDING_HEADER``; see :mod:`memlane.retrieval.embed_text`)."""
+        from memlane.retrieval.embed_text import memory_text
+
+        return memory_text(record, self.settings)
+
+    def reembed(self, *, missing_only: bool = False, user_id: str | None = None, batch_size: int = 64,
+                restart: bool = False, progress: Callable[[int, int], None] | None = None) -> ReembedReport:
+        """Re-embed stored memories with the current embedder and header (after a change of either);
+        resumable, see :mod:`memlane.engine.reembed`."""
+        return reembed(self, missing_only=missing_only, user_id=user_id, batch_size=batch_size,
+                       restart=restart, progress=progress)
 
     def _require(self, user_id: str, memory_id: str) -> MemoryRecord:
         if not isinstance(memory_id, str) or not memory_id:

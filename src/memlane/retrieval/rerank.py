@@ -1,4 +1,13 @@
-"""Seed 000's composite rerank: similarity, importance, recency, pinning, plus a small relation boost."""
+"""Seed 000's composite rerank, with the hybrid and relation terms of issue 4.
+
+``final = w_sim × similarity + w_imp × importance + w_rec × recency + w_pin × pinned + relations``,
+then optionally multiplied by an age decay (seed 003 §5). In the breakdown ``similarity`` is the
+relevance: the cosine plus the keyword evidence in cosine units (see :mod:`memlane.retrieval.hybrid`),
+and ``keyword`` is the keyword part of it (so the cosine is ``similarity - keyword``). ``relations``
+is the boost from related memories and the thread, already weighted (see
+:mod:`memlane.retrieval.support`). With a time phrase ``recency`` is how well the memory's time fits
+the phrase's window instead of how recent it is.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +16,9 @@ from collections.abc import Mapping
 from datetime import datetime
 
 from memlane.model.record import MemoryRecord, ScoreBreakdown
+from memlane.retrieval.timephrases import TimeWindow
+
+DEFAULT_WEIGHTS = {"similarity": 0.55, "importance": 0.20, "recency": 0.15, "pinned": 0.10}
 
 
 def recency_decay(record: MemoryRecord, now: datetime, half_life_days: float) -> float:
@@ -16,6 +28,13 @@ def recency_decay(record: MemoryRecord, now: datetime, half_life_days: float) ->
         touched = record.valid_from  # an event is as recent as when it happened
     age_days = max(0.0, (now - touched).total_seconds() / 86400.0)
     return math.pow(0.5, age_days / max(half_life_days, 1e-6))
+
+
+def time_fit(record: MemoryRecord, window: TimeWindow) -> float:
+    """1.0 inside the window; outside it halves every seventh of the window's length (at least
+    every day): a day off "last week" is 0.5, a week off "in March" about 0.3."""
+    moment = record.valid_from or record.created_at
+    return math.pow(0.5, window.distance_days(moment) / max(window.days / 7.0, 1.0))
 
 
 def composite(
@@ -29,22 +48,28 @@ def composite(
     relation_weight: float = 0.0,
     keyword: float = 0.0,
     decay_half_life_days: float | None = None,
+    recency: float | None = None,
+    recency_weight: float | None = None,
+    boost: float = 0.0,
 ) -> ScoreBreakdown:
-    """Score one candidate; ``final`` orders results. Optional age decay multiplies (seed 003 §5)."""
+    """Score one candidate; ``final`` orders results. ``recency`` / ``recency_weight`` override the
+    decay and its weight (time phrases, recall intent); ``boost`` is an already weighted relation term."""
+    w = {**DEFAULT_WEIGHTS, **weights}
     importance = (record.importance - 1) / 4.0
-    recency = recency_decay(record, now, half_life_days)
+    fresh = recency_decay(record, now, half_life_days) if recency is None else recency
     pinned = 1.0 if record.pinned else 0.0
+    relations = relation_weight * relation_strength + boost
     final = (
-        weights.get("similarity", 0.55) * similarity
-        + weights.get("importance", 0.20) * importance
-        + weights.get("recency", 0.15) * recency
-        + weights.get("pinned", 0.10) * pinned
-        + relation_weight * relation_strength
+        w["similarity"] * (similarity + keyword)
+        + w["importance"] * importance
+        + (w["recency"] if recency_weight is None else recency_weight) * fresh
+        + w["pinned"] * pinned
+        + relations
     )
-    if decay_half_life_days:
+    if decay_half_life_days and not record.pinned:
         age_days = max(0.0, (now - record.created_at).total_seconds() / 86400.0)
-        final *= math.pow(0.5, age_days / decay_half_life_days) if not record.pinned else 1.0
+        final *= math.pow(0.5, age_days / decay_half_life_days)
     return ScoreBreakdown(
-        similarity=similarity, keyword=keyword, importance=importance, recency=recency,
-        pinned=pinned, relations=relation_strength, final=final,
+        similarity=similarity + keyword, keyword=keyword, importance=importance, recency=fresh,
+        pinned=pinned, relations=relations, final=final,
     )

@@ -1,4 +1,15 @@
-"""Search: candidates from the vector index, filtered in the database, reranked with a breakdown."""
+"""Search: hybrid candidates filtered in the database, reranked with a score breakdown.
+
+1. Plan the question (:mod:`memlane.retrieval.intent`): recall intent, and a time window from a
+   time phrase relative to ``now`` in the user's time zone.
+2. Embed it (with the contextual header a question can have, :mod:`memlane.retrieval.embed_text`).
+3. Gather candidates (:mod:`memlane.retrieval.hybrid`): dense, keyword, the time window, recall.
+4. Score each with seed 000's composite (:mod:`memlane.retrieval.rerank`) plus the support of related
+   memories (:mod:`memlane.retrieval.support`); drop those under the similarity threshold.
+
+``mode="dense"`` and ``mode="keyword"`` skip fusion and rerank and return one channel's ranking as
+it is (the baselines of ``memlane eval locomo``).
+"""
 
 from __future__ import annotations
 
@@ -8,10 +19,16 @@ from datetime import datetime
 
 from memlane.model.config import Settings
 from memlane.model.filters import Condition
-from memlane.model.record import SearchHit
+from memlane.model.record import ScoreBreakdown, SearchHit
 from memlane.providers.embed import Embedder
-from memlane.retrieval.rerank import composite
+from memlane.retrieval.embed_text import query_text
+from memlane.retrieval.hybrid import Pool, gather
+from memlane.retrieval.intent import QueryPlan, plan_query
+from memlane.retrieval.rerank import composite, time_fit
+from memlane.retrieval.support import relation_boosts, thread_boosts
 from memlane.storage.base import Backend
+
+MODES = ("hybrid", "dense", "keyword")
 
 
 @dataclass(frozen=True)
@@ -22,39 +39,73 @@ class SearchRequest:
     now: datetime
     limit: int = 10
     offset: int = 0
-    threshold: float | None = None
+    threshold: float | None = None  # minimum cosine similarity; None: MEMORY_SCORE_THRESHOLD (0 = off)
+    intent: str | None = None  # None or "auto": detect recall intent; "recall" / "plain" force it
+    time_phrases: bool | None = None  # None: MEMORY_TIME_PHRASES
+    thread_id: str | None = None  # the asking thread, for the query's contextual header
+    mode: str = "hybrid"
+
+
+def _scope_value(conditions: Sequence[Condition], name: str) -> str | None:
+    found = [c.value for c in conditions if c.field == name and c.op == "$eq" and isinstance(c.value, str)]
+    return found[0] if len(found) == 1 else None
 
 
 def search(backend: Backend, embedder: Embedder, settings: Settings, req: SearchRequest) -> list[SearchHit]:
-    """Retrieval's entry point (``Memory.search`` calls it)."""
-    vector = embedder.embed_one(req.query)
-    return search_memories(backend, settings, req.user_id, vector, req.conditions, now=req.now, limit=req.limit,
-                           offset=req.offset, threshold=req.threshold)
+    """Retrieval's entry point (``Memory.search``, the context block and ``memory.query`` call it)."""
+    if req.mode not in MODES:
+        raise ValueError(f"search mode must be one of {', '.join(MODES)}, got {req.mode!r}")
+    use_phrases = settings.memory_time_phrases if req.time_phrases is None else req.time_phrases
+    plan = plan_query(req.query, req.now, tz=settings.timezone, intent=req.intent, time_phrases=use_phrases)
+    conditions = list(req.conditions)
+    if plan.window is not None and settings.memory_time_phrase_mode == "filter":
+        conditions += [Condition("valid_from", "$gte", plan.window.start),
+                       Condition("valid_from", "$lt", plan.window.end)]
+    pool_size = max(settings.memory_context_topk, req.limit + req.offset)
+    if req.mode == "keyword":
+        found = backend.keyword_search(req.user_id, req.query, conditions, limit=req.limit, offset=req.offset)
+        return [SearchHit(memory=h.record, score=h.score, breakdown=ScoreBreakdown(keyword=h.score, final=h.score))
+                for h in found]
+    thread = req.thread_id or _scope_value(conditions, "thread_id")
+    vector = embedder.embed_one(query_text(req.query, settings, thread_id=thread,
+                                           topic=_scope_value(conditions, "category")))
+    if req.mode == "dense":
+        found = backend.vector_search(req.user_id, vector, conditions, limit=req.limit, offset=req.offset)
+        return [SearchHit(memory=h.record, score=h.score,
+                          breakdown=ScoreBreakdown(similarity=h.score, final=h.score)) for h in found]
+    pool = gather(backend, req.user_id, req.query, vector, conditions, plan, pool_size=pool_size)
+    threshold = req.threshold if req.threshold is not None else (settings.memory_score_threshold or None)
+    if threshold is not None:
+        pool.candidates = {cid: c for cid, c in pool.candidates.items() if (c.similarity or 0.0) >= threshold}
+    hits = rerank(backend, settings, req, vector, pool, plan)
+    return hits[req.offset: req.offset + req.limit]
 
 
-def search_memories(
-    backend: Backend,
-    settings: Settings,
-    user_id: str,
-    query_vector: Sequence[float],
-    conditions: Sequence[Condition],
-    *,
-    now: datetime,
-    limit: int,
-    offset: int = 0,
-    threshold: float | None = None,
+def rerank(
+    backend: Backend, settings: Settings, req: SearchRequest, vector: Sequence[float], pool: Pool, plan: QueryPlan
 ) -> list[SearchHit]:
-    pool = max(settings.memory_context_topk, limit + offset)
-    candidates = backend.vector_search(user_id, query_vector, conditions, limit=pool)
+    kw = settings.memory_keyword_weight
+    relevance = {cid: c.relevance(kw) for cid, c in pool.candidates.items()}
+    related = relation_boosts(backend, settings, req.user_id, vector, pool, relevance)
+    threads = thread_boosts(settings, pool, relevance)
+    weights = settings.memory_rerank_weights
+    recency_weight = weights.get("recency", 0.15)
+    if plan.recall:
+        recency_weight *= settings.memory_recall_recency_factor
+    if plan.window is not None:
+        recency_weight = max(recency_weight, settings.memory_time_phrase_weight)
     decay = settings.memory_decay_half_life_days if settings.memory_decay_enabled else None
     hits = []
-    for cand in candidates:
-        if threshold is not None and cand.score < threshold:
-            continue
+    for cid, cand in pool.candidates.items():
         breakdown = composite(
-            cand.record, cand.score, now, settings.memory_rerank_weights,
-            half_life_days=settings.memory_recency_half_life_days, decay_half_life_days=decay,
+            cand.record, cand.similarity or 0.0, req.now, weights,
+            half_life_days=settings.memory_recency_half_life_days,
+            keyword=kw * cand.keyword_norm,
+            decay_half_life_days=decay,
+            recency=time_fit(cand.record, plan.window) if plan.window is not None else None,
+            recency_weight=recency_weight,
+            boost=related.get(cid, 0.0) + threads.get(cid, 0.0),
         )
         hits.append(SearchHit(memory=cand.record, score=breakdown.final, breakdown=breakdown))
-    hits.sort(key=lambda h: h.score, reverse=True)
-    return hits[offset: offset + limit]
+    hits.sort(key=lambda h: (-h.score, h.memory.id))
+    return hits

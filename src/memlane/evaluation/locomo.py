@@ -1,0 +1,173 @@
+"""``memlane eval locomo``: evidence retrieval on LoCoMo conversations (seed 004's offline evaluation).
+
+Each conversation goes into a fresh store as its own user. Every turn is one episodic memory: the
+summary is ``"Speaker: text [shares <photo>]"``, ``source_ref`` its ``dia_id``, observed at its
+session's date, ``thread_id`` its session, ``actor_id`` its speaker and ``metadata["context"]`` the
+turn before it in the session (the contextual header embeds it with the turn). Consecutive turns of a
+session are linked by ``follows`` relations. Nothing else is derived, and no answer or evidence is
+shown to the store.
+
+Every question is asked as of one minute after the last session, through ``memlane``'s search and
+through two baselines on the same store: ``keyword`` (the full-text index alone) and ``dense`` (the
+vector index alone). For each, the ranked results' ``source_ref`` ids are walked in order and the
+first k distinct ones kept: recall@k is the share of the question's evidence among them, NDCG@10 is
+computed on the same list. Questions whose evidence names no turn of the conversation are skipped and
+counted. Latency is the search call with the question's embedding already cached (all questions are
+embedded in one batch first, so the three methods are timed alike); the batch's time per question is
+reported as ``query_embed_ms``.
+"""
+
+from __future__ import annotations
+
+import re
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from memlane.engine.memory import Memory
+from memlane.evaluation.locomo_data import Conversation, Question
+from memlane.evaluation.metrics import distinct, ndcg_at, percentile, recall_at
+from memlane.model.config import Settings
+from memlane.model.enums import MemoryState
+from memlane.model.filters import Condition
+from memlane.model.record import Relation, SearchHit
+from memlane.providers.embed import Embedder
+from memlane.retrieval.search import SearchRequest, search
+from memlane.storage.base import WriteBatch
+
+METHODS = ("memlane", "keyword", "dense")
+ASK_AFTER = timedelta(minutes=1)
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass
+class Scores:
+    """Per-question figures of one method, grouped by category."""
+
+    recall: dict[str, dict[int, list[float]]] = field(default_factory=lambda: defaultdict(lambda: defaultdict(list)))
+    ndcg: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    latency_ms: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+
+    def add(self, category: str, recalls: dict[int, float], ndcg: float, ms: float) -> None:
+        for group in (category, "overall"):
+            for k, r in recalls.items():
+                self.recall[group][k].append(r)
+            self.ndcg[group].append(ndcg)
+            self.latency_ms[group].append(ms)
+
+    def summary(self, group: str) -> dict[str, Any]:
+        n = len(self.ndcg[group])
+        out: dict[str, Any] = {"questions": n}
+        for k, values in sorted(self.recall[group].items()):
+            out[f"recall@{k}"] = round(sum(values) / n, 4) if n else 0.0
+        out["ndcg@10"] = round(sum(self.ndcg[group]) / n, 4) if n else 0.0
+        out["latency_ms_p50"] = round(percentile(self.latency_ms[group], 50), 2)
+        out["latency_ms_p95"] = round(percentile(self.latency_ms[group], 95), 2)
+        return out
+
+
+def eval_settings(settings: Settings, *, header: bool = True) -> Settings:
+    """The run's settings: the caller's, with the contextual header on (speaker and previous turn)."""
+    if not header:
+        return settings.model_copy(update={"memory_embedding_header": False})
+    fields = list(dict.fromkeys([*settings.memory_embedding_header_fields, "context", "speaker"]))
+    return settings.model_copy(update={"memory_embedding_header": True, "memory_embedding_header_fields": fields})
+
+
+def ingest(mem: Memory, conv: Conversation) -> int:
+    """Write the conversation's turns (one memory each) and the ``follows`` links between them."""
+    user = conv.sample_id
+    items = []
+    for i, turn in enumerate(conv.turns):
+        prev = conv.turns[i - 1] if i and conv.turns[i - 1].session == turn.session else None
+        items.append({
+            "summary": turn.summary, "type": "episodic", "key": f"locomo:{turn.dia_id}", "source": "external",
+            "source_ref": turn.dia_id, "at": turn.at, "thread_id": f"session_{turn.session}",
+            "actor_id": turn.speaker, "metadata": {"context": prev.summary} if prev else {},
+        })
+    records = mem.put_many(items, user_id=user, actor="locomo")
+    links = [Relation(from_id=a.id, to_id=b.id, user_id=user, relation_type="follows", strength=1.0)
+             for a, b, ta, tb in zip(records, records[1:], conv.turns, conv.turns[1:], strict=False)
+             if ta.session == tb.session]
+    if links:
+        mem.backend.apply(WriteBatch(relations=links))
+    return len(records)
+
+
+def cited(hits: Sequence[SearchHit]) -> list[str]:
+    """Source dia_ids of ranked results, in order (a result may cite several)."""
+    return [d for h in hits for d in re.split(r"[,;\s]+", h.memory.source_ref or "") if d]
+
+
+def ask(mem: Memory, conv: Conversation, q: Question, method: str, limit: int) -> tuple[list[str], float]:
+    req = SearchRequest(user_id=conv.sample_id, query=q.text, now=conv.last_at + ASK_AFTER, limit=limit,
+                        conditions=[Condition("state", "$eq", MemoryState.ACTIVE.value)],
+                        mode="hybrid" if method == "memlane" else method)
+    start = time.perf_counter()
+    hits = search(mem.backend, mem.embedder, mem.settings, req)
+    return cited(hits), (time.perf_counter() - start) * 1000.0
+
+
+def run(
+    conversations: Sequence[Conversation],
+    embedder: Embedder,
+    settings: Settings,
+    *,
+    ks: Sequence[int] = (5, 10, 25),
+    workdir: str | Path | None = None,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
+    """Ingest, ask and score; returns the report (JSON-ready)."""
+    ks = sorted({int(k) for k in ks})
+    if not ks or ks[0] < 1:
+        raise ValueError("k values must be positive integers")
+    scores = {m: Scores() for m in METHODS}
+    skipped: dict[str, int] = defaultdict(int)
+    turns = ingest_s = embed_s = 0.0
+    asked = 0
+    total_q = sum(len(c.questions) for c in conversations)
+    with tempfile.TemporaryDirectory(prefix="memlane-locomo-", dir=workdir) as tmp:
+        for conv in conversations:
+            mem = Memory(str(Path(tmp) / f"{conv.sample_id}.db"), embedder=embedder, settings=settings)
+            try:
+                start = time.perf_counter()
+                turns += ingest(mem, conv)
+                ingest_s += time.perf_counter() - start
+                if progress:
+                    progress("ingested", len(conv.turns), 0)
+                usable = [q for q in conv.questions if q.evidence]
+                for q in conv.questions:
+                    if not q.evidence:
+                        skipped[q.category_name] += 1
+                start = time.perf_counter()
+                mem.embedder.embed([q.text for q in usable])  # warm the cache: methods are timed alike
+                embed_s += time.perf_counter() - start
+                for q in usable:
+                    for method in METHODS:
+                        ranked, ms = ask(mem, conv, q, method, max(ks))
+                        recalls = {k: recall_at(ranked, q.evidence, k) for k in ks}
+                        scores[method].add(q.category_name, recalls, ndcg_at(distinct(ranked), q.evidence, 10), ms)
+                    asked += 1
+                    if progress:
+                        progress("asked", asked, total_q)
+            finally:
+                mem.close()
+    groups = ["overall", *sorted({g for g in scores["memlane"].ndcg if g != "overall"})]
+    return {
+        "conversations": len(conversations),
+        "turns": int(turns),
+        "questions": asked,
+        "skipped": {"total": sum(skipped.values()), "by_category": dict(sorted(skipped.items()))},
+        "k": ks,
+        "embedder": embedder.identity,
+        "embedding": "header:" + ",".join(settings.memory_embedding_header_fields)
+        if settings.memory_embedding_header else "summary",
+        "ingest_seconds": round(ingest_s, 2),
+        "query_embed_ms": round(embed_s * 1000.0 / max(asked, 1), 2),
+        "methods": {m: {g: scores[m].summary(g) for g in groups} for m in METHODS},
+    }

@@ -1,0 +1,45 @@
+"""Retrieval metrics over ranked evidence ids: recall@k, NDCG@k, latency percentiles."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+
+
+def distinct(ids: Iterable[str], k: int | None = None) -> list[str]:
+    """The first ``k`` distinct ids, in order."""
+    out: list[str] = []
+    for i in ids:
+        if i not in out:
+            out.append(i)
+            if k is not None and len(out) >= k:
+                break
+    return out
+
+
+def recall_at(ranked: Sequence[str], gold: Sequence[str], k: int) -> float:
+    """Share of ``gold`` among the first ``k`` distinct ranked ids."""
+    if not gold:
+        raise ValueError("recall needs at least one gold id")
+    top = set(distinct(ranked, k))
+    return sum(1 for g in set(gold) if g in top) / len(set(gold))
+
+
+def ndcg_at(ranked: Sequence[str], gold: Sequence[str], k: int) -> float:
+    """Binary-relevance NDCG over the first ``k`` distinct ranked ids."""
+    wanted = set(gold)
+    if not wanted:
+        raise ValueError("NDCG needs at least one gold id")
+    dcg = sum(1.0 / math.log2(i + 2) for i, x in enumerate(distinct(ranked, k)) if x in wanted)
+    ideal = sum(1.0 / math.log2(i + 2) for i in range(min(len(wanted), k)))
+    return dcg / ideal
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """Linear-interpolated percentile (``q`` in 0..100); 0.0 for no values."""
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    pos = (len(ordered) - 1) * q / 100.0
+    lo, hi = math.floor(pos), math.ceil(pos)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)

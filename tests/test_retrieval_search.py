@@ -1,0 +1,185 @@
+"""Hybrid search: keyword adds candidates, filters and tenancy in the database, breakdowns, time
+phrases, recall intent, relation boost, threshold and the single-channel baselines."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from memlane.engine.memory import Memory
+from memlane.model.config import Settings
+from memlane.model.record import Relation
+from memlane.providers.embed.base import Embedder
+from memlane.retrieval.rerank import composite
+from memlane.retrieval.search import SearchRequest, search
+from memlane.storage.base import WriteBatch
+
+DIMS = 8
+NOW = datetime(2026, 4, 15, 10, 0, tzinfo=UTC)
+
+
+def unit(*pairs: tuple[int, float]) -> list[float]:
+    vec = [0.0] * DIMS
+    for i, x in pairs:
+        vec[i] = x
+    norm = math.sqrt(sum(x * x for x in vec))
+    return [x / norm for x in vec]
+
+
+class StubEmbedder(Embedder):
+    """Vectors chosen by the test; any other text points along axis 7 (unrelated to everything)."""
+
+    name, model, dims = "stub", "stub-v1", DIMS
+
+    def __init__(self, table: dict[str, list[float]]) -> None:
+        self.table = table
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        return [self.table.get(t, unit((7, 1.0))) for t in texts]
+
+
+def settings(**changes: object) -> Settings:
+    return Settings(**{"timezone": "UTC", **changes})  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def make(tmp_path: Path) -> Iterator[object]:
+    opened: list[Memory] = []
+
+    def _make(table: dict[str, list[float]], **changes: object) -> Memory:
+        mem = Memory(str(tmp_path / f"m{len(opened)}.db"), embedder=StubEmbedder(table), settings=settings(**changes))
+        opened.append(mem)
+        return mem
+
+    yield _make
+    for m in opened:
+        m.close()
+
+
+def test_keyword_adds_candidates_the_vector_search_missed(make) -> None:  # type: ignore[no-untyped-def]
+    # the notes are the nearest vectors (cosine 0.05); the zebra memory is orthogonal (cosine 0)
+    table = {f"Note number {i} about gardening.": unit((0, 0.05), (1, 1.0), (3, 0.01 * i)) for i in range(6)}
+    table["The zebra crossing was repainted."] = unit((2, 1.0))
+    table["zebra"] = unit((0, 1.0))
+    mem = make(table, memory_context_topk=2)
+    for text in table:
+        if text != "zebra":
+            mem.put(text, user_id="u", at=NOW - timedelta(days=1))
+    hits = mem.search("zebra", user_id="u", limit=2, at=NOW)
+    assert hits[0].memory.summary.startswith("The zebra")
+    assert hits[0].breakdown.keyword > 0
+    cosine = hits[0].breakdown.similarity - hits[0].breakdown.keyword
+    assert cosine == pytest.approx(0.0, abs=1e-6)  # from its stored vector
+    dense = search(mem.backend, mem.embedder, mem.settings,
+                   SearchRequest(user_id="u", query="zebra", conditions=[], now=NOW, limit=2, mode="dense"))
+    assert all("zebra" not in h.memory.summary for h in dense)
+
+
+def test_isolation_filters_and_inactive_in_the_database(make) -> None:  # type: ignore[no-untyped-def]
+    mem = make({})
+    a = mem.put("User lives in Lisbon.", user_id="ana", category="Personal")
+    mem.put("User lives in Lisbon.", user_id="ben", category="Personal")
+    mem.put("User's budget is 150 euros.", user_id="ana", category="Finance")
+    for query in ("Lisbon", "where does the user live"):
+        hits = mem.search(query, user_id="ben", limit=10)
+        assert {h.memory.user_id for h in hits} == {"ben"}
+    assert {h.memory.category for h in mem.search("Lisbon budget", user_id="ana", filters={"category": "Finance"})} \
+        == {"Finance"}
+    mem.delete(a.id, user_id="ana")
+    assert a.id not in {h.memory.id for h in mem.search("Lisbon", user_id="ana")}
+    assert a.id in {h.memory.id for h in mem.search("Lisbon", user_id="ana", include_inactive=True)}
+
+
+def test_every_hit_carries_its_breakdown(make) -> None:  # type: ignore[no-untyped-def]
+    mem = make({"jazz": unit((0, 1.0)), "User likes jazz.": unit((0, 0.9), (1, 0.44)),
+                "User likes techno.": unit((0, 0.95), (2, 0.31))})
+    jazz = mem.put("User likes jazz.", user_id="u", importance=4, at=NOW - timedelta(days=30))
+    mem.put("User likes techno.", user_id="u", at=NOW)
+    mem.update(jazz.id, user_id="u", pinned=True)
+    hits = mem.search("jazz", user_id="u", at=NOW)
+    assert hits[0].memory.id == jazz.id
+    for h in hits:
+        b = h.breakdown
+        assert h.score == b.final
+        w = mem.settings.memory_rerank_weights
+        expected = (w["similarity"] * b.similarity + w["importance"] * b.importance
+                    + w["recency"] * b.recency + w["pinned"] * b.pinned + b.relations)
+        assert b.final == pytest.approx(expected)
+    assert hits[0].breakdown.pinned == 1.0 and hits[0].breakdown.importance == 0.75
+
+
+def test_time_phrase_boosts_and_filters(make) -> None:  # type: ignore[no-untyped-def]
+    q = "What did I decide yesterday?"
+    table = {q: unit((0, 1.0)), "User decided to sell their car.": unit((0, 0.9), (1, 0.44)),
+             "User decided to adopt a cat.": unit((0, 0.7), (2, 0.71))}
+    mem = make(table)
+    mem.put("User decided to sell their car.", user_id="u", type="episodic", at=NOW - timedelta(days=20))
+    mem.put("User decided to adopt a cat.", user_id="u", type="episodic", at=NOW - timedelta(hours=20))
+    hits = mem.search(q, user_id="u", at=NOW)
+    assert "adopt" in hits[0].memory.summary
+    assert hits[0].breakdown.recency == 1.0  # inside the window
+    earlier = mem.search(q, user_id="u", at=NOW - timedelta(days=19))
+    assert "sell" in earlier[0].memory.summary
+    strict = make(table, memory_time_phrase_mode="filter")
+    strict.put("User decided to sell their car.", user_id="u", type="episodic", at=NOW - timedelta(days=20))
+    strict.put("User decided to adopt a cat.", user_id="u", type="episodic", at=NOW - timedelta(hours=20))
+    assert [h.memory.summary for h in strict.search(q, user_id="u", at=NOW)] == ["User decided to adopt a cat."]
+
+
+def test_recall_intent_raises_recency(make) -> None:  # type: ignore[no-untyped-def]
+    q = "what did we talk about"
+    table = {q: unit((0, 1.0)), "Old chat on pottery.": unit((0, 0.8), (1, 0.6)),
+             "New chat on guitars.": unit((0, 0.55), (2, math.sqrt(1 - 0.55 ** 2)))}
+    mem = make(table)
+    mem.put("Old chat on pottery.", user_id="u", type="episodic", at=NOW - timedelta(days=60))
+    mem.put("New chat on guitars.", user_id="u", type="episodic", at=NOW)
+
+    def top(intent: str) -> str:
+        req = SearchRequest(user_id="u", query=q, conditions=[], now=NOW, intent=intent)
+        return search(mem.backend, mem.embedder, mem.settings, req)[0].memory.summary
+
+    assert top("recall") == "New chat on guitars."
+    assert top("plain") == "Old chat on pottery."
+    assert top("auto") == "New chat on guitars."
+
+
+def test_follows_relation_lifts_the_answer(make) -> None:  # type: ignore[no-untyped-def]
+    q = "What flavour did Nate make?"
+    table = {q: unit((0, 1.0)), "Joanna: What flavour did you make?": unit((0, 0.9), (1, 0.44)),
+             "Nate: Coconut, rich and creamy!": unit((0, 0.2), (2, 0.98)),
+             "Nate: I went hiking.": unit((0, 0.3), (3, 0.95))}
+    mem = make(table, memory_thread_weight=0.0)
+    recs = mem.put_many([{"summary": s, "at": NOW} for s in list(table)[1:]], user_id="u")
+    mem.backend.apply(WriteBatch(relations=[Relation(from_id=recs[0].id, to_id=recs[1].id, user_id="u",
+                                                     relation_type="follows", strength=1.0)]))
+    hits = mem.search(q, user_id="u", at=NOW)
+    order = [h.memory.summary for h in hits]
+    assert order.index("Nate: Coconut, rich and creamy!") < order.index("Nate: I went hiking.")
+    assert hits[order.index("Nate: Coconut, rich and creamy!")].breakdown.relations > 0
+
+
+def test_threshold_and_keyword_baseline(make) -> None:  # type: ignore[no-untyped-def]
+    table = {"cats": unit((0, 1.0)), "User has two cats.": unit((0, 0.9), (1, 0.44)),
+             "User likes tea.": unit((1, 1.0))}
+    mem = make(table)
+    mem.put("User has two cats.", user_id="u")
+    mem.put("User likes tea.", user_id="u")
+    assert [h.memory.summary for h in mem.search("cats", user_id="u", threshold=0.5)] == ["User has two cats."]
+    kw = search(mem.backend, mem.embedder, mem.settings,
+                SearchRequest(user_id="u", query="cats", conditions=[], now=NOW, mode="keyword"))
+    assert [h.memory.summary for h in kw] == ["User has two cats."]
+    with pytest.raises(ValueError):
+        search(mem.backend, mem.embedder, mem.settings,
+               SearchRequest(user_id="u", query="cats", conditions=[], now=NOW, mode="fuzzy"))
+
+
+def test_composite_keeps_the_seed_formula() -> None:
+    from memlane.model.record import MemoryRecord
+
+    rec = MemoryRecord(id="m", user_id="u", summary="x", importance=5, pinned=True, updated_at=NOW)
+    b = composite(rec, 0.5, NOW, {"similarity": 0.55, "importance": 0.2, "recency": 0.15, "pinned": 0.1})
+    assert b.final == pytest.approx(0.55 * 0.5 + 0.2 + 0.15 + 0.1)
