@@ -114,7 +114,15 @@ def plan(
                                        reason=f"supersedes {target.id}: {d.reason}", actor=ACTOR, at=ctx.at))
     b.history.append(history_entry(HistoryEvent.SUPERSEDE, memory_id=old.id, user_id=ctx.user_id, old=target,
                                    new=old, reason=f"superseded by {fresh.id}: {d.reason}", actor=ACTOR, at=ctx.at))
-    b.relations.extend(_links(ctx, fresh, [n for n in neighbours if n.record.id != target.id]))
+    for other in d.also:
+        gone = closed(other, at=ctx.at, superseded_by=fresh.id)
+        b.upserts.append(Upsert(gone))
+        b.history.append(history_entry(HistoryEvent.SUPERSEDE, memory_id=other.id, user_id=ctx.user_id, old=other,
+                                       new=gone, reason=f"superseded by {fresh.id}: contradicted", actor=ACTOR,
+                                       at=ctx.at))
+        b.changes.append(_change(ctx, other.id, "superseded", summary=other.summary, by=fresh.summary))
+    closed_ids = {target.id, *(o.id for o in d.also)}
+    b.relations.extend(_links(ctx, fresh, [n for n in neighbours if n.record.id not in closed_ids]))
     b.changes.append(_change(ctx, fresh.id, "updated", summary=fresh.summary, old_summary=target.summary,
                              category=fresh.category))
     b.op_events.append(_op(ctx, "supersede", d, fresh.id, fresh.category))

@@ -28,6 +28,7 @@ class Decision:
     reason: str
     target: MemoryRecord | None = None
     score: float | None = None  # similarity of the best neighbour considered
+    also: tuple[MemoryRecord, ...] = ()  # further memories the candidate contradicts (closed with the target)
 
 
 def _observed(record: MemoryRecord) -> datetime:
@@ -56,7 +57,7 @@ def _by_verdict(
     return None
 
 
-def decide(
+def _decide_one(
     cand: Candidate,
     *,
     at: datetime,
@@ -103,3 +104,32 @@ def decide(
             return decided
     best = neighbours[0].score if neighbours else None
     return Decision("create", "new information", None, best)
+
+
+def decide(
+    cand: Candidate,
+    *,
+    at: datetime,
+    keyed: MemoryRecord | None,
+    neighbours: Sequence[ScoredRecord],
+    llm: MemoryLLM,
+    bands: Bands,
+    merge_window: timedelta,
+    heuristics: bool = True,
+) -> Decision:
+    """The decision for ``cand``; a supersession also closes every other neighbour it contradicts
+    ("I don't eat meat anymore" replaces both "loves steak" and "eats meat every day")."""
+    d = _decide_one(cand, at=at, keyed=keyed, neighbours=neighbours, llm=llm, bands=bands,
+                    merge_window=merge_window, heuristics=heuristics)
+    if d.action != "supersede" or d.target is None:
+        return d
+    also = []
+    for n in neighbours:
+        if n.score < bands.floor:
+            break
+        rec = n.record
+        if rec.id == d.target.id or at <= _observed(rec):
+            continue
+        if llm.classify_conflict(rec.summary, cand.summary).relation == "contradiction":
+            also.append(rec)
+    return Decision(d.action, d.reason, d.target, d.score, tuple(also))
