@@ -13,9 +13,12 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from memlane.cli.app import app
-from memlane.formation.calibrate import Pair, calibrate, fit_type, load_pairs
+from memlane.formation.bands import Bands
+from memlane.formation.calibrate import Pair, calibrate, fit_type, load_pairs, replay
+from memlane.model.candidate import ChatMessage, ConflictVerdict, Extraction, SameFact
 from memlane.model.errors import ValidationError
 from memlane.providers.embed import get_embedder
+from memlane.providers.llm.base import MemoryLLM
 
 
 def pairs_with(labels: str, kinds: Sequence[str | None] | None = None) -> list[Pair]:
@@ -95,6 +98,31 @@ def test_calibrate_with_the_hash_embedder_fits_both_types() -> None:
                               "EPISODIC_CHECK_LOW"}
 
 
+class NeverSame(MemoryLLM):
+    """Checks that never see a conflict and never call two texts the same fact."""
+
+    name = "never-same"
+
+    def extract(self, messages: Sequence[ChatMessage], existing: Sequence[str] = ()) -> Extraction:
+        return Extraction(should_create=False)
+
+    def same_fact(self, existing: str, candidate: str, category: str | None = None) -> SameFact:
+        return SameFact(same_fact=False)
+
+    def classify_conflict(self, existing: str, candidate: str) -> ConflictVerdict:
+        return ConflictVerdict(relation="new")
+
+
+def test_replay_runs_decide_on_each_pair_with_the_bands() -> None:
+    pairs = pairs_with("ssdd", ["paraphrase", "paraphrase", "update", "unrelated"])
+    scores = np.array([0.90, 0.60, 0.85, 0.20])
+    bands = {"semantic": Bands(auto=0.80, low=0.50, floor=0.30, link=0.5)}
+    result = replay("test", pairs, scores, bands, NeverSame())
+    assert result.actions == {"semantic paraphrase": {"merge": 1, "create": 1},
+                              "semantic unrelated": {"create": 1}, "semantic update": {"merge": 1}}
+    assert (result.correct, result.total) == (2, 4)  # the auto merge and the unrelated create
+
+
 def run(*args: str) -> Result:
     return CliRunner().invoke(app, ["calibrate", "--embedder", "hash", *args], env={"COLUMNS": "120"})
 
@@ -118,6 +146,16 @@ def test_cli_json_and_bad_input(tmp_path: Path) -> None:
     result = run("--pairs", str(bad))
     assert result.exit_code == 2 and "error:" in result.stderr and "type must be" in result.stderr
     assert run("--recall", "1.5").exit_code == 2
+
+
+def test_cli_decisions_compares_configured_and_fitted_bands() -> None:
+    result = run("--decisions", "--json")
+    assert result.exit_code == 0, result.output
+    configured, fitted = json.loads(result.stdout)["decisions"]
+    assert (configured["name"], fitted["name"]) == ("configured", "fitted")
+    assert configured["total"] == fitted["total"] == len(load_pairs())
+    assert fitted["bands"]["semantic"]["auto"] == json.loads(result.stdout)["fits"][0]["auto"]
+    assert "correct" in run("--decisions").stdout
 
 
 def test_local_model_separates_paraphrases_from_unrelated(tmp_path: Path) -> None:

@@ -3,17 +3,33 @@
 from __future__ import annotations
 
 from dataclasses import asdict
+from datetime import timedelta
 from pathlib import Path
 from typing import Annotated
 
+import numpy as np
 import typer
 from rich.table import Table
 
 from memlane.cli.app import EmbedderOption, JsonOption, app, load_settings, print_json
 from memlane.cli.render import console
-from memlane.formation.bands import DEFAULTS
-from memlane.formation.calibrate import BandStats, Calibration, TypeFit, calibrate, load_pairs
+from memlane.formation.bands import DEFAULTS, Bands, bands_for
+from memlane.formation.calibrate import (
+    EXPECTED,
+    BandStats,
+    Calibration,
+    Pair,
+    Replay,
+    TypeFit,
+    calibrate,
+    load_pairs,
+    replay,
+    score_pairs,
+)
+from memlane.model.config import Settings
+from memlane.model.enums import MemoryType
 from memlane.providers.embed.settings import embedder_from_settings
+from memlane.providers.llm.registry import llm_from_settings
 
 
 def _pct(value: float | None) -> str:
@@ -70,6 +86,32 @@ def _suggestions(cal: Calibration) -> list[str]:
     return lines
 
 
+def _replays(cal: Calibration, pairs: list[Pair], scores: np.ndarray, settings: Settings) -> list[Replay]:
+    """``decide`` on every pair with the configured bands and with the fitted ones."""
+    llm = llm_from_settings(settings)
+    current = {f.type: bands_for(cal.embedder, MemoryType(f.type), settings) for f in cal.fits}
+    fitted = {f.type: Bands(f.auto, f.low, current[f.type].floor if f.floor is None else f.floor,
+                            current[f.type].link) for f in cal.fits}
+    window = timedelta(hours=settings.episodic_merge_window_hours)
+    return [replay(name, pairs, scores, bands, llm, merge_window=window,
+                   heuristics=settings.memory_enable_entity_heuristics)
+            for name, bands in (("configured", current), ("fitted", fitted))]
+
+
+def _replay_table(replays: list[Replay], llm: str) -> Table:
+    table = Table(title=f"decide() on each pair ({llm} checks): text_a stored, text_b an hour later",
+                  title_justify="left")
+    for name in ("pairs", "want", *(r.name for r in replays)):
+        table.add_column(name)
+    for group in replays[0].actions:
+        want = "/".join(EXPECTED.get(group.split()[-1], ("merge",) if group.endswith("same") else ("not merge",)))
+        cells = [", ".join(f"{a} {n}" for a, n in sorted(r.actions.get(group, {}).items(), key=lambda x: -x[1]))
+                 for r in replays]
+        table.add_row(group, want, *cells)
+    table.add_row("correct", "", *(f"{r.correct}/{r.total}" for r in replays), style="bold")
+    return table
+
+
 @app.command("calibrate")
 def calibrate_command(
     pairs: Annotated[Path | None, typer.Option("--pairs", help="Labelled pairs, JSONL: text_a, text_b, "
@@ -81,6 +123,9 @@ def calibrate_command(
     ignore_updates: Annotated[bool, typer.Option(
         "--ignore-updates", help="Leave 'update' pairs out of auto's precision (the conflict check runs "
                                  "before any merge).")] = False,
+    decisions: Annotated[bool, typer.Option(
+        "--decisions", help="Also replay decide() on every pair (same-fact and conflict checks of $MEMLANE_LLM) "
+                            "with the configured and the fitted bands.")] = False,
     json_out: JsonOption = False,
 ) -> None:
     """Fit the create/update bands (auto, low, floor) per memory type; print precision and recall per band
@@ -89,10 +134,13 @@ def calibrate_command(
     if embedder:
         settings = settings.model_copy(update={"embedder": embedder})
     labelled = load_pairs(pairs)
-    cal = calibrate(embedder_from_settings(settings), labelled, precision=precision, recall=recall,
-                    ignore_updates=ignore_updates)
+    model = embedder_from_settings(settings)
+    scores = score_pairs(model, labelled)
+    cal = calibrate(model, labelled, precision=precision, recall=recall,
+                    ignore_updates=ignore_updates, scores=scores)
+    replays = _replays(cal, labelled, scores, settings) if decisions else []
     if json_out:
-        print_json({**asdict(cal), "env": cal.env()})
+        print_json({**asdict(cal), "env": cal.env(), "decisions": [asdict(r) for r in replays]})
         return
     out = console()
     out.print(f"embedder {cal.embedder} ({cal.model}); targets: precision {precision:.0%} at or above auto, "
@@ -100,6 +148,8 @@ def calibrate_command(
     for fit in cal.fits:
         for table in _tables(fit, cal):
             out.print(table)
+    if replays:
+        out.print(_replay_table(replays, settings.llm))
     out.print("\nSuggested settings:")
     for line in _suggestions(cal):
         typer.echo(line)

@@ -23,16 +23,24 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from importlib import resources
 from pathlib import Path
 from typing import Literal
 
 import numpy as np
 
+from memlane.formation.bands import Bands
+from memlane.formation.decide import decide
+from memlane.model.candidate import Candidate
+from memlane.model.enums import MemoryType
 from memlane.model.errors import ValidationError
+from memlane.model.record import MemoryRecord
 from memlane.providers.embed.base import Embedder
+from memlane.providers.llm.base import MemoryLLM
+from memlane.storage.base import ScoredRecord
 
 Label = Literal["same", "different"]
 TYPES = ("semantic", "episodic")
@@ -228,7 +236,7 @@ def fit_type(mem_type: str, pairs: Sequence[Pair], scores: np.ndarray, precision
 
 
 def calibrate(embedder: Embedder, pairs: Sequence[Pair], *, precision: float = 0.98, recall: float = 0.95,
-              ignore_updates: bool = False) -> Calibration:
+              ignore_updates: bool = False, scores: np.ndarray | None = None) -> Calibration:
     """Score every pair with ``embedder`` and fit the bands of each memory type present.
 
     ``ignore_updates`` leaves "update" pairs out of auto's precision: ``decide`` asks the conflict check
@@ -236,7 +244,7 @@ def calibrate(embedder: Embedder, pairs: Sequence[Pair], *, precision: float = 0
     for name, value in (("precision", precision), ("recall", recall)):
         if not 0 < value <= 1:
             raise ValidationError(f"{name} target must be in (0, 1], not {value}")
-    scores = score_pairs(embedder, pairs)
+    scores = score_pairs(embedder, pairs) if scores is None else scores
     fits = []
     for mem_type in TYPES:
         chosen = [i for i, p in enumerate(pairs) if p.type == mem_type]
@@ -244,3 +252,42 @@ def calibrate(embedder: Embedder, pairs: Sequence[Pair], *, precision: float = 0
             fits.append(fit_type(mem_type, [pairs[i] for i in chosen], scores[chosen], precision, recall,
                                  ignore_updates))
     return Calibration(embedder.name, embedder.model, precision, recall, ignore_updates, fits)
+
+
+# --- replaying the decision ---------------------------------------------------------------------
+EXPECTED = {"paraphrase": ("merge",), "update": ("supersede",), "related": ("create",), "unrelated": ("create",)}
+
+
+@dataclass(frozen=True)
+class Replay:
+    """What ``decide`` does with each pair under ``bands``: text_a stored, text_b arriving an hour later."""
+
+    name: str
+    bands: dict[str, Bands]
+    actions: dict[str, dict[str, int]]  # "semantic paraphrase" -> action -> count
+    correct: int
+    total: int
+
+
+def expected(pair: Pair) -> tuple[str, ...]:
+    if pair.kind:
+        return EXPECTED[pair.kind]
+    return ("merge",) if pair.label == "same" else ("create", "supersede")
+
+
+def replay(name: str, pairs: Sequence[Pair], scores: np.ndarray, bands: Mapping[str, Bands], llm: MemoryLLM,
+           *, merge_window: timedelta = timedelta(hours=72), heuristics: bool = True) -> Replay:
+    """Run ``decide`` on every pair with the real same-fact and conflict checks of ``llm``."""
+    stored_at = datetime(2026, 1, 1, 9, tzinfo=UTC)
+    actions: dict[str, Counter[str]] = {}
+    correct = 0
+    for i, (pair, score) in enumerate(zip(pairs, scores, strict=True)):
+        mem_type = MemoryType(pair.type)
+        stored = MemoryRecord(id=f"pair-{i}", user_id="calibrate", type=mem_type, summary=pair.text_a,
+                              valid_from=stored_at, created_at=stored_at)
+        d = decide(Candidate(summary=pair.text_b, type=mem_type), at=stored_at + timedelta(hours=1), keyed=None,
+                   neighbours=[ScoredRecord(stored, float(score))], llm=llm, bands=bands[pair.type],
+                   merge_window=merge_window, heuristics=heuristics)
+        actions.setdefault(f"{pair.type} {pair.kind or pair.label}", Counter())[d.action] += 1
+        correct += d.action in expected(pair)
+    return Replay(name, dict(bands), {k: dict(v) for k, v in sorted(actions.items())}, correct, len(pairs))
