@@ -478,6 +478,12 @@ CONFLICTS = [
     ("User is vegan.", "User follows a vegan diet.", "redundancy"),
     ("User is allergic to sesame.", "User has a sesame allergy.", "redundancy"),
     ("User has a dog named Ziggy.", "User's dog is called Ziggy.", "redundancy"),
+    ("User lives in Brooklyn, New York.", "User lives in New York.", "redundancy"),
+    (
+        "User pays a 900 euro rent instalment on the 3rd.",
+        "User's rent payment of 900 euros is due on the 3rd.",
+        "redundancy",
+    ),
     # new: unrelated, or about someone else
     ("User likes chess.", "User likes poker.", "new"),
     ("User lives in Tallinn.", "User's sister lives in Kyoto.", "new"),
@@ -486,6 +492,8 @@ CONFLICTS = [
     ("User speaks Polish.", "User works as a plumber.", "new"),
     ("User likes films.", "User does not like horror films.", "new"),
     ("User decided to sell their motorbike.", "User decided to learn the cello.", "new"),
+    ("User booked a flight to Oslo for May.", "User booked a hotel in Oslo for May.", "new"),
+    ("User is allergic to latex.", "User is allergic to sesame.", "new"),
 ]
 
 

@@ -72,7 +72,8 @@ def candidate(fact: Fact, subject: Subject, important: bool = False, tags: Itera
         importance = 4 if fact.category == "Health" else max(1, importance - 1)
     elif subject.kind == "pet":
         category, importance = "Personal", 3
-    elif subject.kind == "entity":
+    elif subject.kind == "entity":  # a bare name: a pet's age ("Pip turned 2") or someone the user knows
+        category = "Personal" if fact.key == "profile:age" else "Relationships"
         importance = max(1, importance - 1)
     if important:
         importance = min(5, importance + 1)

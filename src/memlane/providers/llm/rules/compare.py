@@ -34,7 +34,7 @@ _STOP = words("""user user's users the a an is are am was were be been being has
     all some much many too currently usually always often sometimes definitely totally truly mostly
     anymore longer years year old lot lots diet diets follow follows following music food foods cuisine
     stuff thing things genre not never no euro euros eur dollar dollars usd pound pounds gbp month months
-    monthly week weeks day days mg ml km k percent hour hours""")
+    monthly week weeks day days mg ml km k percent hour hours due""")
 _SYNONYMS = {
     **dict.fromkeys(
         words(
@@ -57,6 +57,7 @@ _SYNONYMS = {
     **dict.fromkeys(words("discussed discuss talked talk chatted talked through"), "discuss"),
     **dict.fromkeys(words("mom mum mother dad father parents"), "parent"),
     **dict.fromkeys(words("wife husband spouse partner"), "spouse"),
+    **dict.fromkeys(words("pay pays paid paying payment payments instalment instalments installment"), "pay"),
 }
 _SUFFIXES = ("ings", "ing", "ments", "ment", "ied", "ies", "ed", "es", "ic", "s", "y")
 
@@ -91,6 +92,13 @@ def overlap(a: frozenset[str], b: frozenset[str]) -> float:
     if not a or not b:
         return 0.0
     return len(a & b) / min(len(a), len(b))
+
+
+def similarity(a: frozenset[str], b: frozenset[str]) -> float:
+    """Overlap coefficient when one text contains the other's words (a restatement or an added detail),
+    Jaccard otherwise, so two texts that each say something the other does not ("booked a flight to
+    Rome" / "booked a hotel in Rome") need more shared words to count as the same."""
+    return overlap(a, b) if a <= b or b <= a else jaccard(a, b)
 
 
 def jaccard(a: frozenset[str], b: frozenset[str]) -> float:

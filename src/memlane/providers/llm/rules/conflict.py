@@ -16,12 +16,12 @@ from memlane.providers.llm.rules.compare import (
     jaccard,
     negated,
     number_set,
-    overlap,
     proper_nouns,
     read,
     same_slot,
     same_subject,
     same_value,
+    similarity,
 )
 from memlane.providers.llm.rules.lexicon_world import COUNTRIES, DIET_EXCLUDES, FOOD_GROUPS, HYPERNYMS
 
@@ -120,7 +120,9 @@ def _same_slot(old: Reading, new: Reading) -> ConflictVerdict:
         return _verdict("redundancy", f"same slot {slot} and value {new.value!r}")
     if _is_country(old.value) and not _is_country(new.value):
         return _verdict("refinement", f"{new.value!r} is more precise than the country {old.value!r}")
-    old_words, new_words = set(old.value.split()), set(new.value.split())
+    old_words, new_words = set(old.value.replace(",", " ").split()), set(new.value.replace(",", " ").split())
+    if new_words and new_words < old_words:
+        return _verdict("redundancy", f"{new.value!r} restates the more precise {old.value!r}")
     if old_words and old_words < new_words or _more_specific(new.value, old.value):
         return _verdict("refinement", f"{new.value!r} is a more specific {old.value!r}")
     return _verdict("contradiction", f"same slot {slot}, value changed from {old.value!r} to {new.value!r}")
@@ -150,7 +152,7 @@ def classify(existing: str, candidate: str) -> ConflictVerdict:
     old_names, new_names = proper_nouns(existing), proper_nouns(candidate)
     if old_names and new_names and not old_names & new_names:
         return _verdict("new", "different names or places, no shared slot")
-    score = overlap(old_words, new_words)
+    score = similarity(old_words, new_words)
     if negated(existing) != negated(candidate):
         if jaccard(old_words, new_words) >= POLARITY_FLIP:
             return _verdict("contradiction", f"opposite polarity over the same content ({score:.0%} overlap)")

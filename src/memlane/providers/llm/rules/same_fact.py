@@ -12,12 +12,12 @@ from memlane.model.candidate import SameFact
 from memlane.providers.llm.rules.compare import (
     negated,
     number_set,
-    overlap,
     proper_nouns,
     read,
     same_slot,
     same_subject,
     same_value,
+    similarity,
 )
 
 THRESHOLD = 0.7
@@ -61,7 +61,7 @@ def same_fact(existing: str, candidate: str, category: str | None = None) -> Sam
     old_names, new_names = proper_nouns(existing), proper_nouns(candidate)
     if old_names and new_names and not old_names & new_names:
         return SameFact(same_fact=False, reason="different names or places")
-    score = overlap(old.words, new.words)
+    score = similarity(old.words, new.words)
     if score >= THRESHOLD:
         return SameFact(same_fact=True, reason=f"content-word overlap {score:.0%}")
     return SameFact(same_fact=False, reason=f"content-word overlap {score:.0%} below {THRESHOLD:.0%}")
