@@ -114,7 +114,6 @@ class Settings(BaseSettings):
         default_factory=lambda: ["context", "speaker"], validation_alias=_alias("MEMORY_EMBEDDING_HEADER_FIELDS")
     )
     memory_keyword_weight: float = Field(0.08, validation_alias=_alias("MEMORY_KEYWORD_WEIGHT"))
-    memory_dense_scale: float = Field(0.1, validation_alias=_alias("MEMORY_DENSE_SCALE"))
     memory_relation_type_weights: dict[str, float] = Field(
         default_factory=lambda: {"follows": 0.22}, validation_alias=_alias("MEMORY_RELATION_TYPE_WEIGHTS")
     )
