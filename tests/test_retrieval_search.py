@@ -183,3 +183,21 @@ def test_composite_keeps_the_seed_formula() -> None:
     rec = MemoryRecord(id="m", user_id="u", summary="x", importance=5, pinned=True, updated_at=NOW)
     b = composite(rec, 0.5, NOW, {"similarity": 0.55, "importance": 0.2, "recency": 0.15, "pinned": 0.1})
     assert b.final == pytest.approx(0.55 * 0.5 + 0.2 + 0.15 + 0.1)
+
+
+def test_hybrid_search_on_every_backend(backend) -> None:  # type: ignore[no-untyped-def]
+    """SQLite and PostgreSQL: keyword-only candidates, tenancy, follows relations, time window."""
+    q = "zebra crossing last week"
+    table = {q: unit((0, 1.0)), "Note about gardening.": unit((0, 0.05), (1, 1.0)),
+             "The zebra crossing was repainted.": unit((2, 1.0)), "It took two days.": unit((3, 1.0))}
+    mem = Memory(backend=backend, embedder=StubEmbedder(table), settings=settings(memory_context_topk=1))
+    recs = mem.put_many([{"summary": s, "type": "episodic", "at": NOW - timedelta(days=9)}
+                         for s in list(table)[1:]], user_id="u")
+    mem.put("The zebra crossing was repainted.", user_id="other")
+    backend.apply(WriteBatch(relations=[Relation(from_id=recs[1].id, to_id=recs[2].id, user_id="u",
+                                                 relation_type="follows", strength=1.0)]))
+    hits = mem.search(q, user_id="u", limit=3, at=NOW)
+    assert {h.memory.user_id for h in hits} == {"u"}
+    assert hits[0].memory.summary == "The zebra crossing was repainted." and hits[0].breakdown.keyword > 0
+    assert hits[0].breakdown.recency == 1.0  # nine days before a Wednesday: inside "last week"
+    assert any(h.memory.summary == "It took two days." and h.breakdown.relations > 0 for h in hits)
