@@ -116,8 +116,15 @@ def main() -> None:
     ap.add_argument("--calls", type=int, default=200)
     ap.add_argument("--others", type=int, default=2, help="other users with 500 memories each")
     ap.add_argument("--embedder", default="local", help="registry name of the query embedder (local, hash)")
+    ap.add_argument("--torch-threads", type=int, default=0,
+                    help="torch threads for the local model (0: its default, one per core); 1 is steadier on a busy machine")
     args = ap.parse_args()
     model = get_embedder(args.embedder, cache_size=0)
+    model.embed_one("load the model")
+    if args.torch_threads:
+        import torch
+
+        torch.set_num_threads(args.torch_threads)
     sizes = [int(s) for s in args.sizes.split(",")]
     texts = list(dict.fromkeys(
         str(it["summary"]) for size in sizes

@@ -5,11 +5,14 @@ Order is priority: the delta header (seed 001 §1) when memories changed since t
 last saw, then semantic memories (context-mode ``all`` categories always, the rest by relevance), then
 1-3 recent episodic memories relevant to the query, then relevant session summaries. Items are added in
 that order until the next one would exceed the budget; the rest are counted in ``dropped``.
+
+Semantic, episodic and session memories come from one search (one candidate pool of
+``MEMORY_CONTEXT_TOPK`` nearest, reranked) split by type, so a block costs one vector scan; an episodic
+or session memory that does not make that pool is less relevant than the ones that did.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -45,21 +48,6 @@ HEADERS = {
 }
 
 
-class _OnceEmbedder(Embedder):
-    """Embeds the turn's query once for the block's several filtered searches (cache or not)."""
-
-    def __init__(self, inner: Embedder) -> None:
-        self.inner = inner
-        self.name, self.model, self.dims = inner.name, inner.model, inner.dims
-        self._memo: dict[str, list[float]] = {}
-
-    def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        todo = [t for t in dict.fromkeys(texts) if t not in self._memo]
-        if todo:
-            self._memo.update(zip(todo, self.inner.embed(todo), strict=True))
-        return [self._memo[t] for t in texts]
-
-
 def build_context(
     backend: Backend,
     embedder: Embedder,
@@ -86,7 +74,7 @@ def build_context(
     rev = backend.thread_revision(user_id, thread)
     block = ContextBlock(text="", since_rev=since_rev, rev=rev, budget_tokens=limit or 0)
     changes = delta_lines(backend, user_id, thread, since_rev, rev, allowed) if since_rev is not None else []
-    sections = _retrieve(backend, _OnceEmbedder(embedder), settings, cfg, text, user_id, allowed, now)
+    sections = _retrieve(backend, embedder, settings, cfg, text, user_id, allowed, now)
     _render(block, changes, sections, cfg, settings.timezone, Budget(limit))
     return block
 
@@ -95,36 +83,33 @@ def _retrieve(
     backend: Backend, embedder: Embedder, settings: Settings, cfg: CategoryConfig, query: str,
     user_id: str, allowed: tuple[str, ...] | None, now: datetime,
 ) -> dict[str, list[SearchHit]]:
-    """Two vector searches (semantic; episodic with sessions) and, for context-mode ``all``
-    categories, a listing that needs no search."""
+    """One search over every channel's types (one scan of the user's vectors: on SQLite each scan is
+    the cost that grows with the store), split by type; context-mode ``all`` categories are listed."""
     out: dict[str, list[SearchHit]] = {"semantic": [], "episodic": [], "sessions": []}
     if allowed is not None and not allowed:
         return out
-    floor = settings.memory_score_threshold or None
     scope = [Condition("state", "$eq", MemoryState.ACTIVE.value)]
     if allowed is not None:
         scope.append(Condition("category", "$in", list(allowed)))
-
-    def run(conds: list[Condition], limit: int) -> list[SearchHit]:
-        req = SearchRequest(user_id=user_id, query=query, conditions=[*scope, *conds], now=now, limit=limit,
-                            threshold=floor)
-        return search(backend, embedder, settings, req)
-
     topn = settings.memory_context_topn
-    semantic = Condition("type", "$in", SEMANTIC_TYPES)
-    found = run([semantic], topn)
+    sessions = settings.context_session_max_retrieved if settings.context_session_memory_enabled else 0
+    types = [*SEMANTIC_TYPES, MemoryType.EPISODIC.value] + ([MemoryType.SESSION.value] if sessions > 0 else [])
+    wanted = max(settings.memory_context_topk, topn + EPISODIC_MAX + sessions)  # the whole reranked pool
+    req = SearchRequest(user_id=user_id, query=query, now=now, limit=wanted,
+                        conditions=[*scope, Condition("type", "$in", types)],
+                        threshold=settings.memory_score_threshold or None)
+    hits = search(backend, embedder, settings, req)
+    found = [h for h in hits if h.memory.type.value in SEMANTIC_TYPES][:topn]
+    out["episodic"] = [h for h in hits if h.memory.type is MemoryType.EPISODIC][:EPISODIC_MAX]
+    out["sessions"] = [h for h in hits if h.memory.type is MemoryType.SESSION][:sessions]
     always = cfg.always(allowed)
     if always:
-        listed = _always(backend, settings, user_id, [*scope, semantic], always, now)
-        seen = {h.memory.id: h for h in found}
-        picked = [seen.pop(h.memory.id, h) for h in listed]  # a searched hit keeps its similarity
-        found = picked + [h for h in found if h.memory.id in seen]
+        listed = _always(backend, settings, user_id, [*scope, Condition("type", "$in", SEMANTIC_TYPES)], always, now)
+        seen = {h.memory.id: h for h in hits}
+        picked = [seen.get(h.memory.id, h) for h in listed]  # a searched hit keeps its similarity
+        ids = {h.memory.id for h in picked}
+        found = picked + [h for h in found if h.memory.id not in ids]
     out["semantic"] = found
-    sessions = settings.context_session_max_retrieved if settings.context_session_memory_enabled else 0
-    types = [MemoryType.EPISODIC.value] + ([MemoryType.SESSION.value] if sessions > 0 else [])
-    timed = run([Condition("type", "$in", types)], EPISODIC_MAX + sessions)
-    out["episodic"] = [h for h in timed if h.memory.type is MemoryType.EPISODIC][:EPISODIC_MAX]
-    out["sessions"] = [h for h in timed if h.memory.type is MemoryType.SESSION][:sessions]
     return out
 
 
