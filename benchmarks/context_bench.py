@@ -6,9 +6,10 @@ One user holds ``size`` memories (semantic across categories, episodic, insights
 a few other users hold some too. A thread has change-log rows from formation, so the delta header is
 built on every call. Each timed call embeds its query with the real local model (uncached: the
 memories' vectors are computed once up front and reused for ingest, queries are always embedded).
-Prints p50/p95 of: the context block for agent ``supervisor`` (allowlist filter), the block with no
-agent, ``memory.query`` bullets, the query embedding alone, and the supervisor block with the query
-vector already known (what memlane itself adds).
+Prints wall-clock p50/p95 (and this thread's CPU time, what an idle machine would show for the
+in-process SQLite work) of: the context block for agent ``supervisor`` (allowlist filter), the block
+with no agent, ``memory.query`` bullets, the query embedding alone, and the supervisor block with the
+query vector already known (what memlane adds around the embedder).
 """
 
 from __future__ import annotations
@@ -17,12 +18,13 @@ import argparse
 import os
 import random
 import sys
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from datetime import timedelta
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from benchmarks.common import postgres_url, sentences, sqlite_path, summary_ms, timed  # noqa: E402
+from benchmarks.common import postgres_url, sentences, sqlite_path, summary_ms  # noqa: E402
 from memlane import Memory  # noqa: E402
 from memlane.model.config import Settings  # noqa: E402
 from memlane.model.record import utcnow  # noqa: E402
@@ -86,27 +88,37 @@ def run(backend: str, size: int, calls: int, others: int, model: Embedder, table
         rng = random.Random(3)
         picks = [rng.choice(QUERIES) for _ in range(calls)]
 
-        def series(fn: object) -> list[float]:
-            return [t for q in picks for t in timed(lambda q=q: fn(q), 1)]  # type: ignore[operator]
+        def series(fn: Callable[[str], object]) -> tuple[list[float], list[float]]:
+            wall, cpu = [], []
+            for q in picks:
+                t0, c0 = time.perf_counter(), time.thread_time()
+                fn(q)
+                cpu.append((time.thread_time() - c0) * 1000)
+                wall.append((time.perf_counter() - t0) * 1000)
+            return wall, cpu
 
-        sup = series(lambda q: mem.context(q, user_id=USER, thread_id="t1", since_rev=max(0, rev - 3),
-                                           agent="supervisor"))
-        plain = series(lambda q: mem.context(q, user_id=USER, thread_id="t1", since_rev=max(0, rev - 3)))
-        query = series(lambda q: mem.query(q, user_id=USER, agent="planner", top_k=3, budget_tokens=256))
-        embed = series(lambda q: model.embed_one(q))
+        since = max(0, rev - 3)
+        rows = {
+            "context(agent=supervisor)": series(lambda q: mem.context(q, user_id=USER, thread_id="t1",
+                                                                      since_rev=since, agent="supervisor")),
+            "context(no agent)": series(lambda q: mem.context(q, user_id=USER, thread_id="t1", since_rev=since)),
+            "memory.query bullets (planner)": series(lambda q: mem.query(q, user_id=USER, agent="planner",
+                                                                         top_k=3, budget_tokens=256)),
+            "query embedding alone": series(model.embed_one),
+        }
         table.update(zip(QUERIES, model.embed(QUERIES), strict=True))  # from here on queries cost nothing
-        bare = series(lambda q: mem.context(q, user_id=USER, thread_id="t1", since_rev=max(0, rev - 3),
-                                            agent="supervisor"))
+        rows["context(agent=supervisor), query vector known"] = series(
+            lambda q: mem.context(q, user_id=USER, thread_id="t1", since_rev=since, agent="supervisor"))
         for q in QUERIES:
             del table[q]
-        block = mem.context(picks[0], user_id=USER, thread_id="t1", since_rev=max(0, rev - 3), agent="supervisor")
+        block = mem.context(picks[0], user_id=USER, thread_id="t1", since_rev=since, agent="supervisor")
         mem.close()
-    print(f"{backend:8s} {size:>6,} memories/user: context(agent=supervisor) {summary_ms(sup)} | "
-          f"context(no agent) {summary_ms(plain)} | memory.query bullets {summary_ms(query)} | "
-          f"query embedding alone {summary_ms(embed)} | context(agent=supervisor) without the embedding "
-          f"{summary_ms(bare)} | block {block.tokens} tokens, "
-          f"{len(block.semantic)}+{len(block.episodic)}+{len(block.sessions)} items, {len(block.delta)} delta",
-          flush=True)
+    print(f"{backend} {size:,} memories/user ({others} other users with 500), {calls} calls, load average "
+          f"{os.getloadavg()[0]:.1f}:")
+    for name, (wall, cpu) in rows.items():
+        print(f"  {name:48s} {summary_ms(wall)}   (this thread's CPU: {summary_ms(cpu)})")
+    print(f"  block: {block.tokens} tokens, {len(block.semantic)} semantic + {len(block.episodic)} episodic + "
+          f"{len(block.sessions)} session items, {len(block.delta)} delta bullets", flush=True)
 
 
 def main() -> None:

@@ -74,14 +74,14 @@ def build_context(
     rev = backend.thread_revision(user_id, thread)
     block = ContextBlock(text="", since_rev=since_rev, rev=rev, budget_tokens=limit or 0)
     changes = delta_lines(backend, user_id, thread, since_rev, rev, allowed) if since_rev is not None else []
-    sections = _retrieve(backend, embedder, settings, cfg, text, user_id, allowed, now)
+    sections = _retrieve(backend, embedder, settings, cfg, text, user_id, thread_id, allowed, now)
     _render(block, changes, sections, cfg, settings.timezone, Budget(limit))
     return block
 
 
 def _retrieve(
     backend: Backend, embedder: Embedder, settings: Settings, cfg: CategoryConfig, query: str,
-    user_id: str, allowed: tuple[str, ...] | None, now: datetime,
+    user_id: str, thread_id: str | None, allowed: tuple[str, ...] | None, now: datetime,
 ) -> dict[str, list[SearchHit]]:
     """One search over every channel's types (one scan of the user's vectors: on SQLite each scan is
     the cost that grows with the store), split by type; context-mode ``all`` categories are listed."""
@@ -95,7 +95,7 @@ def _retrieve(
     sessions = settings.context_session_max_retrieved if settings.context_session_memory_enabled else 0
     types = [*SEMANTIC_TYPES, MemoryType.EPISODIC.value] + ([MemoryType.SESSION.value] if sessions > 0 else [])
     wanted = max(settings.memory_context_topk, topn + EPISODIC_MAX + sessions)  # the whole reranked pool
-    req = SearchRequest(user_id=user_id, query=query, now=now, limit=wanted,
+    req = SearchRequest(user_id=user_id, query=query, now=now, limit=wanted, thread_id=thread_id,
                         conditions=[*scope, Condition("type", "$in", types)],
                         threshold=settings.memory_score_threshold or None)
     hits = search(backend, embedder, settings, req)
