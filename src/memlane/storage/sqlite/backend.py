@@ -344,10 +344,11 @@ class SqliteBackend(Backend):
             f'"{w}"' for w in words
         ) + ")"
         where, params = compile_conditions(conditions, SQLITE)
-        rows = self._rows(
-            f"SELECT bm25(memories_fts, 0.0, 1.0, 0.5) AS rank, {_MCOLS} FROM memories_fts "
-            "JOIN memories m ON m.rid = memories_fts.rowid "
-            f"WHERE memories_fts MATCH ? AND m.user_id = ? AND {where} ORDER BY rank LIMIT ? OFFSET ?",
+        rows = self._rows(  # the FTS match runs once, first; joining it row by row is ~100x slower
+            "WITH f AS MATERIALIZED (SELECT rowid, bm25(memories_fts, 0.0, 1.0, 0.5) AS rank FROM memories_fts "
+            "WHERE memories_fts MATCH ?) "
+            f"SELECT f.rank AS rank, {_MCOLS} FROM f JOIN memories m ON m.rid = f.rowid "
+            f"WHERE m.user_id = ? AND {where} ORDER BY f.rank LIMIT ? OFFSET ?",
             (fts, user_id, *params, limit, offset),
         )
         return [ScoredRecord(record_from_row(r), -float(r["rank"])) for r in rows]
