@@ -1,0 +1,172 @@
+"""JSON errors with one stable shape: ``{"error": {"type": ..., "message": ..., "details": ...}}``.
+
+Engine errors map to statuses here (bad input 400, not found 404, a forbidden scope or category 403,
+a dimension mismatch 409, a rate limit 429, a provider failure 502, the store unavailable 503);
+a request that does not match the OpenAPI schema is a 422 ``invalid_request``.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from memlane.model.errors import (
+    BackendError,
+    DimensionMismatchError,
+    FilterError,
+    MemlaneError,
+    NotFoundError,
+    ProviderError,
+    RateLimitError,
+    SchemaVersionError,
+    ValidationError,
+)
+from memlane.retrieval.allowlist import CategoryConfigError, PermissionDeniedError
+
+log = logging.getLogger("memlane.server")
+
+
+class ErrorDetail(BaseModel):
+    type: str = Field(description="Stable machine-readable kind, e.g. not_found, validation_error.")
+    message: str = Field(description="What went wrong and what to do about it.")
+    details: Any = Field(None, description="Extra structured information (schema errors, upstream body).")
+
+
+class ErrorBody(BaseModel):
+    """Every error response of the service."""
+
+    error: ErrorDetail
+
+    model_config = {"json_schema_extra": {"examples": [
+        {"error": {"type": "not_found", "message": "no memory 'abc' for user 'maya'", "details": None}},
+    ]}}
+
+
+class ApiError(Exception):
+    """Raised by routes for an error that is not an engine error (auth, missing user, upstream)."""
+
+    def __init__(self, status: int, type_: str, message: str, details: Any = None,
+                 headers: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.status, self.type, self.message, self.details, self.headers = status, type_, message, details, headers
+
+
+DESCRIPTIONS = {
+    400: "Bad input: memlane refused a value (nothing was changed)",
+    401: "Missing or unknown API key",
+    403: "The key may not act for that user, or the category is not allowed for the agent",
+    404: "No such memory for this user",
+    409: "The embedder's dimensions differ from the store's",
+    422: "The request does not match the schema",
+    429: "A per-user write cap was reached",
+    502: "An embedder or LLM provider (or the upstream LLM) failed",
+    503: "The store or the upstream LLM is unavailable or not configured",
+    504: "The upstream LLM timed out",
+}
+
+
+def error_responses(*codes: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI ``responses`` entries for these statuses, each with the error body schema."""
+    return {code: {"model": ErrorBody, "description": DESCRIPTIONS[code]} for code in codes}
+
+
+def classify(exc: MemlaneError) -> tuple[int, str]:
+    """HTTP status and error type of an engine error."""
+    if isinstance(exc, PermissionDeniedError):  # an agent's category allowlist (seed 001 §5)
+        return 403, "forbidden"
+    if isinstance(exc, CategoryConfigError):  # the server's categories file, not the request
+        return 500, "configuration_error"
+    if isinstance(exc, ValidationError):
+        return 400, "filter_error" if isinstance(exc, FilterError) else "validation_error"
+    table: list[tuple[type[MemlaneError], int, str]] = [
+        (NotFoundError, 404, "not_found"),
+        (DimensionMismatchError, 409, "dimension_mismatch"),
+        (RateLimitError, 429, "rate_limited"),
+        (ProviderError, 502, "provider_error"),
+        (BackendError, 503, "backend_error"),
+        (SchemaVersionError, 503, "schema_version"),
+    ]
+    for cls, status, name in table:
+        if isinstance(exc, cls):
+            return status, name
+    return 500, "internal_error"
+
+
+def error_response(status: int, type_: str, message: str, details: Any = None,
+                   headers: dict[str, str] | None = None) -> JSONResponse:
+    body = ErrorBody(error=ErrorDetail(type=type_, message=" ".join(str(message).split()), details=details))
+    return JSONResponse(body.model_dump(mode="json"), status_code=status, headers=headers)
+
+
+def _schema_message(errors: list[dict[str, Any]]) -> str:
+    parts = []
+    for err in errors[:3]:
+        where = ".".join(str(p) for p in err.get("loc", ()))
+        parts.append(f"{where}: {err.get('msg', 'invalid')}")
+    more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
+    return "; ".join(parts) + more
+
+
+def allowed_methods(request: Request) -> list[str]:
+    """The methods the OpenAPI document lists for the request's path."""
+    parts = request.url.path.rstrip("/").split("/")
+    best: tuple[int, list[str]] = (-1, [])
+    for template, operations in request.app.openapi().get("paths", {}).items():
+        pattern = template.rstrip("/").split("/")
+        if len(pattern) != len(parts):
+            continue
+        pairs = list(zip(pattern, parts, strict=True))
+        if all(p == q or (p.startswith("{") and q) for p, q in pairs):
+            literal = sum(p == q for p, q in pairs)  # /v1/memory/export beats /v1/memory/{memory_id}
+            if literal > best[0]:
+                best = (literal, sorted(m.upper() for m in operations))
+    return best[1]
+
+
+def install(app: FastAPI) -> None:
+    """Register the handlers that give every error the shape above."""
+
+    async def on_api_error(_: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, ApiError)
+        return error_response(exc.status, exc.type, exc.message, exc.details, exc.headers)
+
+    async def on_engine_error(_: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, MemlaneError)
+        status, name = classify(exc)
+        if status >= 500:
+            log.error("%s: %s", type(exc).__name__, exc)
+        return error_response(status, name, str(exc))
+
+    async def on_schema_error(_: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, RequestValidationError)
+        errors = [{"loc": list(e.get("loc", ())), "msg": str(e.get("msg", "")), "type": str(e.get("type", ""))}
+                  for e in exc.errors()]
+        return error_response(422, "invalid_request", _schema_message(errors), errors)
+
+    async def on_http_error(request: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, StarletteHTTPException)
+        kind = {400: "invalid_request", 404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+        headers = dict(getattr(exc, "headers", None) or {})
+        if exc.status_code == 405:  # every method of the path, not only those of one route
+            headers["Allow"] = ", ".join(allowed_methods(request))
+        return error_response(exc.status_code, kind, str(exc.detail), headers=headers)
+
+    async def on_overflow(_: Request, exc: Exception) -> JSONResponse:  # a value beyond what a store holds
+        return error_response(400, "validation_error", f"value out of range: {exc}")
+
+    async def on_unexpected(_: Request, exc: Exception) -> JSONResponse:
+        log.exception("unhandled error", exc_info=exc)
+        return error_response(500, "internal_error", f"unexpected {type(exc).__name__}; see the server log")
+
+    app.add_exception_handler(ApiError, on_api_error)
+    app.add_exception_handler(MemlaneError, on_engine_error)
+    app.add_exception_handler(RequestValidationError, on_schema_error)
+    app.add_exception_handler(StarletteHTTPException, on_http_error)
+    app.add_exception_handler(OverflowError, on_overflow)
+    app.add_exception_handler(Exception, on_unexpected)

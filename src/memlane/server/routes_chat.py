@@ -1,0 +1,120 @@
+"""OpenAI-compatible ``POST /v1/chat/completions`` and ``GET /v1/models`` in front of an upstream LLM.
+
+With a user (``X-OpenWebUI-User-Id`` or ``X-Memlane-User`` with an admin key, or a user-bound key) the
+proxy builds the context block for the user's last message (thread = ``X-OpenWebUI-Chat-Id``),
+injects it into the system prompt, forwards everything else unchanged, relays the answer unchanged
+(SSE chunks byte for byte when streaming) and, once the answer has started, runs formation on the
+user's last message in the background (``Memory.add`` commits the turn as a job before it returns,
+and the worker picks unfinished jobs up after a restart). Without a user: anonymous mode, no memory
+read or written. Open WebUI's own task prompts (``### Task:``) are forwarded without memory.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import time
+from typing import Annotated, Any
+
+import anyio
+from fastapi import APIRouter, Depends, Header
+from fastapi.responses import Response, StreamingResponse
+
+from memlane.formation.events import MemoryEvent
+from memlane.model.errors import MemlaneError
+from memlane.server.auth import Caller, ChatUser
+from memlane.server.chat_messages import ChatCompletionRequest, inject, is_task, last_user_text
+from memlane.server.errors import error_responses
+from memlane.server.state import ServerState, get_state
+
+log = logging.getLogger("memlane.server.chat")
+router = APIRouter(prefix="/v1", tags=["openai"])
+State = Annotated[ServerState, Depends(get_state)]
+ChatId = Annotated[str | None, Header(alias="X-OpenWebUI-Chat-Id", pattern=r"^[\x21-\x7e]([\x20-\x7e]{0,254}[\x21-\x7e])?$",
+                                      description="The chat (thread) id: printable ASCII, at most 256.")]
+FREEFORM = {"type": "object", "additionalProperties": True}
+SSE_EVENT = {"type": "object", "description": "One server-sent event (the upstream's chunk in data)",
+             "properties": {"event": {"type": "string"}, "data": {"type": "string"}, "id": {"type": "string"},
+                            "retry": {"type": "integer", "minimum": 0}}, "required": ["data"]}
+CHAT_RESPONSES: dict[int | str, dict[str, Any]] = {
+    200: {"description": "The upstream's answer, unchanged: a chat.completion object, or with stream=true "
+                         "its chat.completion.chunk events",
+          "content": {"application/json": {"schema": FREEFORM},
+                      "text/event-stream": {"schema": SSE_EVENT}},
+          "headers": {
+              "X-Memlane-Mode": {"required": True, "schema": {"enum": ["memory", "anonymous", "task"]},
+                                 "description": "memory: retrieved and formed; anonymous: no user; task: an "
+                                                "Open WebUI task prompt, forwarded without memory"},
+              "X-Memlane-Memories": {"schema": {"type": "integer", "minimum": 0},
+                                     "description": "How many memories were injected (memory mode)"},
+          }},
+    **error_responses(400, 401, 403, 422, 502, 503, 504),
+    "4XX": {"description": "The upstream refused the request (its status; its body in error.details)",
+            "model": error_responses(400)[400]["model"]},
+}
+
+
+async def _memories(state: ServerState, user: str, thread: str | None, query: str) -> tuple[str, int]:
+    since = state.last_rev(user, thread) if thread else None
+    call = functools.partial(state.memory.context, query, user_id=user, thread_id=thread, since_rev=since)
+    block = await anyio.to_thread.run_sync(call)
+    if thread:
+        state.saw_rev(user, thread, block.rev)
+    return block.text.strip(), len(block.semantic) + len(block.episodic) + len(block.sessions)
+
+
+async def _form(state: ServerState, user: str, thread: str | None, text: str) -> None:
+    """Formation of the user's message, off the request. There is no caller left to tell, so a
+    failure is logged, counted and published as ``memory.error`` on the user's event stream."""
+    call = functools.partial(state.memory.add, [{"role": "user", "content": text}], user_id=user, thread_id=thread)
+    try:
+        await anyio.to_thread.run_sync(call)
+    except Exception as exc:  # noqa: BLE001 - reported below, never silently dropped
+        log.error("chat formation for user %s failed: %s: %s", user, type(exc).__name__, exc,
+                  exc_info=not isinstance(exc, MemlaneError))
+        state.metrics.background_failures.inc()
+        state.memory.events.publish(MemoryEvent(type="memory.error", user_id=user, thread_id=thread, data={
+            "code": "formation_failed", "message": f"{type(exc).__name__}: {exc}"}))
+
+
+@router.post("/chat/completions", response_model=None, responses=CHAT_RESPONSES,
+             summary="OpenAI-compatible chat completion with memory")
+async def chat_completions(body: ChatCompletionRequest, user: ChatUser, state: State,
+                           chat_id: ChatId = None) -> Response:
+    upstream = state.require_upstream()
+    payload = body.model_dump(exclude_unset=True)
+    if not payload.get("model") and upstream.model:
+        payload["model"] = upstream.model
+    messages: list[dict[str, Any]] = payload["messages"]
+    mode = "anonymous" if user is None else "task" if is_task(messages) else "memory"
+    state.metrics.proxy.labels(mode).inc()
+    headers = {"X-Memlane-Mode": mode}
+    text = last_user_text(messages).replace("\x00", "").strip() if mode == "memory" else ""  # no NUL in a store
+    if user is not None and text:
+        memories, count = await _memories(state, user, chat_id, text)
+        headers["X-Memlane-Memories"] = str(count)
+        if memories:
+            payload["messages"] = inject(messages, memories)
+
+    def begin_formation() -> None:
+        if user is not None and text:
+            state.spawn(_form(state, user, chat_id, text))
+
+    started = time.perf_counter()
+    if payload.get("stream"):
+        reply = await upstream.open_stream(payload)
+        return StreamingResponse(upstream.relay(reply, started, begin_formation),
+                                 media_type=reply.headers.get("content-type", "text/event-stream"),
+                                 headers={**headers, "Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    answer = await upstream.complete(payload)
+    begin_formation()
+    return Response(answer, media_type="application/json", headers=headers)
+
+
+@router.get("/models", response_model=None, summary="The upstream's models (OpenAI-compatible)", responses={
+    200: {"description": "The upstream's model list, unchanged", "content": {"application/json": {"schema": FREEFORM}}},
+    **error_responses(401, 403, 502, 503, 504),
+    "4XX": {"description": "The upstream refused the request", "model": error_responses(400)[400]["model"]},
+})
+async def models(_: Caller, state: State) -> Response:
+    return Response(await state.require_upstream().models(), media_type="application/json")

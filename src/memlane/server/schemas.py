@@ -1,0 +1,243 @@
+"""Request and response bodies of the REST API (``/v1/memory``), with examples for the OpenAPI page.
+
+Every constraint here is one the engine would enforce anyway, stated up front so the document is
+exact: a body that fits its schema is accepted (or refused for what the schema cannot know: a memory
+that does not exist, an agent's allowlist), and one that does not fit is a 422.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from memlane.model.candidate import Candidate
+from memlane.model.enums import MemoryType, Source
+from memlane.model.jobs import Job
+from memlane.model.record import HistoryEntry, MemoryRecord, SearchHit
+from memlane.server.fields import (
+    Body,
+    Budget,
+    Flag,
+    Importance,
+    Instant,
+    JsonObject,
+    Labels,
+    ListLimit,
+    ListOffset,
+    Name,
+    QueryText,
+    Reason,
+    Revision,
+    SearchLimit,
+    SearchOffset,
+    ShortName,
+    Similarity,
+    TopK,
+)
+from memlane.server.filters import Filters
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class TurnMessage(Strict):
+    role: Literal["user", "assistant", "system", "tool"] = "user"
+    content: Body
+    at: Instant | None = None
+    name: ShortName | None = None
+
+
+class TurnRequest(Strict):
+    """A chat turn to run formation on (seed 000 hot path): candidates come back at once."""
+
+    messages: Body | Annotated[list[TurnMessage], Field(min_length=1, max_length=50)] = Field(
+        description="One user message as text, or the turn's messages.")
+    thread_id: Name | None = None
+    at: Instant | None = Field(None, description="When the turn happened (default: now).")
+    wait: Flag = Field(False, description="Return only after the decisions ran (drains the job queue).")
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
+        {"messages": [{"role": "user", "content": "I moved to Lisbon and my dog Luna is 3."}],
+         "thread_id": "chat-42"},
+    ]})
+
+
+class FactIn(Strict):
+    """A candidate memory, as an LLM extractor proposes it."""
+
+    summary: Body = Field(description="Third person, 1-2 sentences.")
+    type: MemoryType = MemoryType.SEMANTIC
+    category: ShortName = "Other"
+    importance: Importance = 3
+    key: Name | None = Field(None, description="Deterministic slot key such as profile:residence:city")
+    tags: Labels = Field(default_factory=list)
+    entities: Labels = Field(default_factory=list)
+    pinned: Flag = False
+
+
+class FactsRequest(Strict):
+    """Ready candidate memories, through the decision only (dedup, merge, supersede or create)."""
+
+    facts: Annotated[list[FactIn], Field(min_length=1, max_length=20)]
+    thread_id: Name | None = None
+    at: Instant | None = None
+    wait: Flag = False
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
+        {"facts": [{"summary": "User prefers aisle seats.", "category": "Personal", "importance": 3}]},
+    ]})
+
+
+class FormationResponse(BaseModel):
+    candidates: list[Candidate]
+    waited: bool = Field(description="True when the decisions already ran; else they run in the background.")
+
+
+class PutRequest(Strict):
+    """A ready memory. With ``key`` the put is idempotent: the same key updates that memory, changing
+    only the fields given."""
+
+    summary: Body
+    type: MemoryType = MemoryType.SEMANTIC
+    category: ShortName | None = None
+    key: Name | None = None
+    importance: Importance = 3
+    pinned: Flag = False
+    tags: Labels | None = None
+    entities: Labels | None = None
+    source: Source = Source.CHAT
+    source_ref: Name | None = None
+    valid_from: Instant | None = None
+    expires_at: Instant | None = None
+    at: Instant | None = None
+    metadata: JsonObject | None = None
+    agent_id: Name | None = None
+    run_id: Name | None = None
+    actor_id: Name | None = None
+    thread_id: Name | None = None
+    chat_id: Name | None = None
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
+        {"summary": "User lives in Lisbon.", "category": "Personal", "key": "profile:residence:city",
+         "importance": 4},
+    ]})
+
+
+class UpdateRequest(Strict):
+    """Fields to change; those left out (or null) stay as they are, except ``expires_at: null``,
+    which clears the TTL."""
+
+    summary: Body | None = None
+    category: ShortName | None = None
+    importance: Importance | None = None
+    pinned: Flag | None = None
+    tags: Labels | None = None
+    entities: Labels | None = None
+    metadata: JsonObject | None = None
+    expires_at: Instant | None = None
+    reason: Reason | None = None
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"pinned": True, "reason": "user asked"}]})
+
+
+class ReasonRequest(Strict):
+    reason: Reason | None = None
+
+
+class SearchRequest(Strict):
+    query: QueryText
+    filters: Filters | None = None  # type: ignore[valid-type]
+    limit: SearchLimit = 10
+    offset: SearchOffset = 0
+    threshold: Similarity | None = None
+    include_inactive: Flag = False
+    at: Instant | None = None
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
+        {"query": "where does the user live?", "limit": 5}]})
+
+
+class SearchResponse(BaseModel):
+    results: list[SearchHit]
+
+
+class ListRequest(Strict):
+    """A page of memories matching ``filters``, newest first."""
+
+    filters: Filters | None = None  # type: ignore[valid-type]
+    limit: ListLimit = 100
+    offset: ListOffset = 0
+    include_inactive: Flag = False
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
+        {"filters": {"category": "Finance", "importance": {"$gte": 3}}, "limit": 20}]})
+
+
+class QueryRequest(Strict):
+    """Seed 001 §6's single ``memory.query`` tool; the agent's category allowlist is enforced (403)."""
+
+    agent: ShortName
+    query: QueryText
+    categories: Labels | None = None
+    filters: Filters | None = None  # type: ignore[valid-type]
+    top_k: TopK = 3
+    return_: Literal["bullets", "full"] = Field("bullets", alias="return")
+    budget_tokens: Budget | None = None
+    threshold: Similarity | None = None
+    at: Instant | None = None
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=False, json_schema_extra={"examples": [
+        {"agent": "planner", "query": "deployment plan context", "categories": ["Goals"], "top_k": 3,
+         "return": "bullets", "budget_tokens": 512},
+    ]})
+
+
+class ContextRequest(Strict):
+    """The context block for a turn: semantic, recent episodic and session memories within a budget."""
+
+    query: QueryText
+    thread_id: Name | None = None
+    since_rev: Revision | None = Field(
+        None, description="The `rev` of the thread's previous block: adds the delta header.")
+    budget_tokens: Budget | None = None
+    agent: ShortName | None = None
+    at: Instant | None = None
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
+        {"query": "plan my weekend", "thread_id": "chat-42"}]})
+
+
+class HistoryResponse(BaseModel):
+    memory_id: str
+    history: list[HistoryEntry]
+
+
+class ListResponse(BaseModel):
+    memories: list[MemoryRecord]
+    limit: int
+    offset: int
+
+
+class PurgeResponse(BaseModel):
+    id: str
+    state: Literal["purged"] = "purged"
+
+
+class DeleteUserResponse(BaseModel):
+    user_id: str
+    deleted: int = Field(description="How many memories were removed.")
+
+
+class JobsResponse(BaseModel):
+    jobs: list[Job]
+
+
+class Health(BaseModel):
+    status: Literal["ok"] = "ok"
+    version: str
+    backend: str
+    embedder: str
+    llm: str
+    upstream: str | None = Field(None, description="The upstream LLM base URL of the chat proxy, if any.")
