@@ -152,3 +152,15 @@ def test_async_memory_wraps_the_same_engine(mem: Memory) -> None:
         return [h.memory.summary for h in hits]
 
     assert asyncio.run(run()) == ["User plays chess."]
+
+
+def test_settings_read_the_seeds_knobs_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEMORY_RERANK_WEIGHTS", "0.6,0.2,0.1,0.1")
+    monkeypatch.setenv("MEMLANE_CATEGORIES", "Personal,Work")
+    monkeypatch.setenv("SEMANTIC_AUTO_UPDATE", "0.93")
+    monkeypatch.setenv("MEMORY_SEM_LOW", "0.7")  # seed 002's name for the same knob
+    monkeypatch.setenv("MEMORY_NEIGHBORS_K", "7")
+    s = Settings()
+    assert s.memory_rerank_weights == {"similarity": 0.6, "importance": 0.2, "recency": 0.1, "pinned": 0.1}
+    assert s.categories == ["Personal", "Work"]
+    assert (s.semantic_auto_update, s.semantic_check_low, s.memory_neighbors_k) == (0.93, 0.7, 7)

@@ -21,6 +21,7 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 from pydantic import ValidationError as PydanticError
+from pydantic_settings import SettingsError
 from typer.core import TyperGroup
 
 from memlane.engine.memory import Memory
@@ -117,7 +118,7 @@ _make_settings: Callable[..., Settings] = Settings
 def load_settings() -> Settings:
     try:
         return _make_settings()
-    except PydanticError as exc:
+    except (PydanticError, SettingsError, ValueError) as exc:
         raise CliError(f"invalid memlane settings (environment or config file): {exc}") from None
 
 

@@ -61,7 +61,7 @@ class Settings(BaseSettings):
     )
     llm_timeout_s: float = Field(20.0, validation_alias=_alias("MEMLANE_LLM_TIMEOUT_S"))
     timezone: str = Field("UTC", validation_alias=_alias("MEMLANE_TIMEZONE"))
-    categories: list[str] = Field(
+    categories: Annotated[list[str], NoDecode] = Field(
         default_factory=lambda: list(DEFAULT_CATEGORIES), validation_alias=_alias("MEMLANE_CATEGORIES")
     )
     categories_file: str | None = Field(None, validation_alias=_alias("MEMLANE_CATEGORIES_FILE"))
@@ -97,7 +97,7 @@ class Settings(BaseSettings):
     # --- retrieval (seed 000, 002, 003, 004) ---------------------------------------------------
     memory_context_topk: int = Field(24, validation_alias=_alias("MEMORY_CONTEXT_TOPK"))
     memory_context_topn: int = Field(5, validation_alias=_alias("MEMORY_CONTEXT_TOPN"))
-    memory_rerank_weights: dict[str, float] = Field(
+    memory_rerank_weights: Annotated[dict[str, float], NoDecode] = Field(
         default_factory=lambda: {"similarity": 0.55, "importance": 0.20, "recency": 0.15, "pinned": 0.10},
         validation_alias=_alias("MEMORY_RERANK_WEIGHTS"),
     )
@@ -114,7 +114,7 @@ class Settings(BaseSettings):
         default_factory=lambda: ["context", "speaker"], validation_alias=_alias("MEMORY_EMBEDDING_HEADER_FIELDS")
     )
     memory_keyword_weight: float = Field(0.08, validation_alias=_alias("MEMORY_KEYWORD_WEIGHT"))
-    memory_relation_type_weights: dict[str, float] = Field(
+    memory_relation_type_weights: Annotated[dict[str, float], NoDecode] = Field(
         default_factory=lambda: {"follows": 0.22}, validation_alias=_alias("MEMORY_RELATION_TYPE_WEIGHTS")
     )
     memory_thread_weight: float = Field(0.165, validation_alias=_alias("MEMORY_THREAD_WEIGHT"))
@@ -172,6 +172,8 @@ class Settings(BaseSettings):
     @classmethod
     def _weights(cls, value: Any) -> Any:
         """Accept ``"0.55,0.2,0.15,0.1"`` (similarity, importance, recency, pinned) as well as a dict."""
+        if isinstance(value, str) and value.strip().startswith("{"):
+            return json.loads(value)
         if isinstance(value, str):
             names = ("similarity", "importance", "recency", "pinned")
             parts = [float(p) for p in value.split(",")]
@@ -185,9 +187,21 @@ class Settings(BaseSettings):
     def _header_fields(cls, value: Any) -> Any:
         return [f.strip().lower() for f in value.split(",") if f.strip()] if isinstance(value, str) else value
 
+    @field_validator("memory_relation_type_weights", mode="before")
+    @classmethod
+    def _type_weights(cls, value: Any) -> Any:
+        """``"follows=0.22,related_to=0.05"`` or JSON."""
+        if isinstance(value, str):
+            if value.strip().startswith("{"):
+                return json.loads(value)
+            return {k.strip(): float(v) for k, v in (p.split("=", 1) for p in value.split(",") if p.strip())}
+        return value
+
     @field_validator("categories", mode="before")
     @classmethod
     def _categories(cls, value: Any) -> Any:
+        if isinstance(value, str) and value.strip().startswith("["):
+            return json.loads(value)
         return [c.strip() for c in value.split(",") if c.strip()] if isinstance(value, str) else value
 
     @classmethod
