@@ -24,6 +24,7 @@ from memlane.model.jobs import Job, OpEvent
 from memlane.model.record import utcnow
 from memlane.providers.embed import Embedder
 from memlane.providers.llm.base import MemoryLLM
+from memlane.retrieval.embed_text import memory_text
 from memlane.storage.base import Backend, WriteBatch
 
 log = logging.getLogger("memlane.formation")
@@ -144,6 +145,12 @@ class Formation:
                 id=new_id(), user_id=user, thread_id=job.thread_id, node="worker", op="search", category=cand.category,
                 sim=neighbours[0].score if neighbours else None, at=at))
             planned.batch.complete_job = job.id
+            if self.settings.memory_embedding_header:  # store what retrieval embeds (summary + header)
+                texts = [memory_text(up.record, self.settings) for up in planned.batch.upserts if up.embedding]
+                vectors = iter(self.embedder.embed(texts)) if texts else iter(())
+                for up in planned.batch.upserts:
+                    if up.embedding:
+                        up.embedding = next(vectors)
             _fault("before_commit")
             self.backend.apply(planned.batch)
         log.info(json.dumps({"event": "memory_decision", "user_id": user, "job": job.id, "fact": cand.summary,
