@@ -63,8 +63,12 @@ POSITIVE: list[tuple[tuple[str, ...], str, dict[str, Any]]] = [
     ),
     (("i live in quito",), r"lives in Quito", {"key": "profile:residence:city"}),
     (("We're based in Cape Town.",), r"lives in Cape Town", {"key": "profile:residence:city"}),
-    (("I relocated to Bilbao last spring.",), r"moved to Bilbao", {"key": "profile:residence:city"}),
-    (("I moved from Ghent to Nairobi.",), r"from Ghent to Nairobi", {"key": "profile:residence:city"}),
+    (("I relocated to Bilbao last spring.",), r"^User lives in Bilbao\.$", {"key": "profile:residence:city"}),
+    (
+        ("I moved from Ghent to Nairobi.",),
+        r"lives in Nairobi, having moved there from Ghent",
+        {"key": "profile:residence:city"},
+    ),
     (("To be precise, I live in Aarhus.",), r"lives in Aarhus", {"key": "profile:residence:city"}),
     (("I'm originally from Chile.",), r"User is from Chile", {"key": "profile:origin"}),
     # job and employer
@@ -78,6 +82,11 @@ POSITIVE: list[tuple[tuple[str, ...], str, dict[str, Any]]] = [
         {"key": "profile:occupation"},
     ),
     (("I work weekends as a barista.",), r"works weekends as a barista", {"key": "profile:occupation"}),
+    (
+        ("I work as a nurse at a children's hospital.",),
+        r"nurse at a children's hospital",
+        {"key": "profile:occupation"},
+    ),
     # pets and their ages
     (("my cat Tofu is 6",), r"^User's cat Tofu is 6 years old\.$", {"key": "profile:pet:tofu:age"}),
     (("I have a parrot named Mango.",), r"has a parrot named Mango", {"key": "profile:pet:mango:species"}),
@@ -96,6 +105,11 @@ POSITIVE: list[tuple[tuple[str, ...], str, dict[str, Any]]] = [
     ),
     (("My wife is a pilot.",), r"^User's wife works as a pilot", {"key": "family:wife:occupation"}),
     (("My son Emre is 7.",), r"^User's son Emre is 7 years old", {"key": "family:son:emre:age"}),
+    (
+        ("My cat Olive is 2 and runs the house.",),
+        r"^User's cat Olive is 2 years old\.$",
+        {"key": "profile:pet:olive:age"},
+    ),
     (
         ("My parents live in Porto Alegre.",),
         r"^User's parents live in Porto Alegre",
@@ -187,8 +201,9 @@ POSITIVE: list[tuple[tuple[str, ...], str, dict[str, Any]]] = [
     (("I live in Graz, should I move to Vienna?",), r"lives in Graz", {"key": "profile:residence:city"}),
     (("Thanks! By the way, I'm a nurse.",), r"works as a nurse", {"key": "profile:occupation"}),
     (("I'm pescatarian, is squid ok?",), r"User is pescatarian", {"key": "profile:diet"}),
+    (("I'm vegan, so no dairy in recipes please.",), r"^User is vegan\.$", {"key": "profile:diet"}),
     # subject left out, or shared by two verbs
-    (("Morning! Just moved to Denver.",), r"moved to Denver", {"key": "profile:residence:city"}),
+    (("Morning! Just moved to Denver.",), r"lives in Denver", {"key": "profile:residence:city"}),
     (("I quit my job as a banker and became a baker.",), r"works as a baker", {"key": "profile:occupation"}),
     (("I like rock and love opera.",), r"loves opera", {"key": "pref:opera"}),
     (("My dog, Rex, is 4.",), r"^User's dog Rex is 4 years old", {"key": "profile:pet:rex:age"}),

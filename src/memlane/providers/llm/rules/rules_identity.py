@@ -22,7 +22,7 @@ _I_AM_NAME = re.compile(r"^I am (?P<v>[A-Z][\w'-]+(?: [A-Z][\w'-]+)?)$")
 _AGE = re.compile(
     rf"^I (?:am|have just turned|just turned|turned|recently turned|am now)(?: now| just| almost| "
     rf"nearly)? {_NUM}(?: (?P<unit>years?|months?|weeks?)(?: old| young)?| yo| y/?o)?(?: now| today| this year|"
-    rf" old)?$",
+    rf" old)?(?:,? and .+)?$",
     _I,
 )
 _AGE_BREED = re.compile(rf"^I am an? {_NUM}[- ](?P<unit>year|month)[- ]old(?P<rest> [\w -]+)?$", _I)
@@ -123,11 +123,7 @@ def residence(c: Clause) -> Fact | None:
         if not p or p.lower() in TECH_SLOTS:
             return None
         origin = m.group("from")
-        text = (
-            f"I moved from {origin.strip()} to {p}, where I now live"
-            if origin
-            else (f"I moved to {p}, where I now live")
-        )
+        text = f"I live in {p}, having moved there from {origin.strip()}" if origin else f"I live in {p}"
         return Fact("profile:residence:city", p, text, "Personal", 4, entities=[p], tags=["moved"])
     if m := _LIVE.match(c.text):
         raw = strip_past_time(m.group("v"))

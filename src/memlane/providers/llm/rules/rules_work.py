@@ -117,6 +117,8 @@ def _role_fact(c: Clause, m: re.Match[str], strong: bool) -> Fact | None:
     if not role or not _is_occupation(role, strong):
         return None
     org_name = place(org) if org else None
+    if org and not org_name and re.match(r"(?:an?|the|my) ", org, _I):
+        org_name = noun_phrase(org)  # "at a solar energy startup"
     article = indefinite_article(role)
     # "works as a student" / "works as a stay-at-home dad" read badly: those are states
     verb = (
@@ -130,7 +132,12 @@ def _role_fact(c: Clause, m: re.Match[str], strong: bool) -> Fact | None:
         text += " after a career change"
     category = "Education" if role.lower().endswith("student") else "Work"
     return Fact(
-        "profile:occupation", role.lower(), text, category, 4, entities=[org_name] if org_name else []
+        "profile:occupation",
+        role.lower(),
+        text,
+        category,
+        4,
+        entities=[org_name] if org_name and org_name[0].isupper() else [],
     )
 
 
