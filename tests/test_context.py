@@ -4,7 +4,7 @@ The hash embedder keeps these fast; change-log rows come from real formation (``
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +63,35 @@ def test_sections_come_semantic_first_then_up_to_three_episodic_then_sessions(me
     shown = [ln for ln in text.splitlines() if ln.startswith("- ")]
     assert len(shown) == len(block.semantic) + len(block.episodic) + len(block.sessions)
     assert block.tokens == estimate_tokens(text) <= block.budget_tokens == mem.settings.memory_context_budget_tokens
+
+
+def test_many_matching_episodes_do_not_crowd_out_semantic_memories(mem: Memory) -> None:
+    mem.put_many([{"summary": f"On day {i} the user played jazz records with friends.", "type": "episodic",
+                   "category": "Interests", "at": f"2026-03-{i:02d}T09:00:00Z"} for i in range(1, 29)], user_id=U)
+    mem.put("User likes old maps.", user_id=U, category="Interests")
+    block = mem.context("user played jazz records with friends", user_id=U, at="2026-03-30T00:00:00Z")
+    assert "User likes old maps." in [h.memory.summary for h in block.semantic]
+    assert len(block.episodic) == 3
+
+
+class CountingEmbedder(HashEmbedder):
+    def __init__(self) -> None:
+        super().__init__(128)
+        self.texts: list[str] = []
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        self.texts.extend(texts)
+        return super().embed(texts)
+
+
+def test_the_query_is_embedded_once_per_block(tmp_path: Path) -> None:
+    emb = CountingEmbedder()
+    m = Memory(str(tmp_path / "c.db"), embedder=emb, settings=Settings(db=str(tmp_path / "c.db")))
+    seed_user(m)
+    emb.texts.clear()
+    m.context("how is the dog Luna doing?", user_id=U, agent="supervisor")
+    assert len(emb.texts) == 1
+    m.close()
 
 
 def test_context_mode_all_is_always_included_and_rag_needs_relevance(tmp_path: Path) -> None:

@@ -6,13 +6,14 @@ last saw, then semantic memories (context-mode ``all`` categories always, the re
 1-3 recent episodic memories relevant to the query, then relevant session summaries. Items are added in
 that order until the next one would exceed the budget; the rest are counted in ``dropped``.
 
-Semantic, episodic and session memories come from one search (one candidate pool of
-``MEMORY_CONTEXT_TOPK`` nearest, reranked) split by type, so a block costs one vector scan; an episodic
-or session memory that does not make that pool is less relevant than the ones that did.
+Two searches feed the block: semantic (and insight) memories, and timed ones (episodic and session,
+sharing one candidate pool), each with search's hybrid ranking, recall intent and time phrases; the
+query is embedded once for both.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -46,6 +47,21 @@ HEADERS = {
     "episodic": "Recent events:",
     "sessions": "Relevant earlier session summaries:",
 }
+
+
+class _OnceEmbedder(Embedder):
+    """Embeds the turn's query once for the block's searches, whether or not the embedder caches."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner = inner
+        self.name, self.model, self.dims = inner.name, inner.model, inner.dims
+        self._memo: dict[str, list[float]] = {}
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        todo = [t for t in dict.fromkeys(texts) if t not in self._memo]
+        if todo:
+            self._memo.update(zip(todo, self.inner.embed(todo), strict=True))
+        return [self._memo[t] for t in texts]
 
 
 def build_context(
@@ -83,33 +99,37 @@ def _retrieve(
     backend: Backend, embedder: Embedder, settings: Settings, cfg: CategoryConfig, query: str,
     user_id: str, thread_id: str | None, allowed: tuple[str, ...] | None, now: datetime,
 ) -> dict[str, list[SearchHit]]:
-    """One search over every channel's types (one scan of the user's vectors: on SQLite each scan is
-    the cost that grows with the store), split by type; context-mode ``all`` categories are listed."""
+    """Two searches, semantic and timed (episodic with sessions), so neither channel can crowd the
+    other out of a shared candidate pool; context-mode ``all`` categories are listed."""
     out: dict[str, list[SearchHit]] = {"semantic": [], "episodic": [], "sessions": []}
     if allowed is not None and not allowed:
         return out
     scope = [Condition("state", "$eq", MemoryState.ACTIVE.value)]
     if allowed is not None:
         scope.append(Condition("category", "$in", list(allowed)))
+    once = _OnceEmbedder(embedder)
+
+    def run(types: list[str], limit: int) -> list[SearchHit]:
+        req = SearchRequest(user_id=user_id, query=query, now=now, limit=limit, thread_id=thread_id,
+                            conditions=[*scope, Condition("type", "$in", types)],
+                            threshold=settings.memory_score_threshold or None)
+        return search(backend, once, settings, req)
+
     topn = settings.memory_context_topn
-    sessions = settings.context_session_max_retrieved if settings.context_session_memory_enabled else 0
-    types = [*SEMANTIC_TYPES, MemoryType.EPISODIC.value] + ([MemoryType.SESSION.value] if sessions > 0 else [])
-    wanted = max(settings.memory_context_topk, topn + EPISODIC_MAX + sessions)  # the whole reranked pool
-    req = SearchRequest(user_id=user_id, query=query, now=now, limit=wanted, thread_id=thread_id,
-                        conditions=[*scope, Condition("type", "$in", types)],
-                        threshold=settings.memory_score_threshold or None)
-    hits = search(backend, embedder, settings, req)
-    found = [h for h in hits if h.memory.type.value in SEMANTIC_TYPES][:topn]
-    out["episodic"] = [h for h in hits if h.memory.type is MemoryType.EPISODIC][:EPISODIC_MAX]
-    out["sessions"] = [h for h in hits if h.memory.type is MemoryType.SESSION][:sessions]
+    found = run(SEMANTIC_TYPES, topn)
     always = cfg.always(allowed)
     if always:
         listed = _always(backend, settings, user_id, [*scope, Condition("type", "$in", SEMANTIC_TYPES)], always, now)
-        seen = {h.memory.id: h for h in hits}
+        seen = {h.memory.id: h for h in found}
         picked = [seen.get(h.memory.id, h) for h in listed]  # a searched hit keeps its similarity
         ids = {h.memory.id for h in picked}
         found = picked + [h for h in found if h.memory.id not in ids]
     out["semantic"] = found
+    sessions = settings.context_session_max_retrieved if settings.context_session_memory_enabled else 0
+    timed = run([MemoryType.EPISODIC.value] + ([MemoryType.SESSION.value] if sessions > 0 else []),
+                EPISODIC_MAX + sessions)
+    out["episodic"] = [h for h in timed if h.memory.type is MemoryType.EPISODIC][:EPISODIC_MAX]
+    out["sessions"] = [h for h in timed if h.memory.type is MemoryType.SESSION][:sessions]
     return out
 
 
