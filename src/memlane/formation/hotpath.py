@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 from memlane.model.candidate import Candidate, ChatMessage, Extraction
 from memlane.model.config import Settings
 from memlane.model.errors import ProviderError
+from memlane.model.filters import Condition
 from memlane.model.ids import new_id
 from memlane.model.jobs import Job, JobStatus, OpEvent
 from memlane.model.record import utcnow
@@ -27,13 +28,25 @@ def turn_job(user_id: str, thread_id: str | None, messages: Sequence[ChatMessage
     )
 
 
-def extract(llm: MemoryLLM, messages: Sequence[ChatMessage], settings: Settings) -> Extraction:
-    """Candidates from the last user turn; empty when the last message is not the user's."""
+def extract(llm: MemoryLLM, messages: Sequence[ChatMessage], settings: Settings,
+            existing: Sequence[str] = ()) -> Extraction:
+    """Candidates from the last user turn; empty when the last message is not the user's.
+    ``existing``: stored memories related to the turn, so known facts are completed, not repeated."""
     if not messages or messages[-1].role != "user":
         return Extraction(should_create=False, reason="last message is not a user turn")
     window = list(messages)[-settings.episodic_window_n:]
-    result = enforce_writing_constraints(llm.extract(window), max_chars=settings.memory_candidate_max_chars)
+    result = enforce_writing_constraints(llm.extract(window, existing),
+                                         max_chars=settings.memory_candidate_max_chars)
     return result
+
+
+def related_memories(backend: Backend, user_id: str, messages: Sequence[ChatMessage], limit: int = 5) -> list[str]:
+    """A few stored summaries sharing words with the last user turn (keyword search: no embedding
+    on the hot path)."""
+    if not messages or messages[-1].role != "user":
+        return []
+    hits = backend.keyword_search(user_id, messages[-1].content, [Condition("state", "$eq", "active")], limit=limit)
+    return [h.record.summary for h in hits]
 
 
 def select(candidates: Sequence[Candidate], settings: Settings, recent_writes: int) -> tuple[list[Candidate], int]:

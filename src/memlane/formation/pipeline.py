@@ -13,7 +13,15 @@ from memlane.formation.apply import Context, plan
 from memlane.formation.bands import bands_for
 from memlane.formation.decide import decide
 from memlane.formation.events import EventBus, MemoryEvent
-from memlane.formation.hotpath import CANDIDATE, TURN, enqueue_candidates, extract, select, turn_job
+from memlane.formation.hotpath import (
+    CANDIDATE,
+    TURN,
+    enqueue_candidates,
+    extract,
+    related_memories,
+    select,
+    turn_job,
+)
 from memlane.model.candidate import Candidate, ChatMessage
 from memlane.model.config import Settings
 from memlane.model.enums import MemoryState
@@ -69,7 +77,8 @@ class Formation:
         enqueue_candidates(self.backend, user_id, thread_id, facts, at)
 
     def _extract_turn(self, job: Job, messages: list[ChatMessage], at: datetime) -> list[Candidate]:
-        extraction = extract(self.llm, messages, self.settings)  # ProviderError: the caller keeps the job
+        existing = related_memories(self.backend, job.user_id, messages)
+        extraction = extract(self.llm, messages, self.settings, existing)  # ProviderError: the caller keeps the job
         since = utcnow() - timedelta(hours=1)
         recent = self.backend.count_jobs(job.user_id, CANDIDATE, since)
         kept, dropped = select(extraction.candidates, self.settings, recent)
