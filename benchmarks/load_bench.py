@@ -53,7 +53,7 @@ def served(location: str, embedder: str) -> Iterator[str]:
     cmd = [sys.executable, "-c", "from memlane.cli.app import main; main()", "serve", "--host", "127.0.0.1",
            "--port", str(port), "--db", location, "--embedder", embedder, "--log-level", "warning"]
     env = {**os.environ, "MEMLANE_API_KEYS": "", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-    proc = subprocess.Popen(cmd, env=env, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 120
