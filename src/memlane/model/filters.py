@@ -87,7 +87,7 @@ def _coerce_one(field: str, kind: Kind, value: Any) -> Any:
         if not isinstance(value, str):
             raise ValueError("expected a string")
         return value
-    except (ValueError, TypeError) as exc:
+    except (ValueError, TypeError, OverflowError) as exc:
         raise FilterError(f"filter {field!r}: invalid value {value!r} ({exc})") from None
 
 
