@@ -34,6 +34,7 @@ from memlane.retrieval.tokens import Budget, check_budget, estimate_tokens, trun
 from memlane.storage.base import Backend
 
 EPISODIC_MAX = 3  # seed 002: "include 1-3 recent episodic"
+EPISODIC_TOPK = 12  # seed 002: the timed channel's candidate pool is small ("6-12")
 ITEM_MAX_CHARS = 280  # seed 001 §9: items are at most 280 characters
 SESSION_MAX_CHARS = 420  # seed 004: max chars per session summary snippet
 ALWAYS_POOL = 10  # newest memories of context-mode `all` categories considered per block
@@ -109,14 +110,14 @@ def _retrieve(
         scope.append(Condition("category", "$in", list(allowed)))
     once = _OnceEmbedder(embedder)
 
-    def run(types: list[str], limit: int) -> list[SearchHit]:
+    def run(types: list[str], limit: int, pool: Settings) -> list[SearchHit]:
         req = SearchRequest(user_id=user_id, query=query, now=now, limit=limit, thread_id=thread_id,
                             conditions=[*scope, Condition("type", "$in", types)],
                             threshold=settings.memory_score_threshold or None)
-        return search(backend, once, settings, req)
+        return search(backend, once, pool, req)
 
     topn = settings.memory_context_topn
-    found = run(SEMANTIC_TYPES, topn)
+    found = run(SEMANTIC_TYPES, topn, settings)
     always = cfg.always(allowed)
     if always:
         listed = _always(backend, settings, user_id, [*scope, Condition("type", "$in", SEMANTIC_TYPES)], always, now)
@@ -126,8 +127,9 @@ def _retrieve(
         found = picked + [h for h in found if h.memory.id not in ids]
     out["semantic"] = found
     sessions = settings.context_session_max_retrieved if settings.context_session_memory_enabled else 0
+    small = settings.model_copy(update={"memory_context_topk": min(EPISODIC_TOPK, settings.memory_context_topk)})
     timed = run([MemoryType.EPISODIC.value] + ([MemoryType.SESSION.value] if sessions > 0 else []),
-                EPISODIC_MAX + sessions)
+                EPISODIC_MAX + sessions, small)
     out["episodic"] = [h for h in timed if h.memory.type is MemoryType.EPISODIC][:EPISODIC_MAX]
     out["sessions"] = [h for h in timed if h.memory.type is MemoryType.SESSION][:sessions]
     return out
