@@ -164,7 +164,7 @@ def delta_lines(
         return []
     rows = [c for c in backend.changes_since(user_id, thread, max(since_rev, rev - DELTA_WINDOW),
                                              limit=DELTA_WINDOW) if c.rev <= rev]
-    latest = list({c.memory_id: c for c in rows}.values())[::-1]
+    latest = sorted({c.memory_id: c for c in rows}.values(), key=lambda c: c.rev, reverse=True)
     lookup = [c.memory_id for c in latest if "category" not in c.meta or c.event == "merged"]
     records = {r.id: r for r in backend.get_many(user_id, lookup)} if lookup else {}
     out: list[tuple[Change, str]] = []
