@@ -9,8 +9,9 @@ Rules extractor and the bundled local embedder (all-MiniLM-L6-v2), on a fresh st
   events; decisions are left queued. p50/p95/p99 in ms (target p95 <= 50 ms).
 * end to end: the same N turns submitted, then every job drained with ``process_jobs()`` (embedding,
   neighbour search, same-fact and conflict checks, the atomic write): turns/s over submit + drain.
-* hot path with the worker on: ``Memory.add`` as shipped, the background worker deciding in the same
-  process meanwhile (the embedded default), on a second fresh store.
+* hot path with the worker on: ``Memory.add`` as shipped, one turn every ``--pace-ms``, the background
+  worker deciding in the same process meanwhile (the embedded default), on a second fresh store; and
+  the backlog of undecided jobs when the last turn was accepted.
 """
 
 from __future__ import annotations
@@ -119,13 +120,26 @@ def ms(samples: list[float]) -> str:
             f"p99 {percentile(samples, 99):6.2f} ms")
 
 
-def submit(mem: Memory, items: list[tuple[str, str, datetime]]) -> tuple[list[float], int]:
+def submit(mem: Memory, items: list[tuple[str, str, datetime]], every: float = 0.0) -> tuple[list[float], int]:
+    """``Memory.add`` each turn (one every ``every`` seconds when set); latencies in ms, candidates."""
     samples, candidates = [], 0
-    for user, text, at in items:
+    start = time.perf_counter()
+    for i, (user, text, at) in enumerate(items):
+        time.sleep(max(0.0, start + i * every - time.perf_counter()))
         t0 = time.perf_counter()
         candidates += len(mem.add(text, user_id=user, at=at))
         samples.append((time.perf_counter() - t0) * 1000)
     return samples, candidates
+
+
+def wait_idle(mem: Memory, timeout: float = 900.0) -> float:
+    """Seconds until no job is pending or running (the background worker has decided everything)."""
+    t0 = time.perf_counter()
+    while any(mem.jobs(status, limit=1) for status in (JobStatus.PENDING.value, JobStatus.RUNNING.value)):
+        if time.perf_counter() - t0 > timeout:
+            raise RuntimeError(f"the worker did not finish within {timeout:.0f} s")
+        time.sleep(0.05)
+    return time.perf_counter() - t0
 
 
 def states(mem: Memory, users: int) -> str:
@@ -145,7 +159,7 @@ def reference(model: Embedder) -> str:
     return f"reference: one local embedding p50 {statistics.median(samples):.1f} ms; load average {load}"
 
 
-def run(backend: str, n: int, users: int, with_worker: bool, model: Embedder) -> None:
+def run(backend: str, n: int, users: int, pace_ms: float, model: Embedder) -> None:
     """``model`` is the uncached local embedder, loaded once; each store gets its own text cache."""
     items = turns(n, users)
     print(f"{backend:8s} {reference(model)}", flush=True)
@@ -166,19 +180,20 @@ def run(backend: str, n: int, users: int, with_worker: bool, model: Embedder) ->
           f"{n / (submitted + drained):.1f} turns/s ({candidates / drained:.1f} decisions/s; embedding "
           f"{timing.seconds:.2f} s of the drain, the rest {(drained - timing.seconds) / jobs * 1000:.1f} ms/job); "
           f"{outcome}", flush=True)
-    if not with_worker:
+    if pace_ms <= 0:
         return
     ctx = sqlite_path() if backend == "sqlite" else postgres_url()
     with ctx as location:
         mem = open_memory(location, CachedEmbedder(model), worker=True)
         t0 = time.perf_counter()
-        samples, candidates = submit(mem, items)
-        mem.stop_worker()
-        mem.process_jobs()
+        samples, candidates = submit(mem, items, every=pace_ms / 1000)
+        backlog = len(mem.jobs(JobStatus.PENDING.value, limit=100_000))
+        lag = wait_idle(mem)
         total = time.perf_counter() - t0
         mem.close()
-    print(f"{backend:8s} hot path with the worker deciding meanwhile: {ms(samples)}; "
-          f"all done in {total:.2f} s = {n / total:.1f} turns/s", flush=True)
+    print(f"{backend:8s} hot path with the worker deciding meanwhile (a turn every {pace_ms:g} ms): {ms(samples)}; "
+          f"backlog after the last turn {backlog} jobs, all decided {lag:.2f} s later ({n / total:.1f} turns/s)",
+          flush=True)
 
 
 def main() -> None:
@@ -186,11 +201,12 @@ def main() -> None:
     ap.add_argument("--turns", type=int, default=300)
     ap.add_argument("--users", type=int, default=20)
     ap.add_argument("--backends", default="sqlite,postgres")
-    ap.add_argument("--no-worker-run", action="store_true", help="skip the run with the background worker on")
+    ap.add_argument("--pace-ms", type=float, default=50.0,
+                    help="one turn every this many ms in the run with the background worker on (0: skip that run)")
     args = ap.parse_args()
     model = get_embedder("local", cache_size=0)
     for backend in args.backends.split(","):
-        run(backend, args.turns, args.users, not args.no_worker_run, model)
+        run(backend, args.turns, args.users, args.pace_ms, model)
 
 
 if __name__ == "__main__":
