@@ -115,7 +115,7 @@ def _replay_table(replays: list[Replay], llm: str) -> Table:
 @app.command("calibrate")
 def calibrate_command(
     pairs: Annotated[Path | None, typer.Option("--pairs", help="Labelled pairs, JSONL: text_a, text_b, "
-                                               "label same|different, type, kind [default: the shipped set]",
+                                               "label same|different, type, kind \\[default: the shipped set]",
                                                dir_okay=False, show_default=False)] = None,
     embedder: EmbedderOption = None,
     precision: Annotated[float, typer.Option(help="Precision of 'same' wanted at or above auto.")] = 0.98,
