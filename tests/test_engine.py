@@ -149,6 +149,9 @@ def test_async_memory_wraps_the_same_engine(mem: Memory) -> None:
         r = await amem.put("User plays chess.", user_id="maya")
         hits = await amem.search("chess", user_id="maya")
         assert (await amem.get(r.id, user_id="maya")).summary == "User plays chess."
+        await amem.add_facts([{"summary": "User lives in Lisbon."}], user_id="maya", wait=True)
+        block = await amem.context("where does the user live?", user_id="maya")
+        assert "Lisbon" in block.text
         return [h.memory.summary for h in hits]
 
     assert asyncio.run(run()) == ["User plays chess."]

@@ -10,7 +10,9 @@ from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 from memlane.engine.memory import Memory
+from memlane.model.candidate import Candidate
 from memlane.model.record import HistoryEntry, MemoryRecord, SearchHit
+from memlane.model.retrieval import ContextBlock, QueryResult
 
 R = TypeVar("R")
 
@@ -23,6 +25,18 @@ class AsyncMemory:
 
     async def _run(self, fn: Callable[..., R], *args: Any, **kwargs: Any) -> R:
         return await asyncio.to_thread(functools.partial(fn, *args, **kwargs))
+
+    async def add(self, messages: Any, **kw: Any) -> builtins.list[Candidate]:
+        return await self._run(self.sync.add, messages, **kw)
+
+    async def add_facts(self, facts: Any, **kw: Any) -> builtins.list[Candidate]:
+        return await self._run(self.sync.add_facts, facts, **kw)
+
+    async def context(self, query: str, **kw: Any) -> ContextBlock:
+        return await self._run(self.sync.context, query, **kw)
+
+    async def query(self, query: str, **kw: Any) -> QueryResult:
+        return await self._run(self.sync.query, query, **kw)
 
     async def put(self, summary: str, **kw: Any) -> MemoryRecord:
         return await self._run(self.sync.put, summary, **kw)
