@@ -239,8 +239,9 @@ class Memory:
         built = [self.build_record(**{"user_id": user_id, **dict(item)}) for item in items]
         records = list({r.id: r for r in built}.values())  # the same key twice in one call: last wins
         existing: dict[str, MemoryRecord] = {}
-        for user in {r.user_id for r in records}:
-            ids = [r.id for r in records if r.user_id == user]
+        keyed = [r for r in records if r.key]  # only a keyed id can already exist; fresh ids are random
+        for user in {r.user_id for r in keyed}:
+            ids = [r.id for r in keyed if r.user_id == user]
             existing.update((r.id, r) for r in self.backend.get_many(user, ids))
         batch = WriteBatch()
         to_embed: builtins.list[MemoryRecord] = []
