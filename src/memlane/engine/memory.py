@@ -8,18 +8,18 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from memlane.engine import validate as v
+from memlane.engine.formation_api import FormationAPI
 from memlane.engine.reembed import ReembedReport, reembed
 from memlane.formation.events import EventBus, MemoryEvent
 from memlane.formation.pipeline import Formation, Worker
 from memlane.model.audit import history_entry
-from memlane.model.candidate import Candidate, ChatMessage
 from memlane.model.category import normalise_category
 from memlane.model.config import Settings
 from memlane.model.enums import HistoryEvent, MemoryState, MemoryType
 from memlane.model.errors import NotFoundError, ValidationError
 from memlane.model.filters import Condition, parse_filters
 from memlane.model.ids import deterministic_id, new_id
-from memlane.model.jobs import Change, Job, JobStatus
+from memlane.model.jobs import Change
 from memlane.model.record import HistoryEntry, MemoryRecord, SearchHit, utcnow
 from memlane.model.retrieval import ContextBlock, QueryResult
 from memlane.model.time_buckets import buckets
@@ -31,7 +31,7 @@ from memlane.storage import Backend, Upsert, WriteBatch, open_backend
 TIMED_TYPES = (MemoryType.EPISODIC, MemoryType.SESSION)
 
 
-class Memory:
+class Memory(FormationAPI):
     """Long-term memory for many users over one store.
 
     >>> mem = Memory("memlane.db", embedder="hash")
@@ -77,82 +77,6 @@ class Memory:
     def close(self) -> None:
         self.stop_worker()
         self.backend.close()
-
-    # --- formation -----------------------------------------------------------------------------
-    def add(
-        self,
-        messages: str | Sequence[ChatMessage | Mapping[str, Any]],
-        *,
-        user_id: str,
-        thread_id: str | None = None,
-        at: datetime | str | None = None,
-        wait: bool = False,
-    ) -> builtins.list[Candidate]:
-        """Run formation on a turn: the turn is a committed job before this returns, candidates come
-        back at once (and as ``memory.candidate`` events); decisions run in the background worker, or
-        before returning with ``wait=True``."""
-        user = v.user_id(user_id)
-        thread = v.optional_scope("thread_id", thread_id)
-        when = v.when("at", at) or utcnow()
-        turn = v.messages(messages, when)
-        candidates = self.formation.accept(turn, user_id=user, thread_id=thread, at=when)
-        if wait:
-            self.formation.drain()
-        else:
-            self.start_worker()
-        return candidates
-
-    def add_facts(
-        self,
-        facts: Sequence[Candidate | Mapping[str, Any]],
-        *,
-        user_id: str,
-        thread_id: str | None = None,
-        at: datetime | str | None = None,
-        wait: bool = False,
-    ) -> builtins.list[Candidate]:
-        """Ready candidate memories (as an LLM extractor proposes them) through the decision only:
-        dedup, merge, supersede or create, in the background (or before returning with ``wait``)."""
-        user = v.user_id(user_id)
-        thread = v.optional_scope("thread_id", thread_id)
-        when = v.when("at", at) or utcnow()
-        cands = v.candidates(facts, self.settings.memory_summary_max_chars)
-        self.formation.enqueue_facts(cands, user_id=user, thread_id=thread, at=when)
-        if wait:
-            self.formation.drain()
-        else:
-            self.start_worker()
-        return cands
-
-    def process_jobs(self, max_jobs: int | None = None) -> int:
-        """Run pending background jobs in this thread; returns how many ran."""
-        return self.formation.drain(max_jobs)
-
-    def start_worker(self) -> None:
-        if self._worker is None or not self._worker.is_alive():
-            self._worker = Worker(self.formation)
-            self._worker.start()
-        else:
-            self._worker.wake.set()
-
-    def stop_worker(self) -> None:
-        if self._worker is not None:
-            self._worker.stop()
-            self._worker = None
-
-    def jobs(self, status: str | None = None, *, user_id: str | None = None, limit: int = 100) -> builtins.list[Job]:
-        state = None
-        if status is not None:
-            try:
-                state = JobStatus(status)
-            except ValueError:
-                raise ValidationError(f"unknown job status {status!r}; use one of "
-                                      f"{', '.join(s.value for s in JobStatus)}") from None
-        return self.backend.list_jobs(state, user_id=None if user_id is None else v.user_id(user_id), limit=limit)
-
-    def retry_job(self, job_id: str) -> None:
-        if not self.backend.retry_job(job_id):
-            raise NotFoundError(f"no parked job {job_id!r}; list them with `memlane jobs list --status parked`")
 
     def __enter__(self) -> Memory:
         return self

@@ -1,0 +1,102 @@
+"""The formation half of :class:`memlane.Memory`: turns and facts in, background jobs and workers."""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from memlane.engine import validate as v
+from memlane.formation.pipeline import Formation, Worker
+from memlane.model.candidate import Candidate, ChatMessage
+from memlane.model.config import Settings
+from memlane.model.errors import NotFoundError, ValidationError
+from memlane.model.jobs import Job, JobStatus
+from memlane.model.record import utcnow
+from memlane.storage import Backend
+
+
+class FormationAPI:
+    """Mixed into ``Memory``; one implementation, used by every interface."""
+
+    settings: Settings
+    backend: Backend
+    formation: Formation
+    _worker: Worker | None
+
+    def add(
+        self,
+        messages: str | Sequence[ChatMessage | Mapping[str, Any]],
+        *,
+        user_id: str,
+        thread_id: str | None = None,
+        at: datetime | str | None = None,
+        wait: bool = False,
+    ) -> builtins.list[Candidate]:
+        """Run formation on a turn: the turn is a committed job before this returns, candidates come
+        back at once (and as ``memory.candidate`` events); decisions run in the background worker, or
+        before returning with ``wait=True``."""
+        user = v.user_id(user_id)
+        thread = v.optional_scope("thread_id", thread_id)
+        when = v.when("at", at) or utcnow()
+        turn = v.messages(messages, when)
+        candidates = self.formation.accept(turn, user_id=user, thread_id=thread, at=when)
+        if wait:
+            self.formation.drain()
+        else:
+            self.start_worker()
+        return candidates
+
+    def add_facts(
+        self,
+        facts: Sequence[Candidate | Mapping[str, Any]],
+        *,
+        user_id: str,
+        thread_id: str | None = None,
+        at: datetime | str | None = None,
+        wait: bool = False,
+    ) -> builtins.list[Candidate]:
+        """Ready candidate memories (as an LLM extractor proposes them) through the decision only:
+        dedup, merge, supersede or create, in the background (or before returning with ``wait``)."""
+        user = v.user_id(user_id)
+        thread = v.optional_scope("thread_id", thread_id)
+        when = v.when("at", at) or utcnow()
+        cands = v.candidates(facts, self.settings.memory_summary_max_chars)
+        self.formation.enqueue_facts(cands, user_id=user, thread_id=thread, at=when)
+        if wait:
+            self.formation.drain()
+        else:
+            self.start_worker()
+        return cands
+
+    def process_jobs(self, max_jobs: int | None = None) -> int:
+        """Run pending background jobs in this thread; returns how many ran."""
+        return self.formation.drain(max_jobs)
+
+    def start_worker(self) -> None:
+        if self._worker is None or not self._worker.is_alive():
+            self._worker = Worker(self.formation)
+            self._worker.start()
+        else:
+            self._worker.wake.set()
+
+    def stop_worker(self) -> None:
+        if self._worker is not None:
+            self._worker.stop()
+            self._worker = None
+
+    def jobs(self, status: str | None = None, *, user_id: str | None = None, limit: int = 100) -> builtins.list[Job]:
+        state = None
+        if status is not None:
+            try:
+                state = JobStatus(status)
+            except ValueError:
+                raise ValidationError(f"unknown job status {status!r}; use one of "
+                                      f"{', '.join(s.value for s in JobStatus)}") from None
+        return self.backend.list_jobs(state, user_id=None if user_id is None else v.user_id(user_id), limit=limit)
+
+    def retry_job(self, job_id: str) -> None:
+        if not self.backend.retry_job(job_id):
+            raise NotFoundError(f"no parked job {job_id!r}; list them with `memlane jobs list --status parked`")
+
