@@ -9,7 +9,6 @@ import json
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -17,18 +16,15 @@ from sqlite_vec import serialize_float32
 
 from memlane.model.errors import BackendError, DimensionMismatchError, SchemaVersionError
 from memlane.model.filters import Condition
-from memlane.model.jobs import Change, Job, JobStatus, OpEvent
 from memlane.model.record import HistoryEntry, MemoryRecord, Relation, utcnow
 from memlane.storage.base import SCHEMA_VERSION, Backend, ScoredRecord, WriteBatch
 from memlane.storage.filter_sql import SQLITE, compile_conditions, iso
 from memlane.storage.keywords import query_words
 from memlane.storage.sqlite.connect import connect, sqlite3
+from memlane.storage.sqlite.job_methods import SqliteJobsMixin
 from memlane.storage.sqlite.jobs import (
     JOB_COLS,
-    change_from_row,
-    job_from_row,
     job_params,
-    op_event_from_row,
     write_changes,
     write_op_events,
 )
@@ -55,7 +51,7 @@ def user_token(user_id: str) -> str:
     return str(int(hashlib.sha1(user_id.encode()).hexdigest()[:15], 16))
 
 
-class SqliteBackend(Backend):
+class SqliteBackend(SqliteJobsMixin, Backend):
     name = "sqlite"
 
     def __init__(self, path: str | Path) -> None:
@@ -397,70 +393,3 @@ class SqliteBackend(Backend):
             for table in ("jobs", "change_log", "thread_revision", "op_events"):
                 c.execute(f"DELETE FROM {table} WHERE user_id = ?", (user_id,))
         return len(rids)
-
-    # --- jobs, change log, op events ------------------------------------------------------
-    def claim_job(self, worker_id: str, *, lease_seconds: float, now: datetime) -> Job | None:
-        with self._tx() as c:
-            row = c.execute(
-                f"SELECT {JOB_COLS} FROM jobs WHERE (status = 'pending' AND run_after <= ?) "
-                "OR (status = 'running' AND locked_until < ?) ORDER BY created_at, rowid LIMIT 1",
-                (iso(now), iso(now)),
-            ).fetchone()
-            if row is None:
-                return None
-            until = now + timedelta(seconds=lease_seconds)
-            c.execute(
-                "UPDATE jobs SET status = 'running', locked_by = ?, locked_until = ?, attempts = attempts + 1, "
-                "updated_at = ? WHERE id = ?",
-                (worker_id, iso(until), iso(now), row["id"]),
-            )
-            job = job_from_row(row)
-        return job.model_copy(update={"status": JobStatus.RUNNING, "locked_by": worker_id,
-                                      "locked_until": until, "attempts": job.attempts + 1})
-
-    def fail_job(self, job_id: str, error: str, *, retry_at: datetime | None) -> None:
-        status = "parked" if retry_at is None else "pending"
-        with self._tx() as c:
-            c.execute(
-                "UPDATE jobs SET status = ?, last_error = ?, run_after = COALESCE(?, run_after), "
-                "locked_by = NULL, locked_until = NULL, updated_at = ? WHERE id = ?",
-                (status, error[:2000], retry_at and iso(retry_at), iso(utcnow()), job_id),
-            )
-
-    def list_jobs(
-        self, status: JobStatus | None = None, *, user_id: str | None = None, limit: int = 100
-    ) -> builtins.list[Job]:
-        where, params = ["1=1"], []
-        if status is not None:
-            where.append("status = ?")
-            params.append(status.value)
-        if user_id is not None:
-            where.append("user_id = ?")
-            params.append(user_id)
-        rows = self._rows(f"SELECT {JOB_COLS} FROM jobs WHERE {' AND '.join(where)} "
-                          "ORDER BY created_at, rowid LIMIT ?", (*params, limit))
-        return [job_from_row(r) for r in rows]
-
-    def retry_job(self, job_id: str) -> bool:
-        with self._tx() as c:
-            cur = c.execute("UPDATE jobs SET status = 'pending', attempts = 0, run_after = ?, updated_at = ? "
-                            "WHERE id = ? AND status = 'parked'", (iso(utcnow()), iso(utcnow()), job_id))
-            return bool(cur.rowcount)
-
-    def count_jobs(self, user_id: str, kind: str, since: datetime) -> int:
-        return int(self._rows("SELECT count(*) FROM jobs WHERE user_id = ? AND kind = ? AND created_at >= ?",
-                              (user_id, kind, iso(since)))[0][0])
-
-    def thread_revision(self, user_id: str, thread_id: str) -> int:
-        rows = self._rows("SELECT rev FROM thread_revision WHERE user_id = ? AND thread_id = ?", (user_id, thread_id))
-        return int(rows[0][0]) if rows else 0
-
-    def changes_since(self, user_id: str, thread_id: str, rev: int, *, limit: int = 50) -> builtins.list[Change]:
-        rows = self._rows("SELECT * FROM change_log WHERE user_id = ? AND thread_id = ? AND rev > ? "
-                          "ORDER BY rev LIMIT ?", (user_id, thread_id, rev, limit))
-        return [change_from_row(r) for r in rows]
-
-    def op_events(self, user_id: str, *, limit: int = 100) -> builtins.list[OpEvent]:
-        rows = self._rows("SELECT * FROM op_events WHERE user_id = ? ORDER BY at DESC, rowid DESC LIMIT ?",
-                          (user_id, limit))
-        return [op_event_from_row(r) for r in rows]
