@@ -7,6 +7,7 @@ import fcntl
 import hashlib
 import json
 import threading
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -17,7 +18,7 @@ from sqlite_vec import serialize_float32
 from memlane.model.errors import BackendError, DimensionMismatchError, SchemaVersionError
 from memlane.model.filters import Condition
 from memlane.model.record import HistoryEntry, MemoryRecord, Relation, utcnow
-from memlane.storage.base import SCHEMA_VERSION, Backend, ScoredRecord, WriteBatch
+from memlane.storage.base import SCHEMA_VERSION, Backend, ScoredRecord, Upsert, WriteBatch
 from memlane.storage.filter_sql import SQLITE, compile_conditions, iso
 from memlane.storage.keywords import query_words
 from memlane.storage.sqlite.connect import connect, sqlite3
@@ -44,11 +45,20 @@ _MARKS = ", ".join("?" for _ in RECORD_FIELDS)
 _UPDATES = ", ".join(f"{f} = excluded.{f}" for f in RECORD_FIELDS if f != "id")
 _VEC_PUSHDOWN = ("state", "type")
 VEC0_MAX_K = 4096  # sqlite-vec refuses a larger k  # metadata columns of the vec0 table, filtered inside the KNN scan
+# vec0 allocates a whole chunk per partition (user) up front: 1,024 vectors by default, 1.5 MB per
+# user at 384 dims. Small chunks keep a store of many small users small and its inserts cheap.
+VEC0_CHUNK_SIZE = 32
+ID_LOOKUP_CHUNK = 500  # ids per `IN (...)` lookup
 
 
 def user_token(user_id: str) -> str:
     """A single digits-only FTS token naming the user, so keyword search intersects with it."""
     return str(int(hashlib.sha1(user_id.encode()).hexdigest()[:15], 16))
+
+
+def _vector_table_sql(dims: int) -> str:
+    return ("CREATE VIRTUAL TABLE IF NOT EXISTS memory_vectors USING vec0(user_id TEXT PARTITION KEY, state TEXT, "
+            f"type TEXT, embedding float[{int(dims)}] distance_metric=cosine, chunk_size={VEC0_CHUNK_SIZE})")
 
 
 class SqliteBackend(SqliteJobsMixin, Backend):
@@ -124,7 +134,23 @@ class SqliteBackend(SqliteJobsMixin, Backend):
                 "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
                 (str(current),),
             )
+            self._rechunk_vectors(c)
         return current
+
+    def _rechunk_vectors(self, c: Any) -> None:
+        """Stores made before vec0 had an explicit chunk size (1,024 vectors reserved per user) get
+        their vector table rebuilt with :data:`VEC0_CHUNK_SIZE`, vectors and rowids unchanged."""
+        row = c.execute("SELECT sql FROM sqlite_master WHERE name = 'memory_vectors'").fetchone()
+        dims = c.execute("SELECT value FROM memlane_meta WHERE key = 'embed_dims'").fetchone()
+        if row is None or dims is None or "chunk_size" in row[0]:
+            return
+        c.execute("CREATE TEMP TABLE vec_copy AS SELECT rowid AS rid, user_id, state, type, embedding "
+                  "FROM memory_vectors")
+        c.execute("DROP TABLE memory_vectors")
+        c.execute(_vector_table_sql(int(dims[0])))
+        c.execute("INSERT INTO memory_vectors(rowid, user_id, state, type, embedding) "
+                  "SELECT rid, user_id, state, type, embedding FROM vec_copy")
+        c.execute("DROP TABLE vec_copy")
 
     def schema_version(self) -> int:
         return int(self.get_meta("schema_version") or 0)
@@ -143,11 +169,7 @@ class SqliteBackend(SqliteJobsMixin, Backend):
 
     def create_vector_index(self, dims: int) -> None:
         with self._tx() as c:
-            c.execute(
-                "CREATE VIRTUAL TABLE IF NOT EXISTS memory_vectors USING vec0("
-                "user_id TEXT PARTITION KEY, state TEXT, type TEXT, "
-                f"embedding float[{int(dims)}] distance_metric=cosine)"
-            )
+            c.execute(_vector_table_sql(dims))
 
     def _dims(self) -> int | None:
         value = self.get_meta("embed_dims")
@@ -163,8 +185,7 @@ class SqliteBackend(SqliteJobsMixin, Backend):
                 )
         try:
             with self._tx() as c:
-                for up in batch.upserts:
-                    self._write_record(c, up.record, up.embedding)
+                self._write_records(c, batch.upserts)
                 c.executemany(
                     "INSERT INTO history(id, memory_id, user_id, event, old_value, new_value, reason, actor, at)"
                     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -187,6 +208,37 @@ class SqliteBackend(SqliteJobsMixin, Backend):
                               "updated_at = ? WHERE id = ?", (iso(utcnow()), batch.complete_job))
         except sqlite3.Error as exc:
             raise BackendError(f"SQLite write failed, nothing was written: {exc}") from exc
+
+    def _write_records(self, c: Any, upserts: Sequence[Upsert]) -> None:
+        """New records in three ``executemany`` inserts with rids assigned here (the transaction holds
+        the write lock); records that exist, or appear twice in the batch, one by one."""
+        ids = [up.record.id for up in upserts]
+        taken: set[str] = set()
+        for i in range(0, len(ids), ID_LOOKUP_CHUNK):
+            part = ids[i: i + ID_LOOKUP_CHUNK]
+            marks = ", ".join("?" for _ in part)
+            taken.update(r[0] for r in c.execute(f"SELECT id FROM memories WHERE id IN ({marks})", part))
+        counts = Counter(ids)
+        fresh = [up for up in upserts if up.record.id not in taken and counts[up.record.id] == 1]
+        if fresh:
+            rid = int(c.execute("SELECT coalesce(max(rid), 0) FROM memories").fetchone()[0])
+            rows, fts, vecs = [], [], []
+            for up in fresh:
+                rid += 1
+                rec = up.record
+                rows.append((rid, *record_params(rec), int(up.embedding is not None)))
+                fts.append((rid, user_token(rec.user_id), rec.summary, " ".join(rec.tags)))
+                if up.embedding is not None:
+                    vecs.append((rid, rec.user_id, rec.state.value, rec.type.value,
+                                 serialize_float32(list(up.embedding))))
+            c.executemany(f"INSERT INTO memories(rid, {_COLS}, has_vector) VALUES (?, {_MARKS}, ?)", rows)
+            c.executemany("INSERT INTO memories_fts(rowid, uid, summary, tags) VALUES (?, ?, ?, ?)", fts)
+            c.executemany("INSERT INTO memory_vectors(rowid, user_id, state, type, embedding) VALUES (?, ?, ?, ?, ?)",
+                          vecs)
+        done = {id(up) for up in fresh}
+        for up in upserts:
+            if id(up) not in done:
+                self._write_record(c, up.record, up.embedding)
 
     def _write_record(self, c: Any, record: MemoryRecord, embedding: Sequence[float] | None) -> None:
         row = c.execute(
@@ -393,3 +445,5 @@ class SqliteBackend(SqliteJobsMixin, Backend):
             for table in ("jobs", "change_log", "thread_revision", "op_events"):
                 c.execute(f"DELETE FROM {table} WHERE user_id = ?", (user_id,))
         return len(rids)
+
+

@@ -1,0 +1,75 @@
+"""SQLite-only behaviour: the vec0 table's layout, its upgrade, and batched inserts."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from memlane.storage.base import Upsert, WriteBatch
+from memlane.storage.sqlite.backend import VEC0_CHUNK_SIZE, SqliteBackend
+from tests.test_storage_contract import ids, rec, vec
+
+DIMS = 8
+
+
+def open_store(path: Path) -> SqliteBackend:
+    b = SqliteBackend(path)
+    b.bind_embedder(f"test:unit:{DIMS}", DIMS)
+    return b
+
+
+def vec_table_sql(b: SqliteBackend) -> str:
+    return str(b._rows("SELECT sql FROM sqlite_master WHERE name = 'memory_vectors'")[0][0])
+
+
+def test_many_small_users_keep_the_file_small(tmp_path: Path) -> None:
+    b = open_store(tmp_path / "m.db")
+    b.apply(WriteBatch(upserts=[Upsert(rec(f"m{i}", f"user{i}"), vec(1, i)) for i in range(300)]))
+    b.close()
+    size_mb = os.path.getsize(tmp_path / "m.db") / 1e6
+    # vec0's default reserves 1,024 vectors per partition: 300 users x 32 KB at 8 dims was ~10 MB
+    assert size_mb < 3, f"{size_mb:.1f} MB for 300 one-memory users"
+
+
+def test_a_store_with_the_old_vector_layout_is_rebuilt_on_open(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    b = open_store(path)
+    with b._tx() as c:  # what stores made before the explicit chunk size have
+        c.execute("DROP TABLE memory_vectors")
+        c.execute("CREATE VIRTUAL TABLE memory_vectors USING vec0(user_id TEXT PARTITION KEY, state TEXT, "
+                  f"type TEXT, embedding float[{DIMS}] distance_metric=cosine)")
+    b.apply(WriteBatch(upserts=[Upsert(rec("a", summary="User likes tea."), vec(1, 0)),
+                                Upsert(rec("b", summary="User likes jazz."), vec(0, 1)),
+                                Upsert(rec("c", "u2"), vec(1, 0))]))
+    b.close()
+
+    b = open_store(path)
+    assert f"chunk_size={VEC0_CHUNK_SIZE}" in vec_table_sql(b)
+    assert ids(b.vector_search("u1", vec(0, 1))) == ["b", "a"]
+    assert ids(b.vector_search("u2", vec(1, 0))) == ["c"]
+    b.apply(WriteBatch(upserts=[Upsert(rec("d"), vec(1, 1))]))
+    assert ids(b.vector_search("u1", vec(1, 1)))[0] == "d"
+    b.close()
+    b = open_store(path)  # a second open leaves the rebuilt table alone
+    assert ids(b.vector_search("u1", vec(0, 1))) == ["b", "d", "a"]
+    b.close()
+
+
+def test_a_batch_mixing_new_existing_and_repeated_ids(tmp_path: Path) -> None:
+    b = open_store(tmp_path / "mix.db")
+    b.apply(WriteBatch(upserts=[Upsert(rec("old", summary="User likes tea."), vec(1, 0))]))
+    b.apply(WriteBatch(upserts=[
+        Upsert(rec("new1", summary="User plays chess."), vec(0, 1)),
+        Upsert(rec("old", summary="User likes green tea."), vec(1, 1)),
+        Upsert(rec("twice", summary="User owns a bike."), vec(0, 0, 1)),
+        Upsert(rec("twice", summary="User owns two bikes."), vec(0, 0, 1)),
+        Upsert(rec("new2", "u2", summary="User plays chess."), vec(0, 1)),
+    ]))
+    assert {r.id: r.summary for r in b.list("u1")} == {
+        "old": "User likes green tea.", "new1": "User plays chess.", "twice": "User owns two bikes."}
+    assert ids(b.vector_search("u1", vec(1, 1)))[0] == "old"
+    assert ids(b.keyword_search("u1", "chess")) == ["new1"]
+    assert ids(b.keyword_search("u1", "bikes")) == ["twice"]
+    assert ids(b.keyword_search("u2", "chess")) == ["new2"]
+    assert len(b.vector_search("u1", vec(0, 0, 1))) == 3  # one vector per memory, none left behind
+    b.close()
