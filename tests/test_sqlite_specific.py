@@ -73,3 +73,22 @@ def test_a_batch_mixing_new_existing_and_repeated_ids(tmp_path: Path) -> None:
     assert ids(b.keyword_search("u2", "chess")) == ["new2"]
     assert len(b.vector_search("u1", vec(0, 0, 1))) == 3  # one vector per memory, none left behind
     b.close()
+
+
+def test_wal_checkpoints_run_in_the_background_and_stop_on_close(tmp_path: Path) -> None:
+    import threading
+    import time
+
+    b = open_store(tmp_path / "wal.db")
+    assert b._rows("PRAGMA wal_autocheckpoint")[0][0] > 1000  # the writer only checkpoints as a backstop
+    b.apply(WriteBatch(upserts=[Upsert(rec(f"m{i}", f"user{i}"), vec(1, i)) for i in range(200)]))
+    names = {t.name for t in threading.enumerate()}
+    assert "memlane-wal-checkpoint" in names
+    db = tmp_path / "wal.db"
+    written = os.path.getsize(db)  # the new pages are in the WAL until a checkpoint copies them over
+    deadline = time.monotonic() + 10
+    while os.path.getsize(db) == written and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert os.path.getsize(db) > written
+    b.close()
+    assert "memlane-wal-checkpoint" not in {t.name for t in threading.enumerate()}

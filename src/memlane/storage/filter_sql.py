@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 from memlane.model.filters import FIELDS, Condition
@@ -32,8 +32,13 @@ POSTGRES = Dialect("postgres", "%s")
 
 
 def iso(value: datetime) -> str:
-    """Fixed-width UTC ISO text, so SQLite compares timestamps as strings correctly."""
-    return value.strftime("%Y-%m-%dT%H:%M:%S.%f+00:00")
+    """Fixed-width UTC ISO text, so SQLite compares timestamps as strings correctly (naive = UTC)."""
+    offset = value.utcoffset()
+    if offset is None:
+        value = value.replace(tzinfo=UTC)
+    elif offset:
+        value = value.astimezone(UTC)
+    return value.isoformat(timespec="microseconds")
 
 
 def _tags(cond: Condition, col: str, d: Dialect) -> tuple[str, list[Any]]:

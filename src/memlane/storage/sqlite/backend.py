@@ -21,6 +21,7 @@ from memlane.model.record import HistoryEntry, MemoryRecord, Relation, utcnow
 from memlane.storage.base import SCHEMA_VERSION, Backend, ScoredRecord, Upsert, WriteBatch
 from memlane.storage.filter_sql import SQLITE, compile_conditions, iso
 from memlane.storage.keywords import query_words
+from memlane.storage.sqlite.checkpoint import Checkpointer, defer_checkpoints
 from memlane.storage.sqlite.connect import connect, sqlite3
 from memlane.storage.sqlite.job_methods import SqliteJobsMixin
 from memlane.storage.sqlite.jobs import (
@@ -47,7 +48,7 @@ _VEC_PUSHDOWN = ("state", "type")
 VEC0_MAX_K = 4096  # sqlite-vec refuses a larger k  # metadata columns of the vec0 table, filtered inside the KNN scan
 # vec0 allocates a whole chunk per partition (user) up front: 1,024 vectors by default, 1.5 MB per
 # user at 384 dims. Small chunks keep a store of many small users small and its inserts cheap.
-VEC0_CHUNK_SIZE = 32
+VEC0_CHUNK_SIZE = 16
 ID_LOOKUP_CHUNK = 500  # ids per `IN (...)` lookup
 
 
@@ -67,6 +68,10 @@ class SqliteBackend(SqliteJobsMixin, Backend):
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
         self._conn = connect(path)
+        self._checkpointer: Checkpointer | None = None
+        if self.path != ":memory:":
+            defer_checkpoints(self._conn)
+            self._checkpointer = Checkpointer(str(Path(self.path).expanduser()))
         self._lock = threading.RLock()
         self._held = threading.local()  # depth of user_lock held by this thread
         self.migrate()
@@ -110,6 +115,8 @@ class SqliteBackend(SqliteJobsMixin, Backend):
             return list(self._conn.execute(sql, params).fetchall())
 
     def close(self) -> None:
+        if self._checkpointer is not None:
+            self._checkpointer.stop()
         with self._lock:
             self._conn.close()
 
@@ -183,6 +190,8 @@ class SqliteBackend(SqliteJobsMixin, Backend):
                 raise DimensionMismatchError(
                     f"memory {up.record.id}: embedding has {len(up.embedding)} dims, the store expects {dims}"
                 )
+        if self._checkpointer is not None:
+            self._checkpointer.start()
         try:
             with self._tx() as c:
                 self._write_records(c, batch.upserts)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -13,20 +14,29 @@ JSON_FIELDS = ("tags", "entities", "merged_from", "related", "metadata")
 RECORD_FIELDS: tuple[str, ...] = tuple(MemoryRecord.model_fields)
 
 
-def _cell(value: Any) -> Any:
-    if isinstance(value, datetime):
-        return iso(value)
-    if isinstance(value, bool):
-        return int(value)
-    if isinstance(value, list | dict):
-        return json.dumps(value)
-    if hasattr(value, "value"):  # enums
-        return value.value
-    return value
+def _enum(value: Any) -> Any:
+    return value.value
+
+
+def _converter(name: str) -> Callable[[Any], Any] | None:
+    """How a record field becomes an SQLite value (``None``: as it is)."""
+    if name in JSON_FIELDS:
+        return json.dumps
+    if name == "pinned":
+        return int
+    if name in ("type", "source", "state"):
+        return _enum
+    if MemoryRecord.model_fields[name].annotation in (datetime, datetime | None):
+        return iso
+    return None
+
+
+_CONVERTERS = [(f, _converter(f)) for f in RECORD_FIELDS]
 
 
 def record_params(record: MemoryRecord) -> list[Any]:
-    return [_cell(getattr(record, f)) for f in RECORD_FIELDS]
+    values = record.__dict__
+    return [values[f] if conv is None or values[f] is None else conv(values[f]) for f, conv in _CONVERTERS]
 
 
 def record_from_row(row: Any) -> MemoryRecord:
