@@ -8,6 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
+import numpy as np
 import psycopg
 import pytest
 from psycopg import sql
@@ -18,7 +19,7 @@ from memlane.model.filters import parse_filters
 from memlane.model.jobs import Change, Job, JobStatus, OpEvent
 from memlane.model.record import HistoryEntry, MemoryRecord
 from memlane.storage.base import SCHEMA_VERSION, Upsert, WriteBatch
-from memlane.storage.postgres import PostgresBackend
+from memlane.storage.postgres import PostgresBackend, writes
 from memlane.storage.postgres.errors import redact_url
 from memlane.storage.postgres.locks import USER_LOCK_CLASS
 from memlane.storage.postgres.migrations import MIGRATIONS
@@ -141,7 +142,11 @@ def test_embedding_of_wrong_size_writes_nothing(pg: PostgresBackend) -> None:
         check_vectors(batch, None)
 
 
-def test_filtered_search_still_fills_the_page(pg: PostgresBackend) -> None:
+@pytest.mark.parametrize("index_after", [writes.INDEX_AFTER, 0], ids=["exact", "hnsw"])
+def test_filtered_search_still_fills_the_page(
+    pg: PostgresBackend, monkeypatch: pytest.MonkeyPatch, index_after: int
+) -> None:
+    monkeypatch.setattr(writes, "INDEX_AFTER", index_after)  # 0: every vector goes into the HNSW index
     # The crowd sits right on the query vector, so an unfiltered HNSW candidate list is all theirs.
     crowd = [Upsert(rec(f"c{i}", "crowd"), vec(1, i / 1000)) for i in range(400)]
     mine = [
@@ -156,6 +161,71 @@ def test_filtered_search_still_fills_the_page(pg: PostgresBackend) -> None:
     assert len(work) == 10 and {h.record.category for h in work} == {"Work"}
     pages = [h.record.id for off in (0, 7, 14) for h in pg.vector_search("me", vec(1), limit=7, offset=off)]
     assert pages == [h.record.id for h in pg.vector_search("me", vec(1), limit=21)]
+
+
+def indexed_flags(url: str, user: str) -> set[bool]:
+    return {r[0] for r in query(url, "SELECT indexed FROM memory_vectors WHERE user_id = %s", (user,))}
+
+
+def exact_order(pg: PostgresBackend, user: str, q: list[float]) -> list[str]:
+    stored = pg.vectors(user, [r.id for r in pg.list(user, limit=1000)])
+    cos = {i: float(np.dot(v, q) / np.linalg.norm(v) / np.linalg.norm(q)) for i, v in stored.items()}
+    return sorted(cos, key=lambda i: (-cos[i], i))
+
+
+def test_small_users_stay_out_of_the_hnsw_index_until_they_grow(
+    pg: PostgresBackend, postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(writes, "INDEX_AFTER", 20)
+    rng = np.random.default_rng(3)
+    batch = [Upsert(rec(f"a{i}", "big"), rng.standard_normal(DIMS).tolist()) for i in range(15)]
+    pg.apply(WriteBatch(upserts=[*batch, Upsert(rec("s1", "small"), vec(1))]))
+    assert indexed_flags(postgres_url, "big") == {False} == indexed_flags(postgres_url, "small")
+    q = rng.standard_normal(DIMS).tolist()
+    assert [h.record.id for h in pg.vector_search("big", q, limit=15)] == exact_order(pg, "big", q)
+
+    pg.apply(WriteBatch(upserts=[Upsert(rec(f"b{i}", "big"), rng.standard_normal(DIMS).tolist()) for i in range(10)]))
+    assert indexed_flags(postgres_url, "big") == {True}  # past 20: the user's vectors all joined the index
+    assert indexed_flags(postgres_url, "small") == {False}
+    pg.upsert(rec("a0", "big", summary="changed"), vec(0, 1))  # a replaced vector stays in the index
+    pg.apply(WriteBatch(upserts=[Upsert(rec("c0", "big"), vec(1))]))
+    assert indexed_flags(postgres_url, "big") == {True}
+    assert pg.vectors("big", ["a0"])["a0"] == pytest.approx(vec(0, 1))
+    assert [h.record.id for h in pg.vector_search("big", q, limit=26)] == exact_order(pg, "big", q)
+    assert [h.record.id for h in pg.vector_search("small", vec(1), limit=5)] == ["s1"]
+
+
+def test_vectors_outside_the_index_of_an_indexed_user_are_still_found(
+    pg: PostgresBackend, postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Two writers racing past INDEX_AFTER can leave a few of the user's vectors outside the index.
+    monkeypatch.setattr(writes, "INDEX_AFTER", 0)
+    rng = np.random.default_rng(4)
+    pg.apply(WriteBatch(upserts=[Upsert(rec(f"m{i}", "me"), rng.standard_normal(DIMS).tolist()) for i in range(30)]))
+    with psycopg.connect(postgres_url) as conn:
+        conn.execute("UPDATE memory_vectors SET indexed = false WHERE id IN ('m3', 'm7', 'm11')")
+    assert indexed_flags(postgres_url, "me") == {True, False}
+    q = rng.standard_normal(DIMS).tolist()
+    assert [h.record.id for h in pg.vector_search("me", q, limit=30)] == exact_order(pg, "me", q)
+    nearest = exact_order(pg, "me", pg.vectors("me", ["m7"])["m7"])[0]
+    assert nearest == "m7" and pg.vector_search("me", pg.vectors("me", ["m7"])["m7"], limit=1)[0].record.id == "m7"
+
+
+def test_vector_table_of_the_old_layout_is_upgraded_on_open(pg: PostgresBackend, postgres_url: str) -> None:
+    pg.apply(WriteBatch(upserts=[Upsert(rec(f"m{i}"), vec(1, i / 10)) for i in range(5)]))
+    with psycopg.connect(postgres_url) as conn:  # back to the layout before the partial HNSW index
+        conn.execute("DROP INDEX memory_vectors_hnsw")
+        conn.execute("DROP INDEX memory_vectors_user")
+        conn.execute("ALTER TABLE memory_vectors DROP COLUMN indexed")
+        conn.execute("CREATE INDEX memory_vectors_user ON memory_vectors (user_id)")
+        conn.execute("CREATE INDEX memory_vectors_hnsw ON memory_vectors USING hnsw (embedding vector_cosine_ops)")
+    with PostgresBackend(postgres_url) as reopened:
+        assert indexed_flags(postgres_url, "u1") == {True}  # old users keep the index they had
+        defs = [r[0] for r in query(postgres_url, "SELECT indexdef FROM pg_indexes WHERE tablename = 'memory_vectors'")]
+        assert any("USING hnsw" in d and "WHERE indexed" in d for d in defs), defs
+        assert [h.record.id for h in reopened.vector_search("u1", vec(1), limit=2)] == ["m0", "m1"]
+        reopened.upsert(rec("new"), vec(0, 1))
+        assert indexed_flags(postgres_url, "u1") == {True}
 
 
 # --- pool and concurrency -------------------------------------------------------------------------

@@ -93,7 +93,9 @@ class PostgresBackend(Backend):
         # A connection of its own: pool connections register pgvector's types, which the first
         # migration is what creates.
         with translate_errors(self._url), psycopg.connect(self._url, **self._connect_kwargs) as conn:
-            return migrations.migrate(conn)
+            version = migrations.migrate(conn)
+            migrations.upgrade_vector_table(conn)
+            return version
 
     def schema_version(self) -> int:
         with self._connection() as conn:

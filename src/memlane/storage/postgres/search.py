@@ -53,6 +53,19 @@ def keyword_search(
     return [ScoredRecord(record_from_row(r), float(r["score"])) for r in rows]
 
 
+_IN_INDEX = "SELECT EXISTS (SELECT 1 FROM memory_vectors WHERE user_id = %s AND indexed)"
+
+
+def _nearest(where: str, part: str) -> str:
+    """The ``limit`` nearest of the user's vectors in one part of the layout (see migrations.py)."""
+    return (
+        f"SELECT {RECORD_COLUMNS}, v.embedding <=> %s AS distance "
+        "FROM memory_vectors v JOIN memories m ON m.id = v.id "
+        f"WHERE v.user_id = %s AND {part} AND m.user_id = %s AND {where} "
+        "ORDER BY distance LIMIT %s"
+    )
+
+
 def vector_search(
     conn: psycopg.Connection[Any],
     user_id: str,
@@ -63,27 +76,28 @@ def vector_search(
     *,
     iterative_scan: bool,
 ) -> list[ScoredRecord]:
-    """Nearest first. ``iterative_scan`` (pgvector >= 0.8) lets HNSW keep scanning until enough rows
-    pass the user and metadata filters; its relaxed order is restored by the outer ORDER BY."""
+    """Nearest first. A user whose vectors are not in the HNSW index (fewer than
+    ``writes.INDEX_AFTER``) is searched exactly. Otherwise the HNSW part is searched through the
+    index, and any vectors still outside it (written while the user was joining it) exactly.
+    ``iterative_scan`` (pgvector >= 0.8) lets HNSW keep scanning until enough rows pass the user and
+    metadata filters; its relaxed order is restored by the outer ORDER BY."""
     if limit <= 0:
         return []
     wanted = limit + offset
-    ef_search = min(max(40, wanted), _MAX_EF_SEARCH)
-    conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(ef_search),))
-    if iterative_scan:
-        conn.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)")
     where, params = compile_conditions(conditions, POSTGRES)
-    sql = (
-        "WITH nearest AS MATERIALIZED ("
-        f"  SELECT {RECORD_COLUMNS}, v.embedding <=> %s AS distance "
-        "  FROM memory_vectors v JOIN memories m ON m.id = v.id "
-        f"  WHERE v.user_id = %s AND m.user_id = %s AND {where} "
-        "  ORDER BY distance LIMIT %s"
-        ") SELECT * FROM nearest ORDER BY distance, id LIMIT %s OFFSET %s"
-    )
     query_vec = np.asarray(embedding, dtype=np.float32)
+    part_params = [query_vec, user_id, user_id, *params, wanted]
+    row = conn.execute(_IN_INDEX, (user_id,)).fetchone()
+    if row is not None and row[0]:
+        ef_search = min(max(40, wanted), _MAX_EF_SEARCH)
+        conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(ef_search),))
+        if iterative_scan:
+            conn.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)")
+        nearest = f"({_nearest(where, 'v.indexed')}) UNION ALL ({_nearest(where, 'NOT v.indexed')})"
+        part_params = [*part_params, *part_params]
+    else:
+        nearest = _nearest(where, "true")
+    sql = f"WITH nearest AS MATERIALIZED ({nearest}) SELECT * FROM nearest ORDER BY distance, id LIMIT %s OFFSET %s"
     with conn.cursor(row_factory=dict_row) as cur:
-        rows = cur.execute(
-            sql, [query_vec, user_id, user_id, *params, wanted, limit, offset]
-        ).fetchall()
+        rows = cur.execute(sql, [*part_params, limit, offset]).fetchall()
     return [ScoredRecord(record_from_row(r), 1.0 - float(r["distance"])) for r in rows]

@@ -10,6 +10,7 @@ import psycopg
 from memlane.model.errors import BackendError, DimensionMismatchError
 from memlane.storage.base import WriteBatch
 from memlane.storage.postgres import jobs
+from memlane.storage.postgres.migrations import HNSW_MAX_DIMS
 from memlane.storage.postgres.rows import (
     INSERT_HISTORY,
     INSERT_RELATION,
@@ -20,9 +21,20 @@ from memlane.storage.postgres.rows import (
 )
 
 UPSERT_VECTOR = (
-    "INSERT INTO memory_vectors (id, user_id, embedding) VALUES (%s, %s, %s) "
-    "ON CONFLICT (id) DO UPDATE SET user_id = EXCLUDED.user_id, embedding = EXCLUDED.embedding"
+    "INSERT INTO memory_vectors (id, user_id, indexed, embedding) VALUES (%s, %s, %s, %s) "
+    "ON CONFLICT (id) DO UPDATE SET user_id = EXCLUDED.user_id, indexed = EXCLUDED.indexed, "
+    "embedding = EXCLUDED.embedding"
 )
+# A user's vectors join the HNSW index once there are more than this many (see migrations.py);
+# up to here an exact scan of the user's vectors is as fast as the index and exact.
+INDEX_AFTER = 1000
+# Per user of the batch: already in the HNSW index?, and how many vectors are searched exactly.
+_VECTOR_PLACES = (
+    "SELECT u, EXISTS (SELECT 1 FROM memory_vectors v WHERE v.user_id = u AND v.indexed), "
+    "(SELECT count(*) FROM memory_vectors v WHERE v.user_id = u AND NOT v.indexed) "
+    "FROM unnest(%s::text[]) AS u"
+)
+_INDEX_USERS = "UPDATE memory_vectors SET indexed = true WHERE user_id = ANY(%s) AND NOT indexed"
 PURGE_RECORDS = (
     "UPDATE memories SET summary = '[purged]', tags = '{}', entities = '{}', metadata = '{}', "
     "state = 'purged' WHERE id = ANY(%s)"
@@ -50,6 +62,29 @@ def check_vectors(batch: WriteBatch, dims: int | None) -> list[tuple[str, str, n
     return rows
 
 
+def place_vectors(
+    cur: psycopg.Cursor[Any], rows: list[tuple[str, str, np.ndarray]], dims: int
+) -> list[tuple[str, str, bool, np.ndarray]]:
+    """The rows with their ``indexed`` flag: true for users already in the HNSW index, and for users
+    this batch takes past :data:`INDEX_AFTER` (whose exact vectors join the index now)."""
+    if dims > HNSW_MAX_DIMS:
+        return [(mid, user, False, vec) for mid, user, vec in rows]
+    adding: dict[str, int] = {}
+    for _, user, _ in rows:
+        adding[user] = adding.get(user, 0) + 1
+    indexed: set[str] = set()
+    grown: list[str] = []
+    for user, in_index, exact in cur.execute(_VECTOR_PLACES, (sorted(adding),)).fetchall():
+        if in_index:
+            indexed.add(user)
+        elif exact + adding[user] > INDEX_AFTER:
+            grown.append(user)
+    if grown:
+        cur.execute(_INDEX_USERS, (grown,))
+        indexed.update(grown)
+    return [(mid, user, user in indexed, vec) for mid, user, vec in rows]
+
+
 def apply_batch(conn: psycopg.Connection[Any], batch: WriteBatch, dims: int | None) -> None:
     vectors = check_vectors(batch, dims)
     with conn.transaction(), conn.cursor() as cur:
@@ -65,8 +100,8 @@ def apply_batch(conn: psycopg.Connection[Any], batch: WriteBatch, dims: int | No
                 raise BackendError(
                     f"memory id(s) {', '.join(refused)} already belong to another user; nothing was written"
                 )
-        if vectors:
-            cur.executemany(UPSERT_VECTOR, vectors)
+        if vectors and dims is not None:
+            cur.executemany(UPSERT_VECTOR, place_vectors(cur, vectors, dims))
         if batch.purge_ids:
             cur.execute(PURGE_RECORDS, (list(batch.purge_ids),))
             if dims is not None:
