@@ -92,3 +92,26 @@ def test_wal_checkpoints_run_in_the_background_and_stop_on_close(tmp_path: Path)
     assert os.path.getsize(db) > written
     b.close()
     assert "memlane-wal-checkpoint" not in {t.name for t in threading.enumerate()}
+
+
+def test_a_schema_2_keyword_index_is_rebuilt_with_per_user_terms(tmp_path: Path) -> None:
+    path = tmp_path / "v2.db"
+    b = open_store(path)
+    b.apply(WriteBatch(upserts=[Upsert(rec("a", summary="User goes hiking on Sundays."), vec(1)),
+                                Upsert(rec("b", "u2", summary="User likes hiking boots."), vec(1)),
+                                Upsert(rec("c", summary="User plays chess."), vec(1))]))
+    b.apply(WriteBatch(purge_ids=["c"]))
+    with b._tx() as c:  # schema 2 indexed the bare words
+        c.execute("DELETE FROM memories_fts")
+        c.execute("INSERT INTO memories_fts(rowid, uid, summary, tags) SELECT rid, '0', summary, '' FROM memories "
+                  "WHERE state != 'purged'")
+        c.execute("UPDATE memlane_meta SET value = '2' WHERE key = 'schema_version'")
+    assert b.keyword_search("u1", "hiking") == []
+    b.close()
+
+    b = open_store(path)
+    assert b.schema_version() == 3
+    assert ids(b.keyword_search("u1", "hike")) == ["a"]  # stemmed, and only the user's own
+    assert ids(b.keyword_search("u2", "hiking")) == ["b"]
+    assert b.keyword_search("u1", "chess") == []  # a purged memory stays out of the index
+    b.close()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import builtins
 import fcntl
-import hashlib
 import json
 import threading
 from collections import Counter
@@ -18,11 +17,12 @@ from sqlite_vec import serialize_float32
 from memlane.model.errors import BackendError, DimensionMismatchError, SchemaVersionError
 from memlane.model.filters import Condition
 from memlane.model.record import HistoryEntry, MemoryRecord, Relation, utcnow
-from memlane.storage.base import SCHEMA_VERSION, Backend, ScoredRecord, Upsert, WriteBatch
+from memlane.storage.base import Backend, ScoredRecord, Upsert, WriteBatch
 from memlane.storage.filter_sql import SQLITE, compile_conditions, iso
 from memlane.storage.keywords import query_words
 from memlane.storage.sqlite.checkpoint import Checkpointer, defer_checkpoints
 from memlane.storage.sqlite.connect import connect, sqlite3
+from memlane.storage.sqlite.fts import fts_row, match_query
 from memlane.storage.sqlite.job_methods import SqliteJobsMixin
 from memlane.storage.sqlite.jobs import (
     JOB_COLS,
@@ -30,7 +30,7 @@ from memlane.storage.sqlite.jobs import (
     write_changes,
     write_op_events,
 )
-from memlane.storage.sqlite.migrations import MIGRATIONS
+from memlane.storage.sqlite.migrations import MIGRATIONS, SQLITE_SCHEMA_VERSION
 from memlane.storage.sqlite.rows import (
     RECORD_FIELDS,
     history_from_row,
@@ -47,14 +47,10 @@ _UPDATES = ", ".join(f"{f} = excluded.{f}" for f in RECORD_FIELDS if f != "id")
 _VEC_PUSHDOWN = ("state", "type")
 VEC0_MAX_K = 4096  # sqlite-vec refuses a larger k  # metadata columns of the vec0 table, filtered inside the KNN scan
 # vec0 allocates a whole chunk per partition (user) up front: 1,024 vectors by default, 1.5 MB per
-# user at 384 dims. Small chunks keep a store of many small users small and its inserts cheap.
-VEC0_CHUNK_SIZE = 16
+# user at 384 dims. 64 keeps a store of many small users small and its inserts cheap, while a
+# 100-memory user is still scanned in two chunks (each chunk read costs a blob open).
+VEC0_CHUNK_SIZE = 64
 ID_LOOKUP_CHUNK = 500  # ids per `IN (...)` lookup
-
-
-def user_token(user_id: str) -> str:
-    """A single digits-only FTS token naming the user, so keyword search intersects with it."""
-    return str(int(hashlib.sha1(user_id.encode()).hexdigest()[:15], 16))
 
 
 def _vector_table_sql(dims: int) -> str:
@@ -126,15 +122,15 @@ class SqliteBackend(SqliteJobsMixin, Backend):
             c.execute("CREATE TABLE IF NOT EXISTS memlane_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
             row = c.execute("SELECT value FROM memlane_meta WHERE key = 'schema_version'").fetchone()
             current = int(row[0]) if row else 0
-            if current > SCHEMA_VERSION:
+            if current > SQLITE_SCHEMA_VERSION:
                 raise SchemaVersionError(
-                    f"database {self.path} has schema version {current}, newer than the {SCHEMA_VERSION} "
+                    f"database {self.path} has schema version {current}, newer than the {SQLITE_SCHEMA_VERSION} "
                     "this memlane understands; upgrade memlane (pip install -U memlane)"
                 )
             for version, statements in MIGRATIONS:
                 if version > current:
-                    for sql in statements:
-                        c.execute(sql)
+                    for step in statements:
+                        c.execute(step) if isinstance(step, str) else step(c)
                     current = version
             c.execute(
                 "INSERT INTO memlane_meta(key, value) VALUES ('schema_version', ?) "
@@ -236,7 +232,7 @@ class SqliteBackend(SqliteJobsMixin, Backend):
                 rid += 1
                 rec = up.record
                 rows.append((rid, *record_params(rec), int(up.embedding is not None)))
-                fts.append((rid, user_token(rec.user_id), rec.summary, " ".join(rec.tags)))
+                fts.append(fts_row(rid, rec.user_id, rec.summary, rec.tags))
                 if up.embedding is not None:
                     vecs.append((rid, rec.user_id, rec.state.value, rec.type.value,
                                  serialize_float32(list(up.embedding))))
@@ -261,7 +257,7 @@ class SqliteBackend(SqliteJobsMixin, Backend):
         c.execute("DELETE FROM memories_fts WHERE rowid = ?", (rid,))
         c.execute(
             "INSERT INTO memories_fts(rowid, uid, summary, tags) VALUES (?, ?, ?, ?)",
-            (rid, user_token(record.user_id), record.summary, " ".join(record.tags)),
+            fts_row(rid, record.user_id, record.summary, record.tags),
         )
         if embedding is not None:
             if has_vector:
@@ -397,9 +393,7 @@ class SqliteBackend(SqliteJobsMixin, Backend):
         words = query_words(query)
         if not words:
             return []
-        fts = f'uid : "{user_token(user_id)}" AND {{summary tags}} : (' + " OR ".join(
-            f'"{w}"' for w in words
-        ) + ")"
+        fts = match_query(user_id, words)
         where, params = compile_conditions(conditions, SQLITE)
         rows = self._rows(  # the FTS match runs once, first; joining it row by row is ~100x slower
             "WITH f AS MATERIALIZED (SELECT rowid, bm25(memories_fts, 0.0, 1.0, 0.5) AS rank FROM memories_fts "

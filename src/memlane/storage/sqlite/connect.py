@@ -50,4 +50,8 @@ def connect(path: str | Path) -> Any:
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute("PRAGMA foreign_keys=ON")
     conn.execute("PRAGMA busy_timeout=30000")
+    # Search reads a user's vector chunks, rows and keyword postings scattered over the file: a 64 MB
+    # page cache and memory-mapped reads (no read() call per page) keep that off the syscall path.
+    conn.execute("PRAGMA cache_size=-65536")
+    conn.execute("PRAGMA mmap_size=268435456")
     return conn

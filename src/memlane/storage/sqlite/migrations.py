@@ -1,8 +1,16 @@
-"""Versioned SQLite schema. Each step runs once; the version is kept in ``memlane_meta``."""
+"""Versioned SQLite schema. Each step runs once; the version is kept in ``memlane_meta``. A step
+is SQL text or a function of the open transaction's connection."""
 
 from __future__ import annotations
 
-MIGRATIONS: list[tuple[int, list[str]]] = [
+from collections.abc import Callable
+from typing import Any
+
+from memlane.storage.sqlite import fts
+
+Step = str | Callable[[Any], None]
+
+MIGRATIONS: list[tuple[int, list[Step]]] = [
     (
         1,
         [
@@ -69,4 +77,7 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
             "CREATE INDEX op_events_user_at ON op_events(user_id, at)",
         ],
     ),
+    (3, [fts.refill]),  # keyword index terms prefixed by the user's token (see storage/sqlite/fts.py)
 ]
+
+SQLITE_SCHEMA_VERSION = MIGRATIONS[-1][0]  # SQLite's own; PostgreSQL's is storage.base.SCHEMA_VERSION
