@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from memlane.model.enums import MemoryType
+from memlane.model.filters import Condition
 from memlane.storage.base import Upsert, WriteBatch
 from memlane.storage.sqlite.backend import VEC0_CHUNK_SIZE, SqliteBackend
 from tests.test_storage_contract import ids, rec, vec
@@ -44,7 +46,7 @@ def test_a_store_with_the_old_vector_layout_is_rebuilt_on_open(tmp_path: Path) -
     b.close()
 
     b = open_store(path)
-    assert f"chunk_size={VEC0_CHUNK_SIZE}" in vec_table_sql(b)
+    assert f"chunk_size={VEC0_CHUNK_SIZE}" in vec_table_sql(b) and "type TEXT PARTITION KEY" in vec_table_sql(b)
     assert ids(b.vector_search("u1", vec(0, 1))) == ["b", "a"]
     assert ids(b.vector_search("u2", vec(1, 0))) == ["c"]
     b.apply(WriteBatch(upserts=[Upsert(rec("d"), vec(1, 1))]))
@@ -114,4 +116,19 @@ def test_a_schema_2_keyword_index_is_rebuilt_with_per_user_terms(tmp_path: Path)
     assert ids(b.keyword_search("u1", "hike")) == ["a"]  # stemmed, and only the user's own
     assert ids(b.keyword_search("u2", "hiking")) == ["b"]
     assert b.keyword_search("u1", "chess") == []  # a purged memory stays out of the index
+    b.close()
+
+
+def test_a_type_change_moves_the_vector_to_its_partition(tmp_path: Path) -> None:
+    b = open_store(tmp_path / "type.db")
+    b.apply(WriteBatch(upserts=[Upsert(rec("a", summary="User met Ana."), vec(1, 0)),
+                                Upsert(rec("b", summary="User likes tea."), vec(0, 1))]))
+    b.apply(WriteBatch(upserts=[Upsert(rec("a", summary="User met Ana.", type=MemoryType.EPISODIC))]))
+
+    def found(kind: str) -> list[str]:
+        return ids(b.vector_search("u1", vec(1, 0), [Condition("type", "$eq", kind)]))
+
+    assert found("episodic") == ["a"]
+    assert found("semantic") == ["b"]
+    assert ids(b.vector_search("u1", vec(1, 0))) == ["a", "b"]
     b.close()

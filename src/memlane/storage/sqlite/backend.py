@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import builtins
 import fcntl
-import json
 import threading
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -12,6 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from sqlite_vec import serialize_float32
 
 from memlane.model.errors import BackendError, DimensionMismatchError, SchemaVersionError
@@ -45,6 +45,7 @@ _MCOLS = ", ".join(f"m.{f}" for f in RECORD_FIELDS)
 _MARKS = ", ".join("?" for _ in RECORD_FIELDS)
 _UPDATES = ", ".join(f"{f} = excluded.{f}" for f in RECORD_FIELDS if f != "id")
 _VEC_PUSHDOWN = ("state", "type")
+FTS_MIN_K = 100  # keyword matches ranked before the filters apply (more are fetched if filters leave too few)
 VEC0_MAX_K = 4096  # sqlite-vec refuses a larger k  # metadata columns of the vec0 table, filtered inside the KNN scan
 # vec0 allocates a whole chunk per partition (user) up front: 1,024 vectors by default, 1.5 MB per
 # user at 384 dims. 64 keeps a store of many small users small and its inserts cheap, while a
@@ -53,9 +54,15 @@ VEC0_CHUNK_SIZE = 64
 ID_LOOKUP_CHUNK = 500  # ids per `IN (...)` lookup
 
 
+VECTOR_LAYOUT = ("type TEXT PARTITION KEY", f"chunk_size={VEC0_CHUNK_SIZE}")
+
+
 def _vector_table_sql(dims: int) -> str:
-    return ("CREATE VIRTUAL TABLE IF NOT EXISTS memory_vectors USING vec0(user_id TEXT PARTITION KEY, state TEXT, "
-            f"type TEXT, embedding float[{int(dims)}] distance_metric=cosine, chunk_size={VEC0_CHUNK_SIZE})")
+    """Vectors partitioned by user and type (the context block searches semantic and timed memories
+    separately: each scan reads only its types' vectors), the state filtered inside the scan."""
+    return ("CREATE VIRTUAL TABLE IF NOT EXISTS memory_vectors USING vec0(user_id TEXT PARTITION KEY, "
+            f"{VECTOR_LAYOUT[0]}, state TEXT, embedding float[{int(dims)}] distance_metric=cosine, "
+            f"{VECTOR_LAYOUT[1]})")
 
 
 class SqliteBackend(SqliteJobsMixin, Backend):
@@ -137,15 +144,15 @@ class SqliteBackend(SqliteJobsMixin, Backend):
                 "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
                 (str(current),),
             )
-            self._rechunk_vectors(c)
+            self._upgrade_vector_table(c)
         return current
 
-    def _rechunk_vectors(self, c: Any) -> None:
-        """Stores made before vec0 had an explicit chunk size (1,024 vectors reserved per user) get
-        their vector table rebuilt with :data:`VEC0_CHUNK_SIZE`, vectors and rowids unchanged."""
+    def _upgrade_vector_table(self, c: Any) -> None:
+        """A vector table of an older layout (vec0's default 1,024-vector chunks; ``type`` not yet a
+        partition key) is rebuilt in the current one, vectors and rowids unchanged."""
         row = c.execute("SELECT sql FROM sqlite_master WHERE name = 'memory_vectors'").fetchone()
         dims = c.execute("SELECT value FROM memlane_meta WHERE key = 'embed_dims'").fetchone()
-        if row is None or dims is None or "chunk_size" in row[0]:
+        if row is None or dims is None or all(part in row[0] for part in VECTOR_LAYOUT):
             return
         c.execute("CREATE TEMP TABLE vec_copy AS SELECT rowid AS rid, user_id, state, type, embedding "
                   "FROM memory_vectors")
@@ -268,10 +275,13 @@ class SqliteBackend(SqliteJobsMixin, Backend):
             )
             c.execute("UPDATE memories SET has_vector = 1 WHERE rid = ?", (rid,))
         elif has_vector:  # keep the vector's filter columns in step with the record
-            c.execute(
-                "UPDATE memory_vectors SET state = ?, type = ? WHERE rowid = ?",
-                (record.state.value, record.type.value, rid),
-            )
+            old = c.execute("SELECT type, embedding FROM memory_vectors WHERE rowid = ?", (rid,)).fetchone()
+            if old is not None and old[0] != record.type.value:  # a partition key: move the vector
+                c.execute("DELETE FROM memory_vectors WHERE rowid = ?", (rid,))
+                c.execute("INSERT INTO memory_vectors(rowid, user_id, state, type, embedding) VALUES (?, ?, ?, ?, ?)",
+                          (rid, record.user_id, record.state.value, record.type.value, old[1]))
+            else:
+                c.execute("UPDATE memory_vectors SET state = ? WHERE rowid = ?", (record.state.value, rid))
 
     def _purge(self, c: Any, memory_id: str) -> None:
         row = c.execute("SELECT rid, has_vector FROM memories WHERE id = ?", (memory_id,)).fetchone()
@@ -288,7 +298,7 @@ class SqliteBackend(SqliteJobsMixin, Backend):
 
     # --- reads -------------------------------------------------------------------------------
     def get(self, user_id: str, memory_id: str) -> MemoryRecord | None:
-        rows = self._rows(f"SELECT {_COLS} FROM memories WHERE user_id = ? AND id = ?", (user_id, memory_id))
+        rows = self._rows(f"SELECT {_COLS} FROM memories WHERE +user_id = ? AND id = ?", (user_id, memory_id))
         return record_from_row(rows[0]) if rows else None
 
     def get_many(self, user_id: str, memory_ids: Sequence[str]) -> builtins.list[MemoryRecord]:
@@ -296,7 +306,7 @@ class SqliteBackend(SqliteJobsMixin, Backend):
             return []
         marks = ",".join("?" for _ in memory_ids)
         rows = self._rows(
-            f"SELECT {_COLS} FROM memories WHERE user_id = ? AND id IN ({marks})", (user_id, *memory_ids)
+            f"SELECT {_COLS} FROM memories WHERE +user_id = ? AND id IN ({marks})", (user_id, *memory_ids)
         )
         by_id = {r["id"]: record_from_row(r) for r in rows}
         return [by_id[i] for i in memory_ids if i in by_id]
@@ -395,13 +405,23 @@ class SqliteBackend(SqliteJobsMixin, Backend):
             return []
         fts = match_query(user_id, words)
         where, params = compile_conditions(conditions, SQLITE)
-        rows = self._rows(  # the FTS match runs once, first; joining it row by row is ~100x slower
-            "WITH f AS MATERIALIZED (SELECT rowid, bm25(memories_fts, 0.0, 1.0, 0.5) AS rank FROM memories_fts "
-            "WHERE memories_fts MATCH ?) "
-            f"SELECT f.rank AS rank, {_MCOLS} FROM f JOIN memories m ON m.rid = f.rowid "
-            f"WHERE m.user_id = ? AND {where} ORDER BY f.rank LIMIT ? OFFSET ?",
-            (fts, user_id, *params, limit, offset),
-        )
+        want = limit + offset
+        k = max(want * 4, FTS_MIN_K)
+        while True:  # the best k matches first (bm25 for every match, rows for k only), then the filters
+            rows = self._rows(
+                "WITH f AS MATERIALIZED (SELECT rowid, bm25(memories_fts, 0.0, 1.0, 0.5) AS rank FROM memories_fts "
+                "WHERE memories_fts MATCH ? ORDER BY rank LIMIT ?), "
+                f"hits AS (SELECT f.rank AS rank, {_MCOLS} FROM f JOIN memories m ON m.rid = f.rowid "
+                f"WHERE m.user_id = ? AND {where} ORDER BY f.rank LIMIT ? OFFSET ?) "
+                "SELECT (SELECT count(*) FROM f) AS n_fts, hits.* FROM (SELECT 1) LEFT JOIN hits ON 1 "
+                "ORDER BY hits.rank",
+                (fts, k, user_id, *params, limit, offset),
+            )
+            n_fts = rows[0]["n_fts"]
+            rows = [r for r in rows if r["id"] is not None]
+            if len(rows) >= limit or n_fts < k:
+                break
+            k *= 4  # the filters left too few of the best k: widen
         return [ScoredRecord(record_from_row(r), -float(r["rank"])) for r in rows]
 
     def history(self, user_id: str, memory_id: str | None = None, *, limit: int = 100) -> builtins.list[HistoryEntry]:
@@ -417,7 +437,7 @@ class SqliteBackend(SqliteJobsMixin, Backend):
             return []
         marks = ",".join("?" for _ in memory_ids)
         rows = self._rows(
-            f"SELECT * FROM relations WHERE user_id = ? AND (from_id IN ({marks}) OR to_id IN ({marks}))",
+            f"SELECT * FROM relations WHERE +user_id = ? AND (from_id IN ({marks}) OR to_id IN ({marks}))",
             (user_id, *memory_ids, *memory_ids),
         )
         return [relation_from_row(r) for r in rows]
@@ -427,11 +447,11 @@ class SqliteBackend(SqliteJobsMixin, Backend):
             return {}
         marks = ",".join("?" for _ in memory_ids)
         rows = self._rows(
-            "SELECT m.id AS id, vec_to_json(v.embedding) AS e FROM memories m "
-            f"JOIN memory_vectors v ON v.rowid = m.rid WHERE m.user_id = ? AND m.id IN ({marks})",
+            "SELECT m.id AS id, v.embedding AS e FROM memories m "  # by id (+: not the user index), then vec0 point lookups
+            f"CROSS JOIN memory_vectors v ON v.rowid = m.rid WHERE +m.user_id = ? AND m.id IN ({marks})",
             (user_id, *memory_ids),
         )
-        return {r["id"]: [float(x) for x in json.loads(r["e"])] for r in rows}
+        return {r["id"]: np.frombuffer(r["e"], dtype=np.float32).tolist() for r in rows}
 
     def list_users(self) -> builtins.list[str]:
         return [r[0] for r in self._rows("SELECT DISTINCT user_id FROM memories ORDER BY user_id")]

@@ -77,7 +77,16 @@ MIGRATIONS: list[tuple[int, list[Step]]] = [
             "CREATE INDEX op_events_user_at ON op_events(user_id, at)",
         ],
     ),
-    (3, [fts.refill]),  # keyword index terms prefixed by the user's token (see storage/sqlite/fts.py)
+    (
+        3,
+        [
+            fts.refill,  # keyword index terms prefixed by the user's token (see storage/sqlite/fts.py)
+            # counts under type and category filters (keyword score scaling) read the index alone
+            "DROP INDEX IF EXISTS memories_user_state_type",
+            "CREATE INDEX IF NOT EXISTS memories_user_state_type_category ON memories(user_id, state, type, category)",
+            "CREATE INDEX IF NOT EXISTS memories_user_pinned_updated ON memories(user_id, pinned, updated_at)",
+        ],
+    ),
 ]
 
 SQLITE_SCHEMA_VERSION = MIGRATIONS[-1][0]  # SQLite's own; PostgreSQL's is storage.base.SCHEMA_VERSION
