@@ -201,3 +201,19 @@ def test_hybrid_search_on_every_backend(backend) -> None:  # type: ignore[no-unt
     assert hits[0].memory.summary == "The zebra crossing was repainted." and hits[0].breakdown.keyword > 0
     assert hits[0].breakdown.recency == 1.0  # nine days before a Wednesday: inside "last week"
     assert any(h.memory.summary == "It took two days." and h.breakdown.relations > 0 for h in hits)
+
+
+def test_a_failing_query_embedding_fails_the_search_with_its_error(make) -> None:  # type: ignore[no-untyped-def]
+    from memlane.model.errors import ProviderError
+
+    mem = make({"User likes tea.": unit((0, 1.0))})
+    mem.put("User likes tea.", user_id="u1")
+
+    class Down(StubEmbedder):
+        def embed(self, texts: Sequence[str]) -> list[list[float]]:
+            raise ProviderError("embedding service unreachable: check MEMLANE_EMBED_URL")
+
+    req = SearchRequest(user_id="u1", query="tea", conditions=[], now=NOW)
+    with pytest.raises(ProviderError, match="unreachable"):  # raised in the worker thread, re-raised here
+        search(mem.backend, Down({}), mem.settings, req)
+    assert [h.memory.summary for h in search(mem.backend, mem.embedder, mem.settings, req)] == ["User likes tea."]

@@ -19,7 +19,7 @@ their stored vector.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -86,7 +86,7 @@ def gather(
     backend: Backend,
     user_id: str,
     query: str,
-    vector: Sequence[float],
+    vector: Sequence[float] | Callable[[], Sequence[float]],
     conditions: Sequence[Condition],
     plan: QueryPlan,
     *,
@@ -94,21 +94,11 @@ def gather(
     keyword: bool = True,
     dense: bool = True,
 ) -> Pool:
-    """The candidate pool with similarity and normalised keyword score filled in for every member."""
+    """The candidate pool with similarity and normalised keyword score filled in for every member.
+    ``vector`` may be a callable that waits for the query's embedding: the keyword channel, which
+    needs none, runs first, while the embedding is computed."""
     pool = Pool()
     conds = list(conditions)
-    if dense:
-        for hit in backend.vector_search(user_id, vector, conds, limit=pool_size):
-            pool.add(hit.record).similarity = hit.score
-        if plan.window is not None:
-            inside = [*conds, Condition("valid_from", "$gte", plan.window.start),
-                      Condition("valid_from", "$lt", plan.window.end)]
-            for hit in backend.vector_search(user_id, vector, inside, limit=pool_size):
-                pool.add(hit.record).similarity = hit.score
-        if plan.recall and not any(c.field == "type" for c in conds):
-            timed = [*conds, Condition("type", "$in", RECALL_TYPES)]
-            for hit in backend.vector_search(user_id, vector, timed, limit=pool_size):
-                pool.add(hit.record).similarity = hit.score
     if keyword:
         found = backend.keyword_search(user_id, query, conds, limit=pool_size)
         if found:
@@ -118,11 +108,24 @@ def gather(
                 cand = pool.add(hit.record)
                 cand.keyword = max(hit.score, 0.0)
                 cand.keyword_norm = cand.keyword / pool.keyword_sd if pool.keyword_sd else 0.0
-    missing = [cid for cid, c in pool.candidates.items() if c.similarity is None]
-    if missing and dense:
-        sims = cosines(vector, backend.vectors(user_id, missing))
-        for cid in missing:
-            pool.candidates[cid].similarity = sims.get(cid, 0.0)
+    if dense:
+        query_vector = vector() if callable(vector) else vector
+        for hit in backend.vector_search(user_id, query_vector, conds, limit=pool_size):
+            pool.add(hit.record).similarity = hit.score
+        if plan.window is not None:
+            inside = [*conds, Condition("valid_from", "$gte", plan.window.start),
+                      Condition("valid_from", "$lt", plan.window.end)]
+            for hit in backend.vector_search(user_id, query_vector, inside, limit=pool_size):
+                pool.add(hit.record).similarity = hit.score
+        if plan.recall and not any(c.field == "type" for c in conds):
+            timed = [*conds, Condition("type", "$in", RECALL_TYPES)]
+            for hit in backend.vector_search(user_id, query_vector, timed, limit=pool_size):
+                pool.add(hit.record).similarity = hit.score
+        missing = [cid for cid, c in pool.candidates.items() if c.similarity is None]
+        if missing:
+            sims = cosines(query_vector, backend.vectors(user_id, missing))
+            for cid in missing:
+                pool.candidates[cid].similarity = sims.get(cid, 0.0)
     if plan.window is not None:
         for cand in pool.candidates.values():
             cand.in_window = plan.window.contains(cand.record.valid_from)

@@ -24,6 +24,7 @@ from memlane.providers.embed import Embedder
 from memlane.retrieval.embed_text import query_text
 from memlane.retrieval.hybrid import Pool, gather
 from memlane.retrieval.intent import QueryPlan, plan_query
+from memlane.retrieval.query_embedding import embed_in_background
 from memlane.retrieval.rerank import composite, time_fit
 from memlane.retrieval.support import relation_boosts, thread_boosts
 from memlane.storage.base import Backend
@@ -67,13 +68,15 @@ def search(backend: Backend, embedder: Embedder, settings: Settings, req: Search
         return [SearchHit(memory=h.record, score=h.score, breakdown=ScoreBreakdown(keyword=h.score, final=h.score))
                 for h in found]
     thread = req.thread_id or _scope_value(conditions, "thread_id")
-    vector = embedder.embed_one(query_text(req.query, settings, thread_id=thread,
-                                           topic=_scope_value(conditions, "category")))
+    text = query_text(req.query, settings, thread_id=thread, topic=_scope_value(conditions, "category"))
     if req.mode == "dense":
-        found = backend.vector_search(req.user_id, vector, conditions, limit=req.limit, offset=req.offset)
+        found = backend.vector_search(req.user_id, embedder.embed_one(text), conditions, limit=req.limit,
+                                      offset=req.offset)
         return [SearchHit(memory=h.record, score=h.score,
                           breakdown=ScoreBreakdown(similarity=h.score, final=h.score)) for h in found]
-    pool = gather(backend, req.user_id, req.query, vector, conditions, plan, pool_size=pool_size)
+    embedding = embed_in_background(embedder, text)  # the keyword channel runs meanwhile
+    pool = gather(backend, req.user_id, req.query, embedding.result, conditions, plan, pool_size=pool_size)
+    vector = embedding.result()
     threshold = req.threshold if req.threshold is not None else (settings.memory_score_threshold or None)
     if threshold is not None:
         pool.candidates = {cid: c for cid, c in pool.candidates.items() if (c.similarity or 0.0) >= threshold}
