@@ -26,7 +26,7 @@ _TIMES = frozenset(f for f, info in MemoryRecord.model_fields.items() if info.an
 def _converter(name: str) -> Callable[[Any], Any] | None:
     """How a record field becomes an SQLite value (``None``: as it is)."""
     if name in JSON_FIELDS:
-        return json.dumps
+        return _dumps
     if name == "pinned":
         return int
     if name in _ENUMS:
@@ -34,6 +34,10 @@ def _converter(name: str) -> Callable[[Any], Any] | None:
     if name in _TIMES:
         return iso
     return None
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value) if value else "[]" if isinstance(value, list) else "{}"  # most are empty
 
 
 def _json(text: str) -> Any:
