@@ -24,7 +24,7 @@ from memlane.providers.embed import Embedder
 from memlane.retrieval.embed_text import query_text
 from memlane.retrieval.hybrid import Pool, gather
 from memlane.retrieval.intent import QueryPlan, plan_query
-from memlane.retrieval.rerank import composite, time_fit
+from memlane.retrieval.rerank import composite, question_recency_weight, time_fit
 from memlane.retrieval.support import relation_boosts, thread_boosts
 from memlane.storage.base import Backend
 
@@ -89,11 +89,7 @@ def rerank(
     related = relation_boosts(backend, settings, req.user_id, vector, pool, relevance)
     threads = thread_boosts(settings, pool, relevance)
     weights = settings.memory_rerank_weights
-    recency_weight = weights.get("recency", 0.15)
-    if plan.recall:
-        recency_weight *= settings.memory_recall_recency_factor
-    if plan.window is not None:
-        recency_weight = max(recency_weight, settings.memory_time_phrase_weight)
+    recency_weight = question_recency_weight(settings, plan)
     decay = settings.memory_decay_half_life_days if settings.memory_decay_enabled else None
     hits = []
     for cid, cand in pool.candidates.items():
