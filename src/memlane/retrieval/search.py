@@ -25,7 +25,7 @@ from memlane.retrieval.embed_text import query_text
 from memlane.retrieval.hybrid import Pool, gather
 from memlane.retrieval.intent import QueryPlan, plan_query
 from memlane.retrieval.rerank import composite, question_recency_weight, time_fit
-from memlane.retrieval.support import relation_boosts, thread_boosts
+from memlane.retrieval.support import add_neighbours, relation_boosts, thread_boosts
 from memlane.storage.base import Backend
 
 MODES = ("hybrid", "dense", "keyword")
@@ -74,6 +74,7 @@ def search(backend: Backend, embedder: Embedder, settings: Settings, req: Search
         return [SearchHit(memory=h.record, score=h.score,
                           breakdown=ScoreBreakdown(similarity=h.score, final=h.score)) for h in found]
     pool = gather(backend, req.user_id, req.query, vector, conditions, plan, pool_size=pool_size)
+    add_neighbours(backend, settings, req.user_id, vector, conditions, pool)
     threshold = req.threshold if req.threshold is not None else (settings.memory_score_threshold or None)
     if threshold is not None:
         pool.candidates = {cid: c for cid, c in pool.candidates.items() if (c.similarity or 0.0) >= threshold}
