@@ -131,5 +131,7 @@ def test_cli_writes_json(data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyP
     again = CliRunner().invoke(app, args)  # the second run reads the cached vectors
     rerun = json.loads(out.read_text())["methods"]["memlane"]["overall"]
     assert again.exit_code == 0 and rerun["recall@10"] == report["methods"]["memlane"]["overall"]["recall@10"]
+    held_out = CliRunner().invoke(app, [*args[:-2], "--skip", "1"])  # the second conversation only
+    assert held_out.exit_code == 0 and json.loads(out.read_text())["conversations"] == 1
     bad = CliRunner().invoke(app, ["eval", "locomo", "--data", str(data), "--k", "five"])
     assert bad.exit_code == 2 and "error:" in bad.output

@@ -162,6 +162,49 @@ def test_follows_relation_lifts_the_answer(make) -> None:  # type: ignore[no-unt
     assert hits[order.index("Nate: Coconut, rich and creamy!")].breakdown.relations > 0
 
 
+def test_history_question_keeps_recency_as_a_tie_breaker() -> None:
+    from memlane.retrieval.intent import QueryPlan
+    from memlane.retrieval.rerank import question_recency_weight
+
+    base = settings()
+    assert question_recency_weight(base, QueryPlan()) == pytest.approx(0.15)
+    assert question_recency_weight(base, QueryPlan(history=True)) == pytest.approx(0.05)
+    assert question_recency_weight(base, QueryPlan(recall=True)) == pytest.approx(0.30)
+
+
+def test_history_question_prefers_the_better_match_over_the_newer(make) -> None:  # type: ignore[no-untyped-def]
+    table = {"Where did she sleep outdoors?": unit((0, 1.0)), "Where does she sleep outdoors?": unit((0, 1.0)),
+             "Mel camped at the beach.": unit((0, 0.9), (1, 0.44)),
+             "Mel bought a tent.": unit((0, 0.75), (2, math.sqrt(1 - 0.75 ** 2)))}
+    mem = make(table)
+    mem.put("Mel camped at the beach.", user_id="u", type="episodic", at=NOW - timedelta(days=150))
+    mem.put("Mel bought a tent.", user_id="u", type="episodic", at=NOW - timedelta(days=1))
+    assert mem.search("Where does she sleep outdoors?", user_id="u", at=NOW)[0].memory.summary == "Mel bought a tent."
+    assert mem.search("Where did she sleep outdoors?", user_id="u", at=NOW)[0].memory.summary == "Mel camped at the beach."
+
+
+def test_reply_to_a_matching_question_joins_the_pool(make) -> None:  # type: ignore[no-untyped-def]
+    q = "What flavour did Nate make?"
+    table = {q: unit((0, 1.0)), "Joanna: What flavour did you make?": unit((0, 0.9), (1, 0.44)),
+             "Nate: Coconut, rich and creamy!": unit((2, 1.0)),
+             "Nate: I went hiking.": unit((0, 0.3), (3, 0.95)), "Nate: Mountains.": unit((0, 0.2), (4, 0.98))}
+    mem = make(table, memory_thread_weight=0.0, memory_context_topk=2)
+    texts = list(table)[1:]
+    recs = mem.put_many([{"summary": s, "at": NOW, "thread_id": "t1" if i == 1 else "t0"}
+                         for i, s in enumerate(texts)], user_id="u")
+    links = [Relation(from_id=recs[0].id, to_id=recs[1].id, user_id="u", relation_type="follows", strength=1.0),
+             Relation(from_id=recs[2].id, to_id=recs[3].id, user_id="u", relation_type="follows", strength=1.0)]
+    mem.backend.apply(WriteBatch(relations=links))
+    # the reply matches neither channel (orthogonal vector, no shared word): it comes in as a neighbour
+    hits = mem.search(q, user_id="u", limit=2, at=NOW)
+    assert [h.memory.summary for h in hits][:2] == ["Joanna: What flavour did you make?",
+                                                    "Nate: Coconut, rich and creamy!"]
+    assert hits[1].breakdown.relations == pytest.approx(2 * 0.22 * hits[0].breakdown.similarity, rel=1e-3)
+    # a neighbour must pass the request's filters like any candidate
+    filtered = mem.search(q, user_id="u", limit=5, at=NOW, filters={"thread_id": "t0"})
+    assert "Nate: Coconut, rich and creamy!" not in [h.memory.summary for h in filtered]
+
+
 def test_threshold_and_keyword_baseline(make) -> None:  # type: ignore[no-untyped-def]
     table = {"cats": unit((0, 1.0)), "User has two cats.": unit((0, 0.9), (1, 0.44)),
              "User likes tea.": unit((1, 1.0))}

@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from memlane.retrieval.history import is_history
 from memlane.retrieval.intent import is_recall, plan_query
 from memlane.retrieval.timephrases import find_window
 
@@ -93,3 +94,25 @@ def test_plan_overrides() -> None:
     assert plan_query("yesterday", NOW, time_phrases=False).window is None
     with pytest.raises(ValueError):
         plan_query("x", NOW, intent="sometimes")
+
+
+@pytest.mark.parametrize("text", [
+    "When did Caroline go to the support group?", "What activities has Melanie done with her family?",
+    "Where has Melanie camped?", "Which cities has John been to?", "Was the concert good?",
+])
+def test_history_question(text: str) -> None:
+    assert is_history(text)
+    assert plan_query(text, NOW).history
+
+
+@pytest.mark.parametrize("text", [
+    "Where does the user live?", "What is Caroline's job?", "How many cats does she have?",
+    "What did Melanie paint recently?", "When did we last talk about the budget?",
+])
+def test_not_history_question(text: str) -> None:
+    assert not is_history(text)
+
+
+def test_recall_intent_is_not_history() -> None:
+    plan = plan_query("what did we talk about", NOW)
+    assert plan.recall and not plan.history

@@ -58,6 +58,7 @@ def run_locomo(
                                          help="Embed turns with the contextual header (speaker, previous turn).")]
     = True,
     conversations: Annotated[int | None, typer.Option(min=1, help="Only the first N conversations.")] = None,
+    skip: Annotated[int, typer.Option(min=0, help="Leave out the first N conversations (a held-out split).")] = 0,
 ) -> None:
     """Ingest each conversation as its own user, ask every question, and report evidence recall@k,
     NDCG@10 and search latency per category for memlane, keyword-only and dense-only search."""
@@ -67,7 +68,7 @@ def run_locomo(
         settings = settings.model_copy(update={"embedder": embedder})
     settings = locomo.eval_settings(settings, header=header)
     try:
-        convs = locomo_data.load(data)[:conversations]
+        convs = locomo_data.load(data)[skip:][:conversations]
     except ValueError as exc:
         raise CliError(str(exc)) from None
     emb: Embedder = embedder_from_settings(settings)

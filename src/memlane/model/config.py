@@ -122,6 +122,9 @@ class Settings(BaseSettings):
     memory_time_phrase_mode: str = Field("boost", validation_alias=_alias("MEMORY_TIME_PHRASE_MODE"))
     memory_time_phrase_weight: float = Field(0.3, validation_alias=_alias("MEMORY_TIME_PHRASE_WEIGHT"))
     memory_recall_recency_factor: float = Field(2.0, validation_alias=_alias("MEMORY_RECALL_RECENCY_FACTOR"))
+    memory_history_recency_factor: float = Field(
+        1 / 3, validation_alias=_alias("MEMORY_HISTORY_RECENCY_FACTOR")
+    )
     context_session_memory_enabled: bool = Field(True, validation_alias=_alias("CONTEXT_SESSION_MEMORY_ENABLED"))
     context_session_gap_minutes: float = Field(30, validation_alias=_alias("CONTEXT_SESSION_GAP_MINUTES"))
     context_session_min_messages: int = Field(4, validation_alias=_alias("CONTEXT_SESSION_MIN_MESSAGES"))

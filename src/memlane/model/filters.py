@@ -20,6 +20,7 @@ from memlane.model.record import as_utc
 Kind = Literal["str", "int", "bool", "datetime", "tags", "type", "state", "source"]
 
 FIELDS: dict[str, Kind] = {
+    "id": "str",
     "type": "type",
     "category": "str",
     "state": "state",

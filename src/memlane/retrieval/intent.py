@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
+from memlane.retrieval.history import is_history
 from memlane.retrieval.timephrases import TimeWindow, find_window
 
 RECALL = re.compile(
@@ -33,10 +34,12 @@ INTENTS = ("auto", "recall", "plain")
 
 @dataclass(frozen=True)
 class QueryPlan:
-    """How one question is searched: recall intent and an optional time window."""
+    """How one question is searched: recall intent, an optional time window, and whether it asks
+    about the past (:mod:`memlane.retrieval.history`)."""
 
     recall: bool = False
     window: TimeWindow | None = None
+    history: bool = False
 
 
 def is_recall(query: str) -> bool:
@@ -50,4 +53,4 @@ def plan_query(query: str, now: datetime, *, tz: str = "UTC", intent: str | None
         raise ValueError(f"intent must be one of {', '.join(INTENTS)}, got {intent!r}")
     recall = is_recall(query) if intent in (None, "auto") else intent == "recall"
     window = find_window(query, now, tz) if time_phrases else None
-    return QueryPlan(recall=recall, window=window)
+    return QueryPlan(recall=recall, window=window, history=not recall and is_history(query))

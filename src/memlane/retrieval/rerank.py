@@ -15,7 +15,9 @@ import math
 from collections.abc import Mapping
 from datetime import datetime
 
+from memlane.model.config import Settings
 from memlane.model.record import MemoryRecord, ScoreBreakdown
+from memlane.retrieval.intent import QueryPlan
 from memlane.retrieval.timephrases import TimeWindow
 
 DEFAULT_WEIGHTS = {"similarity": 0.55, "importance": 0.20, "recency": 0.15, "pinned": 0.10}
@@ -28,6 +30,19 @@ def recency_decay(record: MemoryRecord, now: datetime, half_life_days: float) ->
         touched = record.valid_from  # an event is as recent as when it happened
     age_days = max(0.0, (now - touched).total_seconds() / 86400.0)
     return math.pow(0.5, age_days / max(half_life_days, 1e-6))
+
+
+def question_recency_weight(settings: Settings, plan: QueryPlan) -> float:
+    """The recency weight for this question: raised by recall intent, lowered for a question about
+    the past (recency then only breaks ties), at least the time-phrase weight with a time window."""
+    weight = settings.memory_rerank_weights.get("recency", DEFAULT_WEIGHTS["recency"])
+    if plan.recall:
+        weight *= settings.memory_recall_recency_factor
+    elif plan.history:
+        weight *= settings.memory_history_recency_factor
+    if plan.window is not None:
+        weight = max(weight, settings.memory_time_phrase_weight)
+    return weight
 
 
 def time_fit(record: MemoryRecord, window: TimeWindow) -> float:

@@ -25,8 +25,8 @@ from memlane.retrieval.embed_text import query_text
 from memlane.retrieval.hybrid import Pool, gather
 from memlane.retrieval.intent import QueryPlan, plan_query
 from memlane.retrieval.query_embedding import embed_in_background
-from memlane.retrieval.rerank import composite, time_fit
-from memlane.retrieval.support import relation_boosts, thread_boosts
+from memlane.retrieval.rerank import composite, question_recency_weight, time_fit
+from memlane.retrieval.support import add_neighbours, relation_boosts, thread_boosts
 from memlane.storage.base import Backend
 
 MODES = ("hybrid", "dense", "keyword")
@@ -77,6 +77,7 @@ def search(backend: Backend, embedder: Embedder, settings: Settings, req: Search
     embedding = embed_in_background(embedder, text)  # the keyword channel runs meanwhile
     pool = gather(backend, req.user_id, req.query, embedding.result, conditions, plan, pool_size=pool_size)
     vector = embedding.result()
+    add_neighbours(backend, settings, req.user_id, vector, conditions, pool)
     threshold = req.threshold if req.threshold is not None else (settings.memory_score_threshold or None)
     if threshold is not None:
         pool.candidates = {cid: c for cid, c in pool.candidates.items() if (c.similarity or 0.0) >= threshold}
@@ -92,11 +93,7 @@ def rerank(
     related = relation_boosts(backend, settings, req.user_id, vector, pool, relevance)
     threads = thread_boosts(settings, pool, relevance)
     weights = settings.memory_rerank_weights
-    recency_weight = weights.get("recency", 0.15)
-    if plan.recall:
-        recency_weight *= settings.memory_recall_recency_factor
-    if plan.window is not None:
-        recency_weight = max(recency_weight, settings.memory_time_phrase_weight)
+    recency_weight = question_recency_weight(settings, plan)
     decay = settings.memory_decay_half_life_days if settings.memory_decay_enabled else None
     hits = []
     for cid, cand in pool.candidates.items():

@@ -10,6 +10,12 @@ A memory is lifted by the relevance of what it is linked to:
   same thread`` (missing ones count as zero): a conversation that holds several strong hits is
   likely the one asked about.
 
+Before that, the pool grows by its neighbours (:func:`add_neighbours`): a memory linked to a
+candidate is a candidate too, read from the database under the request's conditions and scored from
+its stored vector, so the reply to a matching question can rank although its own words do not match.
+A reply to a question (the earlier end of a ``follows`` edge asks something: it holds a "?") takes
+``REPLY_FACTOR`` times the edge's lift: the answer stands in for the question.
+
 Relevance is the candidate's similarity plus its keyword evidence (cosine units, floored at zero);
 an edge's far end outside the pool is scored from its stored vector.
 """
@@ -20,10 +26,42 @@ from collections import defaultdict
 from collections.abc import Sequence
 
 from memlane.model.config import Settings
-from memlane.retrieval.hybrid import Pool, neighbour_similarity
+from memlane.model.filters import Condition
+from memlane.retrieval.hybrid import Pool, cosines, neighbour_similarity
 from memlane.storage.base import Backend
 
 THREAD_TOP = 3
+REPLY_FACTOR = 2.0
+
+
+def _linked_types(settings: Settings) -> set[str] | None:
+    """Relation types that lift (None: all of them, when other types carry a weight)."""
+    if settings.memory_relation_weight > 0:
+        return None
+    return {t for t, w in settings.memory_relation_type_weights.items() if w > 0}
+
+
+def add_neighbours(
+    backend: Backend, settings: Settings, user_id: str, vector: Sequence[float], conditions: Sequence[Condition],
+    pool: Pool,
+) -> None:
+    """Add the memories linked to a candidate (by a relation type that lifts) that pass ``conditions``."""
+    ids = list(pool.candidates)
+    types = _linked_types(settings)
+    if not ids or types == set():
+        return
+    outside = {e.to_id if e.from_id in pool.candidates else e.from_id for e in backend.relations(user_id, ids)
+               if types is None or e.relation_type in types} - set(pool.candidates)
+    if not outside:
+        return
+    found = backend.list(user_id, [*conditions, Condition("id", "$in", sorted(outside))], limit=len(outside))
+    sims = cosines(vector, backend.vectors(user_id, [r.id for r in found]))
+    for record in found:
+        pool.add(record).similarity = sims.get(record.id, 0.0)
+
+
+def _asks(summary: str) -> bool:
+    return "?" in summary
 
 
 def relation_boosts(
@@ -37,6 +75,7 @@ def relation_boosts(
     outside = {e.to_id if e.from_id in pool.candidates else e.from_id for e in edges} - set(pool.candidates)
     far = neighbour_similarity(backend, user_id, vector, sorted(outside))
     weights = settings.memory_relation_type_weights
+    asks = {cid for cid, c in pool.candidates.items() if _asks(c.record.summary)}
     boosts: dict[str, float] = {}
     for e in edges:
         w = weights.get(e.relation_type, settings.memory_relation_weight) * max(e.strength, 0.0)
@@ -46,7 +85,8 @@ def relation_boosts(
             if here not in pool.candidates or here == there:
                 continue
             rel = relevance.get(there, far.get(there, 0.0))
-            boosts[here] = max(boosts.get(here, 0.0), w * max(rel, 0.0))
+            lift = w * REPLY_FACTOR if e.relation_type == "follows" and here == e.to_id and there in asks else w
+            boosts[here] = max(boosts.get(here, 0.0), lift * max(rel, 0.0))
     return boosts
 
 

@@ -322,8 +322,9 @@ class SqliteBackend(SqliteJobsMixin, Backend):
     ) -> builtins.list[MemoryRecord]:
         where, params = compile_conditions(conditions, SQLITE)
         order = "DESC" if newest_first else "ASC"
+        by_id = any(c.field == "id" for c in conditions)  # given ids: look them up, not the user's whole index
         rows = self._rows(
-            f"SELECT {_MCOLS} FROM memories m WHERE m.user_id = ? AND {where} "
+            f"SELECT {_MCOLS} FROM memories m WHERE {'+' if by_id else ''}m.user_id = ? AND {where} "
             f"ORDER BY m.updated_at {order}, m.id {order} LIMIT ? OFFSET ?",
             (user_id, *params, limit, offset),
         )
