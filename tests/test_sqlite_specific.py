@@ -78,14 +78,15 @@ def test_a_batch_mixing_new_existing_and_repeated_ids(tmp_path: Path) -> None:
 
 
 def test_wal_checkpoints_run_in_the_background_and_stop_on_close(tmp_path: Path) -> None:
-    import threading
+    import gc
     import time
 
     b = open_store(tmp_path / "wal.db")
     assert b._rows("PRAGMA wal_autocheckpoint")[0][0] > 1000  # the writer only checkpoints as a backstop
     b.apply(WriteBatch(upserts=[Upsert(rec(f"m{i}", f"user{i}"), vec(1, i)) for i in range(200)]))
-    names = {t.name for t in threading.enumerate()}
-    assert "memlane-wal-checkpoint" in names
+    assert b._checkpointer is not None
+    thread = b._checkpointer._thread
+    assert thread is not None and thread.is_alive()
     db = tmp_path / "wal.db"
     written = os.path.getsize(db)  # the new pages are in the WAL until a checkpoint copies them over
     deadline = time.monotonic() + 10
@@ -93,7 +94,16 @@ def test_wal_checkpoints_run_in_the_background_and_stop_on_close(tmp_path: Path)
         time.sleep(0.05)
     assert os.path.getsize(db) > written
     b.close()
-    assert "memlane-wal-checkpoint" not in {t.name for t in threading.enumerate()}
+    assert not thread.is_alive()
+
+    forgotten = open_store(tmp_path / "forgotten.db")  # never closed: its thread ends with it
+    forgotten.apply(WriteBatch(upserts=[Upsert(rec("m"), vec(1))]))
+    assert forgotten._checkpointer is not None and forgotten._checkpointer._thread is not None
+    orphan = forgotten._checkpointer._thread
+    del forgotten
+    gc.collect()
+    orphan.join(timeout=5)
+    assert not orphan.is_alive()
 
 
 def test_a_schema_2_keyword_index_is_rebuilt_with_per_user_terms(tmp_path: Path) -> None:

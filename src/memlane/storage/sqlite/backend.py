@@ -74,7 +74,7 @@ class SqliteBackend(SqliteJobsMixin, Backend):
         self._checkpointer: Checkpointer | None = None
         if self.path != ":memory:":
             defer_checkpoints(self._conn)
-            self._checkpointer = Checkpointer(str(Path(self.path).expanduser()))
+            self._checkpointer = Checkpointer(str(Path(self.path).expanduser()), owner=self)
         self._lock = threading.RLock()
         self._held = threading.local()  # depth of user_lock held by this thread
         self.migrate()

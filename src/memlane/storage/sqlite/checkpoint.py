@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import weakref
 from typing import Any
 
 from memlane.storage.sqlite.connect import connect, sqlite3
@@ -29,10 +30,12 @@ def defer_checkpoints(conn: Any) -> None:
 
 class Checkpointer:
     """A background thread checkpointing the WAL of the database at ``path``; started on the first
-    write, stopped by :meth:`stop` (the backend's ``close``)."""
+    write, stopped by :meth:`stop` (the backend's ``close``) or when ``owner`` is garbage-collected
+    (a backend never closed does not leave its thread behind)."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, owner: object) -> None:
         self.path = path
+        self._owner = weakref.ref(owner)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._guard = threading.Lock()
@@ -53,7 +56,7 @@ class Checkpointer:
     def _run(self) -> None:
         conn = connect(self.path)
         try:
-            while not self._stop.wait(POLL_SECONDS):
+            while not self._stop.wait(POLL_SECONDS) and self._owner() is not None:
                 try:
                     conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
                 except sqlite3.Error as exc:  # busy or locked: the next poll (or the backstop) does it
