@@ -34,16 +34,19 @@ def postgres_url(postgres_server_url: str) -> Iterator[str]:
 
 
 def open_test_backend(kind: str, request: pytest.FixtureRequest, tmp_path: os.PathLike[str]) -> Backend:
-    if kind == "sqlite":
+    if kind.startswith("sqlite"):
+        from memlane.storage.sqlite import vector_cache
         from memlane.storage.sqlite.backend import SqliteBackend
 
+        if kind == "sqlite-vectors-in-memory":  # every user's vectors scanned from the in-memory copy
+            request.getfixturevalue("monkeypatch").setattr(vector_cache, "MIN_VECTORS", 0)
         return SqliteBackend(os.path.join(tmp_path, "memlane.db"))
     from memlane.storage.postgres.backend import PostgresBackend
 
     return PostgresBackend(request.getfixturevalue("postgres_url"))
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+@pytest.fixture(params=["sqlite", "sqlite-vectors-in-memory", pytest.param("postgres", marks=pytest.mark.postgres)])
 def backend(request: pytest.FixtureRequest, tmp_path: os.PathLike[str]) -> Iterator[Backend]:
     b = open_test_backend(request.param, request, tmp_path)
     b.bind_embedder(f"test:unit:{CONTRACT_DIMS}", CONTRACT_DIMS)

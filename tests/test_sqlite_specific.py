@@ -5,7 +5,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from memlane.model.enums import MemoryType
+import pytest
+
+from memlane.model.enums import MemoryState, MemoryType
 from memlane.model.filters import Condition
 from memlane.storage.base import Upsert, WriteBatch
 from memlane.storage.sqlite.backend import VEC0_CHUNK_SIZE, SqliteBackend
@@ -142,3 +144,78 @@ def test_a_type_change_moves_the_vector_to_its_partition(tmp_path: Path) -> None
     assert found("semantic") == ["b"]
     assert ids(b.vector_search("u1", vec(1, 0))) == ["a", "b"]
     b.close()
+
+
+def test_in_memory_vectors_rank_like_vec0(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import random
+
+    from memlane.storage.sqlite import vector_cache
+
+    rng = random.Random(5)
+    b = open_store(tmp_path / "same.db")
+    kinds = [MemoryType.SEMANTIC, MemoryType.EPISODIC]
+    b.apply(WriteBatch(upserts=[
+        Upsert(rec(f"m{i}", summary=f"memory {i}", type=kinds[i % 2], category=["Work", "Health"][i % 3 == 0],
+                   state=MemoryState.SOFT_DELETED if i % 7 == 0 else MemoryState.ACTIVE),
+               vec(*[rng.uniform(-1, 1) for _ in range(DIMS)]))
+        for i in range(300)]))
+    queries = [vec(*[rng.uniform(-1, 1) for _ in range(DIMS)]) for _ in range(5)]
+    filters = [[], [Condition("type", "$eq", "episodic")], [Condition("state", "$eq", "active")],
+               [Condition("state", "$eq", "active"), Condition("category", "$eq", "Health")]]
+
+    def run() -> list[list[tuple[str, float]]]:
+        return [[(h.record.id, round(h.score, 5)) for h in b.vector_search("u1", q, f, limit=12, offset=3)]
+                for q in queries for f in filters]
+
+    monkeypatch.setattr(vector_cache, "MIN_VECTORS", 10**9)
+    by_vec0 = run()
+    monkeypatch.setattr(vector_cache, "MIN_VECTORS", 0)
+    assert run() == by_vec0
+    b.close()
+
+
+def test_in_memory_vectors_follow_writes_from_another_connection(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memlane.storage.sqlite import vector_cache
+
+    monkeypatch.setattr(vector_cache, "MIN_VECTORS", 0)
+    reader, writer = open_store(tmp_path / "two.db"), open_store(tmp_path / "two.db")
+    writer.apply(WriteBatch(upserts=[Upsert(rec("a"), vec(1, 0)), Upsert(rec("b"), vec(0, 1))]))
+    active = [Condition("state", "$eq", "active")]
+
+    def found(query: list[float], conds: list[Condition] = active) -> list[str]:
+        return ids(reader.vector_search("u1", query, conds))
+
+    assert found(vec(1, 0)) == ["a", "b"]  # cached now
+    writer.apply(WriteBatch(upserts=[Upsert(rec("c"), vec(1, 0.1))]))  # a new memory
+    assert found(vec(1, 0)) == ["a", "c", "b"]
+    writer.apply(WriteBatch(upserts=[Upsert(rec("a", state=MemoryState.SOFT_DELETED))]))  # state change only
+    assert found(vec(1, 0)) == ["c", "b"]
+    writer.apply(WriteBatch(upserts=[Upsert(rec("b"), vec(1, 0))]))  # re-embedded
+    assert found(vec(1, 0)) == ["b", "c"]
+    writer.apply(WriteBatch(upserts=[Upsert(rec("c", type=MemoryType.EPISODIC))]))  # moved to another type
+    assert found(vec(1, 0), [*active, Condition("type", "$eq", "episodic")]) == ["c"]
+    writer.apply(WriteBatch(purge_ids=["b"]))
+    assert found(vec(1, 0)) == ["c"]
+    writer.delete_user("u1")
+    assert found(vec(1, 0), []) == []
+    writer.apply(WriteBatch(upserts=[Upsert(rec("d"), vec(0, 1))]))
+    assert found(vec(1, 0)) == ["d"]
+    reader.close()
+    writer.close()
+
+
+def test_the_vector_journal_is_compacted_on_open(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memlane.storage.sqlite import vector_cache
+
+    monkeypatch.setattr(vector_cache, "MIN_VECTORS", 0)
+    monkeypatch.setattr(vector_cache, "JOURNAL_KEEP", 10)
+    reader = open_store(tmp_path / "j.db")
+    reader.apply(WriteBatch(upserts=[Upsert(rec(f"m{i}", f"user{i % 2}"), vec(1, i)) for i in range(30)]))
+    assert len(reader.vector_search("user0", vec(1, 0), limit=50)) == 15  # cached
+    other = open_store(tmp_path / "j.db")  # opening compacts: one reset per user
+    assert sorted(tuple(r) for r in other._rows("SELECT user_id, rid FROM vector_journal")) == [
+        ("user0", -1), ("user1", -1)]
+    other.apply(WriteBatch(purge_ids=["m0"]))
+    assert len(reader.vector_search("user0", vec(1, 0), limit=50)) == 14
+    reader.close()
+    other.close()

@@ -39,6 +39,8 @@ from memlane.storage.sqlite.rows import (
     record_params,
     relation_from_row,
 )
+from memlane.storage.sqlite.vector_cache import RESET, UserVectors, VectorCache, journal, ranked
+from memlane.storage.sqlite.vector_cache import compact as compact_journal
 
 _COLS = ", ".join(RECORD_FIELDS)
 _MCOLS = ", ".join(f"m.{f}" for f in RECORD_FIELDS)
@@ -72,6 +74,7 @@ class SqliteBackend(SqliteJobsMixin, Backend):
         self.path = str(path)
         self._conn = connect(path)
         self._checkpointer: Checkpointer | None = None
+        self._cache: VectorCache | None = None
         if self.path != ":memory:":
             defer_checkpoints(self._conn)
             self._checkpointer = Checkpointer(str(Path(self.path).expanduser()), owner=self)
@@ -145,6 +148,7 @@ class SqliteBackend(SqliteJobsMixin, Backend):
                 (str(current),),
             )
             self._upgrade_vector_table(c)
+            compact_journal(c)
         return current
 
     def _upgrade_vector_table(self, c: Any) -> None:
@@ -247,6 +251,7 @@ class SqliteBackend(SqliteJobsMixin, Backend):
             c.executemany("INSERT INTO memories_fts(rowid, uid, summary, tags) VALUES (?, ?, ?, ?)", fts)
             c.executemany("INSERT INTO memory_vectors(rowid, user_id, state, type, embedding) VALUES (?, ?, ?, ?, ?)",
                           vecs)
+            journal(c, [(v[1], v[0]) for v in vecs])
         done = {id(up) for up in fresh}
         for up in upserts:
             if id(up) not in done:
@@ -274,7 +279,9 @@ class SqliteBackend(SqliteJobsMixin, Backend):
                 (rid, record.user_id, record.state.value, record.type.value, serialize_float32(list(embedding))),
             )
             c.execute("UPDATE memories SET has_vector = 1 WHERE rid = ?", (rid,))
+            journal(c, [(record.user_id, rid)])
         elif has_vector:  # keep the vector's filter columns in step with the record
+            journal(c, [(record.user_id, rid)])
             old = c.execute("SELECT type, embedding FROM memory_vectors WHERE rowid = ?", (rid,)).fetchone()
             if old is not None and old[0] != record.type.value:  # a partition key: move the vector
                 c.execute("DELETE FROM memory_vectors WHERE rowid = ?", (rid,))
@@ -284,11 +291,12 @@ class SqliteBackend(SqliteJobsMixin, Backend):
                 c.execute("UPDATE memory_vectors SET state = ? WHERE rowid = ?", (record.state.value, rid))
 
     def _purge(self, c: Any, memory_id: str) -> None:
-        row = c.execute("SELECT rid, has_vector FROM memories WHERE id = ?", (memory_id,)).fetchone()
+        row = c.execute("SELECT rid, has_vector, user_id FROM memories WHERE id = ?", (memory_id,)).fetchone()
         if row is None:
             return
         if row[1]:
             c.execute("DELETE FROM memory_vectors WHERE rowid = ?", (row[0],))
+            journal(c, [(row[2], row[0])])
         c.execute("DELETE FROM memories_fts WHERE rowid = ?", (row[0],))
         c.execute(
             "UPDATE memories SET summary = '[purged]', tags = '[]', entities = '[]', metadata = '{}', "
@@ -351,6 +359,10 @@ class SqliteBackend(SqliteJobsMixin, Backend):
             raise DimensionMismatchError(f"query vector has {len(embedding)} dims, the store expects {dims}")
         pushed = [c for c in conditions if c.field in _VEC_PUSHDOWN and c.op in ("$eq", "$in")]
         rest = [c for c in conditions if c not in pushed]
+        with self._lock:
+            cached = self._vector_cache(dims).get(self._conn, user_id)
+            if cached is not None:
+                return self._cached_search(cached, user_id, embedding, pushed, rest, limit, offset)
         knn_where = "".join(
             f" AND {c.field} = ?" if c.op == "$eq" else f" AND {c.field} IN ({','.join('?' for _ in c.value)})"
             for c in pushed
@@ -381,6 +393,31 @@ class SqliteBackend(SqliteJobsMixin, Backend):
                 break
             k *= 4
         return [ScoredRecord(record_from_row(r), 1.0 - float(r["distance"])) for r in rows]
+
+    def _vector_cache(self, dims: int) -> VectorCache:
+        if self._cache is None or self._cache.dims != dims:
+            self._cache = VectorCache(dims)
+        return self._cache
+
+    def _cached_search(self, cached: UserVectors, user_id: str, embedding: Sequence[float], pushed: Sequence[Condition],
+                       rest: Sequence[Condition], limit: int, offset: int) -> builtins.list[ScoredRecord]:
+        """:meth:`vector_search` over a large user's in-memory vectors: the best rows by cosine, then
+        the other filters on ``memories`` (widening while they leave too few)."""
+        allowed = {c.field: [c.value] if c.op == "$eq" else list(c.value) for c in pushed}
+        where, params = compile_conditions(rest, SQLITE)
+        want = limit + offset
+        top = max(want * 4, 40) if rest else want
+        while True:
+            rids, sims = ranked(cached, embedding, allowed, top)
+            marks = ",".join("?" for _ in rids)
+            rows = self._rows(f"SELECT m.rid AS rid, {_MCOLS} FROM memories m WHERE m.rid IN ({marks}) "
+                              f"AND +m.user_id = ? AND {where}", (*(int(r) for r in rids), user_id, *params))
+            by_rid = {r["rid"]: r for r in rows}
+            hits = [(by_rid[int(r)], float(sim)) for r, sim in zip(rids, sims, strict=True) if int(r) in by_rid]
+            if len(hits) >= want or len(rids) < top:
+                break
+            top *= 4
+        return [ScoredRecord(record_from_row(r), sim) for r, sim in hits[offset: offset + limit]]
 
     def _exact_search(self, user_id: str, blob: bytes, vec_where: str, vec_params: Sequence[Any], where: str,
                       params: Sequence[Any], limit: int, offset: int) -> builtins.list[ScoredRecord]:
@@ -462,6 +499,8 @@ class SqliteBackend(SqliteJobsMixin, Backend):
             rids = [r[0] for r in c.execute("SELECT rid FROM memories WHERE user_id = ?", (user_id,))]
             if self._dims() is not None:
                 c.execute("DELETE FROM memory_vectors WHERE user_id = ?", (user_id,))
+                c.execute("DELETE FROM vector_journal WHERE user_id = ?", (user_id,))
+                journal(c, [(user_id, RESET)])
             c.executemany("DELETE FROM memories_fts WHERE rowid = ?", [(r,) for r in rids])
             c.execute("DELETE FROM memories WHERE user_id = ?", (user_id,))
             c.execute("DELETE FROM history WHERE user_id = ?", (user_id,))

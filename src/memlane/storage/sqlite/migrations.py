@@ -85,6 +85,10 @@ MIGRATIONS: list[tuple[int, list[Step]]] = [
             "DROP INDEX IF EXISTS memories_user_state_type",
             "CREATE INDEX IF NOT EXISTS memories_user_state_type_category ON memories(user_id, state, type, category)",
             "CREATE INDEX IF NOT EXISTS memories_user_pinned_updated ON memories(user_id, pinned, updated_at)",
+            # which vectors changed, for in-memory copies of large users' vectors (storage/sqlite/vector_cache.py)
+            "CREATE TABLE IF NOT EXISTS vector_journal (seq INTEGER PRIMARY KEY AUTOINCREMENT, "
+            "user_id TEXT NOT NULL, rid INTEGER NOT NULL)",
+            "CREATE INDEX IF NOT EXISTS vector_journal_user_seq ON vector_journal(user_id, seq)",
         ],
     ),
 ]
