@@ -257,6 +257,6 @@ def test_a_failing_query_embedding_fails_the_search_with_its_error(make) -> None
             raise ProviderError("embedding service unreachable: check MEMLANE_EMBED_URL")
 
     req = SearchRequest(user_id="u1", query="tea", conditions=[], now=NOW)
-    with pytest.raises(ProviderError, match="unreachable"):  # raised in the worker thread, re-raised here
+    with pytest.raises(ProviderError, match="unreachable"):
         search(mem.backend, Down({}), mem.settings, req)
     assert [h.memory.summary for h in search(mem.backend, mem.embedder, mem.settings, req)] == ["User likes tea."]

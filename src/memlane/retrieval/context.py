@@ -8,13 +8,12 @@ that order until the next one would exceed the budget; the rest are counted in `
 
 Two searches feed the block: semantic (and insight) memories, and timed ones (episodic and session,
 sharing one candidate pool), each with search's hybrid ranking, recall intent and time phrases; the
-query is embedded once for both, in the background while the delta and the listings are read.
+query is embedded once for both.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from concurrent.futures import Future
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -28,9 +27,7 @@ from memlane.model.record import MemoryRecord, SearchHit
 from memlane.model.retrieval import ContextBlock
 from memlane.providers.embed import Embedder
 from memlane.retrieval.allowlist import CategoryConfig, load_categories
-from memlane.retrieval.embed_text import query_text
 from memlane.retrieval.query import check_query
-from memlane.retrieval.query_embedding import embed_in_background
 from memlane.retrieval.rerank import composite
 from memlane.retrieval.search import SearchRequest, search
 from memlane.retrieval.tokens import Budget, check_budget, estimate_tokens, truncate
@@ -54,22 +51,18 @@ HEADERS = {
 
 
 class _OnceEmbedder(Embedder):
-    """Embeds the turn's query once for the block's searches, whether or not the embedder caches;
-    :meth:`prefetch` starts it in the background while the delta and the listings are read."""
+    """Embeds the turn's query once for the block's searches, whether or not the embedder caches."""
 
     def __init__(self, inner: Embedder) -> None:
         self.inner = inner
         self.name, self.model, self.dims = inner.name, inner.model, inner.dims
-        self._memo: dict[str, Future[list[float]]] = {}
-
-    def prefetch(self, text: str) -> None:
-        if text not in self._memo:
-            self._memo[text] = embed_in_background(self.inner, text)
+        self._memo: dict[str, list[float]] = {}
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        for t in texts:
-            self.prefetch(t)
-        return [self._memo[t].result() for t in texts]
+        todo = [t for t in dict.fromkeys(texts) if t not in self._memo]
+        if todo:
+            self._memo.update(zip(todo, self.inner.embed(todo), strict=True))
+        return [self._memo[t] for t in texts]
 
 
 def build_context(
@@ -95,8 +88,6 @@ def build_context(
     cfg = load_categories(settings)
     allowed = None if agent is None else cfg.allowed(agent)
     once = _OnceEmbedder(embedder)
-    if allowed is None or allowed:
-        once.prefetch(query_text(text, settings, thread_id=thread_id))  # what search() embeds for the block
     thread = thread_id or ""
     rev = backend.thread_revision(user_id, thread)
     block = ContextBlock(text="", since_rev=since_rev, rev=rev, budget_tokens=limit or 0)
@@ -128,7 +119,7 @@ def _retrieve(
     topn = settings.memory_context_topn
     always = cfg.always(allowed)
     listed = _always(backend, settings, user_id, [*scope, Condition("type", "$in", SEMANTIC_TYPES)], always,
-                     now) if always else []  # listed before the searches: the query is still being embedded
+                     now) if always else []
     found = run(SEMANTIC_TYPES, topn, settings)
     if always:
         seen = {h.memory.id: h for h in found}

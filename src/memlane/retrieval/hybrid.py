@@ -19,7 +19,7 @@ their stored vector.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -86,7 +86,7 @@ def gather(
     backend: Backend,
     user_id: str,
     query: str,
-    vector: Sequence[float] | Callable[[], Sequence[float]],
+    vector: Sequence[float],
     conditions: Sequence[Condition],
     plan: QueryPlan,
     *,
@@ -94,9 +94,7 @@ def gather(
     keyword: bool = True,
     dense: bool = True,
 ) -> Pool:
-    """The candidate pool with similarity and normalised keyword score filled in for every member.
-    ``vector`` may be a callable that waits for the query's embedding: the keyword channel, which
-    needs none, runs first, while the embedding is computed."""
+    """The candidate pool with similarity and normalised keyword score filled in for every member."""
     pool = Pool()
     conds = list(conditions)
     if keyword:
@@ -109,7 +107,7 @@ def gather(
                 cand.keyword = max(hit.score, 0.0)
                 cand.keyword_norm = cand.keyword / pool.keyword_sd if pool.keyword_sd else 0.0
     if dense:
-        query_vector = vector() if callable(vector) else vector
+        query_vector = vector
         for hit in backend.vector_search(user_id, query_vector, conds, limit=pool_size):
             pool.add(hit.record).similarity = hit.score
         if plan.window is not None:

@@ -24,7 +24,6 @@ from memlane.providers.embed import Embedder
 from memlane.retrieval.embed_text import query_text
 from memlane.retrieval.hybrid import Pool, gather
 from memlane.retrieval.intent import QueryPlan, plan_query
-from memlane.retrieval.query_embedding import embed_in_background
 from memlane.retrieval.rerank import composite, question_recency_weight, time_fit
 from memlane.retrieval.support import add_neighbours, relation_boosts, thread_boosts
 from memlane.storage.base import Backend
@@ -74,9 +73,8 @@ def search(backend: Backend, embedder: Embedder, settings: Settings, req: Search
                                       offset=req.offset)
         return [SearchHit(memory=h.record, score=h.score,
                           breakdown=ScoreBreakdown(similarity=h.score, final=h.score)) for h in found]
-    embedding = embed_in_background(embedder, text)  # the keyword channel runs meanwhile
-    pool = gather(backend, req.user_id, req.query, embedding.result, conditions, plan, pool_size=pool_size)
-    vector = embedding.result()
+    vector = embedder.embed_one(text)
+    pool = gather(backend, req.user_id, req.query, vector, conditions, plan, pool_size=pool_size)
     add_neighbours(backend, settings, req.user_id, vector, conditions, pool)
     threshold = req.threshold if req.threshold is not None else (settings.memory_score_threshold or None)
     if threshold is not None:
