@@ -50,10 +50,20 @@ class UserVectors:
     types: np.ndarray  # str [n]
     states: np.ndarray  # str [n]
     matrix: np.ndarray  # float32 [n, dims], rows of unit length
+    last: tuple[bytes, np.ndarray] | None = None  # the last query and its similarities (a block asks twice)
 
     @property
     def nbytes(self) -> int:
         return int(self.matrix.nbytes + self.rids.nbytes * 3)
+
+    def similarities(self, query: Sequence[float]) -> np.ndarray:
+        q = np.asarray(query, dtype=np.float32)
+        key = q.tobytes()
+        if self.last is None or self.last[0] != key:
+            # einsum, not @: BLAS's gemv spreads over threads and stalls on a busy machine (0.3-8 ms
+            # here); einsum's single-threaded SIMD loop takes a steady ~0.7 ms for 10,000 x 384
+            self.last = key, np.einsum("ij,j->i", self.matrix, q / (float(np.linalg.norm(q)) or 1.0))
+        return self.last[1]
 
 
 def _unit(rows: np.ndarray) -> np.ndarray:
@@ -101,8 +111,8 @@ class VectorCache:
     def _build(self, seq: int, rows: list[Any]) -> UserVectors:
         matrix = np.frombuffer(b"".join(r[3] for r in rows), dtype=np.float32).reshape(len(rows), self.dims)
         return UserVectors(seq=seq, rids=np.array([r[0] for r in rows], dtype=np.int64),
-                           types=np.array([r[1] for r in rows], dtype=object),
-                           states=np.array([r[2] for r in rows], dtype=object), matrix=_unit(matrix))
+                           types=np.array([r[1] for r in rows], dtype=str),
+                           states=np.array([r[2] for r in rows], dtype=str), matrix=_unit(matrix))
 
     def _refresh(self, c: Any, user_id: str, entry: UserVectors) -> UserVectors:
         changed = c.execute("SELECT seq, rid FROM vector_journal WHERE user_id = ? AND seq > ? ORDER BY seq",
@@ -131,13 +141,11 @@ def ranked(entry: UserVectors, query: Sequence[float], allowed: Mapping[str, Seq
            top: int) -> tuple[np.ndarray, np.ndarray]:
     """Rowids and cosine similarities of the ``top`` best rows whose ``type`` / ``state`` are among
     ``allowed``'s values, best first."""
-    q = np.asarray(query, dtype=np.float32)
-    # einsum, not @: BLAS's gemv spreads over threads and stalls on a busy machine (0.3-8 ms here);
-    # einsum's single-threaded SIMD loop takes a steady ~0.7 ms for 10,000 x 384
-    sims = np.einsum("ij,j->i", entry.matrix, q / (float(np.linalg.norm(q)) or 1.0))
+    sims = entry.similarities(query)
     mask = np.ones(len(entry.rids), dtype=bool)
     for column, values in allowed.items():
-        mask &= np.isin(entry.types if column == "type" else entry.states, list(values))
+        column_values = entry.types if column == "type" else entry.states
+        mask &= np.logical_or.reduce([column_values == v for v in values]) if values else False
     rows = np.flatnonzero(mask)
     if top < len(rows):
         rows = rows[np.argpartition(-sims[rows], top)[:top]]
