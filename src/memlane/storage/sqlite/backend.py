@@ -409,15 +409,18 @@ class SqliteBackend(SqliteJobsMixin, Backend):
         top = max(want * 4, 40) if rest else want
         while True:
             rids, sims = ranked(cached, embedding, allowed, top)
-            marks = ",".join("?" for _ in rids)
-            rows = self._rows(f"SELECT m.rid AS rid, {_MCOLS} FROM memories m WHERE m.rid IN ({marks}) "
-                              f"AND +m.user_id = ? AND {where}", (*(int(r) for r in rids), user_id, *params))
-            by_rid = {r["rid"]: r for r in rows}
-            hits = [(by_rid[int(r)], float(sim)) for r, sim in zip(rids, sims, strict=True) if int(r) in by_rid]
-            if len(hits) >= want or len(rids) < top:
+            if not len(rids):
+                return []
+            ranks = ",".join("(?, ?)" for _ in rids)  # the candidates in rank order; the filters keep some
+            rows = self._rows(
+                f"WITH c(rid, pos) AS (VALUES {ranks}) SELECT c.pos AS pos, {_MCOLS} FROM c "
+                f"JOIN memories m ON m.rid = c.rid WHERE +m.user_id = ? AND {where} ORDER BY c.pos LIMIT ?",
+                (*(v for pos, rid in enumerate(rids) for v in (int(rid), pos)), user_id, *params, want),
+            )
+            if len(rows) >= want or len(rids) < top:
                 break
             top *= 4
-        return [ScoredRecord(record_from_row(r), sim) for r, sim in hits[offset: offset + limit]]
+        return [ScoredRecord(record_from_row(r), float(sims[r["pos"]])) for r in rows[offset: offset + limit]]
 
     def _exact_search(self, user_id: str, blob: bytes, vec_where: str, vec_params: Sequence[Any], where: str,
                       params: Sequence[Any], limit: int, offset: int) -> builtins.list[ScoredRecord]:
