@@ -75,6 +75,7 @@ class SqliteBackend(SqliteJobsMixin, Backend):
         self._conn = connect(path)
         self._checkpointer: Checkpointer | None = None
         self._cache: VectorCache | None = None
+        self._known_dims: int | None = None
         if self.path != ":memory:":
             defer_checkpoints(self._conn)
             self._checkpointer = Checkpointer(str(Path(self.path).expanduser()), owner=self)
@@ -186,8 +187,11 @@ class SqliteBackend(SqliteJobsMixin, Backend):
             c.execute(_vector_table_sql(dims))
 
     def _dims(self) -> int | None:
-        value = self.get_meta("embed_dims")
-        return int(value) if value else None
+        """The store's vector size; remembered once set (it never changes: other sizes are refused)."""
+        if self._known_dims is None:
+            value = self.get_meta("embed_dims")
+            self._known_dims = int(value) if value else None
+        return self._known_dims
 
     # --- writes ------------------------------------------------------------------------------
     def apply(self, batch: WriteBatch) -> None:

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-MIN_VECTORS = 2000  # below this vec0's scan is about as fast as numpy's, with nothing to keep in memory
+MIN_VECTORS = 2000  # memories; below this vec0's scan is about as fast as numpy's, with nothing kept in memory
 MAX_BYTES = 256 * 1024 * 1024
 RESET = -1  # a journal rowid meaning "reload the user"
 JOURNAL_KEEP = 200_000  # past this many entries the journal is compacted (one RESET per user)
@@ -87,16 +87,15 @@ class VectorCache:
         self._users: OrderedDict[str, UserVectors] = OrderedDict()
 
     def get(self, c: Any, user_id: str) -> UserVectors | None:
-        """The user's vectors brought up to date, or ``None`` for a user under :data:`MIN_VECTORS`."""
+        """The user's vectors brought up to date, or ``None`` for a user with fewer than
+        :data:`MIN_VECTORS` memories (counted on the user index, without reading rows)."""
         entry = self._users.get(user_id)
-        if entry is None:
-            count = c.execute("SELECT count(*) FROM memories WHERE user_id = ? AND has_vector = 1",
-                              (user_id,)).fetchone()[0]
-            if count < MIN_VECTORS:
-                return None
-            entry = self._load(c, user_id)
-        else:
+        if entry is not None:
             entry = self._refresh(c, user_id, entry)
+        elif c.execute("SELECT count(*) FROM memories WHERE user_id = ?", (user_id,)).fetchone()[0] < MIN_VECTORS:
+            return None
+        else:
+            entry = self._load(c, user_id)
         self._users[user_id] = entry
         self._users.move_to_end(user_id)
         while sum(e.nbytes for e in self._users.values()) > MAX_BYTES and len(self._users) > 1:
