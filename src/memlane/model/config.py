@@ -118,6 +118,9 @@ class Settings(BaseSettings):
         default_factory=lambda: {"follows": 0.22}, validation_alias=_alias("MEMORY_RELATION_TYPE_WEIGHTS")
     )
     memory_thread_weight: float = Field(0.165, validation_alias=_alias("MEMORY_THREAD_WEIGHT"))
+    # A short message stored with its context loses up to the weight, linearly below the word count.
+    memory_brevity_weight: float = Field(0.15, validation_alias=_alias("MEMORY_BREVITY_WEIGHT"))
+    memory_brevity_words: int = Field(48, validation_alias=_alias("MEMORY_BREVITY_WORDS"))
     memory_time_phrases: bool = Field(True, validation_alias=_alias("MEMORY_TIME_PHRASES"))
     memory_time_phrase_mode: str = Field("boost", validation_alias=_alias("MEMORY_TIME_PHRASE_MODE"))
     memory_time_phrase_weight: float = Field(0.3, validation_alias=_alias("MEMORY_TIME_PHRASE_WEIGHT"))

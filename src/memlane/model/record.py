@@ -109,6 +109,7 @@ class ScoreBreakdown(BaseModel):
     recency: float = 0.0
     pinned: float = 0.0
     relations: float = 0.0
+    brevity: float = 0.0  # what a short message with a context lost (subtracted)
     final: float = 0.0
 
 

@@ -1,6 +1,7 @@
 """Seed 000's composite rerank, with the hybrid and relation terms of issue 4.
 
-``final = w_sim × similarity + w_imp × importance + w_rec × recency + w_pin × pinned + relations``,
+``final = w_sim × similarity + w_imp × importance + w_rec × recency + w_pin × pinned + relations
+- brevity``,
 then optionally multiplied by an age decay (seed 003 §5). In the breakdown ``similarity`` is the
 relevance: the cosine plus the keyword evidence in cosine units (see :mod:`memlane.retrieval.hybrid`),
 and ``keyword`` is the keyword part of it (so the cosine is ``similarity - keyword``). ``relations``
@@ -66,9 +67,11 @@ def composite(
     recency: float | None = None,
     recency_weight: float | None = None,
     boost: float = 0.0,
+    brevity: float = 0.0,
 ) -> ScoreBreakdown:
     """Score one candidate; ``final`` orders results. ``recency`` / ``recency_weight`` override the
-    decay and its weight (time phrases, recall intent); ``boost`` is an already weighted relation term."""
+    decay and its weight (time phrases, recall intent); ``boost`` is an already weighted relation term;
+    ``brevity`` is subtracted (:mod:`memlane.retrieval.brevity`)."""
     w = {**DEFAULT_WEIGHTS, **weights}
     importance = (record.importance - 1) / 4.0
     fresh = recency_decay(record, now, half_life_days) if recency is None else recency
@@ -80,11 +83,12 @@ def composite(
         + (w["recency"] if recency_weight is None else recency_weight) * fresh
         + w["pinned"] * pinned
         + relations
+        - brevity
     )
     if decay_half_life_days and not record.pinned:
         age_days = max(0.0, (now - record.created_at).total_seconds() / 86400.0)
         final *= math.pow(0.5, age_days / decay_half_life_days)
     return ScoreBreakdown(
         similarity=similarity + keyword, keyword=keyword, importance=importance, recency=fresh,
-        pinned=pinned, relations=relations, final=final,
+        pinned=pinned, relations=relations, brevity=brevity, final=final,
     )

@@ -5,7 +5,8 @@
 2. Embed it (with the contextual header a question can have, :mod:`memlane.retrieval.embed_text`).
 3. Gather candidates (:mod:`memlane.retrieval.hybrid`): dense, keyword, the time window, recall.
 4. Score each with seed 000's composite (:mod:`memlane.retrieval.rerank`) plus the support of related
-   memories (:mod:`memlane.retrieval.support`); drop those under the similarity threshold.
+   memories (:mod:`memlane.retrieval.support`), less the brevity of a short message read with its
+   context (:mod:`memlane.retrieval.brevity`); drop those under the similarity threshold.
 
 ``mode="dense"`` and ``mode="keyword"`` skip fusion and rerank and return one channel's ranking as
 it is (the baselines of ``memlane eval locomo``).
@@ -21,6 +22,7 @@ from memlane.model.config import Settings
 from memlane.model.filters import Condition
 from memlane.model.record import ScoreBreakdown, SearchHit
 from memlane.providers.embed import Embedder
+from memlane.retrieval.brevity import brevity_penalty
 from memlane.retrieval.embed_text import query_text
 from memlane.retrieval.hybrid import Pool, gather
 from memlane.retrieval.intent import QueryPlan, plan_query
@@ -103,6 +105,7 @@ def rerank(
             recency=time_fit(cand.record, plan.window) if plan.window is not None else None,
             recency_weight=recency_weight,
             boost=related.get(cid, 0.0) + threads.get(cid, 0.0),
+            brevity=brevity_penalty(cand.record, settings),
         )
         hits.append(SearchHit(memory=cand.record, score=breakdown.final, breakdown=breakdown))
     hits.sort(key=lambda h: (-h.score, h.memory.id))
