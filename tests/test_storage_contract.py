@@ -251,3 +251,20 @@ def test_a_filter_matching_little_of_a_large_partition_still_finds_it(backend: B
     backend.upsert(rec("rare2", category="Procedural"), vec(0, 1, 0.5))
     hits = backend.vector_search("u1", vec(1), parse_filters({"category": "Procedural"}), limit=5)
     assert ids(hits) == ["rare", "rare2"]
+
+
+def test_id_searches_match_the_record_searches(backend: Backend) -> None:
+    backend.apply(WriteBatch(upserts=[
+        Upsert(rec("a", summary="User likes green tea."), vec(1, 0.2)),
+        Upsert(rec("b", summary="User likes black tea.", type=MemoryType.EPISODIC), vec(1, 0.5)),
+        Upsert(rec("c", summary="User plays chess."), vec(0, 1)),
+        Upsert(rec("d", "u2", summary="User likes tea."), vec(1, 0)),
+    ]))
+    episodic = parse_filters({"type": "episodic"}, user_id="u1")
+    for conds in ([], episodic):
+        assert backend.vector_ids("u1", vec(1, 0), conds, limit=5) == [
+            (h.record.id, h.score) for h in backend.vector_search("u1", vec(1, 0), conds, limit=5)]
+        assert backend.keyword_ids("u1", "tea", conds, limit=5) == [
+            (h.record.id, h.score) for h in backend.keyword_search("u1", "tea", conds, limit=5)]
+    assert [i for i, _ in backend.vector_ids("u1", vec(1, 0))] == ["a", "b", "c"]
+    assert {i for i, _ in backend.keyword_ids("u1", "tea")} == {"a", "b"}

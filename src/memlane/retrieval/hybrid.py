@@ -95,35 +95,44 @@ def gather(
     dense: bool = True,
 ) -> Pool:
     """The candidate pool with similarity and normalised keyword score filled in for every member."""
-    pool = Pool()
     conds = list(conditions)
-    if keyword:
-        found = backend.keyword_search(user_id, query, conds, limit=pool_size)
-        if found:
-            population = backend.count(user_id, conds)
-            pool.keyword_sd = keyword_sd([max(h.score, 0.0) for h in found], population)
-            for hit in found:
-                cand = pool.add(hit.record)
-                cand.keyword = max(hit.score, 0.0)
-                cand.keyword_norm = cand.keyword / pool.keyword_sd if pool.keyword_sd else 0.0
-    if dense:
-        query_vector = vector
-        for hit in backend.vector_search(user_id, query_vector, conds, limit=pool_size):
-            pool.add(hit.record).similarity = hit.score
-        if plan.window is not None:
-            inside = [*conds, Condition("valid_from", "$gte", plan.window.start),
-                      Condition("valid_from", "$lt", plan.window.end)]
-            for hit in backend.vector_search(user_id, query_vector, inside, limit=pool_size):
-                pool.add(hit.record).similarity = hit.score
-        if plan.recall and not any(c.field == "type" for c in conds):
-            timed = [*conds, Condition("type", "$in", RECALL_TYPES)]
-            for hit in backend.vector_search(user_id, query_vector, timed, limit=pool_size):
-                pool.add(hit.record).similarity = hit.score
-        missing = [cid for cid, c in pool.candidates.items() if c.similarity is None]
-        if missing:
-            sims = cosines(query_vector, backend.vectors(user_id, missing))
-            for cid in missing:
-                pool.candidates[cid].similarity = sims.get(cid, 0.0)
+    channels = [conds] if dense else []
+    if dense and plan.window is not None:
+        channels.append([*conds, Condition("valid_from", "$gte", plan.window.start),
+                         Condition("valid_from", "$lt", plan.window.end)])
+    if dense and plan.recall and not any(c.field == "type" for c in conds):
+        channels.append([*conds, Condition("type", "$in", RECALL_TYPES)])
+    records: dict[str, MemoryRecord] = {}
+    similarity: dict[str, float] = {}
+    keyword_score: dict[str, float] = {}
+    if backend.local_reads:  # ids and scores per channel, then the union's records in one read
+        if keyword:
+            keyword_score = dict(backend.keyword_ids(user_id, query, conds, limit=pool_size))
+        for channel in channels:
+            similarity.update(backend.vector_ids(user_id, vector, channel, limit=pool_size))
+        ids = list(dict.fromkeys([*similarity, *keyword_score]))
+        records = {r.id: r for r in backend.get_many(user_id, ids)} if ids else {}
+    else:  # over a network: the records come with each channel (fewer round trips)
+        if keyword:
+            for hit in backend.keyword_search(user_id, query, conds, limit=pool_size):
+                records[hit.record.id], keyword_score[hit.record.id] = hit.record, hit.score
+        for channel in channels:
+            for hit in backend.vector_search(user_id, vector, channel, limit=pool_size):
+                records[hit.record.id], similarity[hit.record.id] = hit.record, hit.score
+    pool = Pool()
+    if keyword_score:
+        positive = {cid: max(score, 0.0) for cid, score in keyword_score.items()}
+        pool.keyword_sd = keyword_sd(list(positive.values()), backend.count(user_id, conds))
+    for cid, record in records.items():
+        cand = pool.add(record)
+        cand.similarity = similarity.get(cid)
+        cand.keyword = max(keyword_score.get(cid, 0.0), 0.0)
+        cand.keyword_norm = cand.keyword / pool.keyword_sd if pool.keyword_sd else 0.0
+    missing = [cid for cid, c in pool.candidates.items() if c.similarity is None]
+    if missing and dense:
+        sims = cosines(vector, backend.vectors(user_id, missing))
+        for cid in missing:
+            pool.candidates[cid].similarity = sims.get(cid, 0.0)
     if plan.window is not None:
         for cand in pool.candidates.values():
             cand.in_window = plan.window.contains(cand.record.valid_from)

@@ -58,6 +58,7 @@ class Backend(ABC):
     """Storage contract. Implementations: ``sqlite`` (embedded default) and ``postgres``."""
 
     name: str
+    local_reads = False  # True: a read costs no round trip (in-process), so more, smaller reads are fine
 
     # --- lifecycle -------------------------------------------------------------------------
     @abstractmethod
@@ -149,6 +150,19 @@ class Backend(ABC):
         offset: int = 0,
     ) -> builtins.list[ScoredRecord]:
         """Full-text matches (FTS5 / tsvector), best first, filtered in the database."""
+
+    def vector_ids(
+        self, user_id: str, embedding: Sequence[float], conditions: Sequence[Condition] = (), *, limit: int = 10
+    ) -> builtins.list[tuple[str, float]]:
+        """:meth:`vector_search`'s ids and scores only: with :attr:`local_reads`, retrieval reads its
+        channels' ids and then the union's records once; a backend overrides it to skip the records."""
+        return [(h.record.id, h.score) for h in self.vector_search(user_id, embedding, conditions, limit=limit)]
+
+    def keyword_ids(
+        self, user_id: str, query: str, conditions: Sequence[Condition] = (), *, limit: int = 10
+    ) -> builtins.list[tuple[str, float]]:
+        """:meth:`keyword_search`'s ids and scores only (see :meth:`vector_ids`)."""
+        return [(h.record.id, h.score) for h in self.keyword_search(user_id, query, conditions, limit=limit)]
 
     @abstractmethod
     def history(self, user_id: str, memory_id: str | None = None, *, limit: int = 100) -> builtins.list[HistoryEntry]:

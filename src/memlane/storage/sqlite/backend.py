@@ -45,6 +45,7 @@ from memlane.storage.sqlite.vector_cache import compact as compact_journal
 _COLS = ", ".join(RECORD_FIELDS)
 _MCOLS = ", ".join(f"m.{f}" for f in RECORD_FIELDS)
 _MARKS = ", ".join("?" for _ in RECORD_FIELDS)
+_ID = "m.id AS id"  # the columns of an id-only search
 _UPDATES = ", ".join(f"{f} = excluded.{f}" for f in RECORD_FIELDS if f != "id")
 _VEC_PUSHDOWN = ("state", "type")
 FTS_MIN_K = 100  # keyword matches ranked before the filters apply (more are fetched if filters leave too few)
@@ -69,6 +70,7 @@ def _vector_table_sql(dims: int) -> str:
 
 class SqliteBackend(SqliteJobsMixin, Backend):
     name = "sqlite"
+    local_reads = True
 
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
@@ -356,6 +358,17 @@ class SqliteBackend(SqliteJobsMixin, Backend):
         limit: int = 10,
         offset: int = 0,
     ) -> builtins.list[ScoredRecord]:
+        rows = self._vector_rows(user_id, embedding, conditions, limit, offset, _MCOLS)
+        return [ScoredRecord(record_from_row(r), float(r["score"])) for r in rows]
+
+    def vector_ids(
+        self, user_id: str, embedding: Sequence[float], conditions: Sequence[Condition] = (), *, limit: int = 10
+    ) -> builtins.list[tuple[str, float]]:
+        return [(r["id"], float(r["score"])) for r in self._vector_rows(user_id, embedding, conditions, limit, 0, _ID)]
+
+    def _vector_rows(self, user_id: str, embedding: Sequence[float], conditions: Sequence[Condition], limit: int,
+                     offset: int, cols: str) -> builtins.list[Any]:
+        """Nearest first: rows of ``score`` (cosine similarity) then ``cols``."""
         dims = self._dims()
         if dims is None:
             return []
@@ -366,7 +379,7 @@ class SqliteBackend(SqliteJobsMixin, Backend):
         with self._lock:
             cached = self._vector_cache(dims).get(self._conn, user_id)
             if cached is not None:
-                return self._cached_search(cached, user_id, embedding, pushed, rest, limit, offset)
+                return self._cached_rows(cached, user_id, embedding, pushed, rest, limit, offset, cols)
         knn_where = "".join(
             f" AND {c.field} = ?" if c.op == "$eq" else f" AND {c.field} IN ({','.join('?' for _ in c.value)})"
             for c in pushed
@@ -380,32 +393,35 @@ class SqliteBackend(SqliteJobsMixin, Backend):
         blob = serialize_float32(list(embedding))
         while True:
             if k > VEC0_MAX_K:  # vec0's KNN stops at 4096: scan the user's partition exactly instead
-                return self._exact_search(user_id, blob, knn_where.replace(" AND ", " AND v."), knn_params,
-                                          where, params, limit, offset)
+                return self._rows(
+                    f"SELECT 1.0 - vec_distance_cosine(v.embedding, ?) AS score, {cols} FROM memory_vectors v "
+                    f"JOIN memories m ON m.rid = v.rowid WHERE v.user_id = ?{knn_where.replace(' AND ', ' AND v.')} "
+                    f"AND m.user_id = ? AND {where} ORDER BY score DESC LIMIT ? OFFSET ?",
+                    (blob, user_id, *knn_params, user_id, *params, limit, offset),
+                )
             rows = self._rows(
                 "WITH knn AS MATERIALIZED (SELECT rowid, distance FROM memory_vectors "
                 f"WHERE embedding MATCH ? AND k = ? AND user_id = ?{knn_where}), "
-                f"hits AS (SELECT knn.distance AS distance, {_MCOLS} FROM knn JOIN memories m ON m.rid = knn.rowid "
+                f"hits AS (SELECT 1.0 - knn.distance AS score, {cols} FROM knn JOIN memories m ON m.rid = knn.rowid "
                 f"WHERE m.user_id = ? AND {where} ORDER BY knn.distance LIMIT ? OFFSET ?) "
                 "SELECT (SELECT count(*) FROM knn) AS n_knn, hits.* FROM (SELECT 1) LEFT JOIN hits ON 1 "
-                "ORDER BY hits.distance",
+                "ORDER BY hits.score DESC",
                 (blob, k, user_id, *knn_params, user_id, *params, limit, offset),
             )
             n_knn = rows[0]["n_knn"]
             rows = [r for r in rows if r["id"] is not None]
             if len(rows) >= limit or n_knn < k or not rest:
-                break
+                return rows
             k *= 4
-        return [ScoredRecord(record_from_row(r), 1.0 - float(r["distance"])) for r in rows]
 
     def _vector_cache(self, dims: int) -> VectorCache:
         if self._cache is None or self._cache.dims != dims:
             self._cache = VectorCache(dims)
         return self._cache
 
-    def _cached_search(self, cached: UserVectors, user_id: str, embedding: Sequence[float], pushed: Sequence[Condition],
-                       rest: Sequence[Condition], limit: int, offset: int) -> builtins.list[ScoredRecord]:
-        """:meth:`vector_search` over a large user's in-memory vectors: the best rows by cosine, then
+    def _cached_rows(self, cached: UserVectors, user_id: str, embedding: Sequence[float], pushed: Sequence[Condition],
+                     rest: Sequence[Condition], limit: int, offset: int, cols: str) -> builtins.list[Any]:
+        """:meth:`_vector_rows` over a large user's in-memory vectors: the best rows by cosine, then
         the other filters on ``memories`` (widening while they leave too few)."""
         allowed = {c.field: [c.value] if c.op == "$eq" else list(c.value) for c in pushed}
         where, params = compile_conditions(rest, SQLITE)
@@ -415,26 +431,16 @@ class SqliteBackend(SqliteJobsMixin, Backend):
             rids, sims = ranked(cached, embedding, allowed, top)
             if not len(rids):
                 return []
-            ranks = ",".join("(?, ?)" for _ in rids)  # the candidates in rank order; the filters keep some
+            ranks = ",".join("(?, ?, ?)" for _ in rids)  # the candidates in rank order; the filters keep some
             rows = self._rows(
-                f"WITH c(rid, pos) AS (VALUES {ranks}) SELECT c.pos AS pos, {_MCOLS} FROM c "
-                f"JOIN memories m ON m.rid = c.rid WHERE +m.user_id = ? AND {where} ORDER BY c.pos LIMIT ?",
-                (*(v for pos, rid in enumerate(rids) for v in (int(rid), pos)), user_id, *params, want),
+                f"WITH c(rid, pos, sim) AS (VALUES {ranks}) SELECT c.sim AS score, {cols} FROM c "
+                f"JOIN memories m ON m.rid = c.rid WHERE +m.user_id = ? AND {where} ORDER BY c.pos LIMIT ? OFFSET ?",
+                (*(v for pos, (rid, sim) in enumerate(zip(rids, sims, strict=True)) for v in (int(rid), pos, float(sim))),
+                 user_id, *params, limit, offset),
             )
-            if len(rows) >= want or len(rids) < top:
-                break
+            if len(rows) >= limit or len(rids) < top:
+                return rows
             top *= 4
-        return [ScoredRecord(record_from_row(r), float(sims[r["pos"]])) for r in rows[offset: offset + limit]]
-
-    def _exact_search(self, user_id: str, blob: bytes, vec_where: str, vec_params: Sequence[Any], where: str,
-                      params: Sequence[Any], limit: int, offset: int) -> builtins.list[ScoredRecord]:
-        rows = self._rows(
-            f"SELECT vec_distance_cosine(v.embedding, ?) AS distance, {_MCOLS} FROM memory_vectors v "
-            f"JOIN memories m ON m.rid = v.rowid WHERE v.user_id = ?{vec_where} AND m.user_id = ? AND {where} "
-            "ORDER BY distance LIMIT ? OFFSET ?",
-            (blob, user_id, *vec_params, user_id, *params, limit, offset),
-        )
-        return [ScoredRecord(record_from_row(r), 1.0 - float(r["distance"])) for r in rows]
 
     def keyword_search(
         self,
@@ -445,6 +451,17 @@ class SqliteBackend(SqliteJobsMixin, Backend):
         limit: int = 10,
         offset: int = 0,
     ) -> builtins.list[ScoredRecord]:
+        rows = self._keyword_rows(user_id, query, conditions, limit, offset, _MCOLS)
+        return [ScoredRecord(record_from_row(r), float(r["score"])) for r in rows]
+
+    def keyword_ids(
+        self, user_id: str, query: str, conditions: Sequence[Condition] = (), *, limit: int = 10
+    ) -> builtins.list[tuple[str, float]]:
+        return [(r["id"], float(r["score"])) for r in self._keyword_rows(user_id, query, conditions, limit, 0, _ID)]
+
+    def _keyword_rows(self, user_id: str, query: str, conditions: Sequence[Condition], limit: int, offset: int,
+                      cols: str) -> builtins.list[Any]:
+        """Best bm25 first: rows of ``score`` (bm25, higher is better) then ``cols``."""
         words = query_words(query)
         if not words:
             return []
@@ -456,18 +473,17 @@ class SqliteBackend(SqliteJobsMixin, Backend):
             rows = self._rows(
                 "WITH f AS MATERIALIZED (SELECT rowid, bm25(memories_fts, 0.0, 1.0, 0.5) AS rank FROM memories_fts "
                 "WHERE memories_fts MATCH ? ORDER BY rank LIMIT ?), "
-                f"hits AS (SELECT f.rank AS rank, {_MCOLS} FROM f JOIN memories m ON m.rid = f.rowid "
+                f"hits AS (SELECT -f.rank AS score, {cols} FROM f JOIN memories m ON m.rid = f.rowid "
                 f"WHERE m.user_id = ? AND {where} ORDER BY f.rank LIMIT ? OFFSET ?) "
                 "SELECT (SELECT count(*) FROM f) AS n_fts, hits.* FROM (SELECT 1) LEFT JOIN hits ON 1 "
-                "ORDER BY hits.rank",
+                "ORDER BY hits.score DESC",
                 (fts, k, user_id, *params, limit, offset),
             )
             n_fts = rows[0]["n_fts"]
             rows = [r for r in rows if r["id"] is not None]
             if len(rows) >= limit or n_fts < k:
-                break
+                return rows
             k *= 4  # the filters left too few of the best k: widen
-        return [ScoredRecord(record_from_row(r), -float(r["rank"])) for r in rows]
 
     def history(self, user_id: str, memory_id: str | None = None, *, limit: int = 100) -> builtins.list[HistoryEntry]:
         sql, params = "SELECT * FROM history WHERE user_id = ?", [user_id]
