@@ -219,3 +219,19 @@ def test_the_vector_journal_is_compacted_on_open(tmp_path: Path, monkeypatch: py
     assert len(reader.vector_search("user0", vec(1, 0), limit=50)) == 14
     reader.close()
     other.close()
+
+
+def test_pinned_and_keyed_lookups_use_their_partial_indexes(tmp_path: Path) -> None:
+    from memlane.model.filters import parse_filters
+    from memlane.storage.filter_sql import SQLITE, compile_conditions
+
+    b = open_store(tmp_path / "idx.db")
+    for filters, index in (({"pinned": True}, "memories_user_pinned"), ({"key": "diet"}, "memories_user_keyed")):
+        where, params = compile_conditions(parse_filters(filters, user_id="u1"), SQLITE)
+        plan = " ".join(str(r[3]) for r in b._rows(
+            f"EXPLAIN QUERY PLAN SELECT m.id FROM memories m WHERE m.user_id = ? AND {where}", ("u1", *params)))
+        assert index in plan, plan
+    b.apply(WriteBatch(upserts=[Upsert(rec("p", pinned=True), vec(1)), Upsert(rec("q"), vec(1))]))
+    assert ids(b.list("u1", parse_filters({"pinned": True}, user_id="u1"))) == ["p"]
+    assert ids(b.list("u1", parse_filters({"pinned": False}, user_id="u1"))) == ["q"]
+    b.close()

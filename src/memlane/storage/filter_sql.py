@@ -81,6 +81,8 @@ def compile_conditions(
             params.extend(d.value(v) for v in cond.value)
         elif cond.value is None:
             parts.append(f"{col} IS {'NOT ' if cond.op == '$ne' else ''}NULL")
+        elif d.name == "sqlite" and cond.op == "$eq" and isinstance(cond.value, bool):
+            parts.append(f"{col} = {int(cond.value)}")  # a literal, so the partial index on pinned = 1 applies
         elif cond.op == "$ne" and nullable:
             parts.append(f"({col} IS NULL OR {col} != {p})")
             params.append(d.value(cond.value))

@@ -84,7 +84,10 @@ MIGRATIONS: list[tuple[int, list[Step]]] = [
             # counts under type and category filters (keyword score scaling) read the index alone
             "DROP INDEX IF EXISTS memories_user_state_type",
             "CREATE INDEX IF NOT EXISTS memories_user_state_type_category ON memories(user_id, state, type, category)",
-            "CREATE INDEX IF NOT EXISTS memories_user_pinned_updated ON memories(user_id, pinned, updated_at)",
+            # partial indexes: bulk ingest writes neither (few memories are pinned or keyed)
+            "CREATE INDEX IF NOT EXISTS memories_user_pinned ON memories(user_id, updated_at) WHERE pinned = 1",
+            "DROP INDEX IF EXISTS memories_user_key",
+            "CREATE INDEX IF NOT EXISTS memories_user_keyed ON memories(user_id, key) WHERE key IS NOT NULL",
             # which vectors changed, for in-memory copies of large users' vectors (storage/sqlite/vector_cache.py)
             "CREATE TABLE IF NOT EXISTS vector_journal (seq INTEGER PRIMARY KEY AUTOINCREMENT, "
             "user_id TEXT NOT NULL, rid INTEGER NOT NULL)",
