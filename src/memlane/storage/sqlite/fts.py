@@ -15,11 +15,13 @@ import hashlib
 import json
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
 
+@lru_cache(maxsize=4096)
 def user_token(user_id: str) -> str:
     """A digits-only token naming the user (stored in the ``uid`` column and in front of each word)."""
     return str(int(hashlib.sha1(user_id.encode()).hexdigest()[:15], 16))
