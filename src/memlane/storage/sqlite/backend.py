@@ -17,12 +17,11 @@ from sqlite_vec import serialize_float32
 from memlane.model.errors import BackendError, DimensionMismatchError, SchemaVersionError
 from memlane.model.filters import Condition
 from memlane.model.record import HistoryEntry, MemoryRecord, Relation, utcnow
-from memlane.storage.base import Backend, ScoredRecord, Upsert, WriteBatch
+from memlane.storage.base import Backend, Upsert, WriteBatch
 from memlane.storage.filter_sql import SQLITE, compile_conditions, iso
-from memlane.storage.keywords import query_words
 from memlane.storage.sqlite.checkpoint import Checkpointer, defer_checkpoints
 from memlane.storage.sqlite.connect import connect, sqlite3
-from memlane.storage.sqlite.fts import fts_row, match_query
+from memlane.storage.sqlite.fts import fts_row
 from memlane.storage.sqlite.job_methods import SqliteJobsMixin
 from memlane.storage.sqlite.jobs import (
     JOB_COLS,
@@ -39,17 +38,14 @@ from memlane.storage.sqlite.rows import (
     record_params,
     relation_from_row,
 )
-from memlane.storage.sqlite.vector_cache import RESET, UserVectors, VectorCache, journal, ranked
+from memlane.storage.sqlite.search_methods import MCOLS as _MCOLS
+from memlane.storage.sqlite.search_methods import SqliteSearchMixin
+from memlane.storage.sqlite.vector_cache import RESET, VectorCache, journal
 from memlane.storage.sqlite.vector_cache import compact as compact_journal
 
 _COLS = ", ".join(RECORD_FIELDS)
-_MCOLS = ", ".join(f"m.{f}" for f in RECORD_FIELDS)
 _MARKS = ", ".join("?" for _ in RECORD_FIELDS)
-_ID = "m.id AS id"  # the columns of an id-only search
 _UPDATES = ", ".join(f"{f} = excluded.{f}" for f in RECORD_FIELDS if f != "id")
-_VEC_PUSHDOWN = ("state", "type")
-FTS_MIN_K = 100  # keyword matches ranked before the filters apply (more are fetched if filters leave too few)
-VEC0_MAX_K = 4096  # sqlite-vec refuses a larger k  # metadata columns of the vec0 table, filtered inside the KNN scan
 # vec0 allocates a whole chunk per partition (user) up front: 1,024 vectors by default, 1.5 MB per
 # user at 384 dims. 64 keeps a store of many small users small and its inserts cheap, while a
 # 100-memory user is still scanned in two chunks (each chunk read costs a blob open).
@@ -68,7 +64,7 @@ def _vector_table_sql(dims: int) -> str:
             f"{VECTOR_LAYOUT[1]})")
 
 
-class SqliteBackend(SqliteJobsMixin, Backend):
+class SqliteBackend(SqliteSearchMixin, SqliteJobsMixin, Backend):
     name = "sqlite"
     local_reads = True
 
@@ -348,142 +344,6 @@ class SqliteBackend(SqliteJobsMixin, Backend):
         where, params = compile_conditions(conditions, SQLITE)
         return int(self._rows(f"SELECT count(*) FROM memories m WHERE m.user_id = ? AND {where}",
                               (user_id, *params))[0][0])
-
-    def vector_search(
-        self,
-        user_id: str,
-        embedding: Sequence[float],
-        conditions: Sequence[Condition] = (),
-        *,
-        limit: int = 10,
-        offset: int = 0,
-    ) -> builtins.list[ScoredRecord]:
-        rows = self._vector_rows(user_id, embedding, conditions, limit, offset, _MCOLS)
-        return [ScoredRecord(record_from_row(r), float(r["score"])) for r in rows]
-
-    def vector_ids(
-        self, user_id: str, embedding: Sequence[float], conditions: Sequence[Condition] = (), *, limit: int = 10
-    ) -> builtins.list[tuple[str, float]]:
-        return [(r["id"], float(r["score"])) for r in self._vector_rows(user_id, embedding, conditions, limit, 0, _ID)]
-
-    def _vector_rows(self, user_id: str, embedding: Sequence[float], conditions: Sequence[Condition], limit: int,
-                     offset: int, cols: str) -> builtins.list[Any]:
-        """Nearest first: rows of ``score`` (cosine similarity) then ``cols``."""
-        dims = self._dims()
-        if dims is None:
-            return []
-        if len(embedding) != dims:
-            raise DimensionMismatchError(f"query vector has {len(embedding)} dims, the store expects {dims}")
-        pushed = [c for c in conditions if c.field in _VEC_PUSHDOWN and c.op in ("$eq", "$in")]
-        rest = [c for c in conditions if c not in pushed]
-        with self._lock:
-            cached = self._vector_cache(dims).get(self._conn, user_id)
-            if cached is not None:
-                return self._cached_rows(cached, user_id, embedding, pushed, rest, limit, offset, cols)
-        knn_where = "".join(
-            f" AND {c.field} = ?" if c.op == "$eq" else f" AND {c.field} IN ({','.join('?' for _ in c.value)})"
-            for c in pushed
-        )
-        knn_params: builtins.list[Any] = []
-        for c in pushed:
-            knn_params.extend([c.value] if c.op == "$eq" else c.value)
-        where, params = compile_conditions(rest, SQLITE)
-        want = limit + offset
-        k = max(want * 4, 40) if rest else want
-        blob = serialize_float32(list(embedding))
-        while True:
-            if k > VEC0_MAX_K:  # vec0's KNN stops at 4096: scan the user's partition exactly instead
-                return self._rows(
-                    f"SELECT 1.0 - vec_distance_cosine(v.embedding, ?) AS score, {cols} FROM memory_vectors v "
-                    f"JOIN memories m ON m.rid = v.rowid WHERE v.user_id = ?{knn_where.replace(' AND ', ' AND v.')} "
-                    f"AND m.user_id = ? AND {where} ORDER BY score DESC LIMIT ? OFFSET ?",
-                    (blob, user_id, *knn_params, user_id, *params, limit, offset),
-                )
-            rows = self._rows(
-                "WITH knn AS MATERIALIZED (SELECT rowid, distance FROM memory_vectors "
-                f"WHERE embedding MATCH ? AND k = ? AND user_id = ?{knn_where}), "
-                f"hits AS (SELECT 1.0 - knn.distance AS score, {cols} FROM knn JOIN memories m ON m.rid = knn.rowid "
-                f"WHERE m.user_id = ? AND {where} ORDER BY knn.distance LIMIT ? OFFSET ?) "
-                "SELECT (SELECT count(*) FROM knn) AS n_knn, hits.* FROM (SELECT 1) LEFT JOIN hits ON 1 "
-                "ORDER BY hits.score DESC",
-                (blob, k, user_id, *knn_params, user_id, *params, limit, offset),
-            )
-            n_knn = rows[0]["n_knn"]
-            rows = [r for r in rows if r["id"] is not None]
-            if len(rows) >= limit or n_knn < k or not rest:
-                return rows
-            k *= 4
-
-    def _vector_cache(self, dims: int) -> VectorCache:
-        if self._cache is None or self._cache.dims != dims:
-            self._cache = VectorCache(dims)
-        return self._cache
-
-    def _cached_rows(self, cached: UserVectors, user_id: str, embedding: Sequence[float], pushed: Sequence[Condition],
-                     rest: Sequence[Condition], limit: int, offset: int, cols: str) -> builtins.list[Any]:
-        """:meth:`_vector_rows` over a large user's in-memory vectors: the best rows by cosine, then
-        the other filters on ``memories`` (widening while they leave too few)."""
-        allowed = {c.field: [c.value] if c.op == "$eq" else list(c.value) for c in pushed}
-        where, params = compile_conditions(rest, SQLITE)
-        want = limit + offset
-        top = max(want * 4, 40) if rest else want
-        while True:
-            rids, sims = ranked(cached, embedding, allowed, top)
-            if not len(rids):
-                return []
-            ranks = ",".join("(?, ?, ?)" for _ in rids)  # the candidates in rank order; the filters keep some
-            rows = self._rows(
-                f"WITH c(rid, pos, sim) AS (VALUES {ranks}) SELECT c.sim AS score, {cols} FROM c "
-                f"JOIN memories m ON m.rid = c.rid WHERE +m.user_id = ? AND {where} ORDER BY c.pos LIMIT ? OFFSET ?",
-                (*(v for pos, (rid, sim) in enumerate(zip(rids, sims, strict=True)) for v in (int(rid), pos, float(sim))),
-                 user_id, *params, limit, offset),
-            )
-            if len(rows) >= limit or len(rids) < top:
-                return rows
-            top *= 4
-
-    def keyword_search(
-        self,
-        user_id: str,
-        query: str,
-        conditions: Sequence[Condition] = (),
-        *,
-        limit: int = 10,
-        offset: int = 0,
-    ) -> builtins.list[ScoredRecord]:
-        rows = self._keyword_rows(user_id, query, conditions, limit, offset, _MCOLS)
-        return [ScoredRecord(record_from_row(r), float(r["score"])) for r in rows]
-
-    def keyword_ids(
-        self, user_id: str, query: str, conditions: Sequence[Condition] = (), *, limit: int = 10
-    ) -> builtins.list[tuple[str, float]]:
-        return [(r["id"], float(r["score"])) for r in self._keyword_rows(user_id, query, conditions, limit, 0, _ID)]
-
-    def _keyword_rows(self, user_id: str, query: str, conditions: Sequence[Condition], limit: int, offset: int,
-                      cols: str) -> builtins.list[Any]:
-        """Best bm25 first: rows of ``score`` (bm25, higher is better) then ``cols``."""
-        words = query_words(query)
-        if not words:
-            return []
-        fts = match_query(user_id, words)
-        where, params = compile_conditions(conditions, SQLITE)
-        want = limit + offset
-        k = max(want * 4, FTS_MIN_K)
-        while True:  # the best k matches first (bm25 for every match, rows for k only), then the filters
-            rows = self._rows(
-                "WITH f AS MATERIALIZED (SELECT rowid, bm25(memories_fts, 0.0, 1.0, 0.5) AS rank FROM memories_fts "
-                "WHERE memories_fts MATCH ? ORDER BY rank LIMIT ?), "
-                f"hits AS (SELECT -f.rank AS score, {cols} FROM f JOIN memories m ON m.rid = f.rowid "
-                f"WHERE m.user_id = ? AND {where} ORDER BY f.rank LIMIT ? OFFSET ?) "
-                "SELECT (SELECT count(*) FROM f) AS n_fts, hits.* FROM (SELECT 1) LEFT JOIN hits ON 1 "
-                "ORDER BY hits.score DESC",
-                (fts, k, user_id, *params, limit, offset),
-            )
-            n_fts = rows[0]["n_fts"]
-            rows = [r for r in rows if r["id"] is not None]
-            if len(rows) >= limit or n_fts < k:
-                return rows
-            k *= 4  # the filters left too few of the best k: widen
 
     def history(self, user_id: str, memory_id: str | None = None, *, limit: int = 100) -> builtins.list[HistoryEntry]:
         sql, params = "SELECT * FROM history WHERE user_id = ?", [user_id]
