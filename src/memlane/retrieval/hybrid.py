@@ -26,7 +26,7 @@ import numpy as np
 
 from memlane.model.enums import MemoryType
 from memlane.model.filters import Condition
-from memlane.model.record import MemoryRecord
+from memlane.model.record import MemoryRecord, Relation
 from memlane.retrieval.intent import QueryPlan
 from memlane.storage.base import Backend
 
@@ -50,6 +50,8 @@ class Candidate:
 class Pool:
     candidates: dict[str, Candidate] = field(default_factory=dict)
     keyword_sd: float = 0.0
+    edges: dict[tuple[str, str], Relation] = field(default_factory=dict)  # relations read so far (support.py)
+    edges_read: set[str] = field(default_factory=set)  # candidates whose relations are in ``edges``
 
     def add(self, record: MemoryRecord) -> Candidate:
         cand = self.candidates.get(record.id)

@@ -27,6 +27,7 @@ from collections.abc import Sequence
 
 from memlane.model.config import Settings
 from memlane.model.filters import Condition
+from memlane.model.record import Relation
 from memlane.retrieval.hybrid import Pool, cosines, neighbour_similarity
 from memlane.storage.base import Backend
 
@@ -41,6 +42,16 @@ def _linked_types(settings: Settings) -> set[str] | None:
     return {t for t, w in settings.memory_relation_type_weights.items() if w > 0}
 
 
+def pool_edges(backend: Backend, user_id: str, pool: Pool) -> list[Relation]:
+    """The relations touching the pool's candidates; each candidate's are read once per search
+    (:func:`add_neighbours` and :func:`relation_boosts` share them)."""
+    todo = [cid for cid in pool.candidates if cid not in pool.edges_read]
+    if todo:
+        pool.edges.update(((e.from_id, e.to_id), e) for e in backend.relations(user_id, todo))
+        pool.edges_read.update(todo)
+    return [e for e in pool.edges.values() if e.from_id in pool.candidates or e.to_id in pool.candidates]
+
+
 def add_neighbours(
     backend: Backend, settings: Settings, user_id: str, vector: Sequence[float], conditions: Sequence[Condition],
     pool: Pool,
@@ -50,7 +61,7 @@ def add_neighbours(
     types = _linked_types(settings)
     if not ids or types == set():
         return
-    outside = {e.to_id if e.from_id in pool.candidates else e.from_id for e in backend.relations(user_id, ids)
+    outside = {e.to_id if e.from_id in pool.candidates else e.from_id for e in pool_edges(backend, user_id, pool)
                if types is None or e.relation_type in types} - set(pool.candidates)
     if not outside:
         return
@@ -68,8 +79,7 @@ def relation_boosts(
     backend: Backend, settings: Settings, user_id: str, vector: Sequence[float], pool: Pool, relevance: dict[str, float]
 ) -> dict[str, float]:
     """Best weighted edge to a relevant memory, per candidate (absent: no edge)."""
-    ids = list(pool.candidates)
-    edges = backend.relations(user_id, ids) if ids else []
+    edges = pool_edges(backend, user_id, pool)
     if not edges:
         return {}
     outside = {e.to_id if e.from_id in pool.candidates else e.from_id for e in edges} - set(pool.candidates)

@@ -38,8 +38,7 @@ from memlane.storage.sqlite.rows import (
     record_params,
     relation_from_row,
 )
-from memlane.storage.sqlite.search_methods import MCOLS as _MCOLS
-from memlane.storage.sqlite.search_methods import SqliteSearchMixin
+from memlane.storage.sqlite.search_methods import MCOLS, SqliteSearchMixin
 from memlane.storage.sqlite.vector_cache import RESET, VectorCache, journal
 from memlane.storage.sqlite.vector_cache import compact as compact_journal
 
@@ -334,7 +333,7 @@ class SqliteBackend(SqliteSearchMixin, SqliteJobsMixin, Backend):
         order = "DESC" if newest_first else "ASC"
         by_id = any(c.field == "id" for c in conditions)  # given ids: look them up, not the user's whole index
         rows = self._rows(
-            f"SELECT {_MCOLS} FROM memories m WHERE {'+' if by_id else ''}m.user_id = ? AND {where} "
+            f"SELECT {MCOLS} FROM memories m WHERE {'+' if by_id else ''}m.user_id = ? AND {where} "
             f"ORDER BY m.updated_at {order}, m.id {order} LIMIT ? OFFSET ?",
             (user_id, *params, limit, offset),
         )

@@ -23,19 +23,6 @@ _ENUMS: dict[str, type[Any]] = {"type": MemoryType, "source": Source, "state": M
 _TIMES = frozenset(f for f, info in MemoryRecord.model_fields.items() if info.annotation in (datetime, datetime | None))
 
 
-def _converter(name: str) -> Callable[[Any], Any] | None:
-    """How a record field becomes an SQLite value (``None``: as it is)."""
-    if name in JSON_FIELDS:
-        return _dumps
-    if name == "pinned":
-        return int
-    if name in _ENUMS:
-        return _enum
-    if name in _TIMES:
-        return iso
-    return None
-
-
 def _dumps(value: Any) -> str:
     return json.dumps(value) if value else "[]" if isinstance(value, list) else "{}"  # most are empty
 
@@ -44,21 +31,24 @@ def _json(text: str) -> Any:
     return [] if text == "[]" else {} if text == "{}" else json.loads(text)  # most are empty
 
 
-def _reader(name: str) -> Callable[[Any], Any] | None:
-    """How an SQLite value becomes a record field (``None``: as it is); the inverse of :func:`_converter`."""
+Convert = Callable[[Any], Any] | None  # None: the value as it is
+
+
+def _codec(name: str) -> tuple[Convert, Convert]:
+    """How a record field becomes an SQLite value, and back."""
     if name in JSON_FIELDS:
-        return _json
+        return _dumps, _json
     if name == "pinned":
-        return bool
+        return int, bool
     if name in _ENUMS:
-        return _ENUMS[name]
+        return _enum, _ENUMS[name]
     if name in _TIMES:
-        return datetime.fromisoformat  # stored as UTC ISO text by iso()
-    return None
+        return iso, datetime.fromisoformat  # UTC ISO text, see iso()
+    return None, None
 
 
-_CONVERTERS = [(f, _converter(f)) for f in RECORD_FIELDS]
-_READERS = [(f, _reader(f)) for f in RECORD_FIELDS]
+_CONVERTERS = [(f, _codec(f)[0]) for f in RECORD_FIELDS]
+_READERS = [(f, _codec(f)[1]) for f in RECORD_FIELDS]
 
 
 def record_params(record: MemoryRecord) -> list[Any]:

@@ -23,7 +23,6 @@ from memlane.storage.sqlite.rows import RECORD_FIELDS, record_from_row
 from memlane.storage.sqlite.vector_cache import UserVectors, VectorCache, ranked
 
 MCOLS = ", ".join(f"m.{f}" for f in RECORD_FIELDS)
-_MCOLS = MCOLS
 _ID = "m.id AS id"  # the columns of an id-only search
 _VEC_PUSHDOWN = ("state", "type")  # metadata columns of the vec0 table, filtered inside the KNN scan
 FTS_MIN_K = 100  # keyword matches ranked before the filters apply (more are fetched if filters leave too few)
@@ -52,7 +51,7 @@ class SqliteSearchMixin:
         limit: int = 10,
         offset: int = 0,
     ) -> builtins.list[ScoredRecord]:
-        rows = self._vector_rows(user_id, embedding, conditions, limit, offset, _MCOLS)
+        rows = self._vector_rows(user_id, embedding, conditions, limit, offset, MCOLS)
         return [ScoredRecord(record_from_row(r), float(r["score"])) for r in rows]
 
     def vector_ids(
@@ -145,7 +144,7 @@ class SqliteSearchMixin:
         limit: int = 10,
         offset: int = 0,
     ) -> builtins.list[ScoredRecord]:
-        rows = self._keyword_rows(user_id, query, conditions, limit, offset, _MCOLS)
+        rows = self._keyword_rows(user_id, query, conditions, limit, offset, MCOLS)
         return [ScoredRecord(record_from_row(r), float(r["score"])) for r in rows]
 
     def keyword_ids(

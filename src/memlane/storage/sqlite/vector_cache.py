@@ -132,9 +132,6 @@ class VectorCache:
             matrix=np.concatenate([entry.matrix[keep], added.matrix]),
         )
 
-    def forget(self, user_id: str) -> None:
-        self._users.pop(user_id, None)
-
 
 def ranked(entry: UserVectors, query: Sequence[float], allowed: Mapping[str, Sequence[str]],
            top: int) -> tuple[np.ndarray, np.ndarray]:
