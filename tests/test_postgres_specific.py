@@ -211,12 +211,28 @@ def test_vectors_outside_the_index_of_an_indexed_user_are_still_found(
     assert nearest == "m7" and pg.vector_search("me", pg.vectors("me", ["m7"])["m7"], limit=1)[0].record.id == "m7"
 
 
+def test_concurrent_writers_move_a_user_into_the_index_whole(
+    pg: PostgresBackend, postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(writes, "INDEX_AFTER", 10)
+
+    def write(i: int) -> None:  # batches naming the same users in opposite orders
+        users = ["a", "b"] if i % 2 else ["b", "a"]
+        for j in range(8):
+            pg.apply(WriteBatch(upserts=[Upsert(rec(f"w{i}-{j}-{u}", u), vec(1, j)) for u in users]))
+
+    in_threads(4, write)
+    assert indexed_flags(postgres_url, "a") == {True} == indexed_flags(postgres_url, "b")
+    assert query(postgres_url, "SELECT count(*) FROM memory_vectors") == [(64,)]
+
+
 def test_vector_table_of_the_old_layout_is_upgraded_on_open(pg: PostgresBackend, postgres_url: str) -> None:
     pg.apply(WriteBatch(upserts=[Upsert(rec(f"m{i}"), vec(1, i / 10)) for i in range(5)]))
     with psycopg.connect(postgres_url) as conn:  # back to the layout before the partial HNSW index
         conn.execute("DROP INDEX memory_vectors_hnsw")
         conn.execute("DROP INDEX memory_vectors_user")
         conn.execute("ALTER TABLE memory_vectors DROP COLUMN indexed")
+        conn.execute("DROP TABLE vector_users")
         conn.execute("CREATE INDEX memory_vectors_user ON memory_vectors (user_id)")
         conn.execute("CREATE INDEX memory_vectors_hnsw ON memory_vectors USING hnsw (embedding vector_cosine_ops)")
     with PostgresBackend(postgres_url) as reopened:
@@ -226,6 +242,24 @@ def test_vector_table_of_the_old_layout_is_upgraded_on_open(pg: PostgresBackend,
         assert [h.record.id for h in reopened.vector_search("u1", vec(1), limit=2)] == ["m0", "m1"]
         reopened.upsert(rec("new"), vec(0, 1))
         assert indexed_flags(postgres_url, "u1") == {True}
+        assert query(postgres_url, "SELECT user_id, indexed FROM vector_users") == [("u1", True)]
+
+
+def test_user_counts_of_a_store_without_them_are_made_on_open(
+    pg: PostgresBackend, postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(writes, "INDEX_AFTER", 6)
+    pg.apply(WriteBatch(upserts=[Upsert(rec(f"m{i}", "me"), vec(1, i / 10)) for i in range(5)]))
+    with psycopg.connect(postgres_url) as conn:
+        conn.execute("DROP TABLE vector_users")
+    with PostgresBackend(postgres_url) as reopened:
+        assert query(postgres_url, "SELECT user_id, exact, indexed FROM vector_users") == [("me", 5, False)]
+        reopened.apply(WriteBatch(upserts=[Upsert(rec("n1", "me"), vec(0, 1))]))
+        assert indexed_flags(postgres_url, "me") == {False}  # 6 written: not past 6 yet
+        reopened.apply(WriteBatch(upserts=[Upsert(rec("n2", "me"), vec(0, 1))]))
+        assert indexed_flags(postgres_url, "me") == {True}
+        reopened.delete_user("me")
+        assert query(postgres_url, "SELECT count(*) FROM vector_users") == [(0,)]
 
 
 # --- pool and concurrency -------------------------------------------------------------------------

@@ -265,6 +265,7 @@ class PostgresBackend(Backend):
             conn.execute("DELETE FROM relations WHERE user_id = %s", (user_id,))
             if self._vector_dims(conn) is not None:
                 conn.execute("DELETE FROM memory_vectors WHERE user_id = %s", (user_id,))
+                conn.execute("DELETE FROM vector_users WHERE user_id = %s", (user_id,))
             jobs.delete_user(conn, user_id)
             return conn.execute("DELETE FROM memories WHERE user_id = %s", (user_id,)).rowcount
 

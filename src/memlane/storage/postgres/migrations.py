@@ -8,6 +8,8 @@ exactly (the ``(user_id, indexed)`` btree, a few hundred distances) faster than 
 HNSW graph filtered to that user. So the HNSW index is partial (``WHERE indexed``): a user's vectors
 join it only once the user has more than ``writes.INDEX_AFTER`` of them. That keeps the HNSW insert
 (about 1-3 ms of server CPU per vector, most of a bulk ingest's cost) off the writes of small users.
+Each user's place is one ``vector_users`` row (in the index yet, vectors written outside it), so a
+write does not count the user's vectors.
 """
 
 from __future__ import annotations
@@ -154,6 +156,12 @@ def vector_dims(conn: psycopg.Connection[Any]) -> int | None:
     return None if row is None else int(row[0])
 
 
+# Per user: in the HNSW index yet, and how many vectors were written while outside it (writes.py).
+_CREATE_VECTOR_USERS = (
+    "CREATE TABLE vector_users (user_id text PRIMARY KEY, exact integer NOT NULL, indexed boolean NOT NULL)"
+)
+
+
 def create_vector_table(conn: psycopg.Connection[Any], dims: int) -> None:
     """Create ``memory_vectors`` for ``dims``-sized vectors with an HNSW cosine index (idempotent)."""
     if not 1 <= dims <= 16000:  # pgvector's limit for the vector type
@@ -176,6 +184,7 @@ def create_vector_table(conn: psycopg.Connection[Any], dims: int) -> None:
             )"""  # dims is an int: DDL cannot take parameters
         )
         _create_vector_indexes(conn, dims)
+        conn.execute(_CREATE_VECTOR_USERS)
 
 
 def _create_vector_indexes(conn: psycopg.Connection[Any], dims: int) -> None:
@@ -188,21 +197,30 @@ def _create_vector_indexes(conn: psycopg.Connection[Any], dims: int) -> None:
 
 
 def upgrade_vector_table(conn: psycopg.Connection[Any]) -> None:
-    """Bring a vector table made before the partial HNSW index to the current layout (idempotent).
+    """Bring a vector table of an older layout to the current one (idempotent).
 
-    Its rows stay in the HNSW index (``indexed`` true), so its users keep the search they had; the
-    index is rebuilt once, as a partial one.
+    A table made before the partial HNSW index keeps its rows in the index (``indexed`` true), so its
+    users keep the search they had; the index is rebuilt once, as a partial one. A table made before
+    ``vector_users`` gets it, counted from the vectors.
     """
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))
         dims = vector_dims(conn)
+        if dims is None:
+            return
         has_flag = conn.execute(
             "SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('memory_vectors') AND attname = 'indexed'"
         ).fetchone()
-        if dims is None or has_flag:
-            return
-        conn.execute("ALTER TABLE memory_vectors ADD COLUMN indexed boolean NOT NULL DEFAULT true")
-        conn.execute("ALTER TABLE memory_vectors ALTER COLUMN indexed SET DEFAULT false")
-        conn.execute("DROP INDEX IF EXISTS memory_vectors_user")
-        conn.execute("DROP INDEX IF EXISTS memory_vectors_hnsw")
-        _create_vector_indexes(conn, dims)
+        if not has_flag:
+            conn.execute("ALTER TABLE memory_vectors ADD COLUMN indexed boolean NOT NULL DEFAULT true")
+            conn.execute("ALTER TABLE memory_vectors ALTER COLUMN indexed SET DEFAULT false")
+            conn.execute("DROP INDEX IF EXISTS memory_vectors_user")
+            conn.execute("DROP INDEX IF EXISTS memory_vectors_hnsw")
+            _create_vector_indexes(conn, dims)
+        if conn.execute("SELECT to_regclass('vector_users')").fetchone() == (None,):
+            conn.execute(_CREATE_VECTOR_USERS)
+            conn.execute(
+                "INSERT INTO vector_users (user_id, exact, indexed) "
+                "SELECT user_id, count(*) FILTER (WHERE NOT indexed), bool_or(indexed) "
+                "FROM memory_vectors GROUP BY user_id"
+            )

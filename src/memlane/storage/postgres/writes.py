@@ -28,13 +28,20 @@ UPSERT_VECTOR = (
 # A user's vectors join the HNSW index once there are more than this many (see migrations.py);
 # up to here an exact scan of the user's vectors is as fast as the index and exact.
 INDEX_AFTER = 1000
-# Per user of the batch: already in the HNSW index?, and how many vectors are searched exactly.
-_VECTOR_PLACES = (
-    "SELECT u, EXISTS (SELECT 1 FROM memory_vectors v WHERE v.user_id = u AND v.indexed), "
-    "(SELECT count(*) FROM memory_vectors v WHERE v.user_id = u AND NOT v.indexed) "
-    "FROM unnest(%s::text[]) AS u"
+# Counts the batch's vectors into each user's ``vector_users`` row and returns the rows of users
+# still outside the HNSW index (an indexed user's row is neither changed nor returned). Rows are
+# taken in user order, so two batches sharing users lock them in the same order; the row lock also
+# makes a user's move into the index wait for that user's writes in flight.
+_COUNT_VECTORS = (
+    "INSERT INTO vector_users AS vu (user_id, exact, indexed) "
+    "SELECT u, n, false FROM unnest(%s::text[], %s::int[]) AS t(u, n) ORDER BY u "
+    "ON CONFLICT (user_id) DO UPDATE SET exact = vu.exact + EXCLUDED.exact WHERE NOT vu.indexed "
+    "RETURNING user_id, exact"
 )
-_INDEX_USERS = "UPDATE memory_vectors SET indexed = true WHERE user_id = ANY(%s) AND NOT indexed"
+_INDEX_USERS = (
+    "UPDATE memory_vectors SET indexed = true WHERE user_id = ANY(%s) AND NOT indexed",
+    "UPDATE vector_users SET indexed = true, exact = 0 WHERE user_id = ANY(%s)",
+)
 PURGE_RECORDS = (
     "UPDATE memories SET summary = '[purged]', tags = '{}', entities = '{}', metadata = '{}', "
     "state = 'purged' WHERE id = ANY(%s)"
@@ -66,23 +73,22 @@ def place_vectors(
     cur: psycopg.Cursor[Any], rows: list[tuple[str, str, np.ndarray]], dims: int
 ) -> list[tuple[str, str, bool, np.ndarray]]:
     """The rows with their ``indexed`` flag: true for users already in the HNSW index, and for users
-    this batch takes past :data:`INDEX_AFTER` (whose exact vectors join the index now)."""
+    this batch takes past :data:`INDEX_AFTER` (whose exact vectors join the index now).
+
+    A user's count is of vectors written while outside the index (a replaced vector counts again):
+    an upper bound, read from one row per user instead of counting the user's vectors, which cost
+    time in proportion to the store."""
     if dims > HNSW_MAX_DIMS:
         return [(mid, user, False, vec) for mid, user, vec in rows]
     adding: dict[str, int] = {}
     for _, user, _ in rows:
         adding[user] = adding.get(user, 0) + 1
-    indexed: set[str] = set()
-    grown: list[str] = []
-    for user, in_index, exact in cur.execute(_VECTOR_PLACES, (sorted(adding),)).fetchall():
-        if in_index:
-            indexed.add(user)
-        elif exact + adding[user] > INDEX_AFTER:
-            grown.append(user)
-    if grown:
-        cur.execute(_INDEX_USERS, (grown,))
-        indexed.update(grown)
-    return [(mid, user, user in indexed, vec) for mid, user, vec in rows]
+    users = sorted(adding)
+    exact = dict(cur.execute(_COUNT_VECTORS, (users, [adding[u] for u in users])).fetchall())
+    grown = [user for user, n in exact.items() if n > INDEX_AFTER]
+    for statement in _INDEX_USERS if grown else ():
+        cur.execute(statement, (grown,))
+    return [(mid, user, user not in exact or user in grown, vec) for mid, user, vec in rows]
 
 
 def apply_batch(conn: psycopg.Connection[Any], batch: WriteBatch, dims: int | None) -> None:
