@@ -12,11 +12,11 @@ from memlane.storage.base import WriteBatch
 from memlane.storage.postgres import jobs
 from memlane.storage.postgres.migrations import HNSW_MAX_DIMS
 from memlane.storage.postgres.rows import (
-    INSERT_HISTORY,
+    INSERT_HISTORY_ROWS,
     INSERT_RELATION,
-    UPSERT_RECORD,
-    history_params,
-    record_params,
+    UPSERT_RECORDS,
+    history_json,
+    records_json,
     relation_params,
 )
 
@@ -95,13 +95,10 @@ def apply_batch(conn: psycopg.Connection[Any], batch: WriteBatch, dims: int | No
     vectors = check_vectors(batch, dims)
     with conn.transaction(), conn.cursor() as cur:
         if batch.upserts:
-            cur.executemany(UPSERT_RECORD, [record_params(u.record) for u in batch.upserts], returning=True)
-            written: set[str] = set()
-            while True:
-                written.update(row[0] for row in cur.fetchall())
-                if not cur.nextset():
-                    break
-            refused = sorted({u.record.id for u in batch.upserts} - written)
+            # One statement cannot update a row twice: the last upsert of an id wins, as in order.
+            records = list({u.record.id: u.record for u in batch.upserts}.values())
+            written = {row[0] for row in cur.execute(UPSERT_RECORDS, (records_json(records),)).fetchall()}
+            refused = sorted({r.id for r in records} - written)
             if refused:
                 raise BackendError(
                     f"memory id(s) {', '.join(refused)} already belong to another user; nothing was written"
@@ -113,7 +110,7 @@ def apply_batch(conn: psycopg.Connection[Any], batch: WriteBatch, dims: int | No
             if dims is not None:
                 cur.execute("DELETE FROM memory_vectors WHERE id = ANY(%s)", (list(batch.purge_ids),))
         if batch.history:
-            cur.executemany(INSERT_HISTORY, [history_params(h) for h in batch.history])
+            cur.execute(INSERT_HISTORY_ROWS, (history_json(batch.history),))
         if batch.relations:
             cur.executemany(INSERT_RELATION, [relation_params(r) for r in batch.relations])
         jobs.write_in_batch(cur, batch.changes, batch.op_events, batch.jobs, batch.complete_job)
