@@ -11,6 +11,7 @@ from memlane.model.enums import MemoryState, MemoryType
 from memlane.model.filters import Condition
 from memlane.storage.base import Upsert, WriteBatch
 from memlane.storage.sqlite.backend import VEC0_CHUNK_SIZE, SqliteBackend
+from memlane.storage.sqlite.migrations import SQLITE_SCHEMA_VERSION
 from tests.test_storage_contract import ids, rec, vec
 
 DIMS = 8
@@ -124,7 +125,7 @@ def test_a_schema_2_keyword_index_is_rebuilt_with_per_user_terms(tmp_path: Path)
     b.close()
 
     b = open_store(path)
-    assert b.schema_version() == 3
+    assert b.schema_version() == SQLITE_SCHEMA_VERSION
     assert ids(b.keyword_search("u1", "hike")) == ["a"]  # stemmed, and only the user's own
     assert ids(b.keyword_search("u2", "hiking")) == ["b"]
     assert b.keyword_search("u1", "chess") == []  # a purged memory stays out of the index
@@ -200,6 +201,13 @@ def test_in_memory_vectors_follow_writes_from_another_connection(tmp_path: Path,
     assert found(vec(1, 0), []) == []
     writer.apply(WriteBatch(upserts=[Upsert(rec("d"), vec(0, 1))]))
     assert found(vec(1, 0)) == ["d"]
+    # another held user's changes, read from the journal while searching u1, apply when u2 is searched
+    writer.apply(WriteBatch(upserts=[Upsert(rec("x", "u2"), vec(0, 1))]))
+    assert ids(reader.vector_search("u2", vec(0, 1), active)) == ["x"]
+    writer.apply(WriteBatch(upserts=[Upsert(rec("y", "u2"), vec(0, 1)), Upsert(rec("e"), vec(1, 0))]))
+    assert found(vec(1, 0)) == ["e", "d"]
+    assert ids(reader.vector_search("u2", vec(0, 1), active)) == ["x", "y"]
+    assert reader._rows("SELECT name FROM sqlite_master WHERE tbl_name = 'vector_journal' AND type = 'index'") == []
     reader.close()
     writer.close()
 

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from sqlite_vec import serialize_float32
 
 from memlane.model.errors import BackendError, DimensionMismatchError, SchemaVersionError
 from memlane.model.filters import Condition
@@ -37,6 +36,7 @@ from memlane.storage.sqlite.rows import (
     record_from_row,
     record_params,
     relation_from_row,
+    vector_blob,
 )
 from memlane.storage.sqlite.search_methods import MCOLS, SqliteSearchMixin
 from memlane.storage.sqlite.vector_cache import RESET, VectorCache, journal
@@ -247,7 +247,7 @@ class SqliteBackend(SqliteSearchMixin, SqliteJobsMixin, Backend):
                 fts.append(fts_row(rid, rec.user_id, rec.summary, rec.tags))
                 if up.embedding is not None:
                     vecs.append((rid, rec.user_id, rec.state.value, rec.type.value,
-                                 serialize_float32(list(up.embedding))))
+                                 vector_blob(up.embedding)))
             c.executemany(f"INSERT INTO memories(rid, {_COLS}, has_vector) VALUES (?, {_MARKS}, ?)", rows)
             c.executemany("INSERT INTO memories_fts(rowid, uid, summary, tags) VALUES (?, ?, ?, ?)", fts)
             c.executemany("INSERT INTO memory_vectors(rowid, user_id, state, type, embedding) VALUES (?, ?, ?, ?, ?)",
@@ -277,7 +277,7 @@ class SqliteBackend(SqliteSearchMixin, SqliteJobsMixin, Backend):
                 c.execute("DELETE FROM memory_vectors WHERE rowid = ?", (rid,))
             c.execute(
                 "INSERT INTO memory_vectors(rowid, user_id, state, type, embedding) VALUES (?, ?, ?, ?, ?)",
-                (rid, record.user_id, record.state.value, record.type.value, serialize_float32(list(embedding))),
+                (rid, record.user_id, record.state.value, record.type.value, vector_blob(embedding)),
             )
             c.execute("UPDATE memories SET has_vector = 1 WHERE rid = ?", (rid,))
             journal(c, [(record.user_id, rid)])
@@ -381,7 +381,6 @@ class SqliteBackend(SqliteSearchMixin, SqliteJobsMixin, Backend):
             rids = [r[0] for r in c.execute("SELECT rid FROM memories WHERE user_id = ?", (user_id,))]
             if self._dims() is not None:
                 c.execute("DELETE FROM memory_vectors WHERE user_id = ?", (user_id,))
-                c.execute("DELETE FROM vector_journal WHERE user_id = ?", (user_id,))
                 journal(c, [(user_id, RESET)])
             c.executemany("DELETE FROM memories_fts WHERE rowid = ?", [(r,) for r in rids])
             c.execute("DELETE FROM memories WHERE user_id = ?", (user_id,))

@@ -94,6 +94,13 @@ MIGRATIONS: list[tuple[int, list[Step]]] = [
             "CREATE INDEX IF NOT EXISTS vector_journal_user_seq ON vector_journal(user_id, seq)",
         ],
     ),
+    (
+        4,
+        [
+            # the journal is read by sequence (vector_cache.py); a user index cost a page per record
+            "DROP INDEX IF EXISTS vector_journal_user_seq",
+        ],
+    ),
 ]
 
 SQLITE_SCHEMA_VERSION = MIGRATIONS[-1][0]  # SQLite's own; PostgreSQL's is storage.base.SCHEMA_VERSION

@@ -11,15 +11,13 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from sqlite_vec import serialize_float32
-
 from memlane.model.errors import DimensionMismatchError
 from memlane.model.filters import Condition
 from memlane.storage.base import ScoredRecord
 from memlane.storage.filter_sql import SQLITE, compile_conditions
 from memlane.storage.keywords import query_words
 from memlane.storage.sqlite.fts import match_query
-from memlane.storage.sqlite.rows import RECORD_FIELDS, record_from_row
+from memlane.storage.sqlite.rows import RECORD_FIELDS, record_from_row, vector_blob
 from memlane.storage.sqlite.vector_cache import UserVectors, VectorCache, ranked
 
 MCOLS = ", ".join(f"m.{f}" for f in RECORD_FIELDS)
@@ -83,7 +81,7 @@ class SqliteSearchMixin:
         where, params = compile_conditions(rest, SQLITE)
         want = limit + offset
         k = max(want * 4, 40) if rest else want
-        blob = serialize_float32(list(embedding))
+        blob = vector_blob(embedding)
         while True:
             if k > VEC0_MAX_K:  # vec0's KNN stops at 4096: scan the user's partition exactly instead
                 return self._rows(
