@@ -24,7 +24,7 @@ _MAX_EF_SEARCH = 1000  # pgvector's upper bound for hnsw.ef_search
 # and quotes escaped), so nothing in the user's text is read as tsquery syntax. No lexemes
 # (only stop words) gives NULL, which matches nothing.
 OR_TSQUERY = r"""
-    SELECT string_agg('''' || replace(replace(lexeme, '\', '\\'), '''', '''''') || '''', ' | ')::tsquery AS q
+    SELECT string_agg('''' || replace(replace(lexeme, '\', '\\'), '''', '''''') || '''', ' | ')::tsquery::text
     FROM unnest(tsvector_to_array(to_tsvector('english', %s))) AS lexeme
 """
 
@@ -37,19 +37,25 @@ def keyword_search(
     limit: int,
     offset: int,
 ) -> list[ScoredRecord]:
+    """The words are made a tsquery first and the search is planned with it in view (never a
+    prepared, generic plan): a word in most memories ("user") makes the GIN index return the whole
+    store, which the planner can only know from the word. Blind, it intersected that with the user's
+    rows (8 ms at 100k memories); seeing it, it reads the user's rows and checks them (under 1 ms),
+    and it still takes the GIN index for rare words."""
     if limit <= 0 or not _HAS_WORD.search(query):
+        return []
+    text = query.replace("\x00", " ")  # PostgreSQL text cannot hold NUL
+    words = conn.execute(OR_TSQUERY, [text]).fetchone()
+    if words is None or words[0] is None:
         return []
     where, params = compile_conditions(conditions, POSTGRES)
     sql = (
-        f"WITH words AS ({OR_TSQUERY}) "
-        f"SELECT {RECORD_COLUMNS}, ts_rank_cd(m.fts, words.q) AS score "
-        "FROM memories m, words "
-        f"WHERE m.user_id = %s AND m.fts @@ words.q AND {where} "
+        f"SELECT {RECORD_COLUMNS}, ts_rank_cd(m.fts, %s::tsquery) AS score FROM memories m "
+        f"WHERE m.user_id = %s AND m.fts @@ %s::tsquery AND {where} "
         "ORDER BY score DESC, m.updated_at DESC, m.id LIMIT %s OFFSET %s"
     )
     with conn.cursor(row_factory=dict_row) as cur:
-        text = query.replace("\x00", " ")  # PostgreSQL text cannot hold NUL
-        rows = cur.execute(sql, [text, user_id, *params, limit, offset]).fetchall()
+        rows = cur.execute(sql, [words[0], user_id, words[0], *params, limit, offset], prepare=False).fetchall()
     return [ScoredRecord(record_from_row(r), float(r["score"])) for r in rows]
 
 
