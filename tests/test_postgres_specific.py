@@ -357,6 +357,20 @@ def test_keyword_search_tokenises_the_query_like_the_documents(pg: PostgresBacke
         assert [h.record.id for h in pg.keyword_search("u1", q)] == ["m"], q
 
 
+def test_words_in_most_memories_are_left_out_of_keyword_search(postgres_url: str) -> None:
+    batch = [rec(f"m{i}", summary=f"The user mentioned topic{i}") for i in range(40)]
+    batch.append(rec("jazz", summary="The user likes jazz"))
+    with PostgresBackend(postgres_url) as before:  # 41 rows: under autovacuum's analyze threshold
+        before.apply(WriteBatch(upserts=[Upsert(r) for r in batch]))
+        assert len(before.keyword_search("u1", "user mentioned", limit=50)) == 41  # no statistics: all words
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        conn.execute("ANALYZE memories")
+    with PostgresBackend(postgres_url) as after:
+        assert {h.record.id for h in after.keyword_search("u1", "what does the user like?")} == {"jazz"}
+        assert after.keyword_search("u1", "user mentioned") == []  # only common words: no keyword evidence
+        assert [h.record.id for h in after.keyword_search("u1", "topic7")] == ["m7"]
+
+
 # --- connecting -----------------------------------------------------------------------------------
 
 

@@ -74,6 +74,7 @@ class PostgresBackend(Backend):
             if "connect_timeout" not in conninfo_to_dict(self._url):
                 self._connect_kwargs["connect_timeout"] = _CONNECT_TIMEOUT
         self._dims: int | None = None
+        self._common_words = search.CommonWords()
         self.migrate()
         self._pool = ConnectionPool(
             self._url,
@@ -231,7 +232,8 @@ class PostgresBackend(Backend):
         offset: int = 0,
     ) -> builtins.list[ScoredRecord]:
         with self._connection() as conn:
-            return search.keyword_search(conn, user_id, query, conditions, limit, offset)
+            common = self._common_words.get(conn)
+            return search.keyword_search(conn, user_id, query, conditions, limit, offset, common)
 
     def history(
         self, user_id: str, memory_id: str | None = None, *, limit: int = 100
