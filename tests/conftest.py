@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -54,3 +55,17 @@ def backend(request: pytest.FixtureRequest, tmp_path: os.PathLike[str]) -> Itera
         yield b
     finally:
         b.close()
+
+
+@pytest.fixture
+def pg(postgres_url: str) -> Iterator[Any]:
+    """A PostgreSQL backend with a vector index of ``DIMS`` (tests/postgres_helpers.py)."""
+    from memlane.storage.postgres.backend import PostgresBackend
+    from tests.postgres_helpers import DIMS
+
+    backend = PostgresBackend(postgres_url)
+    backend.bind_embedder(f"test:pg:{DIMS}", DIMS)
+    try:
+        yield backend
+    finally:
+        backend.close()
