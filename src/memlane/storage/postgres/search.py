@@ -66,11 +66,13 @@ def keyword_search(
     offset: int,
     common: Sequence[str] = (),
 ) -> list[ScoredRecord]:
-    """The words (less ``common`` ones) are made a tsquery first and the search is planned with it in view (never a
-    prepared, generic plan): a word in most memories ("user") makes the GIN index return the whole
-    store, which the planner can only know from the word. Blind, it intersected that with the user's
-    rows (8 ms at 100k memories); seeing it, it reads the user's rows and checks them (under 1 ms),
-    and it still takes the GIN index for rare words."""
+    """Memories matching any word of ``query`` but the ``common`` ones, best first.
+
+    The tsquery is made first and the search planned with it in view (never a prepared, generic
+    plan): a word in most memories ("user") makes the GIN index return the whole store, which the
+    planner can only know from the word. Blind, it intersected that with the user's rows (8 ms at
+    100k memories); seeing it, it reads the user's rows and checks them (under 1 ms), and it still
+    takes the GIN index for rare words."""
     if limit <= 0 or not _HAS_WORD.search(query):
         return []
     text = query.replace("\x00", " ")  # PostgreSQL text cannot hold NUL

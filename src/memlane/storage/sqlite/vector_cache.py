@@ -10,8 +10,9 @@ removes a vector appends the rowid it touched (``-1``: everything of the user ch
 transaction, from any process. Before a scan the cache reads the journal past the sequence it has
 seen (usually nothing: one primary-key range), notes the changed rowids of the users it holds, and
 re-reads just those rows of the user scanned. The journal has no user index: with a batch spread
-over many users, each such index entry dirtied a page of its own (30 us per record at 100k). Memory is bounded by
-:data:`MAX_BYTES` (least recently used users are dropped); the journal by :data:`JOURNAL_KEEP`.
+over many users, each such index entry dirtied a page of its own (30 us per record at 100k).
+Memory is bounded by :data:`MAX_BYTES` (least recently used users are dropped); the journal by
+:data:`JOURNAL_KEEP`.
 """
 
 from __future__ import annotations
