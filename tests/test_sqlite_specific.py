@@ -9,7 +9,7 @@ import pytest
 
 from memlane.model.enums import MemoryState, MemoryType
 from memlane.model.filters import Condition
-from memlane.storage.base import Upsert, WriteBatch
+from memlane.storage.base import Purge, Upsert, WriteBatch
 from memlane.storage.sqlite.backend import VEC0_CHUNK_SIZE, SqliteBackend
 from memlane.storage.sqlite.migrations import SQLITE_SCHEMA_VERSION
 from tests.test_storage_contract import ids, rec, vec
@@ -115,7 +115,7 @@ def test_a_schema_2_keyword_index_is_rebuilt_with_per_user_terms(tmp_path: Path)
     b.apply(WriteBatch(upserts=[Upsert(rec("a", summary="User goes hiking on Sundays."), vec(1)),
                                 Upsert(rec("b", "u2", summary="User likes hiking boots."), vec(1)),
                                 Upsert(rec("c", summary="User plays chess."), vec(1))]))
-    b.apply(WriteBatch(purge_ids=["c"]))
+    b.apply(WriteBatch(purges=[Purge("u1", "c")]))
     with b._tx() as c:  # schema 2 indexed the bare words
         c.execute("DELETE FROM memories_fts")
         c.execute("INSERT INTO memories_fts(rowid, uid, summary, tags) SELECT rid, '0', summary, '' FROM memories "
@@ -195,7 +195,7 @@ def test_in_memory_vectors_follow_writes_from_another_connection(tmp_path: Path,
     assert found(vec(1, 0)) == ["b", "c"]
     writer.apply(WriteBatch(upserts=[Upsert(rec("c", type=MemoryType.EPISODIC))]))  # moved to another type
     assert found(vec(1, 0), [*active, Condition("type", "$eq", "episodic")]) == ["c"]
-    writer.apply(WriteBatch(purge_ids=["b"]))
+    writer.apply(WriteBatch(purges=[Purge("u1", "b")]))
     assert found(vec(1, 0)) == ["c"]
     writer.delete_user("u1")
     assert found(vec(1, 0), []) == []
@@ -223,7 +223,7 @@ def test_the_vector_journal_is_compacted_on_open(tmp_path: Path, monkeypatch: py
     other = open_store(tmp_path / "j.db")  # opening compacts: one reset per user
     assert sorted(tuple(r) for r in other._rows("SELECT user_id, rid FROM vector_journal")) == [
         ("user0", -1), ("user1", -1)]
-    other.apply(WriteBatch(purge_ids=["m0"]))
+    other.apply(WriteBatch(purges=[Purge("user0", "m0")]))
     assert len(reader.vector_search("user0", vec(1, 0), limit=50)) == 14
     reader.close()
     other.close()

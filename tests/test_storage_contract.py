@@ -11,7 +11,7 @@ from memlane.model.enums import HistoryEvent, MemoryState, MemoryType
 from memlane.model.errors import BackendError, DimensionMismatchError, FilterError, SchemaVersionError
 from memlane.model.filters import parse_filters
 from memlane.model.record import HistoryEntry, MemoryRecord, Relation
-from memlane.storage.base import Backend, Upsert, WriteBatch
+from memlane.storage.base import Backend, Purge, Upsert, WriteBatch
 from tests.conftest import CONTRACT_DIMS
 
 T0 = datetime(2026, 1, 1, 9, 0, tzinfo=UTC)
@@ -202,7 +202,7 @@ def test_a_write_that_fails_midway_leaves_nothing(backend: Backend) -> None:
 
 def test_purge_removes_content_and_vector(backend: Backend) -> None:
     backend.upsert(rec("m", summary="User's passport number is X123."), vec(1))
-    backend.apply(WriteBatch(purge_ids=["m"]))
+    backend.apply(WriteBatch(purges=[Purge("u1", "m")]))
     gone = backend.get("u1", "m")
     assert gone is not None and gone.state is MemoryState.PURGED and "X123" not in gone.summary
     assert backend.vector_search("u1", vec(1), parse_filters({"state": {"$ne": "active"}})) == []

@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError as PydanticError
 
 from memlane.engine import validate as v
+from memlane.formation.mutations import Mutation, commit
 from memlane.model.enums import MemoryState
 from memlane.model.errors import ValidationError
 from memlane.model.record import HistoryEntry, MemoryRecord, Relation
-from memlane.storage import Upsert, WriteBatch
 
 if TYPE_CHECKING:
     from memlane.engine.memory import Memory
@@ -58,11 +58,16 @@ def import_rows(
         live = [r for r in chunk if r.state is not MemoryState.PURGED]
         vectors = dict(zip([r.id for r in live], memory.embedder.embed([memory.embed_text(r) for r in live]),
                            strict=True)) if live else {}
-        memory.backend.apply(WriteBatch(upserts=[Upsert(r, vectors.get(r.id)) for r in chunk]))
+        m = Mutation(actor="import")
+        for r in chunk:
+            m.load(r, vectors.get(r.id))
+        commit(memory.backend, memory.events, m)
         if progress:
             progress(len(chunk))
     if history or relations:
         known = {(h.user_id, h.id) for u in {h.user_id for h in history} for h in memory.backend.history(u, limit=10**9)}
-        memory.backend.apply(WriteBatch(history=[h for h in history if (h.user_id, h.id) not in known],
-                                        relations=relations))
+        m = Mutation(actor="import")
+        m.batch.history += [h for h in history if (h.user_id, h.id) not in known]
+        m.batch.relations += relations  # the export's own history rows record these links
+        commit(memory.backend, memory.events, m)
     return len(memories)

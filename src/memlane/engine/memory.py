@@ -10,23 +10,22 @@ from typing import Any
 from memlane.engine import validate as v
 from memlane.engine.formation_api import FormationAPI
 from memlane.engine.reembed import ReembedReport, reembed
-from memlane.formation.events import EventBus, MemoryEvent
+from memlane.formation.events import EventBus
+from memlane.formation.mutations import Mutation, commit_planned
 from memlane.formation.pipeline import Formation, Worker
-from memlane.model.audit import history_entry
 from memlane.model.category import normalise_category
 from memlane.model.config import Settings
-from memlane.model.enums import HistoryEvent, MemoryState, MemoryType
-from memlane.model.errors import NotFoundError, ValidationError
+from memlane.model.enums import MemoryState, MemoryType
+from memlane.model.errors import ConflictError, NotFoundError, ValidationError
 from memlane.model.filters import Condition, parse_filters
 from memlane.model.ids import deterministic_id, new_id
-from memlane.model.jobs import Change
-from memlane.model.record import HistoryEntry, MemoryRecord, SearchHit, utcnow
+from memlane.model.record import HistoryEntry, MemoryRecord, Relation, SearchHit, utcnow
 from memlane.model.retrieval import ContextBlock, QueryResult
 from memlane.model.time_buckets import buckets
 from memlane.providers.embed import Embedder
 from memlane.providers.llm.base import MemoryLLM
 from memlane.retrieval.search import SearchRequest, search
-from memlane.storage import Backend, Upsert, WriteBatch, open_backend
+from memlane.storage import Backend, open_backend
 
 TIMED_TYPES = (MemoryType.EPISODIC, MemoryType.SESSION)
 
@@ -118,10 +117,12 @@ class Memory(FormationAPI):
         user = v.user_id(user_id)
         mtype = v.memory_type(fields.pop("type", MemoryType.SEMANTIC))
         key = v.key(fields.pop("key", None))
+        retry_key = v.idempotency_key(fields.pop("idempotency_key", None))
         at = v.when("at", fields.pop("at", None)) or utcnow()
         valid_from = v.when("valid_from", fields.pop("valid_from", None)) or at
         record = MemoryRecord(
-            id=deterministic_id(user, mtype.value, key) if key else new_id(),
+            id=deterministic_id(user, mtype.value, key) if key else (
+                deterministic_id(user, "idempotency", retry_key) if retry_key else new_id()),
             user_id=user,
             type=mtype,
             key=key,
@@ -150,71 +151,71 @@ class Memory(FormationAPI):
     # --- writes --------------------------------------------------------------------------------
     def put(self, summary: str, *, user_id: str, actor: str = "api", **fields: Any) -> MemoryRecord:
         """Store a ready memory. With ``key`` the id is ``uuid5(user|type::key)`` and the put is
-        idempotent: the same key updates that memory in place (and is a no-op when nothing changed)."""
+        idempotent: the same key updates that memory in place (and is a no-op when nothing changed).
+        Without a key, ``idempotency_key`` makes a retried put return the memory the first one made."""
         return self.put_many([{"summary": summary, **fields}], user_id=user_id, actor=actor)[0]
 
     def put_many(
         self, items: Sequence[Mapping[str, Any]], *, user_id: str | None = None, actor: str = "api"
     ) -> builtins.list[MemoryRecord]:
         """Store many memories with batched embedding calls and one transaction. Each item may name
-        its own ``user_id`` (bulk ingest across users); otherwise ``user_id`` applies to all."""
+        its own ``user_id`` (bulk ingest across users); otherwise ``user_id`` applies to all.
+
+        An item with ``key`` updates the memory of that key with the fields it gives (the rest stay
+        as stored); one with ``idempotency_key`` (and no key) is created once: a retry returns the
+        memory the first call made. Both are read under the write transaction's lock, so concurrent
+        puts of one key write one memory and a true history."""
         if isinstance(items, Mapping) or not isinstance(items, Sequence):
             raise ValidationError("put_many takes a list of memories (dicts with at least 'summary')")
         built = [self.build_record(**{"user_id": user_id, **dict(item)}) for item in items]
+        given = {b.id: set(dict(i)) for i, b in zip(items, built, strict=True)}
+        retried = {b.id for i, b in zip(items, built, strict=True) if b.key is None and i.get("idempotency_key")}
         records = list({r.id: r for r in built}.values())  # the same key twice in one call: last wins
-        existing: dict[str, MemoryRecord] = {}
-        keyed = [r for r in records if r.key]  # only a keyed id can already exist; fresh ids are random
-        for user in {r.user_id for r in keyed}:
-            ids = [r.id for r in keyed if r.user_id == user]
-            existing.update((r.id, r) for r in self.backend.get_many(user, ids))
-        batch = WriteBatch()
-        to_embed: builtins.list[MemoryRecord] = []
-        out: builtins.list[MemoryRecord] = []
-        for rec in records:
-            old = existing.get(rec.id)
-            if old is not None:
-                given = next(dict(i) for i, b in zip(items, built, strict=True) if b.id == rec.id and b is rec)
-                merged = old.model_copy(update={  # only what the caller gave; the rest stays as stored
-                    f: getattr(rec, f) for f in ("summary", "category", "importance", "pinned", "tags",
-                                                 "entities", "metadata", "source_ref", "expires_at")
-                    if f in given
-                })
-                if merged == old:
-                    out.append(old)
-                    continue
-                merged.updated_at = rec.updated_at
-                merged.state = MemoryState.ACTIVE
-                batch.history.append(history_entry(HistoryEvent.UPDATE, memory_id=rec.id, user_id=rec.user_id,
-                                                   old=old, new=merged, reason="put with existing key", actor=actor))
-                rec = merged
-                if merged.summary == old.summary:
-                    batch.upserts.append(Upsert(rec))
-                    out.append(rec)
-                    continue
-            else:
-                batch.history.append(history_entry(HistoryEvent.ADD, memory_id=rec.id, user_id=rec.user_id,
-                                                   new=rec, reason="put", actor=actor))
-            to_embed.append(rec)
-            out.append(rec)
-        vectors = self.embedder.embed([self.embed_text(r) for r in to_embed]) if to_embed else []
-        batch.upserts.extend(Upsert(r, vec) for r, vec in zip(to_embed, vectors, strict=True))
-        if batch.upserts or batch.history:
-            self.backend.apply(batch)
-        by_id = {r.id: r for r in out}
-        return [by_id[r.id] for r in built]
+        reads: dict[str, builtins.list[str]] = {}
+        for r in records:  # only a keyed or idempotent id can already exist; fresh ids are random
+            if r.key or r.id in retried:
+                reads.setdefault(r.user_id, []).append(r.id)
+        seen = {r.id: r for user, ids in reads.items() for r in self.backend.get_many(user, ids)}
+        vectors = _Vectors(self)  # embed outside the lock what the stored records suggest
+        vectors.prepare([r if r.id not in seen else _given(seen[r.id], r, given[r.id])
+                         for r in records if r.id not in retried or r.id not in seen])
+        out: dict[str, MemoryRecord] = {}
+
+        def plan(stored: dict[str, MemoryRecord]) -> Mutation:
+            m = Mutation(actor=actor)
+            for rec in records:
+                old = stored.get(rec.id)
+                if old is None:
+                    m.create(rec, vectors.of(rec), "put")
+                    out[rec.id] = rec
+                elif rec.id in retried:
+                    if old.summary != rec.summary and old.state is not MemoryState.PURGED:
+                        raise ConflictError(f"idempotency key already used for memory {old.id} with another "
+                                            "summary; use a new key for a new memory")
+                    out[rec.id] = old  # a retry: the first call's result
+                else:
+                    new = _given(old, rec, given[rec.id])
+                    if new == old:
+                        out[rec.id] = old
+                        continue
+                    new.updated_at, new.state = rec.updated_at, MemoryState.ACTIVE
+                    m.update(old, new, vectors.of(new) if new.summary != old.summary else None,
+                             "put with existing key")
+                    out[rec.id] = new
+            return m
+
+        commit_planned(self.backend, self.events, reads, plan)
+        return [out[r.id] for r in built]
 
     def update(
         self, memory_id: str, *, user_id: str, actor: str = "api", reason: str | None = None, **changes: Any
     ) -> MemoryRecord:
         """Change fields of a memory; re-embeds when the summary changes."""
         user = v.user_id(user_id)
-        old = self._require(user, memory_id)
         allowed = {"summary", "category", "importance", "pinned", "tags", "entities", "metadata", "expires_at"}
         unknown = set(changes) - allowed
         if unknown:
             raise ValidationError(f"cannot update {', '.join(sorted(unknown))}; updatable: {', '.join(sorted(allowed))}")
-        if old.state is MemoryState.PURGED:
-            raise ValidationError(f"memory {memory_id} was purged and cannot be updated")
         clean: dict[str, Any] = {}
         if changes.get("summary") is not None:
             clean["summary"] = v.summary(changes["summary"], self.settings.memory_summary_max_chars)
@@ -231,72 +232,99 @@ class Memory(FormationAPI):
             clean["metadata"] = dict(changes["metadata"])
         if "expires_at" in changes:
             clean["expires_at"] = v.when("expires_at", changes["expires_at"])
-        new = old.model_copy(update={**clean, "updated_at": utcnow()})
-        new = MemoryRecord.model_validate(new.model_dump())
-        if all(getattr(new, k) == getattr(old, k) for k in clean):
-            return old
-        vector = self.embedder.embed_one(self.embed_text(new)) if new.summary != old.summary else None
-        self.backend.apply(WriteBatch(
-            upserts=[Upsert(new, vector)],
-            history=[history_entry(HistoryEvent.UPDATE, memory_id=old.id, user_id=user, old=old, new=new,
-                                   reason=reason or "update", actor=actor)],
-            changes=[self._change(new, "updated")],
-        ))
-        self._publish("memory.updated", new)
-        return new
 
-    def _set_state(
-        self, memory_id: str, user_id: str, event: HistoryEvent, state: MemoryState,
-        allowed_from: tuple[MemoryState, ...], actor: str, reason: str | None, **extra: Any,
-    ) -> MemoryRecord:
+        def changed(old: MemoryRecord) -> MemoryRecord:
+            if old.state is MemoryState.PURGED:
+                raise ValidationError(f"memory {memory_id} was purged and cannot be updated")
+            return MemoryRecord.model_validate(old.model_copy(update={**clean, "updated_at": utcnow()}).model_dump())
+
+        vectors = _Vectors(self)
+        if "summary" in clean:
+            vectors.prepare([changed(self._require(user, memory_id))])
+        result: builtins.list[MemoryRecord] = []
+
+        def plan(stored: dict[str, MemoryRecord]) -> Mutation:
+            old = _found(stored, user, memory_id)
+            new = changed(old)
+            m = Mutation(actor=actor)
+            if all(getattr(new, k) == getattr(old, k) for k in clean):
+                result.append(old)
+                return m
+            m.update(old, new, vectors.of(new) if new.summary != old.summary else None, reason or "update")
+            result.append(new)
+            return m
+
+        commit_planned(self.backend, self.events, {user: [_id(memory_id)]}, plan)
+        return result[0]
+
+    def _change_state(
+        self, memory_id: str, user_id: str, verb: str, allowed_from: tuple[MemoryState, ...],
+        write: Callable[[Mutation, MemoryRecord], MemoryRecord | None], actor: str,
+    ) -> MemoryRecord | None:
+        """Soft delete, restore or purge under the write lock, from the states ``allowed_from``."""
         user = v.user_id(user_id)
-        old = self._require(user, memory_id)
-        if old.state not in allowed_from:
-            raise ValidationError(
-                f"cannot {event.value.lower()} memory {memory_id}: it is {old.state.value} "
-                f"(allowed from: {', '.join(s.value for s in allowed_from)})"
-            )
-        new = old.model_copy(update={"state": state, "updated_at": utcnow(), **extra})
-        change = "deleted" if state is MemoryState.SOFT_DELETED else "restored"
-        self.backend.apply(WriteBatch(
-            upserts=[Upsert(new)],
-            history=[history_entry(event, memory_id=old.id, user_id=user, old=old, new=new,
-                                   reason=reason or event.value.lower(), actor=actor)],
-            changes=[self._change(new, change)],
-        ))
-        self._publish("memory.deleted" if change == "deleted" else "memory.updated", new)
-        return new
+        result: builtins.list[MemoryRecord | None] = []
 
-    def _change(self, rec: MemoryRecord, event: str) -> Change:
-        return Change(id=new_id(), user_id=rec.user_id, thread_id=rec.thread_id or "", memory_id=rec.id,
-                      event=event, meta={"summary": rec.summary, "category": rec.category})
+        def plan(stored: dict[str, MemoryRecord]) -> Mutation:
+            old = _found(stored, user, memory_id)
+            if old.state not in allowed_from:
+                raise ValidationError(f"cannot {verb} memory {memory_id}: it is {old.state.value} "
+                                      f"(allowed from: {', '.join(s.value for s in allowed_from)})")
+            m = Mutation(actor=actor)
+            result.append(write(m, old))
+            return m
 
-    def _publish(self, kind: str, rec: MemoryRecord) -> None:
-        self.events.publish(MemoryEvent(type=kind, user_id=rec.user_id, thread_id=rec.thread_id, memory_id=rec.id,
-                                        data={"id": rec.id, "type": rec.type.value, "category": rec.category,
-                                              "summary": rec.summary, "state": rec.state.value}))
+        commit_planned(self.backend, self.events, {user: [_id(memory_id)]}, plan)
+        return result[0]
 
     def delete(self, memory_id: str, *, user_id: str, actor: str = "api", reason: str | None = None) -> MemoryRecord:
         """Soft delete: the memory leaves retrieval and can be restored until it is purged."""
         purge_at = utcnow() + timedelta(days=self.settings.memory_purge_after_days)
-        return self._set_state(memory_id, user_id, HistoryEvent.DELETE, MemoryState.SOFT_DELETED,
-                               (MemoryState.ACTIVE, MemoryState.SUPERSEDED), actor, reason, purge_at=purge_at)
+        rec = self._change_state(memory_id, user_id, "delete", (MemoryState.ACTIVE, MemoryState.SUPERSEDED),
+                                 lambda m, old: m.delete(old, purge_at, reason or "delete"), actor)
+        assert rec is not None
+        return rec
 
     def restore(self, memory_id: str, *, user_id: str, actor: str = "api", reason: str | None = None) -> MemoryRecord:
-        return self._set_state(memory_id, user_id, HistoryEvent.RESTORE, MemoryState.ACTIVE,
-                               (MemoryState.SOFT_DELETED,), actor, reason, purge_at=None)
+        rec = self._change_state(memory_id, user_id, "restore", (MemoryState.SOFT_DELETED,),
+                                 lambda m, old: m.restore(old, reason or "restore"), actor)
+        assert rec is not None
+        return rec
 
     def purge(self, memory_id: str, *, user_id: str, actor: str = "api", reason: str | None = None) -> None:
-        """Remove a memory's content and vector for good; a tombstone and the history event remain."""
+        """Forget a memory for good: its content, key, tags, metadata and vector, and every copy of its
+        text in history, the change log and job payloads, are removed; a tombstone and the history's
+        events (ids, event names, times, actors) remain. Purging a purged memory does nothing."""
+        def write(m: Mutation, old: MemoryRecord) -> None:
+            if old.state is not MemoryState.PURGED:
+                m.purge(old, reason or "purge")
+
+        self._change_state(memory_id, user_id, "purge", tuple(MemoryState), write, actor)
+
+    def link(self, from_id: str, to_id: str, *, user_id: str, relation_type: str = "related",
+             strength: float = 1.0, actor: str = "api") -> Relation:
+        """Relate two memories of the user (an edge retrieval follows); linking them again does nothing."""
         user = v.user_id(user_id)
-        old = self._require(user, memory_id)
-        if old.state is MemoryState.PURGED:
-            return
-        self.backend.apply(WriteBatch(
-            purge_ids=[old.id],
-            history=[history_entry(HistoryEvent.PURGE, memory_id=old.id, user_id=user,
-                                   reason=reason or "purge", actor=actor)],
-        ))
+        if from_id == to_id:
+            raise ValidationError("a memory cannot be linked to itself; give two different memory ids")
+        if not isinstance(relation_type, str) or not relation_type.strip() or len(relation_type) > 64:
+            raise ValidationError("relation_type must be a non-empty string of at most 64 characters")
+        if isinstance(strength, bool) or not isinstance(strength, int | float) or not 0.0 <= strength <= 1.0:
+            raise ValidationError(f"strength must be a number between 0 and 1, got {strength!r}")
+        rel = Relation(from_id=from_id, to_id=to_id, user_id=user, relation_type=relation_type.strip(),
+                       strength=float(strength), created_at=utcnow())
+
+        def plan(stored: dict[str, MemoryRecord]) -> Mutation:
+            for mid in (from_id, to_id):
+                if _found(stored, user, mid).state is MemoryState.PURGED:
+                    raise ValidationError(f"memory {mid} was purged and cannot be linked")
+            m = Mutation(actor=actor)
+            if not any(r.to_id == to_id for r in self.backend.relations(user, [from_id]) if r.from_id == from_id):
+                m.link(rel, f"linked to {to_id} ({rel.relation_type})")
+            return m
+
+        commit_planned(self.backend, self.events, {user: [_id(from_id), _id(to_id)]}, plan)
+        return rel
 
     # --- reads ---------------------------------------------------------------------------------
     def get(self, memory_id: str, *, user_id: str) -> MemoryRecord:
@@ -404,3 +432,43 @@ class Memory(FormationAPI):
         from memlane.engine.importer import import_rows
 
         return import_rows(self, rows, batch_size=batch_size)
+
+
+PUT_FIELDS = ("summary", "category", "importance", "pinned", "tags", "entities", "metadata", "source_ref", "expires_at")
+
+
+def _given(old: MemoryRecord, rec: MemoryRecord, given: set[str]) -> MemoryRecord:
+    """``old`` with the fields a keyed put gave (the rest stay as stored)."""
+    return old.model_copy(update={f: getattr(rec, f) for f in PUT_FIELDS if f in given})
+
+
+def _id(memory_id: object) -> str:
+    if not isinstance(memory_id, str) or not memory_id:
+        raise ValidationError(f"memory id must be a non-empty string, got {memory_id!r}")
+    return memory_id
+
+
+def _found(stored: dict[str, MemoryRecord], user_id: str, memory_id: str) -> MemoryRecord:
+    rec = stored.get(memory_id)
+    if rec is None:
+        raise NotFoundError(f"no memory {memory_id!r} for user {user_id!r}")
+    return rec
+
+
+class _Vectors:
+    """Vectors of the texts a write embeds: prepared in one batch before the write lock is taken;
+    a text that changed meanwhile (a concurrent write) is embedded under the lock."""
+
+    def __init__(self, memory: Memory) -> None:
+        self.memory = memory
+        self.known: dict[str, Sequence[float]] = {}
+
+    def prepare(self, records: Sequence[MemoryRecord]) -> None:
+        texts = list(dict.fromkeys(self.memory.embed_text(r) for r in records))
+        self.known.update(zip(texts, self.memory.embedder.embed(texts), strict=True) if texts else ())
+
+    def of(self, record: MemoryRecord) -> Sequence[float]:
+        text = self.memory.embed_text(record)
+        if text not in self.known:
+            self.known[text] = self.memory.embedder.embed_one(text)
+        return self.known[text]

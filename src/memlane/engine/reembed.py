@@ -6,7 +6,8 @@ meta table (``reembed:progress``) after every page, so an interrupted run contin
 when started again with the same embedder, header and mode; ``restart`` starts over. With
 ``missing_only`` only memories that have no vector yet are embedded.
 
-A page is written under the user's lock, and a memory whose text changed while its page was being
+A page is written through the write path's read-under-lock (no history or event: the text is
+unchanged), and a memory whose text changed while its page was being
 embedded is left alone: the write that changed it embedded it already.
 """
 
@@ -17,9 +18,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from memlane.formation.mutations import Mutation, commit_planned
 from memlane.model.enums import MemoryState
 from memlane.model.filters import Condition
-from memlane.storage.base import Upsert, WriteBatch
+from memlane.model.record import MemoryRecord
 
 if TYPE_CHECKING:
     from memlane.engine.memory import Memory
@@ -70,13 +72,15 @@ def _embed_page(mem: Memory, user: str, ids: list[str], missing_only: bool) -> i
     texts = [mem.embed_text(r) for r in records]
     vectors = mem.embedder.embed(texts)
     wanted = {r.id: (t, v) for r, t, v in zip(records, texts, vectors, strict=True)}
-    with backend.user_lock(user):
-        fresh = backend.get_many(user, list(wanted))
-        upserts = [Upsert(r, wanted[r.id][1]) for r in fresh
-                   if r.state is not MemoryState.PURGED and mem.embed_text(r) == wanted[r.id][0]]
-        if upserts:
-            backend.apply(WriteBatch(upserts=upserts))
-    return len(upserts)
+
+    def plan(stored: dict[str, MemoryRecord]) -> Mutation:  # the records as they are under the write lock
+        m = Mutation(actor="reembed")
+        for r in stored.values():
+            if r.state is not MemoryState.PURGED and mem.embed_text(r) == wanted[r.id][0]:
+                m.touch(r, wanted[r.id][1])
+        return m
+
+    return len(commit_planned(backend, None, {user: list(wanted)}, plan).batch.upserts)
 
 
 def reembed(

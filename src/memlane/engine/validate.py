@@ -81,6 +81,15 @@ def key(value: Any) -> str | None:
     return value.strip()
 
 
+def idempotency_key(value: Any) -> str | None:
+    """A client's retry key (an ``Idempotency-Key`` header): the same key names the same write."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip() or len(value) > 255:
+        raise ValidationError(f"idempotency_key must be a non-empty string of at most 255 characters, got {value!r}")
+    return value.strip()
+
+
 def when(name: str, value: Any) -> datetime | None:
     if value is None:
         return None

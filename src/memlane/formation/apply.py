@@ -1,31 +1,29 @@
-"""Turn a decision into one atomic write (records, vectors, history, relations, change log, op events)
-and the events to publish once it has committed."""
+"""Turn a decision into one atomic write through the write path (:mod:`memlane.formation.mutations`):
+records, vectors, history, relations, change-log rows and op events, and the events they publish."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 
 from memlane.formation.decide import Decision
-from memlane.formation.events import MemoryEvent
+from memlane.formation.mutations import Mutation
 from memlane.formation.records import closed, merged, record_from_candidate
-from memlane.model.audit import history_entry
 from memlane.model.candidate import Candidate
-from memlane.model.enums import HistoryEvent
 from memlane.model.ids import deterministic_id, new_id
-from memlane.model.jobs import Change, OpEvent
+from memlane.model.jobs import OpEvent
 from memlane.model.record import MemoryRecord, Relation
-from memlane.storage.base import ScoredRecord, Upsert, WriteBatch
+from memlane.storage.base import ScoredRecord
 
 ACTOR = "formation"
 
 
 @dataclass
 class Planned:
-    batch: WriteBatch
-    events: list[MemoryEvent] = field(default_factory=list)
+    mutation: Mutation
     memory_id: str | None = None
+    action: str = "ignore"
 
 
 @dataclass(frozen=True)
@@ -38,20 +36,10 @@ class Context:
     link_min: float
 
 
-def _change(ctx: Context, memory_id: str, event: str, **meta: object) -> Change:
-    return Change(id=new_id(), user_id=ctx.user_id, thread_id=ctx.thread_id or "", memory_id=memory_id,
-                  event=event, meta=dict(meta), at=ctx.at)
-
-
 def _op(ctx: Context, op: str, d: Decision, memory_id: str | None, category: str | None) -> OpEvent:
     return OpEvent(id=new_id(), user_id=ctx.user_id, thread_id=ctx.thread_id, node="worker", op=op,
                    status="ok" if op != "ignore" else "skipped", memory_id=memory_id, category=category,
                    sim=d.score, at=ctx.at)
-
-
-def _event(ctx: Context, kind: str, rec: MemoryRecord, **data: object) -> MemoryEvent:
-    payload = {"id": rec.id, "type": rec.type.value, "category": rec.category, "summary": rec.summary, **data}
-    return MemoryEvent(type=kind, user_id=ctx.user_id, thread_id=ctx.thread_id, memory_id=rec.id, data=payload)
 
 
 def _links(ctx: Context, rec: MemoryRecord, neighbours: Sequence[ScoredRecord]) -> list[Relation]:
@@ -69,31 +57,23 @@ def plan(
     old_vector: Sequence[float] | None = None,
 ) -> Planned:
     """``old_vector``: the superseded memory's vector, needed when it moves to an archive id."""
-    b = WriteBatch()
+    m = Mutation(actor=ACTOR, thread_id=ctx.thread_id, at=ctx.at)
+    b = m.batch
     if d.action == "ignore" or d.target is None and d.action != "create":
         b.op_events.append(_op(ctx, "ignore", d, d.target.id if d.target else None, cand.category))
-        return Planned(b, memory_id=d.target.id if d.target else None)
+        return Planned(m, d.target.id if d.target else None)
     if d.action == "create":
         rec = record_from_candidate(cand, user_id=ctx.user_id, thread_id=ctx.thread_id, at=ctx.at,
                                     categories=ctx.categories, tz=ctx.tz)
-        b.upserts.append(Upsert(rec, vector))
-        b.history.append(history_entry(HistoryEvent.ADD, memory_id=rec.id, user_id=ctx.user_id, new=rec,
-                                       reason=d.reason, actor=ACTOR, at=ctx.at))
-        b.relations.extend(_links(ctx, rec, neighbours))
-        b.changes.append(_change(ctx, rec.id, "created", summary=rec.summary, category=rec.category,
-                                 importance=rec.importance))
+        m.create(rec, vector, d.reason, _links(ctx, rec, neighbours))
         b.op_events.append(_op(ctx, "create", d, rec.id, rec.category))
-        return Planned(b, [_event(ctx, "memory.created", rec)], rec.id)
+        return Planned(m, rec.id, "create")
     target = d.target
     assert target is not None
     if d.action == "merge":
-        new = merged(target, cand, ctx.at)
-        b.upserts.append(Upsert(new))
-        b.history.append(history_entry(HistoryEvent.MERGE, memory_id=target.id, user_id=ctx.user_id, old=target,
-                                       new=new, reason=d.reason, actor=ACTOR, at=ctx.at))
-        b.changes.append(_change(ctx, target.id, "merged", summary=target.summary, candidate=cand.summary))
+        m.merge(target, merged(target, cand, ctx.at), d.reason, cand.summary)
         b.op_events.append(_op(ctx, "merge", d, target.id, target.category))
-        return Planned(b, [_event(ctx, "memory.merged", new, candidate=cand.summary)], target.id)
+        return Planned(m, target.id, "merge")
     # supersede: the old fact closes (valid_to, superseded_by) and stays in history
     keyed = target.key is not None and target.id == deterministic_id(ctx.user_id, target.type.value, target.key)
     takes_key = keyed and cand.key in (None, target.key)
@@ -104,29 +84,12 @@ def plan(
         fresh = fresh.model_copy(update={"created_at": target.created_at, "key": target.key,
                                          "pinned": target.pinned or cand.pinned})
         old = closed(target, at=ctx.at, superseded_by=fresh.id, memory_id=new_id())
-        b.upserts += [Upsert(old, old_vector), Upsert(fresh, vector)]
-        b.history.append(history_entry(HistoryEvent.SUPERSEDE, memory_id=fresh.id, user_id=ctx.user_id,
-                                       old=target, new=fresh, reason=d.reason, actor=ACTOR, at=ctx.at))
     else:
-        old = closed(target, at=ctx.at, superseded_by=fresh.id)
-        b.upserts += [Upsert(old), Upsert(fresh, vector)]
-        b.history.append(history_entry(HistoryEvent.ADD, memory_id=fresh.id, user_id=ctx.user_id, new=fresh,
-                                       reason=f"supersedes {target.id}: {d.reason}", actor=ACTOR, at=ctx.at))
-    b.history.append(history_entry(HistoryEvent.SUPERSEDE, memory_id=old.id, user_id=ctx.user_id, old=target,
-                                   new=old, reason=f"superseded by {fresh.id}: {d.reason}", actor=ACTOR, at=ctx.at))
-    for other in d.also:
-        gone = closed(other, at=ctx.at, superseded_by=fresh.id)
-        b.upserts.append(Upsert(gone))
-        b.history.append(history_entry(HistoryEvent.SUPERSEDE, memory_id=other.id, user_id=ctx.user_id, old=other,
-                                       new=gone, reason=f"superseded by {fresh.id}: contradicted", actor=ACTOR,
-                                       at=ctx.at))
-        b.changes.append(_change(ctx, other.id, "superseded", summary=other.summary, by=fresh.summary))
+        old, old_vector = closed(target, at=ctx.at, superseded_by=fresh.id), None
     closed_ids = {target.id, *(o.id for o in d.also)}
-    b.relations.extend(_links(ctx, fresh, [n for n in neighbours if n.record.id not in closed_ids]))
-    b.changes.append(_change(ctx, fresh.id, "updated", summary=fresh.summary, old_summary=target.summary,
-                             category=fresh.category))
+    m.supersede(target, fresh, old, vector, old_vector, d.reason,
+                _links(ctx, fresh, [n for n in neighbours if n.record.id not in closed_ids]))
+    for other in d.also:
+        m.close(other, closed(other, at=ctx.at, superseded_by=fresh.id), fresh, "contradicted")
     b.op_events.append(_op(ctx, "supersede", d, fresh.id, fresh.category))
-    events = [_event(ctx, "memory.changed_fact", fresh, old_id=old.id, old_summary=target.summary, reason=d.reason)]
-    if fresh.id != target.id:
-        events.append(_event(ctx, "memory.created", fresh))
-    return Planned(b, events, fresh.id)
+    return Planned(m, fresh.id, "supersede")

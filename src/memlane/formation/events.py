@@ -15,8 +15,8 @@ from memlane.model.record import utcnow
 log = logging.getLogger("memlane.events")
 
 EVENT_TYPES = (
-    "memory.candidate", "memory.created", "memory.updated", "memory.merged",
-    "memory.changed_fact", "memory.deleted", "memory.error",
+    "memory.candidate", "memory.created", "memory.updated", "memory.merged", "memory.changed_fact",
+    "memory.superseded", "memory.deleted", "memory.restored", "memory.purged", "memory.linked", "memory.error",
 )
 
 
@@ -25,6 +25,7 @@ class MemoryEvent(BaseModel):
     user_id: str
     thread_id: str | None = None
     memory_id: str | None = None
+    seq: int | None = None  # the user's change sequence for writes (SSE ids); None for candidates and errors
     data: dict[str, Any] = Field(default_factory=dict)
     at: datetime = Field(default_factory=utcnow)
 

@@ -72,7 +72,8 @@ def enqueue_candidates(
     if dropped:
         ops.append(OpEvent(id=new_id(), user_id=user_id, thread_id=thread_id, node="hotpath",
                            op="rate_limit", status="skipped", at=at))
-    backend.apply(WriteBatch(jobs=jobs, op_events=ops, complete_job=turn_id))
+    backend.apply(WriteBatch(jobs=jobs, op_events=ops, complete_job=turn_id,
+                             job_result={"candidate_jobs": [j.id for j in jobs]} if turn_id else None))
     return jobs
 
 

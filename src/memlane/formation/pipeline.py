@@ -22,6 +22,7 @@ from memlane.formation.hotpath import (
     select,
     turn_job,
 )
+from memlane.formation.mutations import commit
 from memlane.model.candidate import Candidate, ChatMessage
 from memlane.model.config import Settings
 from memlane.model.enums import MemoryState
@@ -150,23 +151,24 @@ class Formation:
                 old_vector = self.backend.vectors(user, [d.target.id]).get(d.target.id)
             ctx = Context(user, job.thread_id, at, self.settings.categories, self.settings.timezone, bands.link)
             planned = plan(ctx, cand, d, vector, neighbours, old_vector)
-            planned.batch.op_events.insert(0, OpEvent(
+            batch = planned.mutation.batch
+            batch.op_events.insert(0, OpEvent(
                 id=new_id(), user_id=user, thread_id=job.thread_id, node="worker", op="search", category=cand.category,
                 sim=neighbours[0].score if neighbours else None, at=at))
-            planned.batch.complete_job = job.id
+            batch.complete_job = job.id
+            batch.job_result = {"action": planned.action, "memory_id": planned.memory_id,
+                                "turn": job.payload.get("turn")}
             if self.settings.memory_embedding_header:  # store what retrieval embeds (summary + header)
-                texts = [memory_text(up.record, self.settings) for up in planned.batch.upserts if up.embedding]
+                texts = [memory_text(up.record, self.settings) for up in batch.upserts if up.embedding]
                 vectors = iter(self.embedder.embed(texts)) if texts else iter(())
-                for up in planned.batch.upserts:
+                for up in batch.upserts:
                     if up.embedding:
                         up.embedding = next(vectors)
             _fault("before_commit")
-            self.backend.apply(planned.batch)
+            commit(self.backend, self.bus, planned.mutation)
         log.info(json.dumps({"event": "memory_decision", "user_id": user, "job": job.id, "fact": cand.summary,
                              "action": d.action, "target_id": d.target.id if d.target else None,
                              "score": d.score, "reason": d.reason}))
-        for event in planned.events:
-            self.bus.publish(event)
 
 
 class Worker(threading.Thread):

@@ -40,3 +40,7 @@ class ProviderError(MemlaneError):
 
 class RateLimitError(MemlaneError):
     """A per-user write cap was reached."""
+
+
+class ConflictError(MemlaneError):
+    """The request contradicts what is stored (an idempotency key reused for a different memory)."""

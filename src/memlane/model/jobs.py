@@ -47,9 +47,10 @@ class Change(BaseModel):
     id: str
     user_id: str
     thread_id: str = ""  # "" = changes not tied to a thread
-    rev: int = 0
+    rev: int = 0  # the thread's revision, assigned on commit
+    seq: int = 0  # the user's change sequence (every thread), assigned on commit
     memory_id: str
-    event: str  # created | updated | merged | superseded | deleted | restored
+    event: str  # created | updated | merged | changed_fact | superseded | deleted | restored | purged | linked
     meta: dict[str, Any] = Field(default_factory=dict)
     at: datetime = Field(default_factory=utcnow)
 

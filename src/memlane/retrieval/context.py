@@ -40,7 +40,8 @@ SESSION_MAX_CHARS = 420  # seed 004: max chars per session summary snippet
 ALWAYS_POOL = 10  # newest memories of context-mode `all` categories considered per block
 DELTA_MAX = 3  # seed 001 §1: at most 3 bullets
 DELTA_WINDOW = 50  # the newest change-log rows considered
-DELTA_LABELS = {"created": "+created", "updated": "↑updated", "merged": "↔merged", "superseded": "↑superseded",
+DELTA_LABELS = {"created": "+created", "updated": "↑updated", "changed_fact": "↑updated", "merged": "↔merged",
+                "superseded": "↑superseded",
                 "deleted": "−deleted", "soft_deleted": "−deleted", "purged": "−purged", "restored": "↺restored"}
 SEMANTIC_TYPES = [MemoryType.SEMANTIC.value, MemoryType.INSIGHT.value]
 HEADERS = {
@@ -164,7 +165,7 @@ def delta_lines(
     if since_rev >= rev:
         return []
     rows = [c for c in backend.changes_since(user_id, thread, max(since_rev, rev - DELTA_WINDOW),
-                                             limit=DELTA_WINDOW) if c.rev <= rev]
+                                             limit=DELTA_WINDOW) if c.rev <= rev and c.event in DELTA_LABELS]
     latest = sorted({c.memory_id: c for c in rows}.values(), key=lambda c: c.rev, reverse=True)
     lookup = [c.memory_id for c in latest if "category" not in c.meta or c.event == "merged"]
     records = {r.id: r for r in backend.get_many(user_id, lookup)} if lookup else {}

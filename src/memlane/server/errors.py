@@ -18,6 +18,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from memlane.model.errors import (
     BackendError,
+    ConflictError,
     DimensionMismatchError,
     FilterError,
     MemlaneError,
@@ -62,7 +63,7 @@ DESCRIPTIONS = {
     401: "Missing or unknown API key",
     403: "The key may not act for that user, or the category is not allowed for the agent",
     404: "No such memory for this user",
-    409: "The embedder's dimensions differ from the store's",
+    409: "The embedder's dimensions differ from the store's, or an idempotency key was reused for another memory",
     422: "The request does not match the schema",
     429: "A per-user write cap was reached",
     502: "An embedder or LLM provider (or the upstream LLM) failed",
@@ -87,6 +88,7 @@ def classify(exc: MemlaneError) -> tuple[int, str]:
     table: list[tuple[type[MemlaneError], int, str]] = [
         (NotFoundError, 404, "not_found"),
         (DimensionMismatchError, 409, "dimension_mismatch"),
+        (ConflictError, 409, "conflict"),
         (RateLimitError, 429, "rate_limited"),
         (ProviderError, 502, "provider_error"),
         (BackendError, 503, "backend_error"),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memlane.storage.base import Backend, ScoredRecord, Upsert, WriteBatch
+from memlane.storage.base import Backend, Purge, ScoredRecord, Upsert, WriteBatch
 
 
 def open_backend(location: str) -> Backend:
@@ -16,4 +16,4 @@ def open_backend(location: str) -> Backend:
     return SqliteBackend(location)
 
 
-__all__ = ["Backend", "ScoredRecord", "Upsert", "WriteBatch", "open_backend"]
+__all__ = ["Backend", "Purge", "ScoredRecord", "Upsert", "WriteBatch", "open_backend"]

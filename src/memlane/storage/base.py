@@ -12,7 +12,7 @@ import builtins
 import threading
 import weakref
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -23,7 +23,7 @@ from memlane.model.filters import Condition
 from memlane.model.jobs import Change, Job, JobStatus, OpEvent
 from memlane.model.record import HistoryEntry, MemoryRecord, Relation
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 _LOCKS_GUARD = threading.Lock()
 
 
@@ -36,16 +36,26 @@ class Upsert:
     embedding: Sequence[float] | None = None
 
 
+@dataclass(frozen=True)
+class Purge:
+    """Forget a memory: its content, key, vector and every copy of its text (history snapshots,
+    change-log rows, job payloads) go; a tombstone record and the history's event rows stay."""
+
+    user_id: str
+    memory_id: str
+
+
 @dataclass
 class WriteBatch:
     upserts: builtins.list[Upsert] = field(default_factory=list)
     history: builtins.list[HistoryEntry] = field(default_factory=list)
     relations: builtins.list[Relation] = field(default_factory=list)
-    purge_ids: builtins.list[str] = field(default_factory=list)  # remove content and vector, keep a tombstone
-    changes: builtins.list[Change] = field(default_factory=list)  # revs are assigned per thread on commit
+    purges: builtins.list[Purge] = field(default_factory=list)
+    changes: builtins.list[Change] = field(default_factory=list)  # rev (per thread) and seq (per user) set on commit
     op_events: builtins.list[OpEvent] = field(default_factory=list)
     jobs: builtins.list[Job] = field(default_factory=list)  # enqueued in the same transaction
     complete_job: str | None = None  # marked done in the same transaction as the writes it made
+    job_result: dict[str, Any] | None = None  # replaces the completed job's payload (no user text is kept)
 
 
 @dataclass(frozen=True)
@@ -104,6 +114,15 @@ class Backend(ABC):
     @abstractmethod
     def apply(self, batch: WriteBatch) -> None:
         """Commit everything in ``batch`` atomically, or nothing."""
+
+    @abstractmethod
+    def apply_planned(
+        self, reads: Mapping[str, Sequence[str]], plan: Callable[[dict[str, MemoryRecord]], WriteBatch]
+    ) -> WriteBatch:
+        """Read-modify-write without a lost update: read the records ``reads`` names (user id -> memory
+        ids; those that exist) under the write transaction's lock, let ``plan`` build the batch from
+        what is stored now, and commit it in that same transaction. Concurrent callers for the same
+        users run one after the other. Returns the committed batch."""
 
     # --- reads (all scoped to one user) -----------------------------------------------------
     @abstractmethod
@@ -213,6 +232,10 @@ class Backend(ABC):
     @abstractmethod
     def changes_since(self, user_id: str, thread_id: str, rev: int, *, limit: int = 50) -> builtins.list[Change]:
         """Change-log rows of the thread with ``rev`` greater than ``rev``, oldest first."""
+
+    @abstractmethod
+    def changes_after(self, user_id: str, seq: int, *, limit: int = 100) -> builtins.list[Change]:
+        """The user's change-log rows (every thread) with ``seq`` greater than ``seq``, oldest first."""
 
     @abstractmethod
     def op_events(self, user_id: str, *, limit: int = 100) -> builtins.list[OpEvent]:

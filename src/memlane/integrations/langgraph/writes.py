@@ -1,4 +1,5 @@
-"""The store's writes: puts and deletes as memlane records with history, TTL refreshes and sweeps."""
+"""The store's writes through memlane's write path: puts and deletes with history, change rows and
+events; TTL refreshes (bookkeeping only) and sweeps."""
 
 from __future__ import annotations
 
@@ -10,13 +11,12 @@ from typing import TYPE_CHECKING, Any
 from langgraph.store.base import PutOp
 from pydantic_core import to_jsonable_python
 
+from memlane.formation.mutations import Mutation, commit
 from memlane.integrations.langgraph import items
 from memlane.integrations.langgraph.vectors import encode, index_texts
-from memlane.model.audit import history_entry
-from memlane.model.enums import HistoryEvent, MemoryState, MemoryType
-from memlane.model.record import HistoryEntry, MemoryRecord, utcnow
+from memlane.model.enums import MemoryState, MemoryType
+from memlane.model.record import MemoryRecord, utcnow
 from memlane.model.time_buckets import buckets
-from memlane.storage.base import Upsert, WriteBatch
 
 if TYPE_CHECKING:
     from memlane.integrations.langgraph.store import MemlaneStore
@@ -37,15 +37,15 @@ class Prepared:
     summary_vector: list[float] | None = None
 
 
-def _history(store: MemlaneStore, event: HistoryEvent, user: str, old: MemoryRecord | None,
-             new: MemoryRecord, reason: str) -> HistoryEntry:
-    """A history row whose snapshots leave out the item's vectors (they are derived data, and large)."""
-    entry = history_entry(event, memory_id=new.id, user_id=user, old=old, new=new, reason=reason, actor=store.actor)
-    for snap in (entry.old_value, entry.new_value):
-        meta = (snap or {}).get("metadata", {}).get(items.LG)
-        if isinstance(meta, dict) and isinstance(meta.get("vec"), list):
-            meta["vec"] = f"<{len(meta['vec'])} vector(s)>"
-    return entry
+def _commit(store: MemlaneStore, m: Mutation) -> None:
+    """Commit through the write path, with history snapshots that leave out the items' vectors
+    (they are derived data, and large)."""
+    for entry in m.batch.history:
+        for snap in (entry.old_value, entry.new_value):
+            meta = (snap or {}).get("metadata", {}).get(items.LG)
+            if isinstance(meta, dict) and isinstance(meta.get("vec"), list):
+                meta["vec"] = f"<{len(meta['vec'])} vector(s)>"
+    commit(store.backend, store.memory.events, m)
 
 
 def prepare(store: MemlaneStore, ops: Sequence[PutOp]) -> list[Prepared]:
@@ -91,22 +91,19 @@ def apply_puts(store: MemlaneStore, ops: Sequence[PutOp]) -> None:
     for user, group in by_user.items():
         with store.backend.user_lock(user):
             existing = store.find(user, [(tuple(p.op.namespace), p.op.key) for p in group])
-            batch = WriteBatch()
+            m = Mutation(actor=store.actor)
             for p in group:
-                _plan(store, p, existing.get((tuple(p.op.namespace), p.op.key)), batch)
-            if batch.upserts or batch.history:
-                store.backend.apply(batch)
+                _plan(store, p, existing.get((tuple(p.op.namespace), p.op.key)), m)
+            _commit(store, m)
 
 
-def _plan(store: MemlaneStore, p: Prepared, old: MemoryRecord | None, batch: WriteBatch) -> None:
+def _plan(store: MemlaneStore, p: Prepared, old: MemoryRecord | None, m: Mutation) -> None:
     now = utcnow()
     live = old if old is not None and old.state is MemoryState.ACTIVE else None
     if p.op.value is None:
         if live is not None:
-            new = live.model_copy(update={"state": MemoryState.SOFT_DELETED, "updated_at": now,
-                                          "purge_at": now + timedelta(days=store.memory.settings.memory_purge_after_days)})
-            batch.upserts.append(Upsert(new))
-            batch.history.append(_history(store, HistoryEvent.DELETE, p.user, live, new, "langgraph store delete"))
+            m.delete(live, now + timedelta(days=store.memory.settings.memory_purge_after_days),
+                     "langgraph store delete")
         return
     assert p.derived is not None
     d, ns, ttl = p.derived, tuple(p.op.namespace), p.op.ttl
@@ -125,7 +122,7 @@ def _plan(store: MemlaneStore, p: Prepared, old: MemoryRecord | None, batch: Wri
         if live is not None and items.store_meta(live) == meta and all(
                 getattr(live, k) == v for k, v in fields.items() if k != "expires_at"):
             if expires is not None:  # the same put again only restarts the TTL
-                batch.upserts.append(Upsert(live.model_copy(update={"expires_at": expires})))
+                m.touch(live.model_copy(update={"expires_at": expires}))
             return
     key = p.op.key if len(ns) == 2 and items.namespace_type(ns) else base.key
     if old is not None and old.key is None and p.op.key == old.id:
@@ -140,9 +137,10 @@ def _plan(store: MemlaneStore, p: Prepared, old: MemoryRecord | None, batch: Wri
     vector = p.summary_vector
     if vector is None and old is not None and old.summary != record.summary:
         vector = store.memory.embedder.embed_one(record.summary)  # no stale vector under a new summary
-    batch.upserts.append(Upsert(record, vector))
-    event = HistoryEvent.ADD if old is None else HistoryEvent.UPDATE
-    batch.history.append(_history(store, event, p.user, old, record, "langgraph store put"))
+    if old is None:
+        m.create(record, vector, "langgraph store put")
+    else:
+        m.update(old, record, vector, "langgraph store put")
 
 
 def refresh(store: MemlaneStore, touched: Iterable[MemoryRecord]) -> None:
@@ -156,13 +154,12 @@ def refresh(store: MemlaneStore, touched: Iterable[MemoryRecord]) -> None:
     now = utcnow()
     for user, ids in by_user.items():
         with store.backend.user_lock(user):
-            upserts = []
+            m = Mutation(actor=store.actor)
             for rec in store.backend.get_many(user, sorted(ids)):
                 meta = items.store_meta(rec)
                 if rec.state is MemoryState.ACTIVE and meta is not None and meta.get("ttl") is not None:
-                    upserts.append(Upsert(rec.model_copy(update={"expires_at": now + timedelta(minutes=meta["ttl"])})))
-            if upserts:
-                store.backend.apply(WriteBatch(upserts=upserts))
+                    m.touch(rec.model_copy(update={"expires_at": now + timedelta(minutes=meta["ttl"])}))
+            commit(store.backend, None, m)
 
 
 def expired(rec: MemoryRecord, now: datetime) -> bool:
@@ -177,14 +174,11 @@ def sweep(store: MemlaneStore) -> int:
         if not due:
             continue
         with store.backend.user_lock(user):
-            batch = WriteBatch()
+            m = Mutation(actor=store.actor)
             for rec in store.backend.get_many(user, due):
                 if rec.state is MemoryState.ACTIVE and expired(rec, utcnow()):
-                    new = rec.model_copy(update={"state": MemoryState.SOFT_DELETED, "updated_at": utcnow(),
-                                                 "purge_at": utcnow() + timedelta(days=store.memory.settings.memory_purge_after_days)})
-                    batch.upserts.append(Upsert(new))
-                    batch.history.append(_history(store, HistoryEvent.DELETE, user, rec, new, "ttl expired"))
-            if batch.upserts:
-                store.backend.apply(batch)
-                count += len(batch.upserts)
+                    m.delete(rec, utcnow() + timedelta(days=store.memory.settings.memory_purge_after_days),
+                             "ttl expired")
+            _commit(store, m)
+            count += len(m.batch.upserts)
     return count

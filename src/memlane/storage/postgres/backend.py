@@ -5,7 +5,7 @@ from __future__ import annotations
 import builtins
 import time
 import weakref
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
@@ -24,7 +24,7 @@ from memlane.storage.base import Backend, ScoredRecord, WriteBatch
 from memlane.storage.filter_sql import POSTGRES, compile_conditions
 from memlane.storage.postgres import jobs, migrations, search
 from memlane.storage.postgres.errors import normalize_url, translate_errors
-from memlane.storage.postgres.locks import UserLocks
+from memlane.storage.postgres.locks import USER_LOCK_CLASS, UserLocks
 from memlane.storage.postgres.rows import (
     HISTORY_COLUMNS,
     RECORD_COLUMNS,
@@ -152,6 +152,22 @@ class PostgresBackend(Backend):
     def apply(self, batch: WriteBatch) -> None:
         with self._connection() as conn:
             apply_batch(conn, batch, self._vector_dims(conn))
+
+    def apply_planned(
+        self, reads: Mapping[str, Sequence[str]], plan: Callable[[dict[str, MemoryRecord]], WriteBatch]
+    ) -> WriteBatch:
+        with self._connection() as conn, conn.transaction():
+            # a transaction-scoped lock on the user (the key of the user locks): rows that do not exist
+            # yet cannot be locked, and a concurrent put of the same new key must wait all the same
+            rows = []
+            with conn.cursor(row_factory=dict_row) as cur:
+                for user in sorted(reads):  # in one order: two writers cannot deadlock
+                    cur.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (USER_LOCK_CLASS, user))
+                    rows += cur.execute(f"SELECT {RECORD_COLUMNS} FROM memories m WHERE m.user_id = %s "
+                                        "AND m.id = ANY(%s)", (user, list(reads[user]))).fetchall()
+            batch = plan({r.id: r for r in map(record_from_row, rows)})
+            apply_batch(conn, batch, self._vector_dims(conn))  # its transaction nests in this one
+        return batch
 
     # --- reads --------------------------------------------------------------------------------
     def _records(self, sql: str, params: Sequence[Any]) -> builtins.list[MemoryRecord]:
@@ -323,6 +339,10 @@ class PostgresBackend(Backend):
     ) -> builtins.list[Change]:
         with self._connection() as conn:
             return jobs.changes_since(conn, user_id, thread_id, rev, limit)
+
+    def changes_after(self, user_id: str, seq: int, *, limit: int = 100) -> builtins.list[Change]:
+        with self._connection() as conn:
+            return jobs.changes_after(conn, user_id, seq, limit)
 
     def op_events(self, user_id: str, *, limit: int = 100) -> builtins.list[OpEvent]:
         with self._connection() as conn:

@@ -19,7 +19,7 @@ from memlane.storage.postgres.rows import cell
 
 JOB_FIELDS: tuple[str, ...] = tuple(Job.model_fields)
 JOB_COLUMNS = ", ".join(JOB_FIELDS)
-CHANGE_COLUMNS = "id, user_id, thread_id, rev, memory_id, event, meta, at"
+CHANGE_COLUMNS = "id, user_id, thread_id, rev, seq, memory_id, event, meta, at"
 OP_EVENT_FIELDS: tuple[str, ...] = tuple(OpEvent.model_fields)
 OP_EVENT_COLUMNS = ", ".join(OP_EVENT_FIELDS)
 _MAX_ERROR_CHARS = 2000
@@ -28,13 +28,18 @@ _NEXT_REV = (
     "INSERT INTO thread_revision (user_id, thread_id, rev) VALUES (%s, %s, 1) "
     "ON CONFLICT (user_id, thread_id) DO UPDATE SET rev = thread_revision.rev + 1 RETURNING rev"
 )
-_INSERT_CHANGE = f"INSERT INTO change_log ({CHANGE_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
+_NEXT_SEQ = (
+    "INSERT INTO user_revision (user_id, seq) VALUES (%s, 1) "
+    "ON CONFLICT (user_id) DO UPDATE SET seq = user_revision.seq + 1 RETURNING seq"
+)
+_INSERT_CHANGE = f"INSERT INTO change_log ({CHANGE_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"
 _INSERT_OP_EVENT = (
     f"INSERT INTO op_events ({OP_EVENT_COLUMNS}) VALUES ({', '.join('%s' for _ in OP_EVENT_FIELDS)})"
 )
 _INSERT_JOB = f"INSERT INTO jobs ({JOB_COLUMNS}) VALUES ({', '.join('%s' for _ in JOB_FIELDS)})"
-_COMPLETE_JOB = (
-    "UPDATE jobs SET status = 'done', locked_by = NULL, locked_until = NULL, updated_at = %s WHERE id = %s"
+_COMPLETE_JOB = (  # a done job keeps its outcome, not the user's text
+    "UPDATE jobs SET status = 'done', payload = %s, locked_by = NULL, locked_until = NULL, updated_at = %s "
+    "WHERE id = %s"
 )
 # Runnable: pending and due, or running with an expired lease (its worker died).
 _CLAIM_JOB = (
@@ -53,20 +58,23 @@ def write_in_batch(
     op_events: Sequence[OpEvent],
     jobs: Sequence[Job],
     complete_job: str | None,
+    job_result: dict[str, Any] | None = None,
 ) -> None:
-    """The jobs/change-log part of a :class:`WriteBatch`, inside its transaction."""
+    """The jobs/change-log part of a :class:`WriteBatch`, inside its transaction; each change row
+    learns its ``rev`` and ``seq``."""
     for ch in changes:
-        # The thread_revision row lock orders concurrent writers: revs are gapless and commit in order.
-        row = cur.execute(_NEXT_REV, (ch.user_id, ch.thread_id)).fetchone()
-        assert row is not None  # INSERT .. ON CONFLICT DO UPDATE .. RETURNING always returns the row
-        params = (ch.id, ch.user_id, ch.thread_id, row[0], ch.memory_id, ch.event, cell(ch.meta), ch.at)
+        # The thread_revision and user_revision row locks order concurrent writers: revs and seqs are
+        # gapless and commit in order. INSERT .. ON CONFLICT DO UPDATE .. RETURNING always returns the row.
+        ch.rev = cur.execute(_NEXT_REV, (ch.user_id, ch.thread_id)).fetchone()[0]  # type: ignore[index]
+        ch.seq = cur.execute(_NEXT_SEQ, (ch.user_id,)).fetchone()[0]  # type: ignore[index]
+        params = (ch.id, ch.user_id, ch.thread_id, ch.rev, ch.seq, ch.memory_id, ch.event, cell(ch.meta), ch.at)
         cur.execute(_INSERT_CHANGE, params)
     if op_events:
         cur.executemany(_INSERT_OP_EVENT, [[cell(getattr(e, f)) for f in OP_EVENT_FIELDS] for e in op_events])
     if jobs:
         cur.executemany(_INSERT_JOB, [[cell(getattr(j, f)) for f in JOB_FIELDS] for j in jobs])
     if complete_job is not None:
-        cur.execute(_COMPLETE_JOB, (utcnow(), complete_job))
+        cur.execute(_COMPLETE_JOB, (cell(job_result or {}), utcnow(), complete_job))
 
 
 def claim_job(
@@ -129,12 +137,17 @@ def thread_revision(conn: psycopg.Connection[Any], user_id: str, thread_id: str)
 def changes_since(
     conn: psycopg.Connection[Any], user_id: str, thread_id: str, rev: int, limit: int
 ) -> list[Change]:
+    return _changes(conn, "thread_id = %s AND rev > %s ORDER BY rev", (user_id, thread_id, rev, limit))
+
+
+def changes_after(conn: psycopg.Connection[Any], user_id: str, seq: int, limit: int) -> list[Change]:
+    return _changes(conn, "seq > %s ORDER BY seq", (user_id, seq, limit))
+
+
+def _changes(conn: psycopg.Connection[Any], where: str, params: tuple[Any, ...]) -> list[Change]:
     with conn.cursor(row_factory=dict_row) as cur:
-        rows = cur.execute(
-            f"SELECT {CHANGE_COLUMNS} FROM change_log WHERE user_id = %s AND thread_id = %s AND rev > %s "
-            "ORDER BY rev LIMIT %s",
-            (user_id, thread_id, rev, limit),
-        ).fetchall()
+        rows = cur.execute(f"SELECT {CHANGE_COLUMNS} FROM change_log WHERE user_id = %s AND {where} LIMIT %s",
+                           params).fetchall()
     return [Change.model_validate({**r, "at": as_utc(r["at"])}) for r in rows]
 
 
@@ -149,5 +162,5 @@ def op_events(conn: psycopg.Connection[Any], user_id: str, limit: int) -> list[O
 
 
 def delete_user(cur: psycopg.Cursor[Any] | psycopg.Connection[Any], user_id: str) -> None:
-    for table in ("jobs", "change_log", "thread_revision", "op_events"):
+    for table in ("jobs", "change_log", "thread_revision", "user_revision", "op_events"):
         cur.execute(f"DELETE FROM {table} WHERE user_id = %s", (user_id,))  # table names are fixed above

@@ -111,6 +111,20 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
             "CREATE INDEX op_events_user_at ON op_events (user_id, at)",
         ],
     ),
+    (
+        3,
+        [
+            # a per-user sequence over the change log: event stream ids, replayed after a reconnect
+            "ALTER TABLE change_log ADD COLUMN seq bigint NOT NULL DEFAULT 0",
+            "UPDATE change_log c SET seq = n.seq FROM (SELECT id, row_number() OVER "
+            "(PARTITION BY user_id ORDER BY at, id) AS seq FROM change_log) n WHERE c.id = n.id",
+            "CREATE INDEX change_log_user_seq ON change_log (user_id, seq)",
+            "CREATE TABLE user_revision (user_id text PRIMARY KEY, seq bigint NOT NULL)",
+            "INSERT INTO user_revision (user_id, seq) SELECT user_id, max(seq) FROM change_log GROUP BY user_id",
+            # done jobs keep no user text (their payload becomes their outcome)
+            "UPDATE jobs SET payload = '{}' WHERE status = 'done'",
+        ],
+    ),
 ]
 
 

@@ -11,6 +11,7 @@ from memlane.model.errors import BackendError, DimensionMismatchError
 from memlane.storage.base import WriteBatch
 from memlane.storage.postgres import jobs
 from memlane.storage.postgres.migrations import HNSW_MAX_DIMS
+from memlane.storage.postgres.purge import purge
 from memlane.storage.postgres.rows import (
     INSERT_HISTORY_ROWS,
     INSERT_RELATION,
@@ -42,12 +43,6 @@ _INDEX_USERS = (
     "UPDATE memory_vectors SET indexed = true WHERE user_id = ANY(%s) AND NOT indexed",
     "UPDATE vector_users SET indexed = true, exact = 0 WHERE user_id = ANY(%s)",
 )
-PURGE_RECORDS = (
-    "UPDATE memories SET summary = '[purged]', tags = '{}', entities = '{}', metadata = '{}', "
-    "state = 'purged' WHERE id = ANY(%s)"
-)
-
-
 def check_vectors(batch: WriteBatch, dims: int | None) -> list[tuple[str, str, np.ndarray]]:
     """The batch's vectors as rows, after checking their size (before anything is written)."""
     rows: list[tuple[str, str, np.ndarray]] = []
@@ -105,12 +100,10 @@ def apply_batch(conn: psycopg.Connection[Any], batch: WriteBatch, dims: int | No
                 )
         if vectors and dims is not None:
             cur.executemany(UPSERT_VECTOR, place_vectors(cur, vectors, dims))
-        if batch.purge_ids:
-            cur.execute(PURGE_RECORDS, (list(batch.purge_ids),))
-            if dims is not None:
-                cur.execute("DELETE FROM memory_vectors WHERE id = ANY(%s)", (list(batch.purge_ids),))
+        for target in batch.purges:
+            purge(cur, target.user_id, target.memory_id, with_vectors=dims is not None)
         if batch.history:
             cur.execute(INSERT_HISTORY_ROWS, (history_json(batch.history),))
         if batch.relations:
             cur.executemany(INSERT_RELATION, [relation_params(r) for r in batch.relations])
-        jobs.write_in_batch(cur, batch.changes, batch.op_events, batch.jobs, batch.complete_job)
+        jobs.write_in_batch(cur, batch.changes, batch.op_events, batch.jobs, batch.complete_job, batch.job_result)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import builtins
 import fcntl
+import json
 import threading
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,7 @@ from memlane.storage.sqlite.jobs import (
     write_op_events,
 )
 from memlane.storage.sqlite.migrations import MIGRATIONS, SQLITE_SCHEMA_VERSION
+from memlane.storage.sqlite.purge import purge
 from memlane.storage.sqlite.rows import (
     RECORD_FIELDS,
     history_from_row,
@@ -192,16 +194,33 @@ class SqliteBackend(SqliteSearchMixin, SqliteJobsMixin, Backend):
 
     # --- writes ------------------------------------------------------------------------------
     def apply(self, batch: WriteBatch) -> None:
+        self._check_dims(batch)
+        self._commit(lambda c: batch)
+
+    def apply_planned(
+        self, reads: Mapping[str, Sequence[str]], plan: Callable[[dict[str, MemoryRecord]], WriteBatch]
+    ) -> WriteBatch:
+        def planned(c: Any) -> WriteBatch:  # BEGIN IMMEDIATE holds the write lock: no writer in between
+            batch = plan({r.id: r for user, ids in reads.items() for r in self.get_many(user, ids)})
+            self._check_dims(batch)
+            return batch
+
+        return self._commit(planned)
+
+    def _check_dims(self, batch: WriteBatch) -> None:
         dims = self._dims()
         for up in batch.upserts:
             if up.embedding is not None and len(up.embedding) != dims:
                 raise DimensionMismatchError(
                     f"memory {up.record.id}: embedding has {len(up.embedding)} dims, the store expects {dims}"
                 )
+
+    def _commit(self, make: Callable[[Any], WriteBatch]) -> WriteBatch:
         if self._checkpointer is not None:
             self._checkpointer.start()
         try:
             with self._tx() as c:
+                batch = make(c)
                 self._write_records(c, batch.upserts)
                 c.executemany(
                     "INSERT INTO history(id, memory_id, user_id, event, old_value, new_value, reason, actor, at)"
@@ -214,17 +233,19 @@ class SqliteBackend(SqliteSearchMixin, SqliteJobsMixin, Backend):
                     [(r.from_id, r.to_id, r.user_id, r.relation_type, r.strength, iso(r.created_at))
                      for r in batch.relations],
                 )
-                for memory_id in batch.purge_ids:
-                    self._purge(c, memory_id)
+                for target in batch.purges:
+                    purge(c, target.user_id, target.memory_id)
                 write_changes(c, batch.changes)
                 write_op_events(c, batch.op_events)
                 marks = ", ".join("?" for _ in JOB_COLS.split(","))
                 c.executemany(f"INSERT INTO jobs({JOB_COLS}) VALUES ({marks})", [job_params(j) for j in batch.jobs])
-                if batch.complete_job:
-                    c.execute("UPDATE jobs SET status = 'done', locked_by = NULL, locked_until = NULL, "
-                              "updated_at = ? WHERE id = ?", (iso(utcnow()), batch.complete_job))
+                if batch.complete_job:  # a done job keeps its outcome, not the user's text
+                    c.execute("UPDATE jobs SET status = 'done', payload = ?, locked_by = NULL, locked_until = NULL, "
+                              "updated_at = ? WHERE id = ?",
+                              (json.dumps(batch.job_result or {}), iso(utcnow()), batch.complete_job))
         except sqlite3.Error as exc:
             raise BackendError(f"SQLite write failed, nothing was written: {exc}") from exc
+        return batch
 
     def _write_records(self, c: Any, upserts: Sequence[Upsert]) -> None:
         """New records in three ``executemany`` inserts with rids assigned here (the transaction holds
@@ -290,20 +311,6 @@ class SqliteBackend(SqliteSearchMixin, SqliteJobsMixin, Backend):
                           (rid, record.user_id, record.state.value, record.type.value, old[1]))
             else:
                 c.execute("UPDATE memory_vectors SET state = ? WHERE rowid = ?", (record.state.value, rid))
-
-    def _purge(self, c: Any, memory_id: str) -> None:
-        row = c.execute("SELECT rid, has_vector, user_id FROM memories WHERE id = ?", (memory_id,)).fetchone()
-        if row is None:
-            return
-        if row[1]:
-            c.execute("DELETE FROM memory_vectors WHERE rowid = ?", (row[0],))
-            journal(c, [(row[2], row[0])])
-        c.execute("DELETE FROM memories_fts WHERE rowid = ?", (row[0],))
-        c.execute(
-            "UPDATE memories SET summary = '[purged]', tags = '[]', entities = '[]', metadata = '{}', "
-            "key = NULL, state = 'purged', has_vector = 0 WHERE rid = ?",
-            (row[0],),
-        )
 
     # --- reads -------------------------------------------------------------------------------
     def get(self, user_id: str, memory_id: str) -> MemoryRecord | None:
@@ -386,7 +393,7 @@ class SqliteBackend(SqliteSearchMixin, SqliteJobsMixin, Backend):
             c.execute("DELETE FROM memories WHERE user_id = ?", (user_id,))
             c.execute("DELETE FROM history WHERE user_id = ?", (user_id,))
             c.execute("DELETE FROM relations WHERE user_id = ?", (user_id,))
-            for table in ("jobs", "change_log", "thread_revision", "op_events"):
+            for table in ("jobs", "change_log", "thread_revision", "user_revision", "op_events"):
                 c.execute(f"DELETE FROM {table} WHERE user_id = ?", (user_id,))
         return len(rids)
 

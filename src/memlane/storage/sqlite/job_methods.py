@@ -85,6 +85,11 @@ class SqliteJobsMixin:
                           "ORDER BY rev LIMIT ?", (user_id, thread_id, rev, limit))
         return [change_from_row(r) for r in rows]
 
+    def changes_after(self, user_id: str, seq: int, *, limit: int = 100) -> builtins.list[Change]:
+        rows = self._rows("SELECT * FROM change_log WHERE user_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+                          (user_id, seq, limit))
+        return [change_from_row(r) for r in rows]
+
     def op_events(self, user_id: str, *, limit: int = 100) -> builtins.list[OpEvent]:
         rows = self._rows("SELECT * FROM op_events WHERE user_id = ? ORDER BY at DESC, rowid DESC LIMIT ?",
                           (user_id, limit))

@@ -32,17 +32,23 @@ def job_from_row(r: Any) -> Job:
 
 
 def write_changes(c: Any, changes: Sequence[Change]) -> None:
-    """Append change-log rows, bumping each thread's revision atomically (we are inside the tx)."""
+    """Append change-log rows, bumping the thread's revision and the user's sequence atomically (we are
+    inside the tx); each row learns its ``rev`` and ``seq``."""
     for ch in changes:
-        rev = c.execute(
+        ch.rev = c.execute(
             "INSERT INTO thread_revision(user_id, thread_id, rev) VALUES (?, ?, 1) "
             "ON CONFLICT(user_id, thread_id) DO UPDATE SET rev = rev + 1 RETURNING rev",
             (ch.user_id, ch.thread_id),
         ).fetchone()[0]
+        ch.seq = c.execute(
+            "INSERT INTO user_revision(user_id, seq) VALUES (?, 1) "
+            "ON CONFLICT(user_id) DO UPDATE SET seq = seq + 1 RETURNING seq", (ch.user_id,),
+        ).fetchone()[0]
         c.execute(
-            "INSERT INTO change_log(id, user_id, thread_id, rev, memory_id, event, meta, at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (ch.id, ch.user_id, ch.thread_id, rev, ch.memory_id, ch.event, json.dumps(ch.meta), iso(ch.at)),
+            "INSERT INTO change_log(id, user_id, thread_id, rev, seq, memory_id, event, meta, at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (ch.id, ch.user_id, ch.thread_id, ch.rev, ch.seq, ch.memory_id, ch.event, json.dumps(ch.meta),
+             iso(ch.at)),
         )
 
 
@@ -56,7 +62,7 @@ def write_op_events(c: Any, events: Sequence[OpEvent]) -> None:
 
 
 def change_from_row(r: Any) -> Change:
-    return Change(id=r["id"], user_id=r["user_id"], thread_id=r["thread_id"], rev=r["rev"],
+    return Change(id=r["id"], user_id=r["user_id"], thread_id=r["thread_id"], rev=r["rev"], seq=r["seq"],
                   memory_id=r["memory_id"], event=r["event"], meta=json.loads(r["meta"]),
                   at=datetime.fromisoformat(r["at"]))
 

@@ -101,6 +101,28 @@ MIGRATIONS: list[tuple[int, list[Step]]] = [
             "DROP INDEX IF EXISTS vector_journal_user_seq",
         ],
     ),
+    (
+        5,
+        [
+            # a per-user sequence over the change log: event stream ids, replayed after a reconnect
+            lambda c: _add_column(c, "change_log", "seq INTEGER NOT NULL DEFAULT 0"),
+            "UPDATE change_log SET seq = n.seq FROM (SELECT rowid AS r, row_number() OVER "
+            "(PARTITION BY user_id ORDER BY at, rowid) AS seq FROM change_log) AS n WHERE change_log.rowid = n.r",
+            "CREATE INDEX IF NOT EXISTS change_log_user_seq ON change_log(user_id, seq)",
+            "CREATE TABLE IF NOT EXISTS user_revision (user_id TEXT PRIMARY KEY, seq INTEGER NOT NULL)",
+            "INSERT OR REPLACE INTO user_revision(user_id, seq) SELECT user_id, max(seq) FROM change_log GROUP BY user_id",
+            # purges forget: deleted FTS entries leave no words behind; done jobs keep no user text
+            "INSERT INTO memories_fts(memories_fts, rank) VALUES ('secure-delete', 1)",
+            "UPDATE jobs SET payload = '{}' WHERE status = 'done'",
+        ],
+    ),
 ]
+
+
+
+def _add_column(c: Any, table: str, column: str) -> None:
+    if column.split()[0] not in {r[1] for r in c.execute(f"PRAGMA table_info({table})")}:
+        c.execute(f"ALTER TABLE {table} ADD COLUMN {column}")
+
 
 SQLITE_SCHEMA_VERSION = MIGRATIONS[-1][0]  # SQLite's own; PostgreSQL's is storage.base.SCHEMA_VERSION

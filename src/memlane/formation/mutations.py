@@ -1,0 +1,180 @@
+"""The one write path: every change to a memory is built here and committed by :func:`commit`.
+
+A :class:`Mutation` collects writes (create, update, merge, supersede, soft delete, restore, purge,
+link) into one :class:`WriteBatch`: the records and vectors, a history row per changed record, and one
+change-log row per write. The change-log row is also the write's event: once the batch has committed,
+:func:`commit` publishes one ``memory.<kind>`` event per change row, carrying the per-user sequence
+number the backend gave the row, so a client of the event stream can resume from the change log
+(:func:`event_from_change`) and a thread's revision advances with every write it sees.
+
+Bookkeeping that changes no content (TTL restarts, new vectors after a model change) writes records
+only: no history, no change row, no event.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from memlane.formation.events import EventBus, MemoryEvent
+from memlane.model.audit import history_entry
+from memlane.model.enums import HistoryEvent, MemoryState
+from memlane.model.ids import new_id
+from memlane.model.jobs import Change
+from memlane.model.record import MemoryRecord, Relation, utcnow
+from memlane.storage.base import Backend, Purge, Upsert, WriteBatch
+
+# change-log kinds and the event each publishes
+EVENT_OF = {
+    "created": "memory.created", "updated": "memory.updated", "merged": "memory.merged",
+    "changed_fact": "memory.changed_fact", "superseded": "memory.superseded", "deleted": "memory.deleted",
+    "restored": "memory.restored", "purged": "memory.purged", "linked": "memory.linked",
+}
+
+
+def _payload(rec: MemoryRecord) -> dict[str, Any]:
+    return {"id": rec.id, "type": rec.type.value, "category": rec.category, "summary": rec.summary,
+            "state": rec.state.value, "importance": rec.importance}
+
+
+@dataclass
+class Mutation:
+    """Writes by one ``actor`` to be committed together. ``thread_id``: the thread whose revision the
+    writes advance (default: each record's own thread)."""
+
+    actor: str
+    thread_id: str | None = None
+    at: datetime = field(default_factory=utcnow)
+    batch: WriteBatch = field(default_factory=WriteBatch)
+
+    # --- the writes ----------------------------------------------------------------------------
+    def create(self, rec: MemoryRecord, vector: Sequence[float] | None, reason: str,
+               relations: Sequence[Relation] = ()) -> None:
+        self.batch.upserts.append(Upsert(rec, vector))
+        self._history(HistoryEvent.ADD, rec.id, rec.user_id, None, rec, reason)
+        self.batch.relations.extend(relations)
+        self._change(rec, "created", _payload(rec))
+
+    def update(self, old: MemoryRecord, new: MemoryRecord, vector: Sequence[float] | None, reason: str) -> None:
+        self.batch.upserts.append(Upsert(new, vector))
+        self._history(HistoryEvent.UPDATE, new.id, new.user_id, old, new, reason)
+        self._change(new, "updated", _payload(new))
+
+    def merge(self, old: MemoryRecord, new: MemoryRecord, reason: str, candidate: str) -> None:
+        """``candidate``'s text was found to say what ``old`` says: ``new`` is ``old`` with the
+        candidate's tags, entities and signals folded in."""
+        self.batch.upserts.append(Upsert(new))
+        self._history(HistoryEvent.MERGE, new.id, new.user_id, old, new, reason)
+        self._change(new, "merged", {**_payload(new), "candidate": candidate})
+
+    def supersede(self, target: MemoryRecord, fresh: MemoryRecord, closed: MemoryRecord,
+                  vector: Sequence[float] | None, closed_vector: Sequence[float] | None, reason: str,
+                  relations: Sequence[Relation] = ()) -> None:
+        """``fresh`` replaces ``target``, which stays in history as ``closed`` (superseded). When
+        ``fresh`` keeps ``target``'s id (a keyed fact), ``closed`` is the old version under a new id."""
+        self.batch.upserts += [Upsert(closed, closed_vector), Upsert(fresh, vector)]
+        if fresh.id == target.id:
+            self._history(HistoryEvent.SUPERSEDE, fresh.id, fresh.user_id, target, fresh, reason)
+        else:
+            self._history(HistoryEvent.ADD, fresh.id, fresh.user_id, None, fresh, f"supersedes {target.id}: {reason}")
+        self._history(HistoryEvent.SUPERSEDE, closed.id, closed.user_id, target, closed,
+                      f"superseded by {fresh.id}: {reason}")
+        self.batch.relations.extend(relations)
+        self._change(fresh, "changed_fact", {**_payload(fresh), "old_id": closed.id, "old_summary": target.summary,
+                                             "reason": reason})
+
+    def close(self, old: MemoryRecord, closed: MemoryRecord, by: MemoryRecord, reason: str) -> None:
+        """Another fact contradicted by ``by`` (a supersede that retires more than its target)."""
+        self.batch.upserts.append(Upsert(closed))
+        self._history(HistoryEvent.SUPERSEDE, old.id, old.user_id, old, closed, f"superseded by {by.id}: {reason}")
+        self._change(closed, "superseded", {**_payload(closed), "by": by.id})
+
+    def delete(self, old: MemoryRecord, purge_at: datetime, reason: str) -> MemoryRecord:
+        new = old.model_copy(update={"state": MemoryState.SOFT_DELETED, "updated_at": self.at, "purge_at": purge_at})
+        self.batch.upserts.append(Upsert(new))
+        self._history(HistoryEvent.DELETE, old.id, old.user_id, old, new, reason)
+        self._change(new, "deleted", _payload(new))
+        return new
+
+    def restore(self, old: MemoryRecord, reason: str) -> MemoryRecord:
+        new = old.model_copy(update={"state": MemoryState.ACTIVE, "updated_at": self.at, "purge_at": None})
+        self.batch.upserts.append(Upsert(new))
+        self._history(HistoryEvent.RESTORE, old.id, old.user_id, old, new, reason)
+        self._change(new, "restored", _payload(new))
+        return new
+
+    def purge(self, old: MemoryRecord, reason: str) -> None:
+        """Forget ``old`` for good: the backend removes its content, vector and every copy of its text
+        (history snapshots, change-log rows, job payloads); the history keeps the tombstone events."""
+        self.batch.purges.append(Purge(old.user_id, old.id))
+        self._history(HistoryEvent.PURGE, old.id, old.user_id, None, None, reason)
+        self._change(old, "purged", {"id": old.id, "type": old.type.value, "state": MemoryState.PURGED.value})
+
+    def link(self, rel: Relation, reason: str) -> None:
+        self.batch.relations.append(rel)
+        self._history(HistoryEvent.LINK, rel.from_id, rel.user_id, None, None, reason)
+        self.batch.changes.append(Change(
+            id=new_id(), user_id=rel.user_id, thread_id=self.thread_id or "", memory_id=rel.from_id,
+            event="linked", meta={"id": rel.from_id, "to": rel.to_id, "relation_type": rel.relation_type,
+                                  "strength": rel.strength}, at=self.at))
+
+    def load(self, rec: MemoryRecord, vector: Sequence[float] | None) -> None:
+        """A record brought from an export. Its history rows come with it, so none is added here;
+        a live record is announced as created."""
+        self.batch.upserts.append(Upsert(rec, vector))
+        if rec.state is not MemoryState.PURGED:
+            self._change(rec, "created", {**_payload(rec), "imported": True})
+
+    def touch(self, rec: MemoryRecord, vector: Sequence[float] | None = None) -> None:
+        """Bookkeeping (a TTL restart, a new vector for unchanged text): no history, no event."""
+        self.batch.upserts.append(Upsert(rec, vector))
+
+    # --- rows ----------------------------------------------------------------------------------
+    def _history(self, event: HistoryEvent, memory_id: str, user_id: str, old: MemoryRecord | None,
+                 new: MemoryRecord | None, reason: str) -> None:
+        self.batch.history.append(history_entry(event, memory_id=memory_id, user_id=user_id, old=old, new=new,
+                                                reason=reason, actor=self.actor, at=self.at))
+
+    def _change(self, rec: MemoryRecord, kind: str, meta: dict[str, Any]) -> None:
+        thread = self.thread_id if self.thread_id is not None else rec.thread_id
+        self.batch.changes.append(Change(id=new_id(), user_id=rec.user_id, thread_id=thread or "",
+                                         memory_id=rec.id, event=kind, meta=meta, at=self.at))
+
+
+def event_from_change(change: Change) -> MemoryEvent:
+    """The event a committed change-log row stands for (live, or replayed from the log)."""
+    return MemoryEvent(type=EVENT_OF.get(change.event, f"memory.{change.event}"), user_id=change.user_id,
+                       thread_id=change.thread_id or None, memory_id=change.memory_id, seq=change.seq,
+                       data={"id": change.memory_id, **change.meta}, at=change.at)
+
+
+def commit(backend: Backend, bus: EventBus | None, mutation: Mutation) -> None:
+    """Write the batch atomically, then publish one event per change row (with its sequence number)."""
+    backend.apply(mutation.batch)
+    _publish(bus, mutation)
+
+
+def commit_planned(
+    backend: Backend, bus: EventBus | None, reads: Mapping[str, Sequence[str]],
+    plan: Callable[[dict[str, MemoryRecord]], Mutation],
+) -> Mutation:
+    """Read-modify-write: ``plan`` builds the mutation from the records ``reads`` names (user id ->
+    ids) as stored under the write transaction's lock, so concurrent writers never plan from the
+    same stale read (see :meth:`Backend.apply_planned`). An exception in ``plan`` writes nothing."""
+    made: list[Mutation] = []
+
+    def build(stored: dict[str, MemoryRecord]) -> WriteBatch:
+        made[:] = [plan(stored)]
+        return made[0].batch
+
+    backend.apply_planned(reads, build)
+    _publish(bus, made[0])
+    return made[0]
+
+
+def _publish(bus: EventBus | None, mutation: Mutation) -> None:
+    if bus is not None:
+        for change in mutation.batch.changes:
+            bus.publish(event_from_change(change))

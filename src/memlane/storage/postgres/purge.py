@@ -1,0 +1,56 @@
+"""PostgreSQL side of a purge: the memory's content goes from every table that held a copy of it.
+
+Runs inside the write transaction. The keyword index is a generated column of the record, so it
+follows the tombstone. (Old row versions stay on disk until PostgreSQL vacuums them, as for any
+deleted row.)
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import psycopg
+
+_TOMBSTONE = (
+    "UPDATE memories SET summary = '[purged]', tags = '{}', entities = '{}', metadata = '{}', key = NULL, "
+    "source_ref = NULL, state = 'purged' WHERE user_id = %s AND id = %s"
+)
+
+
+def purge(cur: psycopg.Cursor[Any], user_id: str, memory_id: str, with_vectors: bool) -> None:
+    row = cur.execute("SELECT summary FROM memories WHERE user_id = %s AND id = %s FOR UPDATE",
+                      (user_id, memory_id)).fetchone()
+    if row is None:
+        return
+    found = cur.execute("SELECT old_value->>'summary', new_value->>'summary' FROM history "
+                        "WHERE user_id = %s AND memory_id = %s", (user_id, memory_id)).fetchall()
+    texts = {t for t in (row[0], *(t for r in found for t in r)) if t and t != "[purged]"}
+    cur.execute(_TOMBSTONE, (user_id, memory_id))
+    if with_vectors:
+        cur.execute("DELETE FROM memory_vectors WHERE user_id = %s AND id = %s", (user_id, memory_id))
+    # the memory's own history keeps its events, not their values; the purge row keeps its reason
+    cur.execute("UPDATE history SET old_value = NULL, new_value = NULL, "
+                "reason = CASE WHEN event = 'PURGE' THEN reason END WHERE user_id = %s AND memory_id = %s",
+                (user_id, memory_id))
+    cur.execute("UPDATE change_log SET meta = '{}' WHERE user_id = %s AND memory_id = %s", (user_id, memory_id))
+    # reasons of other memories' rows that name this one ("superseded by <id>: <why>") may quote it
+    cur.execute("UPDATE history SET reason = NULL WHERE user_id = %s AND strpos(reason, %s) > 0",
+                (user_id, memory_id))
+    if not texts:
+        return
+    words = sorted(texts)
+    # copies of the text under other memories (a keyed fact's old version, a supersede's change row)
+    for col in ("old_value", "new_value"):
+        cur.execute(f"UPDATE history SET {col} = NULL WHERE user_id = %s AND {col}->>'summary' = ANY(%s)",
+                    (user_id, words))
+    cur.execute("UPDATE change_log SET meta = '{}' WHERE user_id = %s AND EXISTS "
+                "(SELECT 1 FROM jsonb_each_text(meta) AS m WHERE m.value = ANY(%s))", (user_id, words))
+    # jobs not yet done that carry the text would bring it back: they end here, with no payload
+    needles = [f"%{_like(json.dumps(t, ensure_ascii=False)[1:-1])}%" for t in words]
+    cur.execute("UPDATE jobs SET payload = '{}', status = 'done', last_error = 'purged' "
+                "WHERE user_id = %s AND payload::text LIKE ANY(%s)", (user_id, needles))
+
+
+def _like(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")

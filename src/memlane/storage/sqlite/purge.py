@@ -1,0 +1,53 @@
+"""SQLite side of a purge: the memory's content goes from every table that held a copy of it.
+
+Runs inside the write transaction. The FTS index deletes securely (``secure-delete``, set by the
+schema), so no segment keeps the purged words; sqlite-vec zeroes a deleted vector's bytes.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from memlane.storage.sqlite.vector_cache import journal
+
+TOMBSTONE = ("UPDATE memories SET summary = '[purged]', tags = '[]', entities = '[]', metadata = '{}', "
+             "key = NULL, source_ref = NULL, state = 'purged', has_vector = 0 WHERE rid = ?")
+
+
+def texts_of(c: Any, user_id: str, memory_id: str, summary: str) -> set[str]:
+    """Every summary the memory has had (its own and its history's snapshots)."""
+    rows = c.execute("SELECT json_extract(old_value, '$.summary'), json_extract(new_value, '$.summary') "
+                     "FROM history WHERE user_id = ? AND memory_id = ?", (user_id, memory_id)).fetchall()
+    found = {summary, *(t for row in rows for t in row if isinstance(t, str))}
+    return {t for t in found if t and t != "[purged]"}
+
+
+def purge(c: Any, user_id: str, memory_id: str) -> None:
+    row = c.execute("SELECT rid, has_vector, summary FROM memories WHERE user_id = ? AND id = ?",
+                    (user_id, memory_id)).fetchone()
+    if row is None:
+        return
+    rid, has_vector, summary = row[0], row[1], row[2]
+    texts = texts_of(c, user_id, memory_id, summary)
+    if has_vector:
+        c.execute("DELETE FROM memory_vectors WHERE rowid = ?", (rid,))
+        journal(c, [(user_id, rid)])
+    c.execute("DELETE FROM memories_fts WHERE rowid = ?", (rid,))
+    c.execute(TOMBSTONE, (rid,))
+    # the memory's own history keeps its events, not their values; the purge row keeps its reason
+    c.execute("UPDATE history SET old_value = NULL, new_value = NULL, "
+              "reason = CASE WHEN event = 'PURGE' THEN reason END WHERE user_id = ? AND memory_id = ?",
+              (user_id, memory_id))
+    c.execute("UPDATE change_log SET meta = '{}' WHERE user_id = ? AND memory_id = ?", (user_id, memory_id))
+    # reasons of other memories' rows that name this one ("superseded by <id>: <why>") may quote it
+    c.execute("UPDATE history SET reason = NULL WHERE user_id = ? AND instr(reason, ?) > 0", (user_id, memory_id))
+    for text in texts:  # copies of the text under other memories (a keyed fact's old version, a supersede)
+        for col in ("old_value", "new_value"):
+            c.execute(f"UPDATE history SET {col} = NULL WHERE user_id = ? AND json_extract({col}, '$.summary') = ?",
+                      (user_id, text))
+        c.execute("UPDATE change_log SET meta = '{}' WHERE user_id = ? AND EXISTS "
+                  "(SELECT 1 FROM json_each(change_log.meta) WHERE value = ?)", (user_id, text))
+        # jobs not yet done that carry the text would bring it back: they end here, with no payload
+        c.execute("UPDATE jobs SET payload = '{}', status = 'done', last_error = 'purged' "
+                  "WHERE user_id = ? AND instr(payload, ?) > 0", (user_id, json.dumps(text)[1:-1]))
