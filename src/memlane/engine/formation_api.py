@@ -12,7 +12,7 @@ from memlane.formation.pipeline import Formation, Worker
 from memlane.model.candidate import Candidate, ChatMessage
 from memlane.model.config import Settings
 from memlane.model.errors import NotFoundError, ValidationError
-from memlane.model.jobs import Job, JobStatus
+from memlane.model.jobs import Job, JobStatus, Outcome
 from memlane.model.record import utcnow
 from memlane.storage import Backend
 
@@ -37,16 +37,48 @@ class FormationAPI:
         """Run formation on a turn: the turn is a committed job before this returns, candidates come
         back at once (and as ``memory.candidate`` events); decisions run in the background worker, or
         before returning with ``wait=True``."""
+        return self.add_turn(messages, user_id=user_id, thread_id=thread_id, at=at, wait=wait)[1]
+
+    def add_turn(
+        self,
+        messages: str | Sequence[ChatMessage | Mapping[str, Any]],
+        *,
+        user_id: str,
+        thread_id: str | None = None,
+        at: datetime | str | None = None,
+        wait: bool = False,
+    ) -> tuple[str, builtins.list[Candidate]]:
+        """:meth:`add`, returning the turn's job id too (see :meth:`outcomes`)."""
         user = v.user_id(user_id)
         thread = v.optional_scope("thread_id", thread_id)
         when = v.when("at", at) or utcnow()
         turn = v.messages(messages, when)
-        candidates = self.formation.accept(turn, user_id=user, thread_id=thread, at=when)
+        turn_id, candidates = self.formation.accept(turn, user_id=user, thread_id=thread, at=when)
         if wait:
             self.formation.drain()
         else:
             self.start_worker()
-        return candidates
+        return turn_id, candidates
+
+    def outcomes(self, turn_id: str, *, user_id: str) -> builtins.list[Outcome]:
+        """What formation did with each candidate of the turn (so far): the action and the memory."""
+        user = v.user_id(user_id)
+        turn = self.backend.get_jobs(user, [turn_id])
+        if not turn:
+            raise NotFoundError(f"no turn {turn_id!r} for user {user!r}")
+        ids = turn[0].payload.get("candidate_jobs", []) if turn[0].status is JobStatus.DONE else []
+        jobs = {j.id: j for j in self.backend.get_jobs(user, ids)}
+        out: builtins.list[Outcome] = []
+        for jid in ids:
+            job = jobs.get(jid)
+            if job is None:
+                continue
+            done = job.status is JobStatus.DONE
+            summary = (job.payload.get("candidate") or {}).get("summary", "")
+            out.append(Outcome(job_id=jid, summary=job.payload.get("summary", summary),
+                               action=job.payload.get("action", "done") if done else job.status.value,
+                               memory_id=job.payload.get("memory_id") if done else None))
+        return out
 
     def add_facts(
         self,

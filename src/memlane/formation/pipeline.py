@@ -63,14 +63,15 @@ class Formation:
 
     # --- hot path ------------------------------------------------------------------------------
     def accept(self, messages: Sequence[ChatMessage], *, user_id: str, thread_id: str | None,
-               at: datetime) -> list[Candidate]:
+               at: datetime) -> tuple[str, list[Candidate]]:
+        """The turn's job id and the candidates extracted from it."""
         job = turn_job(user_id, thread_id, messages, at, self.lease_seconds)
         self.backend.apply(WriteBatch(jobs=[job]))  # durable before anything else happens
         try:
-            return self._extract_turn(job, list(messages), at)
+            return job.id, self._extract_turn(job, list(messages), at)
         except ProviderError as exc:  # the turn stays a job and is retried by the worker
             self._failed(job, exc)
-            return []
+            return job.id, []
 
     def enqueue_facts(self, facts: Sequence[Candidate], *, user_id: str, thread_id: str | None,
                       at: datetime) -> None:
@@ -157,7 +158,7 @@ class Formation:
                 sim=neighbours[0].score if neighbours else None, at=at))
             batch.complete_job = job.id
             batch.job_result = {"action": planned.action, "memory_id": planned.memory_id,
-                                "turn": job.payload.get("turn")}
+                                "summary": cand.summary, "turn": job.payload.get("turn")}
             if self.settings.memory_embedding_header:  # store what retrieval embeds (summary + header)
                 texts = [memory_text(up.record, self.settings) for up in batch.upserts if up.embedding]
                 vectors = iter(self.embedder.embed(texts)) if texts else iter(())

@@ -41,6 +41,16 @@ class Job(BaseModel):
         return None if value is None else as_utc(value)
 
 
+class Outcome(BaseModel):
+    """What formation did with one candidate of a turn."""
+
+    job_id: str
+    summary: str
+    action: str = Field(description="create | merge | supersede | ignore once decided; else the job's status "
+                                    "(pending | running | parked)")
+    memory_id: str | None = Field(None, description="The memory created, merged into or written by the supersede")
+
+
 class Change(BaseModel):
     """One row of a thread's change log (seed 001 §1); ``rev`` is assigned by the backend on commit."""
 

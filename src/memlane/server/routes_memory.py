@@ -8,7 +8,7 @@ import json
 from collections.abc import Iterator
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Depends, Path, Query
+from fastapi import APIRouter, Body, Depends, Header, Path, Query
 from fastapi.responses import JSONResponse, StreamingResponse
 
 from memlane.engine.memory import Memory
@@ -70,8 +70,10 @@ def add_turn(body: TurnRequest, user: User, state: State) -> Any:
     ``memory.candidate`` events); dedup, merge and supersede decisions run in the background."""
     messages = body.messages if isinstance(body.messages, str) else [m.model_dump(exclude_none=True)
                                                                         for m in body.messages]
-    cands = _mem(state).add(messages, user_id=user, thread_id=body.thread_id, at=body.at, wait=body.wait)
-    out = FormationResponse(candidates=cands, waited=body.wait)
+    mem = _mem(state)
+    turn_id, cands = mem.add_turn(messages, user_id=user, thread_id=body.thread_id, at=body.at, wait=body.wait)
+    out = FormationResponse(candidates=cands, waited=body.wait, turn_id=turn_id,
+                            decisions=mem.outcomes(turn_id, user_id=user) if body.wait else [])
     return JSONResponse(out.model_dump(mode="json"), status_code=200 if body.wait else 202)
 
 
@@ -87,10 +89,15 @@ def add_facts(body: FactsRequest, user: User, state: State) -> Any:
 
 
 @router.post("", response_model=MemoryRecord, responses=ERRORS, summary="Store a memory (put)")
-def put(body: PutRequest, user: User, state: State) -> MemoryRecord:
+def put(body: PutRequest, user: User, state: State,
+        idempotency_key: Annotated[str | None, Header(max_length=255, description=(
+            "Retry key for a put without `key`: a retried request with the same key returns the memory "
+            "the first one stored (409 if the key was used for another summary)"))] = None) -> MemoryRecord:
     _fits(state, body.summary)
     fields = body.model_dump(exclude_unset=True)
     summary = fields.pop("summary")
+    if idempotency_key is not None:
+        fields["idempotency_key"] = idempotency_key
     return _mem(state).put(summary, user_id=user, actor=ACTOR, **fields)
 
 

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from memlane.model.candidate import Candidate
 from memlane.model.enums import MemoryType, Source
-from memlane.model.jobs import Job
+from memlane.model.jobs import Job, Outcome
 from memlane.model.record import HistoryEntry, MemoryRecord, SearchHit
 from memlane.server.fields import (
     Body,
@@ -93,6 +93,9 @@ class FactsRequest(Strict):
 class FormationResponse(BaseModel):
     candidates: list[Candidate]
     waited: bool = Field(description="True when the decisions already ran; else they run in the background.")
+    turn_id: str | None = Field(None, description="The turn's job (POST /turns)")
+    decisions: list[Outcome] = Field(default_factory=list, description=(
+        "With wait=true on POST /turns: what was decided for each candidate and the resulting memory id"))
 
 
 class PutRequest(Strict):

@@ -219,6 +219,10 @@ class Backend(ABC):
     ) -> builtins.list[Job]: ...
 
     @abstractmethod
+    def get_jobs(self, user_id: str, job_ids: Sequence[str]) -> builtins.list[Job]:
+        """The user's jobs of those ids (those that exist), in no particular order."""
+
+    @abstractmethod
     def retry_job(self, job_id: str) -> bool:
         """Parked -> pending now, attempts reset; False if no such parked job."""
 

@@ -340,6 +340,12 @@ class PostgresBackend(Backend):
         with self._connection() as conn:
             return jobs.changes_since(conn, user_id, thread_id, rev, limit)
 
+    def get_jobs(self, user_id: str, job_ids: Sequence[str]) -> builtins.list[Job]:
+        with self._connection() as conn, conn.cursor(row_factory=dict_row) as cur:
+            rows = cur.execute(f"SELECT {jobs.JOB_COLUMNS} FROM jobs WHERE id = ANY(%s) AND user_id = %s",
+                               (list(job_ids), user_id)).fetchall()
+        return [Job.model_validate(r) for r in rows]
+
     def changes_after(self, user_id: str, seq: int, *, limit: int = 100) -> builtins.list[Change]:
         with self._connection() as conn:
             return jobs.changes_after(conn, user_id, seq, limit)

@@ -34,6 +34,9 @@ def purge(cur: psycopg.Cursor[Any], user_id: str, memory_id: str, with_vectors: 
                 "reason = CASE WHEN event = 'PURGE' THEN reason END WHERE user_id = %s AND memory_id = %s",
                 (user_id, memory_id))
     cur.execute("UPDATE change_log SET meta = '{}' WHERE user_id = %s AND memory_id = %s", (user_id, memory_id))
+    # a decided job's outcome names the memory and quotes the candidate
+    cur.execute("UPDATE jobs SET payload = '{}' WHERE user_id = %s AND status = 'done' AND "
+                "payload->>'memory_id' = %s", (user_id, memory_id))
     # reasons of other memories' rows that name this one ("superseded by <id>: <why>") may quote it
     cur.execute("UPDATE history SET reason = NULL WHERE user_id = %s AND strpos(reason, %s) > 0",
                 (user_id, memory_id))

@@ -66,6 +66,13 @@ class SqliteJobsMixin:
                           "ORDER BY created_at, rowid LIMIT ?", (*params, limit))
         return [job_from_row(r) for r in rows]
 
+    def get_jobs(self, user_id: str, job_ids: Sequence[str]) -> builtins.list[Job]:
+        if not job_ids:
+            return []
+        marks = ", ".join("?" for _ in job_ids)
+        rows = self._rows(f"SELECT {JOB_COLS} FROM jobs WHERE id IN ({marks}) AND user_id = ?", (*job_ids, user_id))
+        return [job_from_row(r) for r in rows]
+
     def retry_job(self, job_id: str) -> bool:
         with self._tx() as c:
             cur = c.execute("UPDATE jobs SET status = 'pending', attempts = 0, run_after = ?, updated_at = ? "

@@ -40,6 +40,9 @@ def purge(c: Any, user_id: str, memory_id: str) -> None:
               "reason = CASE WHEN event = 'PURGE' THEN reason END WHERE user_id = ? AND memory_id = ?",
               (user_id, memory_id))
     c.execute("UPDATE change_log SET meta = '{}' WHERE user_id = ? AND memory_id = ?", (user_id, memory_id))
+    # a decided job's outcome names the memory and quotes the candidate
+    c.execute("UPDATE jobs SET payload = '{}' WHERE user_id = ? AND status = 'done' AND "
+              "json_extract(payload, '$.memory_id') = ?", (user_id, memory_id))
     # reasons of other memories' rows that name this one ("superseded by <id>: <why>") may quote it
     c.execute("UPDATE history SET reason = NULL WHERE user_id = ? AND instr(reason, ?) > 0", (user_id, memory_id))
     for text in texts:  # copies of the text under other memories (a keyed fact's old version, a supersede)
