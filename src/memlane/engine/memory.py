@@ -292,14 +292,27 @@ class Memory(FormationAPI):
         return rec
 
     def purge(self, memory_id: str, *, user_id: str, actor: str = "api", reason: str | None = None) -> None:
-        """Forget a memory for good: its content, key, tags, metadata and vector, and every copy of its
-        text in history, the change log and job payloads, are removed; a tombstone and the history's
-        events (ids, event names, times, actors) remain. Purging a purged memory does nothing."""
-        def write(m: Mutation, old: MemoryRecord) -> None:
-            if old.state is not MemoryState.PURGED:
-                m.purge(old, reason or "purge")
+        """Forget a memory for good, with the older versions it superseded: their content, key, tags,
+        metadata and vectors, and every copy of their text in history, the change log and job
+        payloads, are removed; tombstones and the history's events (ids, event names, times,
+        actors) remain. Purging a purged memory does nothing."""
+        user = v.user_id(user_id)
+        chain, frontier = [_id(memory_id)], [memory_id]
+        while frontier:  # the versions a correction closed point at their successor
+            frontier = [r.id for r in self.backend.list(user, [Condition("superseded_by", "$in", frontier)],
+                                                        limit=10_000) if r.id not in chain]
+            chain += frontier
 
-        self._change_state(memory_id, user_id, "purge", tuple(MemoryState), write, actor)
+        def plan(stored: dict[str, MemoryRecord]) -> Mutation:
+            _found(stored, user, memory_id)
+            m = Mutation(actor=actor)
+            for mid in chain:
+                old = stored.get(mid)
+                if old is not None and old.state is not MemoryState.PURGED:
+                    m.purge(old, reason or "purge")
+            return m
+
+        commit_planned(self.backend, self.events, {user: chain}, plan)
 
     def link(self, from_id: str, to_id: str, *, user_id: str, relation_type: str = "related",
              strength: float = 1.0, actor: str = "api") -> Relation:
@@ -320,7 +333,7 @@ class Memory(FormationAPI):
                     raise ValidationError(f"memory {mid} was purged and cannot be linked")
             m = Mutation(actor=actor)
             if not any(r.to_id == to_id for r in self.backend.relations(user, [from_id]) if r.from_id == from_id):
-                m.link(rel, f"linked to {to_id} ({rel.relation_type})")
+                m.link(stored[from_id], rel, f"linked to {to_id} ({rel.relation_type})")
             return m
 
         commit_planned(self.backend, self.events, {user: [_id(from_id), _id(to_id)]}, plan)

@@ -112,13 +112,12 @@ class Mutation:
         self._history(HistoryEvent.PURGE, old.id, old.user_id, None, None, reason)
         self._change(old, "purged", {"id": old.id, "type": old.type.value, "state": MemoryState.PURGED.value})
 
-    def link(self, rel: Relation, reason: str) -> None:
+    def link(self, source: MemoryRecord, rel: Relation, reason: str) -> None:
+        """A new edge from ``source`` (``rel.from_id``)."""
         self.batch.relations.append(rel)
         self._history(HistoryEvent.LINK, rel.from_id, rel.user_id, None, None, reason)
-        self.batch.changes.append(Change(
-            id=new_id(), user_id=rel.user_id, thread_id=self.thread_id or "", memory_id=rel.from_id,
-            event="linked", meta={"id": rel.from_id, "to": rel.to_id, "relation_type": rel.relation_type,
-                                  "strength": rel.strength}, at=self.at))
+        self._change(source, "linked", {"id": rel.from_id, "to": rel.to_id, "relation_type": rel.relation_type,
+                                        "strength": rel.strength})
 
     def load(self, rec: MemoryRecord, vector: Sequence[float] | None) -> None:
         """A record brought from an export. Its history rows come with it, so none is added here;

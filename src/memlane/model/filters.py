@@ -32,6 +32,7 @@ FIELDS: dict[str, Kind] = {
     "thread_id": "str",
     "chat_id": "str",
     "source_ref": "str",
+    "superseded_by": "str",
     "pinned": "bool",
     "importance": "int",
     "tags": "tags",
