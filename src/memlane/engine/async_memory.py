@@ -11,7 +11,8 @@ from typing import Any, TypeVar
 
 from memlane.engine.memory import Memory
 from memlane.model.candidate import Candidate
-from memlane.model.record import HistoryEntry, MemoryRecord, SearchHit
+from memlane.model.jobs import Outcome
+from memlane.model.record import HistoryEntry, MemoryRecord, Relation, SearchHit
 from memlane.model.retrieval import ContextBlock, QueryResult
 
 R = TypeVar("R")
@@ -64,6 +65,15 @@ class AsyncMemory:
 
     async def purge(self, memory_id: str, **kw: Any) -> None:
         return await self._run(self.sync.purge, memory_id, **kw)
+
+    async def link(self, from_id: str, to_id: str, **kw: Any) -> Relation:
+        return await self._run(self.sync.link, from_id, to_id, **kw)
+
+    async def add_turn(self, messages: Any, **kw: Any) -> tuple[str, builtins.list[Candidate]]:
+        return await self._run(self.sync.add_turn, messages, **kw)
+
+    async def outcomes(self, turn_id: str, **kw: Any) -> builtins.list[Outcome]:
+        return await self._run(self.sync.outcomes, turn_id, **kw)
 
     async def history(self, memory_id: str, **kw: Any) -> builtins.list[HistoryEntry]:
         return await self._run(self.sync.history, memory_id, **kw)

@@ -6,6 +6,7 @@ processes) can poll the same table without taking the same job twice.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
@@ -24,13 +25,17 @@ OP_EVENT_FIELDS: tuple[str, ...] = tuple(OpEvent.model_fields)
 OP_EVENT_COLUMNS = ", ".join(OP_EVENT_FIELDS)
 _MAX_ERROR_CHARS = 2000
 
-_NEXT_REV = (
-    "INSERT INTO thread_revision (user_id, thread_id, rev) VALUES (%s, %s, 1) "
-    "ON CONFLICT (user_id, thread_id) DO UPDATE SET rev = thread_revision.rev + 1 RETURNING rev"
+# Counters move by the batch's count in one statement each, in key order (consistent row locks);
+# each returns the new end of the range the batch's rows take.
+_NEXT_REVS = (
+    "INSERT INTO thread_revision (user_id, thread_id, rev) "
+    "SELECT * FROM unnest(%s::text[], %s::text[], %s::bigint[]) ORDER BY 1, 2 "
+    "ON CONFLICT (user_id, thread_id) DO UPDATE SET rev = thread_revision.rev + EXCLUDED.rev "
+    "RETURNING user_id, thread_id, rev"
 )
-_NEXT_SEQ = (
-    "INSERT INTO user_revision (user_id, seq) VALUES (%s, 1) "
-    "ON CONFLICT (user_id) DO UPDATE SET seq = user_revision.seq + 1 RETURNING seq"
+_NEXT_SEQS = (
+    "INSERT INTO user_revision (user_id, seq) SELECT * FROM unnest(%s::text[], %s::bigint[]) ORDER BY 1 "
+    "ON CONFLICT (user_id) DO UPDATE SET seq = user_revision.seq + EXCLUDED.seq RETURNING user_id, seq"
 )
 _INSERT_CHANGE = f"INSERT INTO change_log ({CHANGE_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"
 _INSERT_OP_EVENT = (
@@ -62,13 +67,22 @@ def write_in_batch(
 ) -> None:
     """The jobs/change-log part of a :class:`WriteBatch`, inside its transaction; each change row
     learns its ``rev`` and ``seq``."""
-    for ch in changes:
+    if changes:
         # The thread_revision and user_revision row locks order concurrent writers: revs and seqs are
-        # gapless and commit in order. INSERT .. ON CONFLICT DO UPDATE .. RETURNING always returns the row.
-        ch.rev = cur.execute(_NEXT_REV, (ch.user_id, ch.thread_id)).fetchone()[0]  # type: ignore[index]
-        ch.seq = cur.execute(_NEXT_SEQ, (ch.user_id,)).fetchone()[0]  # type: ignore[index]
-        params = (ch.id, ch.user_id, ch.thread_id, ch.rev, ch.seq, ch.memory_id, ch.event, cell(ch.meta), ch.at)
-        cur.execute(_INSERT_CHANGE, params)
+        # gapless and commit in order.
+        revs = Counter((ch.user_id, ch.thread_id) for ch in changes)
+        seqs = Counter(ch.user_id for ch in changes)
+        keys = sorted(revs)
+        rev = {(u, t): end - revs[u, t] for u, t, end in cur.execute(
+            _NEXT_REVS, ([k[0] for k in keys], [k[1] for k in keys], [revs[k] for k in keys])).fetchall()}
+        users = sorted(seqs)
+        seq = {u: end - seqs[u] for u, end in cur.execute(_NEXT_SEQS, (users, [seqs[u] for u in users])).fetchall()}
+        for ch in changes:
+            rev[ch.user_id, ch.thread_id] += 1
+            seq[ch.user_id] += 1
+            ch.rev, ch.seq = rev[ch.user_id, ch.thread_id], seq[ch.user_id]
+        cur.executemany(_INSERT_CHANGE, [(ch.id, ch.user_id, ch.thread_id, ch.rev, ch.seq, ch.memory_id, ch.event,
+                                          cell(ch.meta), ch.at) for ch in changes])
     if op_events:
         cur.executemany(_INSERT_OP_EVENT, [[cell(getattr(e, f)) for f in OP_EVENT_FIELDS] for e in op_events])
     if jobs:

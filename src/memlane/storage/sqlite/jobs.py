@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
@@ -32,24 +33,29 @@ def job_from_row(r: Any) -> Job:
 
 
 def write_changes(c: Any, changes: Sequence[Change]) -> None:
-    """Append change-log rows, bumping the thread's revision and the user's sequence atomically (we are
-    inside the tx); each row learns its ``rev`` and ``seq``."""
+    """Append change-log rows, bumping each thread's revision and each user's sequence atomically
+    (we are inside the tx): one counter update per thread and per user, however many rows; each row
+    learns its ``rev`` and ``seq``."""
+    if not changes:
+        return
+    revs = Counter((ch.user_id, ch.thread_id) for ch in changes)
+    seqs = Counter(ch.user_id for ch in changes)
+    rev = {k: c.execute("INSERT INTO thread_revision(user_id, thread_id, rev) VALUES (?, ?, ?) ON CONFLICT(user_id, "
+                        "thread_id) DO UPDATE SET rev = rev + excluded.rev RETURNING rev", (*k, n)).fetchone()[0] - n
+           for k, n in revs.items()}
+    seq = {u: c.execute("INSERT INTO user_revision(user_id, seq) VALUES (?, ?) ON CONFLICT(user_id) "
+                        "DO UPDATE SET seq = seq + excluded.seq RETURNING seq", (u, n)).fetchone()[0] - n
+           for u, n in seqs.items()}
     for ch in changes:
-        ch.rev = c.execute(
-            "INSERT INTO thread_revision(user_id, thread_id, rev) VALUES (?, ?, 1) "
-            "ON CONFLICT(user_id, thread_id) DO UPDATE SET rev = rev + 1 RETURNING rev",
-            (ch.user_id, ch.thread_id),
-        ).fetchone()[0]
-        ch.seq = c.execute(
-            "INSERT INTO user_revision(user_id, seq) VALUES (?, 1) "
-            "ON CONFLICT(user_id) DO UPDATE SET seq = seq + 1 RETURNING seq", (ch.user_id,),
-        ).fetchone()[0]
-        c.execute(
-            "INSERT INTO change_log(id, user_id, thread_id, rev, seq, memory_id, event, meta, at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (ch.id, ch.user_id, ch.thread_id, ch.rev, ch.seq, ch.memory_id, ch.event, json.dumps(ch.meta),
-             iso(ch.at)),
-        )
+        rev[ch.user_id, ch.thread_id] += 1
+        seq[ch.user_id] += 1
+        ch.rev, ch.seq = rev[ch.user_id, ch.thread_id], seq[ch.user_id]
+    c.executemany(
+        "INSERT INTO change_log(id, user_id, thread_id, rev, seq, memory_id, event, meta, at) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [(ch.id, ch.user_id, ch.thread_id, ch.rev, ch.seq, ch.memory_id, ch.event, json.dumps(ch.meta), iso(ch.at))
+         for ch in changes],
+    )
 
 
 def write_op_events(c: Any, events: Sequence[OpEvent]) -> None:
