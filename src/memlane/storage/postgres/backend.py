@@ -156,13 +156,20 @@ class PostgresBackend(Backend):
     def apply_planned(
         self, reads: Mapping[str, Sequence[str]], plan: Callable[[dict[str, MemoryRecord]], WriteBatch]
     ) -> WriteBatch:
+        if len(reads) == 1:  # the user lock: threads of this process queue without holding a connection
+            with self.user_lock(next(iter(reads))):
+                return self._apply_planned(reads, plan, lock=False)
+        return self._apply_planned(reads, plan, lock=True)
+
+    def _apply_planned(
+        self, reads: Mapping[str, Sequence[str]], plan: Callable[[dict[str, MemoryRecord]], WriteBatch], lock: bool
+    ) -> WriteBatch:
         with self._connection() as conn, conn.transaction():
-            # a transaction-scoped lock on the user (the key of the user locks): rows that do not exist
-            # yet cannot be locked, and a concurrent put of the same new key must wait all the same
             rows = []
             with conn.cursor(row_factory=dict_row) as cur:
                 for user in sorted(reads):  # in one order: two writers cannot deadlock
-                    cur.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (USER_LOCK_CLASS, user))
+                    if lock:  # transaction-scoped, on the user locks' key (rows not yet written cannot be locked)
+                        cur.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (USER_LOCK_CLASS, user))
                     rows += cur.execute(f"SELECT {RECORD_COLUMNS} FROM memories m WHERE m.user_id = %s "
                                         "AND m.id = ANY(%s)", (user, list(reads[user]))).fetchall()
             batch = plan({r.id: r for r in map(record_from_row, rows)})
