@@ -88,11 +88,15 @@ def add_facts(body: FactsRequest, user: User, state: State) -> Any:
     return JSONResponse(out.model_dump(mode="json"), status_code=200 if body.wait else 202)
 
 
-@router.post("", response_model=MemoryRecord, responses=ERRORS, summary="Store a memory (put)")
-def put(body: PutRequest, user: User, state: State,
-        idempotency_key: Annotated[str | None, Header(max_length=255, description=(
-            "Retry key for a put without `key`: a retried request with the same key returns the memory "
-            "the first one stored (409 if the key was used for another summary)"))] = None) -> MemoryRecord:
+IdempotencyKey = Annotated[str | None, Header(
+    min_length=1, max_length=255, pattern=r"^[!-~]([ -~]*[!-~])?$",
+    description="Retry key for a put without `key`: a retried request with the same key returns the memory "
+                "the first one stored (409 if the key was used for another summary)")]
+
+
+@router.post("", response_model=MemoryRecord, responses={**ERRORS, **error_responses(409)},
+             summary="Store a memory (put)")
+def put(body: PutRequest, user: User, state: State, idempotency_key: IdempotencyKey = None) -> MemoryRecord:
     _fits(state, body.summary)
     fields = body.model_dump(exclude_unset=True)
     summary = fields.pop("summary")
