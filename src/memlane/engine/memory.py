@@ -176,9 +176,10 @@ class Memory(FormationAPI):
             if r.key or r.id in retried:
                 reads.setdefault(r.user_id, []).append(r.id)
         seen = {r.id: r for user, ids in reads.items() for r in self.backend.get_many(user, ids)}
-        vectors = _Vectors(self)  # embed outside the lock what the stored records suggest
-        vectors.prepare([r if r.id not in seen else _given(seen[r.id], r, given[r.id])
-                         for r in records if r.id not in retried or r.id not in seen])
+        vectors = _Vectors(self)  # embed outside the lock the texts the stored records suggest
+        planned = [r if r.id not in seen else _given(seen[r.id], r, given[r.id]) for r in records
+                   if r.id not in seen or r.id not in retried]
+        vectors.prepare([r for r in planned if r.id not in seen or r.summary != seen[r.id].summary])
         out: dict[str, MemoryRecord] = {}
 
         def plan(stored: dict[str, MemoryRecord]) -> Mutation:
