@@ -72,6 +72,9 @@ class AsyncMemory:
     async def add_turn(self, messages: Any, **kw: Any) -> tuple[str, builtins.list[Candidate]]:
         return await self._run(self.sync.add_turn, messages, **kw)
 
+    async def enqueue_turn(self, messages: Any, **kw: Any) -> str:
+        return await self._run(self.sync.enqueue_turn, messages, **kw)
+
     async def outcomes(self, turn_id: str, **kw: Any) -> builtins.list[Outcome]:
         return await self._run(self.sync.outcomes, turn_id, **kw)
 

@@ -60,6 +60,24 @@ class FormationAPI:
             self.start_worker()
         return turn_id, candidates
 
+    def enqueue_turn(
+        self,
+        messages: str | Sequence[ChatMessage | Mapping[str, Any]],
+        *,
+        user_id: str,
+        thread_id: str | None = None,
+        at: datetime | str | None = None,
+    ) -> str:
+        """Commit the turn as a job and return its id, without extracting anything here: a local write,
+        for callers that must not wait on an LLM (the chat proxy). The background worker extracts and
+        decides it (``memory.candidate`` and decision events follow), also after a restart."""
+        user = v.user_id(user_id)
+        thread = v.optional_scope("thread_id", thread_id)
+        when = v.when("at", at) or utcnow()
+        turn_id = self.formation.enqueue_turn(v.messages(messages, when), user_id=user, thread_id=thread, at=when)
+        self.start_worker()
+        return turn_id
+
     def outcomes(self, turn_id: str, *, user_id: str) -> builtins.list[Outcome]:
         """What formation did with each candidate of the turn (so far): the action and the memory."""
         user = v.user_id(user_id)

@@ -19,11 +19,15 @@ from memlane.storage.base import Backend, WriteBatch
 TURN, CANDIDATE = "turn", "candidate"
 
 
-def turn_job(user_id: str, thread_id: str | None, messages: Sequence[ChatMessage], at: datetime, lease_s: float) -> Job:
-    """The accepted turn, leased to the hot path so a worker does not extract it twice."""
+def turn_job(user_id: str, thread_id: str | None, messages: Sequence[ChatMessage], at: datetime,
+             lease_s: float | None) -> Job:
+    """The accepted turn: leased to the hot path for ``lease_s`` seconds so a worker does not extract it
+    twice, or with ``None`` pending, for the background worker to extract."""
+    payload = {"messages": [m.model_dump(mode="json") for m in messages], "at": at.isoformat()}
+    if lease_s is None:
+        return Job(id=new_id(), user_id=user_id, thread_id=thread_id, kind=TURN, payload=payload)
     return Job(
-        id=new_id(), user_id=user_id, thread_id=thread_id, kind=TURN, status=JobStatus.RUNNING,
-        payload={"messages": [m.model_dump(mode="json") for m in messages], "at": at.isoformat()},
+        id=new_id(), user_id=user_id, thread_id=thread_id, kind=TURN, status=JobStatus.RUNNING, payload=payload,
         attempts=1, locked_by="hotpath", locked_until=utcnow() + timedelta(seconds=lease_s),
     )
 

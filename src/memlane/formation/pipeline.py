@@ -73,6 +73,13 @@ class Formation:
             self._failed(job, exc)
             return job.id, []
 
+    def enqueue_turn(self, messages: Sequence[ChatMessage], *, user_id: str, thread_id: str | None,
+                     at: datetime) -> str:
+        """Commit the turn as a pending job and return its id; nothing is extracted here (the worker does it)."""
+        job = turn_job(user_id, thread_id, messages, at, None)
+        self.backend.apply(WriteBatch(jobs=[job]))
+        return job.id
+
     def enqueue_facts(self, facts: Sequence[Candidate], *, user_id: str, thread_id: str | None,
                       at: datetime) -> None:
         """Ready candidates skip extraction: one committed candidate job each."""

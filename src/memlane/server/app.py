@@ -82,7 +82,6 @@ def create_app(memory: Memory | None = None, settings: Settings | None = None) -
         try:
             yield
         finally:
-            await state.drain()
             if state.upstream is not None:
                 await state.upstream.aclose()
             unsubscribe()

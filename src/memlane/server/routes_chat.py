@@ -3,10 +3,10 @@
 With a user (``X-OpenWebUI-User-Id`` or ``X-Memlane-User`` with an admin key, or a user-bound key) the
 proxy builds the context block for the user's last message (thread = ``X-OpenWebUI-Chat-Id``),
 injects it into the system prompt, forwards everything else unchanged, relays the answer unchanged
-(SSE chunks byte for byte when streaming) and, once the answer has started, runs formation on the
-user's last message in the background (``Memory.add`` commits the turn as a job before it returns,
-and the worker picks unfinished jobs up after a restart). Without a user: anonymous mode, no memory
-read or written. Open WebUI's own task prompts (``### Task:``) are forwarded without memory.
+(SSE chunks byte for byte when streaming). Once the upstream has answered, and before the first byte
+of the answer goes out, the user's last message is committed as a turn job (``Memory.enqueue_turn``, a
+local write): the background worker forms memories from it, also after a crash or restart. Without a
+user: anonymous mode, no memory read or written. Open WebUI's own task prompts (``### Task:``) are forwarded without memory.
 """
 
 from __future__ import annotations
@@ -63,14 +63,15 @@ async def _memories(state: ServerState, user: str, thread: str | None, query: st
     return block.text.strip(), len(block.semantic) + len(block.episodic) + len(block.sessions)
 
 
-async def _form(state: ServerState, user: str, thread: str | None, text: str) -> None:
-    """Formation of the user's message, off the request. There is no caller left to tell, so a
-    failure is logged, counted and published as ``memory.error`` on the user's event stream."""
-    call = functools.partial(state.memory.add, [{"role": "user", "content": text}], user_id=user, thread_id=thread)
+async def _enqueue(state: ServerState, user: str, thread: str | None, text: str) -> None:
+    """Commit the user's message as a turn job. A failure does not withhold the upstream's answer: it is
+    logged, counted and published as ``memory.error`` on the user's event stream."""
+    call = functools.partial(state.memory.enqueue_turn, [{"role": "user", "content": text}], user_id=user,
+                             thread_id=thread)
     try:
         await anyio.to_thread.run_sync(call)
     except Exception as exc:  # noqa: BLE001 - reported below, never silently dropped
-        log.error("chat formation for user %s failed: %s: %s", user, type(exc).__name__, exc,
+        log.error("chat turn of user %s not recorded: %s: %s", user, type(exc).__name__, exc,
                   exc_info=not isinstance(exc, MemlaneError))
         state.metrics.background_failures.inc()
         state.memory.events.publish(MemoryEvent(type="memory.error", user_id=user, thread_id=thread, data={
@@ -96,18 +97,21 @@ async def chat_completions(body: ChatCompletionRequest, user: ChatUser, state: S
         if memories:
             payload["messages"] = inject(messages, memories)
 
-    def begin_formation() -> None:
-        if user is not None and text:
-            state.spawn(_form(state, user, chat_id, text))
-
     started = time.perf_counter()
     if payload.get("stream"):
         reply = await upstream.open_stream(payload)
-        return StreamingResponse(upstream.relay(reply, started, begin_formation),
+        if user is not None and text:
+            try:
+                await _enqueue(state, user, chat_id, text)
+            except BaseException:  # cancelled while committing: no response will read the reply
+                await reply.aclose()
+                raise
+        return StreamingResponse(upstream.relay(reply, started),
                                  media_type=reply.headers.get("content-type", "text/event-stream"),
                                  headers={**headers, "Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
     answer = await upstream.complete(payload)
-    begin_formation()
+    if user is not None and text:
+        await _enqueue(state, user, chat_id, text)
     return Response(answer, media_type="application/json", headers=headers)
 
 

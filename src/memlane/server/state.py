@@ -1,14 +1,10 @@
-"""What the routes share: the memory, settings, keys, metrics, the upstream client, background work."""
+"""What the routes share: the memory, settings, keys, metrics, the upstream client."""
 
 from __future__ import annotations
 
-import asyncio
-import logging
 import threading
 from collections import OrderedDict
-from collections.abc import Coroutine
 from dataclasses import dataclass, field
-from typing import Any
 
 from fastapi import Request
 
@@ -19,8 +15,6 @@ from memlane.server.errors import ApiError
 from memlane.server.metrics import ServerMetrics
 from memlane.server.upstream import Upstream
 
-log = logging.getLogger("memlane.server")
-
 
 @dataclass
 class ServerState:
@@ -30,22 +24,9 @@ class ServerState:
     metrics: ServerMetrics
     owns_memory: bool
     upstream: Upstream | None = None
-    tasks: set[asyncio.Task[None]] = field(default_factory=set)
     revs: OrderedDict[tuple[str, str], int] = field(default_factory=OrderedDict)
     revs_lock: threading.Lock = field(default_factory=threading.Lock)
     max_revs: int = 10_000
-
-    def spawn(self, coro: Coroutine[Any, Any, None]) -> None:
-        """Run ``coro`` in the background, independent of the request that started it."""
-        task = asyncio.get_running_loop().create_task(coro)
-        self.tasks.add(task)
-        task.add_done_callback(self.tasks.discard)
-
-    async def drain(self, timeout: float = 30.0) -> None:
-        if self.tasks:
-            _, pending = await asyncio.wait(set(self.tasks), timeout=timeout)
-            if pending:
-                log.error("%d background chat formation task(s) still running at shutdown", len(pending))
 
     def last_rev(self, user: str, thread: str) -> int | None:
         """The revision of the thread's memory the proxy last showed (for the delta header)."""

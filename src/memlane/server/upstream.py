@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
@@ -43,15 +43,11 @@ class Upstream:
         """A streaming completion whose status is 2xx; read it with :meth:`relay`."""
         return await self._send("POST", "/chat/completions", body, stream=True)
 
-    async def relay(self, reply: httpx.Response, started: float, on_first: Callable[[], None]) -> AsyncIterator[bytes]:
-        """The upstream's bytes as they come (SSE chunks unchanged); ``on_first`` after the first."""
-        first = True
+    async def relay(self, reply: httpx.Response, started: float) -> AsyncIterator[bytes]:
+        """The upstream's bytes as they come (SSE chunks unchanged)."""
         try:
             async for chunk in reply.aiter_bytes():
                 yield chunk
-                if first:
-                    first = False
-                    on_first()
         finally:
             await reply.aclose()
             self.metrics.upstream.labels("total").observe(time.perf_counter() - started)
