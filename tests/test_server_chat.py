@@ -140,6 +140,13 @@ def test_upstream_errors_are_clear(tmp_path: Path, upstream: tuple[ScriptedUpstr
         fake.fail_next = (400, {"error": {"message": "model 'nope' does not exist", "type": "invalid_request_error"}})
         with pytest.raises(openai.BadRequestError, match="does not exist"):
             client.chat.completions.create(model="nope", messages=[{"role": "user", "content": "hi"}])
+        for refused in (401, 403):  # memlane's upstream key refused: a bad gateway, not the client's auth
+            fake.fail_next = (refused, {"error": {"message": "Incorrect API key provided: sk-wr***ng"}})
+            r = httpx.post(f"{url}/v1/chat/completions", headers=OWUI,
+                           json={"model": MODEL, "messages": [{"role": "user", "content": "hi"}]})
+            assert r.status_code == 502 and r.json()["error"]["type"] == "upstream_auth_failed"
+            assert "Incorrect API key provided" in r.json()["error"]["message"]
+            assert "MEMLANE_UPSTREAM_API_KEY" in r.json()["error"]["message"]
         fake.fail_next = (500, {"error": {"message": "boom"}})
         with pytest.raises(openai.APIStatusError) as err:
             client.chat.completions.create(model=MODEL, stream=True, messages=[{"role": "user", "content": "hi"}])

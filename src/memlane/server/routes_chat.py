@@ -49,7 +49,8 @@ CHAT_RESPONSES: dict[int | str, dict[str, Any]] = {
                                      "description": "How many memories were injected (memory mode)"},
           }},
     **error_responses(400, 401, 403, 422, 502, 503, 504),
-    "4XX": {"description": "The upstream refused the request (its status; its body in error.details)",
+    "4XX": {"description": "The upstream refused the request (its status; its body in error.details). An "
+                           "upstream 401 or 403 is a 502 upstream_auth_failed: memlane's upstream key was refused",
             "model": error_responses(400)[400]["model"]},
 }
 
@@ -118,7 +119,8 @@ async def chat_completions(body: ChatCompletionRequest, user: ChatUser, state: S
 @router.get("/models", response_model=None, summary="The upstream's models (OpenAI-compatible)", responses={
     200: {"description": "The upstream's model list, unchanged", "content": {"application/json": {"schema": FREEFORM}}},
     **error_responses(401, 403, 502, 503, 504),
-    "4XX": {"description": "The upstream refused the request", "model": error_responses(400)[400]["model"]},
+    "4XX": {"description": "The upstream refused the request (an upstream 401 or 403 is a 502)",
+            "model": error_responses(400)[400]["model"]},
 })
 async def models(_: Caller, state: State) -> Response:
     return Response(await state.require_upstream().models(), media_type="application/json")

@@ -1,7 +1,8 @@
 """The upstream OpenAI-compatible LLM behind the chat proxy (httpx, one pooled async client).
 
 Upstream failures become the service's error shape: a 4xx keeps its status (the client's request was
-refused upstream; the upstream body is in ``details``), a 5xx or a broken connection is a 502, a
+refused upstream; the upstream body is in ``details``), except a 401 or 403, which is a 502: the
+upstream refused memlane's own key, not the client's. A 5xx or a broken connection is a 502, a
 timeout a 504. Nothing is retried here: a chat completion is not idempotent.
 """
 
@@ -86,6 +87,10 @@ class Upstream:
         except ValueError:
             details = raw.decode("utf-8", "replace")[:2000]
         message = _message(details) or f"HTTP {reply.status_code}"
+        if reply.status_code in (401, 403):
+            raise ApiError(502, "upstream_auth_failed",
+                           f"the upstream LLM at {self.base_url} refused memlane's credentials "
+                           f"({reply.status_code}: {message}); check MEMLANE_UPSTREAM_API_KEY", details)
         status = reply.status_code if 400 <= reply.status_code < 500 else 502
         raise ApiError(status, "upstream_error", f"the upstream LLM answered {reply.status_code}: {message}",
                        details)
