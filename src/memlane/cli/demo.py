@@ -105,11 +105,10 @@ def demo(
         out.print()
         records = mem.list(user_id=USER)
         out.print(render.memories_table(records, title=f"{render.plural(len(records), 'memory')} stored for {USER}"))
-        weights = mem.settings.memory_rerank_weights
         for query in SEARCHES:
             out.print()
             hits = mem.search(query, user_id=USER, limit=TOP_HITS)
-            out.print(render.search_table(hits, weights, title=f'search "{query}"', show_ids=False))
+            out.print(render.search_table(hits, title=f'search "{query}"', show_ids=False))
     out.print()
     out.print(f'Try: memlane search "where does she live?" --user {USER} --db {location}'
               + (f" --embedder {embedder}" if embedder else ""))

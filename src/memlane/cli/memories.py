@@ -128,13 +128,12 @@ def search(
         # cast: the engine's `Memory.list` method shadows `list` in its later return annotations (mypy)
         hits = cast("list[SearchHit]", mem.search(query, user_id=user, filters=filters, limit=limit,
                                                   threshold=threshold))
-        weights = mem.settings.memory_rerank_weights
     if as_json:
         print_json([render.hit_json(n, h) for n, h in enumerate(hits, start=1)])
     elif not hits:
         typer.echo("no matching memories")
     else:
-        render.console().print(render.search_table(hits, weights))
+        render.console().print(render.search_table(hits))
 
 
 @app.command(rich_help_panel=PANEL)

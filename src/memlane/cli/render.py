@@ -11,11 +11,11 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from memlane.model.record import HistoryEntry, MemoryRecord, SearchHit
+from memlane.model.record import HistoryEntry, MemoryRecord, ScoreBreakdown, SearchHit
 
 SIGNALS = ("similarity", "importance", "recency", "pinned")
 SHORT = {"similarity": "sim", "keyword": "kw", "importance": "imp", "recency": "rec", "pinned": "pin",
-         "relations": "rel"}
+         "relations": "rel", "brevity": "brev", "decay": "decay"}
 
 
 def console(*, stderr: bool = False) -> Console:
@@ -71,22 +71,33 @@ def memories_table(records: Sequence[MemoryRecord], *, title: str | None = None,
     return table
 
 
-def search_table(
-    hits: Sequence[SearchHit], weights: Mapping[str, float], *, title: str | None = None, show_ids: bool = True
-) -> Table:
-    """Rank, score and the signals behind it (raw 0-1 values; the caption gives the weights)."""
-    extra = [name for name in ("keyword", "relations") if any(getattr(h.breakdown, name) for h in hits)]
-    formula = " + ".join(f"{weights.get(s, 0):.2f}*{SHORT[s]}" for s in SIGNALS)
-    table = Table(title=title, title_justify="left", caption=f"score = {formula}", caption_justify="left")
+def formula(breakdown: ScoreBreakdown, shown: Sequence[str]) -> str:
+    """How ``final`` is computed from the columns ``shown`` (:func:`memlane.retrieval.rerank.composite`)."""
+    if not breakdown.weights:  # a dense- or keyword-only search: the raw score
+        return "score = kw" if breakdown.keyword else "score = sim"
+    text = " + ".join(f"{breakdown.weights[s]:.2f}*{SHORT[s]}" for s in SIGNALS)
+    text += " + rel" * ("relations" in shown) + " - brev" * ("brevity" in shown)
+    text = f"({text}) * decay" if "decay" in shown else text
+    return f"score = {text}" + ("   (sim includes kw)" if "keyword" in shown else "")
+
+
+def search_table(hits: Sequence[SearchHit], *, title: str | None = None, show_ids: bool = True) -> Table:
+    """Rank, score and the signals behind it (raw 0-1 values; the caption gives the formula and weights)."""
+    shown = [*SIGNALS, *(name for name in ("keyword", "relations", "brevity") if any(getattr(h.breakdown, name)
+                                                                                    for h in hits))]
+    if any(h.breakdown.decay != 1.0 for h in hits):
+        shown.append("decay")
+    caption = formula(hits[0].breakdown, shown) if hits else None
+    table = Table(title=title, title_justify="left", caption=caption, caption_justify="left")
     table.add_column("#", justify="right", style="dim")
     table.add_column("score", justify="right", style="bold")
-    for name in (*SIGNALS, *extra):
+    for name in shown:
         table.add_column(SHORT[name], justify="right")
     table.add_column("type")
     table.add_column("category")
     table.add_column("summary (id)" if show_ids else "summary", ratio=1, overflow="fold")
     for rank, hit in enumerate(hits, start=1):
-        signals = [f"{getattr(hit.breakdown, name):.2f}" for name in (*SIGNALS, *extra)]
+        signals = [f"{getattr(hit.breakdown, name):.2f}" for name in shown]
         table.add_row(str(rank), f"{hit.score:.3f}", *signals, hit.memory.type.value, hit.memory.category,
                       summary_cell(hit.memory, show_id=show_ids))
     return table

@@ -101,7 +101,9 @@ class HistoryEntry(BaseModel):
 
 
 class ScoreBreakdown(BaseModel):
-    """Why a result ranked where it did. ``final`` is the score results are ordered by."""
+    """Why a result ranked where it did. ``final`` is the score results are ordered by: with ``weights``,
+    ``(Σ weights[s] × s + relations - brevity) × decay`` over similarity, importance, recency and pinned
+    (``similarity`` already includes ``keyword``); without (a dense- or keyword-only search), the raw score."""
 
     similarity: float = 0.0
     keyword: float = 0.0
@@ -110,6 +112,8 @@ class ScoreBreakdown(BaseModel):
     pinned: float = 0.0
     relations: float = 0.0
     brevity: float = 0.0  # what a short message with a context lost (subtracted)
+    decay: float = 1.0  # the age decay factor (1.0 when age decay is off, or the memory is pinned)
+    weights: dict[str, float] = Field(default_factory=dict, description="The weights final was computed with")
     final: float = 0.0
 
 

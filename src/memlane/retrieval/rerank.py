@@ -77,18 +77,21 @@ def composite(
     fresh = recency_decay(record, now, half_life_days) if recency is None else recency
     pinned = 1.0 if record.pinned else 0.0
     relations = relation_weight * relation_strength + boost
+    used = {"similarity": w["similarity"], "importance": w["importance"],
+            "recency": w["recency"] if recency_weight is None else recency_weight, "pinned": w["pinned"]}
     final = (
-        w["similarity"] * (similarity + keyword)
-        + w["importance"] * importance
-        + (w["recency"] if recency_weight is None else recency_weight) * fresh
-        + w["pinned"] * pinned
+        used["similarity"] * (similarity + keyword)
+        + used["importance"] * importance
+        + used["recency"] * fresh
+        + used["pinned"] * pinned
         + relations
         - brevity
     )
+    decay = 1.0
     if decay_half_life_days and not record.pinned:
         age_days = max(0.0, (now - record.created_at).total_seconds() / 86400.0)
-        final *= math.pow(0.5, age_days / decay_half_life_days)
+        decay = math.pow(0.5, age_days / decay_half_life_days)
     return ScoreBreakdown(
         similarity=similarity + keyword, keyword=keyword, importance=importance, recency=fresh,
-        pinned=pinned, relations=relations, brevity=brevity, final=final,
+        pinned=pinned, relations=relations, brevity=brevity, decay=decay, weights=used, final=final * decay,
     )
