@@ -27,6 +27,7 @@ from typer.core import TyperGroup
 from memlane.engine.memory import Memory
 from memlane.model.config import Settings
 from memlane.model.errors import MemlaneError, NotFoundError
+from memlane.model.invalid import describe
 
 EXIT_NOT_FOUND = 1
 EXIT_BAD_INPUT = 2
@@ -118,7 +119,9 @@ _make_settings: Callable[..., Settings] = Settings
 def load_settings() -> Settings:
     try:
         return _make_settings()
-    except (PydanticError, SettingsError, ValueError) as exc:
+    except PydanticError as exc:
+        raise CliError(f"invalid memlane settings (environment or config file): {describe(exc)}") from None
+    except (SettingsError, ValueError) as exc:
         raise CliError(f"invalid memlane settings (environment or config file): {exc}") from None
 
 

@@ -11,6 +11,7 @@ from memlane.engine import validate as v
 from memlane.formation.mutations import Mutation, commit
 from memlane.model.enums import MemoryState
 from memlane.model.errors import ValidationError
+from memlane.model.invalid import describe
 from memlane.model.record import HistoryEntry, MemoryRecord, Relation
 
 if TYPE_CHECKING:
@@ -40,7 +41,9 @@ def parse_rows(rows: Iterable[Mapping[str, Any]], max_chars: int) -> tuple[list[
                 relations.append(Relation.model_validate(data))
             else:
                 raise ValidationError(f"unknown kind {kind!r} (memory, history or relation)")
-        except (PydanticError, ValidationError) as exc:
+        except PydanticError as exc:
+            raise ValidationError(f"row {n}: {describe(exc)}") from None
+        except ValidationError as exc:
             raise ValidationError(f"row {n}: {exc}") from None
     return memories, history, relations
 

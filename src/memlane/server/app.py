@@ -23,7 +23,7 @@ from memlane import __version__
 from memlane.engine.memory import Memory
 from memlane.model.config import Settings
 from memlane.model.errors import MemlaneError
-from memlane.server import errors, openapi, routes_chat, routes_events, routes_memory
+from memlane.server import errors, openapi, routes_chat, routes_events, routes_memory, schema_errors
 from memlane.server.auth import Admin, KeyRing
 from memlane.server.metrics import RequestTimer, ServerMetrics, TimedLLM, instrument_embedder
 from memlane.server.schemas import Health
@@ -92,6 +92,7 @@ def create_app(memory: Memory | None = None, settings: Settings | None = None) -
                   dependencies=[Depends(openapi.known_query)])
     app.state.memlane = state
     errors.install(app)
+    schema_errors.install(app)
     openapi.install(app, settings)
     app.add_middleware(RequestTimer, metrics=metrics)
     app.include_router(routes_events.router)  # before /v1/memory/{memory_id}

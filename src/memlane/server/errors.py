@@ -2,16 +2,18 @@
 
 Engine errors map to statuses here (bad input 400, not found 404, a forbidden scope or category 403,
 a dimension mismatch 409, a rate limit 429, a provider failure 502, the store unavailable 503);
-a request that does not match the OpenAPI schema is a 422 ``invalid_request``.
+a request that does not match the OpenAPI schema is a 422 ``invalid_request`` (:mod:`.schema_errors`).
+A server-side failure (5xx) names no file path of the server (its log has the whole message).
 """
 
 from __future__ import annotations
 
 import logging
+import re
+from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Request
-from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -31,6 +33,7 @@ from memlane.model.errors import (
 from memlane.retrieval.allowlist import CategoryConfigError, PermissionDeniedError
 
 log = logging.getLogger("memlane.server")
+SERVER_PATH = re.compile(r"(?<![\w:/.~-])~?/(?:[\w.@+-]+/)+[\w.@+-]+")  # /a/b.yaml, ~/x; not in http://h/p
 
 
 class ErrorDetail(BaseModel):
@@ -106,13 +109,9 @@ def error_response(status: int, type_: str, message: str, details: Any = None,
     return JSONResponse(body.model_dump(mode="json"), status_code=status, headers=headers)
 
 
-def _schema_message(errors: list[dict[str, Any]]) -> str:
-    parts = []
-    for err in errors[:3]:
-        where = ".".join(str(p) for p in err.get("loc", ()))
-        parts.append(f"{where}: {err.get('msg', 'invalid')}")
-    more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
-    return "; ".join(parts) + more
+def without_paths(message: str) -> str:
+    """A server-side failure's message with the server's file paths cut to their file names."""
+    return SERVER_PATH.sub(lambda m: Path(m.group()).name or "(a server path)", message)
 
 
 def allowed_methods(request: Request) -> list[str]:
@@ -141,15 +140,10 @@ def install(app: FastAPI) -> None:
     async def on_engine_error(_: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, MemlaneError)
         status, name = classify(exc)
-        if status >= 500:
+        if status >= 500:  # the whole message in the server's log; the caller is not told its file layout
             log.error("%s: %s", type(exc).__name__, exc)
+            return error_response(status, name, without_paths(str(exc)))
         return error_response(status, name, str(exc))
-
-    async def on_schema_error(_: Request, exc: Exception) -> JSONResponse:
-        assert isinstance(exc, RequestValidationError)
-        errors = [{"loc": list(e.get("loc", ())), "msg": str(e.get("msg", "")), "type": str(e.get("type", ""))}
-                  for e in exc.errors()]
-        return error_response(422, "invalid_request", _schema_message(errors), errors)
 
     async def on_http_error(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, StarletteHTTPException)
@@ -168,7 +162,6 @@ def install(app: FastAPI) -> None:
 
     app.add_exception_handler(ApiError, on_api_error)
     app.add_exception_handler(MemlaneError, on_engine_error)
-    app.add_exception_handler(RequestValidationError, on_schema_error)
     app.add_exception_handler(StarletteHTTPException, on_http_error)
     app.add_exception_handler(OverflowError, on_overflow)
     app.add_exception_handler(Exception, on_unexpected)
