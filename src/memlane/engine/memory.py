@@ -395,7 +395,7 @@ class Memory(FormationAPI):
         agent: str | None = None,
         at: datetime | str | None = None,
     ) -> ContextBlock:
-        """The context block for a turn (seed 000/002/004): semantic first, then recent episodic, then
+        """The context block for a turn: semantic memories first, then recent episodic, then
         session summaries, within a token budget; the delta header when memories changed since
         ``since_rev`` (the revision the thread last saw; the block carries the current one)."""
         from memlane.retrieval.context import build_context
@@ -418,7 +418,7 @@ class Memory(FormationAPI):
         threshold: float | None = None,
         at: datetime | str | None = None,
     ) -> QueryResult:
-        """Seed 001 §6's single ``memory.query`` tool, with the agent's category allowlist enforced."""
+        """An agent's ``memory.query``: a search within the categories the agent's allowlist grants."""
         from memlane.retrieval.query import memory_query
 
         return memory_query(self.backend, self.embedder, self.settings, query=query, user_id=v.user_id(user_id),

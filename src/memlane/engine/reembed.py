@@ -1,4 +1,4 @@
-"""Backfill vectors after a change of embedder or contextual header (seed 004's backfill job).
+"""Backfill vectors after a change of embedder or contextual header.
 
 Walks every user's memories (purged ones have no text and are skipped) in pages, embeds what
 ``Memory.embed_text`` gives for each, and writes the vectors. Progress is recorded in the backend's

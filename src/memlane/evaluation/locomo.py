@@ -1,4 +1,4 @@
-"""``memlane eval locomo``: evidence retrieval on LoCoMo conversations (seed 004's offline evaluation).
+"""``memlane eval locomo``: evidence retrieval on LoCoMo conversations, offline (recall@k, NDCG@10; no LLM).
 
 Each conversation goes into a fresh store as its own user. Every turn is one episodic memory: the
 summary is ``"Speaker: text [shares <photo>]"``, ``source_ref`` its ``dia_id``, observed at its

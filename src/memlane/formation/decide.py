@@ -1,4 +1,4 @@
-"""The decision for one candidate (seed 000 bands, seed 002 keys, seed 003 conflict table).
+"""The decision for one candidate (similarity bands, deterministic keys, the conflict classification).
 
 Pure logic: given the candidate, the active memory under its key (if any) and its nearest
 neighbours, say what to do. ``apply.py`` turns the decision into one atomic write.
@@ -36,7 +36,7 @@ def _observed(record: MemoryRecord) -> datetime:
 
 
 def _replace(target: MemoryRecord, cand: Candidate, at: datetime, why: str, score: float | None) -> Decision:
-    """Flip-flop rule (seed 003): only a statement observed later than the stored one replaces it."""
+    """Flip-flop rule: only a statement observed later than the stored one replaces it."""
     if at <= _observed(target):
         return Decision("ignore", f"{why}, but observed before the stored memory (flip-flop rule)", target, score)
     return Decision("supersede", why, target, score)

@@ -1,4 +1,4 @@
-"""The hot path (seed 000, 002): a turn becomes a durable job, then candidates and events at once."""
+"""The hot path: a turn becomes a durable job, then candidates and events at once."""
 
 from __future__ import annotations
 

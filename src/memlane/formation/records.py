@@ -30,7 +30,7 @@ def record_from_candidate(
 
 
 def merged(target: MemoryRecord, cand: Candidate, at: datetime) -> MemoryRecord:
-    """Seed 000's merge policy: tags and entities union, importance max, access count, verified now."""
+    """The merge policy: tags and entities union, importance max, access count, verified now."""
     return target.model_copy(update={
         "tags": list(dict.fromkeys([*target.tags, *cand.tags])),
         "entities": list(dict.fromkeys([*target.entities, *cand.entities])),

@@ -51,7 +51,7 @@ Relation = Literal["contradiction", "refinement", "redundancy", "new"]
 
 
 class ConflictVerdict(BaseModel):
-    """Seed 003's table: how a new fact relates to a stored one."""
+    """How a new fact relates to a stored one: contradiction, refinement, redundancy or new."""
 
     model_config = ConfigDict(extra="forbid")
 

@@ -1,4 +1,4 @@
-"""Category normalisation (seed 000): TitleCase with underscores, unknown names become ``Other``."""
+"""Category normalisation: TitleCase with underscores, unknown names become ``Other``."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Configuration: environment variables, then a TOML config file, then defaults.
 
-Knobs named in the seeds keep the seeds' names (``SEMANTIC_AUTO_UPDATE``, ``MEMORY_NEIGHBORS_K``, ...);
-memlane's own knobs start with ``MEMLANE_``. The config file is ``$MEMLANE_CONFIG`` or
+Tuning knobs have plain names (``SEMANTIC_AUTO_UPDATE``, ``MEMORY_NEIGHBORS_K``, ...); the
+service's own settings start with ``MEMLANE_``. The config file is ``$MEMLANE_CONFIG`` or
 ``~/.memlane/config.toml`` and uses the same names in lower case.
 """
 
@@ -66,7 +66,7 @@ class Settings(BaseSettings):
     )
     categories_file: str | None = Field(None, validation_alias=_alias("MEMLANE_CATEGORIES_FILE"))
 
-    # --- formation (seed 000, 002) ------------------------------------------------------------
+    # --- formation: extraction, decision bands, write caps ---------------------------------------
     # None means "the embedder's measured default" (see providers/embed/bands.py).
     semantic_auto_update: float | None = Field(
         None, validation_alias=_alias("SEMANTIC_AUTO_UPDATE", "MEMORY_SEM_AUTO")
@@ -94,7 +94,7 @@ class Settings(BaseSettings):
     episodic_window_n: int = Field(10, validation_alias=_alias("EPISODIC_WINDOW_N"))
     job_max_attempts: int = Field(5, validation_alias=_alias("MEMLANE_JOB_MAX_ATTEMPTS"))
 
-    # --- retrieval (seed 000, 002, 003, 004) ---------------------------------------------------
+    # --- retrieval: search, rerank, context block -----------------------------------------------
     memory_context_topk: int = Field(24, validation_alias=_alias("MEMORY_CONTEXT_TOPK"))
     memory_context_topn: int = Field(5, validation_alias=_alias("MEMORY_CONTEXT_TOPN"))
     memory_rerank_weights: Annotated[dict[str, float], NoDecode] = Field(
@@ -108,7 +108,7 @@ class Settings(BaseSettings):
     memory_score_threshold: float = Field(0.0, validation_alias=_alias("MEMORY_SCORE_THRESHOLD"))
     memory_context_budget_tokens: int = Field(400, validation_alias=_alias("MEMORY_CONTEXT_BUDGET_TOKENS"))
     memory_embedding_header: bool = Field(False, validation_alias=_alias("MEMORY_EMBEDDING_HEADER"))
-    # Hybrid search and rerank (issue 4): the keyword share is in cosine units per standard deviation
+    # Hybrid search and rerank: the keyword share is in cosine units per standard deviation
     # of the keyword score; relation weights by relation type (others use memory_relation_weight).
     memory_embedding_header_fields: Annotated[list[str], NoDecode] = Field(
         default_factory=lambda: ["context", "speaker"], validation_alias=_alias("MEMORY_EMBEDDING_HEADER_FIELDS")
@@ -140,19 +140,19 @@ class Settings(BaseSettings):
         False, validation_alias=_alias("CONTEXT_SESSION_SUMMARIZATION_ENABLED")
     )
 
-    # --- lifecycle (seed 001 §7) and limits ------------------------------------------------------
+    # --- lifecycle (expiry of unimportant memories, purge of deleted ones) and limits -------------
     memory_ttl_days: float = Field(60, validation_alias=_alias("MEMORY_TTL_DAYS"))
     memory_ttl_importance_below: int = Field(3, validation_alias=_alias("MEMORY_TTL_IMPORTANCE_BELOW"))
     memory_purge_after_days: float = Field(30, validation_alias=_alias("MEMORY_PURGE_AFTER_DAYS"))
     memory_summary_max_chars: int = Field(2000, validation_alias=_alias("MEMORY_SUMMARY_MAX_CHARS"))
     memory_candidate_max_chars: int = Field(280, validation_alias=_alias("MEMORY_CANDIDATE_MAX_CHARS"))
 
-    # --- S3 Vectors (seed 000) ----------------------------------------------------------------
+    # --- S3 Vectors (vector index backend) ------------------------------------------------------
     s3v_bucket: str | None = Field(None, validation_alias=_alias("S3V_BUCKET"))
     s3v_index_memory: str = Field("memory-search", validation_alias=_alias("S3V_INDEX_MEMORY"))
     s3v_distance: str = Field("cosine", validation_alias=_alias("S3V_DISTANCE"))
 
-    # --- HTTP server, `memlane serve` (issue 5) ---------------------------------------------------
+    # --- HTTP server, `memlane serve` ------------------------------------------------------------
     server_host: str = Field("127.0.0.1", validation_alias=_alias("MEMLANE_HOST"))
     server_port: int = Field(8765, ge=0, le=65535, validation_alias=_alias("MEMLANE_PORT"))
     # Bearer keys, comma-separated in the environment. "KEY" is an admin key (acts for the user named

@@ -52,7 +52,8 @@ class Outcome(BaseModel):
 
 
 class Change(BaseModel):
-    """One row of a thread's change log (seed 001 §1); ``rev`` is assigned by the backend on commit."""
+    """One row of a thread's change log (what the context block's delta header reads); ``rev`` is assigned
+    by the backend on commit."""
 
     id: str
     user_id: str
@@ -66,7 +67,7 @@ class Change(BaseModel):
 
 
 class OpEvent(BaseModel):
-    """Operational tracking (seed 001 §14): one decision step of formation or retrieval."""
+    """Operational tracking: one decision step of formation or retrieval (node, operation, outcome)."""
 
     id: str
     user_id: str

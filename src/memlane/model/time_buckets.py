@@ -1,4 +1,5 @@
-"""Episodic time buckets (seed 002): ``date_iso``, ISO ``week`` and ``year`` in the user's time zone."""
+"""Episodic time buckets: ``date_iso``, ISO ``week`` and ``year`` in the user's time zone (what
+time-bounded questions filter on)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Categories config and per-agent allowlists (seed 001 §5), loaded from YAML and enforced server-side.
+"""Categories config and per-agent allowlists, loaded from YAML and enforced server-side.
 
 The file's shape is documented in the default shipped next to this module (``categories.yaml``);
 ``MEMLANE_CATEGORIES_FILE`` (``Settings.categories_file``) points to a user's own. Category names are
@@ -121,7 +121,7 @@ def _load(path: str, _mtime: int, _size: int, configured: tuple[str, ...]) -> Ca
 
 
 def parse_categories(data: Any, *, source: str = "<config>", configured: Iterable[str] = ()) -> CategoryConfig:
-    """Validate the seed 001 §5 shape: ``categories: {system: [...], custom: [...]}``, ``allowlists``."""
+    """Validate the file's shape: ``categories: {system: [...], custom: [...]}``, ``allowlists``."""
 
     def fail(msg: str) -> CategoryConfigError:
         return CategoryConfigError(f"categories file {source}: {msg}")

@@ -1,10 +1,11 @@
-"""The context block (seed 000's context node, seed 002's ``memory_context``, seed 004's session block):
-what the assistant is told about the user at a turn, within a token budget.
+"""The context block (what the ``memory_context`` node and the chat proxy inject): what the assistant
+is told about the user at a turn, within a token budget.
 
-Order is priority: the delta header (seed 001 §1) when memories changed since the revision the thread
-last saw, then semantic memories (context-mode ``all`` categories always, the rest by relevance), then
-1-3 recent episodic memories relevant to the query, then relevant session summaries. Items are added in
-that order until the next one would exceed the budget; the rest are counted in ``dropped``.
+Order is priority: the delta header (what changed, from the change log) when memories changed since the
+revision the thread last saw, then semantic memories (context-mode ``all`` categories always, the rest
+by relevance), then 1-3 recent episodic memories relevant to the query, then relevant session
+summaries. Items are added in that order until the next one would exceed the budget; the rest are
+counted in ``dropped``.
 
 Two searches feed the block: semantic (and insight) memories, and timed ones (episodic and session,
 sharing one candidate pool), each with search's hybrid ranking, recall intent and time phrases; the
@@ -33,12 +34,12 @@ from memlane.retrieval.search import SearchRequest, search
 from memlane.retrieval.tokens import Budget, check_budget, estimate_tokens, truncate
 from memlane.storage.base import Backend
 
-EPISODIC_MAX = 3  # seed 002: "include 1-3 recent episodic"
-EPISODIC_TOPK = 12  # seed 002: the timed channel's candidate pool is small ("6-12")
-ITEM_MAX_CHARS = 280  # seed 001 §9: items are at most 280 characters
-SESSION_MAX_CHARS = 420  # seed 004: max chars per session summary snippet
+EPISODIC_MAX = 3  # at most 3 recent episodic memories per block
+EPISODIC_TOPK = 12  # the timed channel's candidate pool is small
+ITEM_MAX_CHARS = 280  # an item is cut to at most 280 characters
+SESSION_MAX_CHARS = 420  # max chars per session summary snippet
 ALWAYS_POOL = 10  # newest memories of context-mode `all` categories considered per block
-DELTA_MAX = 3  # seed 001 §1: at most 3 bullets
+DELTA_MAX = 3  # the delta header has at most 3 bullets
 DELTA_WINDOW = 50  # the newest change-log rows considered
 DELTA_LABELS = {"created": "+created", "updated": "↑updated", "changed_fact": "↑updated", "merged": "↔merged",
                 "superseded": "↑superseded",
@@ -160,7 +161,7 @@ def _always(
 def delta_lines(
     backend: Backend, user_id: str, thread: str, since_rev: int, rev: int, allowed: tuple[str, ...] | None
 ) -> list[tuple[Change, str]]:
-    """Seed 001 §1: the thread's changes after ``since_rev`` (up to ``rev``), latest per memory, newest
+    """The delta header: the thread's changes after ``since_rev`` (up to ``rev``), latest per memory, newest
     first, at most :data:`DELTA_MAX`, as bullets; with an agent, only changes in its allowlist."""
     if since_rev >= rev:
         return []

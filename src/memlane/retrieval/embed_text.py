@@ -1,4 +1,4 @@
-"""Contextualized embeddings (seed 004 phase 2): what is embedded for a memory and for a query.
+"""Contextualized embeddings: what is embedded for a memory and for a query.
 
 With ``MEMORY_EMBEDDING_HEADER`` on, a memory's summary is embedded with a short header built from
 ``MEMORY_EMBEDDING_HEADER_FIELDS`` (in this order, those the memory has):

@@ -1,4 +1,4 @@
-"""What a question asks for (seed 002): recall of past conversation, and its time window.
+"""What a question asks for: recall of past conversation, and its time window.
 
 Recall intent ("remember what we talked about", "what did I tell you about", "what did we decide")
 raises the share of episodic memories among the candidates and the weight of recency; a time phrase

@@ -1,4 +1,4 @@
-"""Seed 001 §6: the single ``memory.query`` tool, with the agent's category allowlist enforced in the
+"""``memory.query``: an agent's one search tool, with the agent's category allowlist enforced in the
 database filter (``category $in allowlist``) whatever the request's ``filters`` say."""
 
 from __future__ import annotations

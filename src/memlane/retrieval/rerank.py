@@ -1,13 +1,13 @@
-"""Seed 000's composite rerank, with the hybrid and relation terms of issue 4.
+"""The composite rerank: a weighted sum of relevance and memory signals, plus relation support.
 
 ``final = w_sim × similarity + w_imp × importance + w_rec × recency + w_pin × pinned + relations
 - brevity``,
-then optionally multiplied by an age decay (seed 003 §5). In the breakdown ``similarity`` is the
-relevance: the cosine plus the keyword evidence in cosine units (see :mod:`memlane.retrieval.hybrid`),
-and ``keyword`` is the keyword part of it (so the cosine is ``similarity - keyword``). ``relations``
-is the boost from related memories and the thread, already weighted (see
-:mod:`memlane.retrieval.support`). With a time phrase ``recency`` is how well the memory's time fits
-the phrase's window instead of how recent it is.
+then optionally multiplied by an age decay (halving every ``MEMORY_DECAY_HALF_LIFE_DAYS``). In the
+breakdown ``similarity`` is the relevance: the cosine plus the keyword evidence in cosine units (see
+:mod:`memlane.retrieval.hybrid`), and ``keyword`` is the keyword part of it (so the cosine is
+``similarity - keyword``). ``relations`` is the boost from related memories and the thread, already
+weighted (see :mod:`memlane.retrieval.support`). With a time phrase ``recency`` is how well the
+memory's time fits the phrase's window instead of how recent it is.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@
    time phrase relative to ``now`` in the user's time zone.
 2. Embed it (with the contextual header a question can have, :mod:`memlane.retrieval.embed_text`).
 3. Gather candidates (:mod:`memlane.retrieval.hybrid`): dense, keyword, the time window, recall.
-4. Score each with seed 000's composite (:mod:`memlane.retrieval.rerank`) plus the support of related
+4. Score each with the weighted composite (:mod:`memlane.retrieval.rerank`) plus the support of related
    memories (:mod:`memlane.retrieval.support`), less the brevity of a short message read with its
    context (:mod:`memlane.retrieval.brevity`); drop those under the similarity threshold.
 

@@ -1,4 +1,4 @@
-"""Support from related memories (seed 001 §2's relation boost, made query-aware).
+"""Support from related memories: a relation boost that depends on how relevant the linked memory is.
 
 A memory is lifted by the relevance of what it is linked to:
 

@@ -1,4 +1,4 @@
-"""Time phrases in a question (seed 002) as a window of time, relative to when it is asked.
+"""Time phrases in a question as a window of time, relative to when it is asked.
 
 "yesterday", "last week", "in March", "two days ago", "on 3 June, 2023", "in 2023", ... become a
 half-open window ``[start, end)`` in UTC, computed in the user's time zone: "yesterday" asked at

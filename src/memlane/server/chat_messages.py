@@ -1,5 +1,6 @@
 """The chat proxy's view of an OpenAI chat request: its schema, the user's text, Open WebUI task
-prompts, and the injection of memories into the system prompt (seed 003)."""
+prompts, and the injection of memories into the system prompt (appended to the leading system message,
+or a new one)."""
 
 from __future__ import annotations
 

@@ -82,7 +82,7 @@ def error_responses(*codes: int) -> dict[int | str, dict[str, Any]]:
 
 def classify(exc: MemlaneError) -> tuple[int, str]:
     """HTTP status and error type of an engine error."""
-    if isinstance(exc, PermissionDeniedError):  # an agent's category allowlist (seed 001 §5)
+    if isinstance(exc, PermissionDeniedError):  # a category outside the agent's allowlist
         return 403, "forbidden"
     if isinstance(exc, CategoryConfigError):  # the server's categories file, not the request
         return 500, "configuration_error"

@@ -166,7 +166,8 @@ def search(body: SearchRequest, user: User, state: State) -> SearchResponse:
     return SearchResponse(results=hits)
 
 
-@router.post("/query", response_model=QueryResult, responses=ERRORS, summary="memory.query (seed 001 §6)")
+@router.post("/query", response_model=QueryResult, responses=ERRORS,
+             summary="memory.query: an agent's search within its category allowlist")
 def query(body: QueryRequest, user: User, state: State) -> QueryResult:
     return _mem(state).query(body.query, user_id=user, agent=body.agent, categories=body.categories,
                              filters=as_engine_filters(body.filters), top_k=body.top_k, return_=body.return_,
@@ -218,7 +219,7 @@ def purge(memory_id: MemoryId, user: User, state: State,
 
 
 @router.get("/{memory_id}/history", response_model=HistoryResponse, responses=ONE,
-            summary="The memory's audit history (seed 001 §8)")
+            summary="The memory's audit history: every write with old and new value, reason and actor")
 def history(memory_id: MemoryId, user: User, state: State,
             limit: Annotated[int, Query(ge=1, le=10_000)] = 100) -> HistoryResponse:
     return HistoryResponse(memory_id=memory_id, history=_mem(state).history(memory_id, user_id=user, limit=limit))

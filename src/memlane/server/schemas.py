@@ -50,7 +50,7 @@ class TurnMessage(Strict):
 
 
 class TurnRequest(Strict):
-    """A chat turn to run formation on (seed 000 hot path): candidates come back at once."""
+    """A chat turn to run formation on: committed as a job, its candidates come back at once."""
 
     messages: Body | Annotated[list[TurnMessage], Field(min_length=1, max_length=50)] = Field(
         description="One user message as text, or the turn's messages.")
@@ -179,7 +179,8 @@ class ListRequest(Strict):
 
 
 class QueryRequest(Strict):
-    """Seed 001 §6's single ``memory.query`` tool; the agent's category allowlist is enforced (403)."""
+    """One ``memory.query`` call of an agent: a search limited to the categories its allowlist grants (403
+    for any other)."""
 
     agent: ShortName
     query: QueryText

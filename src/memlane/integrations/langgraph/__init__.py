@@ -1,4 +1,4 @@
-"""memlane for LangGraph: a ``BaseStore`` over memlane, seed 000's memory tools and ``memory.query``,
+"""memlane for LangGraph: a ``BaseStore`` over memlane, memory search/put/update tools and ``memory.query``,
 the ``memory_hotpath`` / ``memory_context`` nodes and an example graph.
 
 Needs the ``langgraph`` extra: ``pip install 'memlane[langgraph]'``.

@@ -1,4 +1,4 @@
-"""An example graph in seed 002's layout: ``START → memory_hotpath → memory_context → agent → END``.
+"""An example graph: ``START → memory_hotpath → memory_context → agent → END``.
 
     from langchain_openai import ChatOpenAI   # any LangChain chat model
     with example_graph(ChatOpenAI(model="gpt-4o-mini")) as graph:
@@ -7,7 +7,7 @@
             print(event)                      # memlane's memory.* events, as SSE-ready dicts
 
 Memories live where ``MEMLANE_DB`` (or ``db``) says. When that is a PostgreSQL URL, the graph's
-checkpoints go to the same database through ``langgraph-checkpoint-postgres`` (seed 001 §15), so a
+checkpoints go to the same database through ``langgraph-checkpoint-postgres``, so a
 thread survives restarts; otherwise they are kept in memory.
 """
 

@@ -17,7 +17,7 @@ from memlane.model.record import MemoryRecord
 LG = "langgraph"  # the record.metadata entry a store-written record carries
 HASHED_SCOPE = "lg:"  # user scopes of namespaces whose first label is not a valid user id
 TYPES = frozenset(t.value for t in MemoryType)
-# Where a value's human text lives: seed 000's summary, LangMem's content (plain or "kind": "Memory").
+# Where a value's human text lives: memlane's summary, LangMem's content (plain or "kind": "Memory").
 SUMMARY_PATHS: tuple[tuple[str, ...], ...] = (("summary",), ("content",), ("content", "content"), ("text",))
 
 Namespace = tuple[str, ...]
@@ -38,7 +38,7 @@ def namespace_type(namespace: Sequence[str]) -> MemoryType | None:
 
 def record_id(namespace: Namespace, key: str) -> tuple[str, str]:
     """``(user, id)`` of an item. ``(user, type)`` namespaces use memlane's keyed id
-    ``uuid5(user|type::key)`` (seed 000's point id), so the store and ``Memory.put(key=...)`` address
+    ``uuid5(user|type::key)`` (the id a keyed put gets), so the store and ``Memory.put(key=...)`` address
     one record; other namespaces hash the whole path, which cannot collide across namespaces."""
     user = scope_user(namespace[0])
     if len(namespace) == 2 and namespace[1] in TYPES:
@@ -47,7 +47,7 @@ def record_id(namespace: Namespace, key: str) -> tuple[str, str]:
 
 
 def address(record: MemoryRecord) -> tuple[Namespace, str]:
-    """The (namespace, key) a record shows under: where the store wrote it, else seed 000's
+    """The (namespace, key) a record shows under: where the store wrote it, else
     ``(user_id, type)`` with the memory's key (or its id when it has none)."""
     meta = record.metadata.get(LG)
     if isinstance(meta, dict) and "ns" in meta:
@@ -142,7 +142,7 @@ def item_value(record: MemoryRecord, categories: Sequence[str], max_chars: int) 
 
 
 def native_value(r: MemoryRecord) -> dict[str, Any]:
-    """Seed 000's V1 value for a memory memlane formed itself."""
+    """The item value of a memory memlane formed itself: the record's fields, times in ISO 8601."""
     return {
         "id": r.id, "user_id": r.user_id, "type": r.type.value, "summary": r.summary, "category": r.category,
         "tags": list(r.tags), "entities": list(r.entities), "importance": r.importance, "pinned": r.pinned,

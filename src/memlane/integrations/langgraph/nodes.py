@@ -1,4 +1,4 @@
-"""Ready graph nodes (seed 000's hot-path and context nodes, seed 002's layout):
+"""Ready graph nodes, formation before the agent and the context block for it:
 
 - ``memory_hotpath(memory)`` runs formation (``Memory.add``) on the state's last user message and streams
   memlane's ``memory.*`` events for that user (``memory.candidate`` at once; ``memory.created`` /

@@ -2,7 +2,7 @@
 
 How items map onto memlane records:
 
-- **User scope.** A namespace's first label is the memlane user (seed 000's ``(user_id, "semantic")``).
+- **User scope.** A namespace's first label is the memlane user (as in ``(user_id, "semantic")``).
   A first label that is not a valid user id (``"my docs"``, ``"用户"``) maps to the stable scope
   ``lg:<sha256 prefix>``, so every LangGraph namespace works and tenancy still holds per first label.
   For LangMem, template the user first: ``namespace=("{langgraph_user_id}", "memories")``.
@@ -15,7 +15,7 @@ How items map onto memlane records:
   JSON), ``category``, ``tags``, ``entities``, ``importance``, ``pinned``, ``source``, and ``type`` (the
   namespace's second label when it names a memory type, else the value's ``type``, else semantic).
 - **memlane's own memories show too.** A memory formed by memlane (``Memory.add``/``put``) appears in
-  ``(user_id, type)`` under its key (or its id when it has none) with seed 000's V1 value (summary,
+  ``(user_id, type)`` under its key (or its id when it has none) with memlane's own value (summary,
   category, tags, importance, ...). When memlane later changes a store-written memory (a merge's new
   summary, an edited category), the item's value shows the changed fields.
 - **Writes keep history.** A put is an ADD or UPDATE history row (actor ``langgraph``); a delete is a

@@ -1,4 +1,5 @@
-"""Seed 000's memory tools and seed 001 §6's ``memory.query`` as LangChain tools for a LangGraph agent.
+"""memlane's memory tools (search, fetch, put, update) and ``memory.query`` as LangChain tools for a
+LangGraph agent.
 
 The user is ``config["configurable"]["user_id"]`` (never a tool argument the model could change). The
 tools call the :class:`Memory` API (memlane's reranked search, database-side filters, history with actor

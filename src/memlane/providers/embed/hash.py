@@ -1,4 +1,4 @@
-"""Deterministic, dependency-free embedder (seed 004's fallback; fast tests).
+"""Deterministic, dependency-free embedder (a fallback without model files; fast tests).
 
 Feature hashing of lower-cased word unigrams and character trigrams into ``dims`` buckets with a
 signed hash, then L2 normalisation. Texts sharing words land close; it knows no synonyms.

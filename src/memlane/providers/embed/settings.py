@@ -10,7 +10,7 @@ from memlane.providers.embed import get_embedder
 from memlane.providers.embed.base import Embedder
 
 MISTRAL_BASE_URL = "https://api.mistral.ai/v1"
-# Other spellings of a registry name: the seeds' VECTOR_EMBEDDING_PROVIDER says "deterministic".
+# Other spellings of a registry name: VECTOR_EMBEDDING_PROVIDER=deterministic is the hash embedder.
 ALIASES = {"deterministic": "hash", "titan": "bedrock"}
 
 

@@ -27,8 +27,8 @@ class MemoryLLM(ABC):
 
     @abstractmethod
     def same_fact(self, existing: str, candidate: str, category: str | None = None) -> SameFact:
-        """Seed 000's check for the borderline band: do both texts state the same fact?"""
+        """For a similarity in the borderline band: do both texts state the same fact?"""
 
     @abstractmethod
     def classify_conflict(self, existing: str, candidate: str) -> ConflictVerdict:
-        """Seed 003's table: contradiction, refinement, redundancy or new."""
+        """How the candidate relates to the existing memory: contradiction, refinement, redundancy or new."""

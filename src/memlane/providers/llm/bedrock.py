@@ -1,4 +1,4 @@
-"""Amazon Bedrock through the Converse API (default: Nova Micro, seed 000's tiny LLM).
+"""Amazon Bedrock through the Converse API (default: Nova Micro, a small, cheap model).
 
 The schema goes in as the input schema of a single tool that the model is forced to call; the
 tool's ``input`` is the answer. A reply without that tool use counts as malformed.

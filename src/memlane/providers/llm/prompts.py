@@ -21,7 +21,7 @@ class Prompt:
         return self.system.format(**values), self.user.format(**values)
 
 
-# Seed 003 §4.4, with seed 001 §9 (writing constraints), §13 (multi-fact) and seed 002 (types, keys).
+# Extraction: self-contained third-person facts (writing constraints), several per turn, with type and key.
 EXTRACT_V1 = Prompt(
     version="extract.v1",
     system="""\
@@ -62,7 +62,7 @@ Conversation (oldest first):
 {conversation}""",
 )
 
-# Seed 000: the tiny-LLM check for the borderline similarity band.
+# Same fact or not, asked of a small LLM when the similarity is in the borderline band.
 SAME_FACT_V1 = Prompt(
     version="same_fact.v1",
     system="""\
@@ -79,7 +79,7 @@ Candidate: {candidate}
 Numbers and dates - existing: {existing_numbers}; candidate: {candidate_numbers}""",
 )
 
-# Seed 003 §4.6 and its conflict resolution table.
+# Conflict classification: contradiction, refinement, redundancy or new, and what each means.
 CONFLICT_V1 = Prompt(
     version="conflict.v1",
     system="""\

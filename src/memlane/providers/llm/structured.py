@@ -91,7 +91,7 @@ class StructuredLLM(MemoryLLM):
         return self.generate(system, user, ConflictVerdict)
 
 
-# --- writing constraints (seed 001 §9), reused by formation -----------------------------------
+# --- writing constraints (trimmed, at most max_chars, cut at a sentence), reused by formation ----
 
 
 def enforce_writing_constraints(extraction: Extraction, max_chars: int = MAX_CANDIDATE_CHARS) -> Extraction:

@@ -1,4 +1,4 @@
-"""Seed 003's conflict table as heuristics: contradiction, refinement, redundancy or new.
+"""Conflict classification as heuristics: contradiction, refinement, redundancy or new.
 
 Order of checks: identical text -> different subjects (new) -> same slot (redundant value, more
 specific value, or a different value) -> cross-slot knowledge (diets vs foods, "switched from X",

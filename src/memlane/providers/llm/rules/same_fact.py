@@ -1,4 +1,4 @@
-"""Seed 000's same-fact check for the borderline similarity band, as deterministic heuristics.
+"""The same-fact check for the borderline similarity band, as deterministic heuristics.
 
 Same fact when both texts are about the same subject and slot with the same value, or when their
 normalised content words overlap by at least 70% with no conflicting numbers, dates, polarity or
