@@ -58,7 +58,7 @@ def test_memlane_memories_show_in_user_type_namespaces(store: MemlaneStore, memo
     again = memory.get(rec.id, user_id="maya")
     assert again.summary == "Maya lives in Porto." and again.key is None  # updated in place, still key-less
     assert len(memory.list(user_id="maya")) == 1
-    assert store.list_namespaces() == [("maya", "semantic")]
+    assert store.list_namespaces(prefix=("maya",)) == [("maya", "semantic")]
 
 
 def test_delete_is_a_restorable_soft_delete(store: MemlaneStore, memory: Memory) -> None:
@@ -76,10 +76,11 @@ def test_delete_is_a_restorable_soft_delete(store: MemlaneStore, memory: Memory)
 def test_any_first_label_is_a_user_scope(store: MemlaneStore, memory: Memory) -> None:
     store.put(("my docs", "a"), "k", {"text": "x"})
     store.put(("maya", "b"), "k", {"text": "y"})
-    assert sorted(store.list_namespaces()) == [("maya", "b"), ("my docs", "a")]
     assert [i.value for i in store.search(("my docs",))] == [{"text": "x"}]
     assert [i.value for i in store.search(("maya",))] == [{"text": "y"}]  # tenancy: one user's memories
-    assert {i.namespace for i in store.search(())} == {("my docs", "a"), ("maya", "b")}
+    wide = MemlaneStore(memory, cross_user=True)  # reads across users are an explicit opt-in
+    assert sorted(wide.list_namespaces()) == [("maya", "b"), ("my docs", "a")]
+    assert {i.namespace for i in wide.search(())} == {("maya", "b"), ("my docs", "a")}
     assert len(memory.users()) == 2 and "maya" in memory.users()
 
 

@@ -97,7 +97,9 @@ if SUITE:
                      conn_string: str | None = None) -> None:
             self.conn_string = conn_string
             _stats["stores_opened"] += 1
-            super().__init__(_memory(_location(conn_string), dict(index) if index else None), index=index, ttl=ttl)
+            # LangGraph's suites search and list across namespaces of many first labels: the opt-in
+            super().__init__(_memory(_location(conn_string), dict(index) if index else None), index=index, ttl=ttl,
+                             cross_user=True)
             self._owns_memory = True
             if conn_string is None:  # from_conn_string's context manager closes the others
                 _open.append(self)

@@ -36,12 +36,28 @@ def namespace_type(namespace: Sequence[str]) -> MemoryType | None:
     return MemoryType(namespace[1]) if len(namespace) >= 2 and namespace[1] in TYPES else None
 
 
-def record_id(namespace: Namespace, key: str) -> tuple[str, str]:
-    """``(user, id)`` of an item. ``(user, type)`` namespaces use memlane's keyed id
-    ``uuid5(user|type::key)`` (the id a keyed put gets), so the store and ``Memory.put(key=...)`` address
-    one record; other namespaces hash the whole path, which cannot collide across namespaces."""
-    user = scope_user(namespace[0])
-    if len(namespace) == 2 and namespace[1] in TYPES:
+def user_position(spec: int | Sequence[str]) -> int:
+    """The namespace label that names the user: an index, or a template such as LangMem's
+    ``("memories", "{user_id}")`` whose ``{...}`` label marks it."""
+    if isinstance(spec, int) and not isinstance(spec, bool):
+        if spec < 0:
+            raise ValueError(f"user_namespace_index must be 0 or more, got {spec}")
+        return spec
+    if isinstance(spec, str) or not isinstance(spec, Sequence):
+        raise ValueError(f"user_namespace_index must be an index or a namespace template, got {spec!r}")
+    marked = [n for n, label in enumerate(spec) if isinstance(label, str) and label.startswith("{") and label.endswith("}")]
+    if len(marked) != 1:
+        raise ValueError(f"namespace template {tuple(spec)!r} must have exactly one '{{...}}' label for the user")
+    return marked[0]
+
+
+def record_id(namespace: Namespace, key: str, user: str | None = None) -> tuple[str, str]:
+    """``(user, id)`` of an item of ``user`` (default: the one the first label names). ``(user, type)``
+    namespaces use memlane's keyed id ``uuid5(user|type::key)`` (the id a keyed put gets), so the store
+    and ``Memory.put(key=...)`` address one record; other namespaces hash the whole path, which cannot
+    collide across namespaces."""
+    user = user or scope_user(namespace[0])
+    if len(namespace) == 2 and namespace[1] in TYPES and scope_user(namespace[0]) == user:
         return user, deterministic_id(user, namespace[1], key)
     return user, str(uuid.uuid5(uuid.NAMESPACE_URL, json.dumps([*namespace, key], ensure_ascii=False)))
 

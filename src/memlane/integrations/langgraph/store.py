@@ -40,7 +40,7 @@ import concurrent.futures
 import heapq
 import logging
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from langgraph.store.base import (
@@ -85,10 +85,16 @@ class MemlaneStore(BaseStore):
     supports_ttl = True
 
     def __init__(self, memory: Memory, *, index: IndexConfig | None = None, ttl: TTLConfig | None = None,
-                 actor: str = "langgraph", cross_user: bool = True) -> None:
-        """``cross_user=False`` refuses what spans users (``search(())``, ``list_namespaces()`` without a
-        first label): LangGraph allows those, memlane's tenancy rule prefers them explicit."""
+                 actor: str = "langgraph", user_namespace_index: int | Sequence[str] = 0,
+                 user_id: str | None = None, cross_user: bool = False) -> None:
+        """``user_namespace_index``: which namespace label names the memlane user (0: ``(user, ...)``;
+        LangMem's ``("memories", "{user_id}")``: 1), or a namespace template whose ``{...}`` label marks
+        it. ``user_id`` binds the store to one user: namespaces naming another are refused, and reads
+        that name no user read that one. ``cross_user=True`` opts in to reads across users
+        (``search(())``, ``list_namespaces()``), which are refused otherwise."""
         self.memory, self.actor, self.cross_user = memory, actor, cross_user
+        self.user_index = items.user_position(user_namespace_index)
+        self.bound_user = None if user_id is None else items.scope_user(user_id)
         self.index_config: IndexConfig | None = None
         self.index_fields: list[str] | None = None
         self.distance = "cosine"
@@ -150,6 +156,8 @@ class MemlaneStore(BaseStore):
                 raise InvalidNamespaceError("an item's namespace cannot be empty")
             if not isinstance(op, GetOp | SearchOp | ListNamespacesOp | PutOp):
                 raise ValueError(f"unknown store operation {type(op).__name__}")
+            if isinstance(op, GetOp | PutOp):
+                self.user_of(tuple(op.namespace))
             if isinstance(op, SearchOp):
                 match.check_filter(op.filter)
         results: list[Result] = [None] * len(ops)
@@ -172,11 +180,38 @@ class MemlaneStore(BaseStore):
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         return await asyncio.to_thread(self.batch, list(ops))
 
+    # --- tenancy ------------------------------------------------------------------------------
+    def user_of(self, namespace: Sequence[str]) -> str:
+        """The memlane user an item's namespace names (at :attr:`user_index`), checked against the
+        store's bound user."""
+        if len(namespace) <= self.user_index:
+            raise InvalidNamespaceError(
+                f"namespace {tuple(namespace)!r} has no user label: this store reads the user from label "
+                f"{self.user_index} (user_namespace_index)")
+        user = items.scope_user(namespace[self.user_index])
+        if self.bound_user is not None and user != self.bound_user:
+            raise InvalidNamespaceError(
+                f"this store acts for user {self.bound_user!r}; namespace {tuple(namespace)!r} names another user")
+        return user
+
+    def _users(self, prefix: Sequence[str]) -> list[str]:
+        """The users a search or listing under ``prefix`` reads: the one the prefix names, else the
+        bound user, else every user, only with ``cross_user=True``."""
+        if len(prefix) > self.user_index and prefix[self.user_index] != "*":
+            return [self.user_of(prefix)]
+        if self.bound_user is not None:
+            return [self.bound_user]
+        if not self.cross_user:
+            raise InvalidNamespaceError(
+                f"this read names no user: give the user at namespace label {self.user_index}, open the store "
+                "for one user (user_id=...), or opt in to reads across users with cross_user=True")
+        return self.backend.list_users()
+
     # --- reads ----------------------------------------------------------------------------------
     def find(self, user: str, addresses: Sequence[Address]) -> dict[Address, MemoryRecord]:
         """Records (in any state) at the given items of one user. A ``(user, type)`` key that is the id
         of a key-less memlane memory addresses that memory."""
-        ids = {a: items.record_id(a[0], a[1])[1] for a in addresses}
+        ids = {a: items.record_id(a[0], a[1], user)[1] for a in addresses}
         found = {r.id: r for r in self.backend.get_many(user, list(dict.fromkeys(ids.values())))}
         out = {a: found[i] for a, i in ids.items() if i in found and items.address(found[i]) == a}
         rest = [a for a in addresses if a not in out and len(a[0]) == 2 and items.namespace_type(a[0])]
@@ -199,7 +234,7 @@ class MemlaneStore(BaseStore):
     def _get(self, gets: list[tuple[int, GetOp]], results: list[Result], touched: list[MemoryRecord]) -> None:
         by_user: dict[str, list[tuple[int, GetOp]]] = {}
         for i, op in gets:
-            by_user.setdefault(items.scope_user(op.namespace[0]), []).append((i, op))
+            by_user.setdefault(self.user_of(op.namespace), []).append((i, op))
         for user, group in by_user.items():
             found = self.find(user, [(tuple(op.namespace), op.key) for _, op in group])
             for i, op in group:
@@ -226,35 +261,60 @@ class MemlaneStore(BaseStore):
                 return
             offset += PAGE
 
-    def _users(self, first_label: str | None) -> list[str]:
-        if first_label not in (None, "*"):
-            return [items.scope_user(first_label)]
-        if not self.cross_user:
-            raise InvalidNamespaceError("this store was opened with cross_user=False: name the user as the "
-                                        "namespace's first label")
-        return self.backend.list_users()
-
     def _search(self, op: SearchOp, touched: list[MemoryRecord]) -> list[SearchItem]:
         prefix = tuple(op.namespace_prefix)
+        users = self._users(prefix)
         conds = [Condition("type", "$eq", prefix[1])] if len(prefix) >= 2 and prefix[1] in items.TYPES else []
+
+        def keep(rec: MemoryRecord) -> SearchItem | None:
+            if items.address(rec)[0][: len(prefix)] != prefix or not self._visible(rec):
+                return None
+            item = self._item(rec)
+            return item if match.matches(item.value, op.filter) else None
 
         def candidates(user: str) -> Iterator[tuple[MemoryRecord, SearchItem]]:
             for rec in self.scan(user, conds):
-                if items.address(rec)[0][: len(prefix)] == prefix and self._visible(rec):
-                    item = self._item(rec)
-                    if match.matches(item.value, op.filter):
-                        yield rec, item
+                item = keep(rec)
+                if item is not None:
+                    yield rec, item
 
-        streams = [candidates(u) for u in self._users(prefix[0] if prefix else None)]
-        merged = heapq.merge(*streams, key=lambda c: (c[0].updated_at, c[0].id), reverse=True)
-        if not op.query:
-            found = [c for _, c in zip(range(max(op.offset, 0) + max(op.limit, 0)), merged, strict=False)]
+        wanted = max(op.offset, 0) + max(op.limit, 0)
+        if op.query and self.index_fields is None:
+            found = self._ranked(users, op.query, conds, keep, wanted, candidates)
         else:
-            found = self._rank(list(merged), op.query)
+            merged = heapq.merge(*[candidates(u) for u in users], key=lambda c: (c[0].updated_at, c[0].id),
+                                 reverse=True)
+            found = self._rank(list(merged), op.query) if op.query else \
+                [c for _, c in zip(range(wanted), merged, strict=False)]
         page = found[op.offset: op.offset + op.limit]
         if op.refresh_ttl:
             touched.extend(rec for rec, _ in page)
         return [item for _, item in page]
+
+    def _ranked(self, users: list[str], query: str, conds: list[Condition],
+                keep: Callable[[MemoryRecord], SearchItem | None], wanted: int,
+                candidates: Callable[[str], Iterator[tuple[MemoryRecord, SearchItem]]],
+                ) -> list[tuple[MemoryRecord, SearchItem]]:
+        """Items ranked by the database's vector search (cosine similarity of the item's summary
+        vector), best first; the pool widens until the prefix and value filters leave ``wanted``.
+        Items without a vector (``index=False``) follow, newest first, as LangGraph's stores do."""
+        vector = embed_query(self.memory.embedder, query)
+        db_conds = [Condition("state", "$eq", MemoryState.ACTIVE.value), *conds]
+        out: list[tuple[MemoryRecord, SearchItem]] = []
+        for user in users:
+            pool = max(4 * wanted, 40)
+            while True:
+                hits = self.backend.vector_search(user, vector, db_conds, limit=pool)
+                kept = [(h.record, _scored(item, h.score)) for h in hits if (item := keep(h.record)) is not None]
+                if len(kept) >= wanted or len(hits) < pool:
+                    break
+                pool *= 4
+            out += kept
+            if len(hits) < pool and len(kept) < wanted:  # every vector seen: the unvectored items follow
+                ranked = {rec.id for rec, _ in kept}
+                out += [c for c in candidates(user) if c[0].id not in ranked]
+        scored = sorted((c for c in out if c[1].score is not None), key=lambda c: -(c[1].score or 0.0))
+        return scored + [c for c in out if c[1].score is None]
 
     def _rank(self, found: list[tuple[MemoryRecord, SearchItem]], query: str) -> list[tuple[MemoryRecord, SearchItem]]:
         """Score every candidate (best of its vectors), best first; items without vectors last."""
@@ -283,9 +343,9 @@ class MemlaneStore(BaseStore):
 
     def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
         conds = match.conditions(op.match_conditions)
-        first = next((p[0] for kind, p in conds if kind == "prefix" and p), None)
+        prefix = next((tuple(p) for kind, p in conds if kind == "prefix" and p), ())
         found: set[tuple[str, ...]] = set()
-        for user in self._users(first):
+        for user in self._users(prefix):
             found.update(items.address(r)[0] for r in self.scan(user) if self._visible(r))
         names = [ns for ns in found if match.namespace_matches(ns, conds)]
         if op.max_depth is not None:

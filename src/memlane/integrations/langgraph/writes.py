@@ -55,7 +55,7 @@ def prepare(store: MemlaneStore, ops: Sequence[PutOp]) -> list[Prepared]:
     texts: list[str] = []
     spans: list[tuple[Prepared, int, list[str]]] = []
     for op in ops:
-        user, rid = items.record_id(tuple(op.namespace), op.key)
+        user, rid = items.record_id(tuple(op.namespace), op.key, store.user_of(op.namespace))
         p = Prepared(op, user, rid)
         out.append(p)
         if op.value is None:
@@ -169,7 +169,7 @@ def expired(rec: MemoryRecord, now: datetime) -> bool:
 def sweep(store: MemlaneStore) -> int:
     """Soft-delete items whose TTL ran out (with a history row); return how many."""
     now, count = utcnow(), 0
-    for user in store.backend.list_users():
+    for user in [store.bound_user] if store.bound_user else store.backend.list_users():
         due = [r.id for r in store.scan(user) if expired(r, now) and (items.store_meta(r) or {}).get("ttl") is not None]
         if not due:
             continue
