@@ -2,10 +2,13 @@
 
 How items map onto memlane records:
 
-- **User scope.** A namespace's first label is the memlane user (as in ``(user_id, "semantic")``).
-  A first label that is not a valid user id (``"my docs"``, ``"用户"``) maps to the stable scope
-  ``lg:<sha256 prefix>``, so every LangGraph namespace works and tenancy still holds per first label.
-  For LangMem, template the user first: ``namespace=("{langgraph_user_id}", "memories")``.
+- **User scope.** One namespace label names the memlane user: the first by default (seed-style
+  ``(user_id, "semantic")``), or the one ``user_namespace_index`` gives (LangMem's
+  ``("memories", "{user_id}")``: pass 1, or the template itself). A label that is not a valid user id
+  (``"my docs"``, ``"用户"``) maps to the stable scope ``lg:<sha256 prefix>``, so every namespace works
+  and tenancy still holds per label. Reads are per user: a search or listing must name the user in its
+  prefix, or the store is bound to one (``user_id=...``: other users' namespaces are refused), or it
+  opted in to reads across users (``cross_user=True``); otherwise it is refused.
 - **One item, one record.** ``put(ns, key, value)`` writes one memory of that user. Its id is memlane's
   keyed id ``uuid5(user|type::key)`` for ``(user, type)`` namespaces (so ``store.put(("maya", "semantic"),
   "profile:pet:luna:age", ...)`` and ``Memory.put(..., key="profile:pet:luna:age")`` are one memory),
@@ -20,12 +23,13 @@ How items map onto memlane records:
   summary, an edited category), the item's value shows the changed fields.
 - **Writes keep history.** A put is an ADD or UPDATE history row (actor ``langgraph``); a delete is a
   soft delete (restorable until purged). Only active memories are items.
-- **Search.** ``query=None`` lists newest first; a query ranks by the best of an item's vectors
-  (LangGraph's max pooling over the texts its ``index`` fields select; ``distance_type`` cosine,
-  inner_product or l2), then items without vectors. Filters are LangGraph's (``$eq``, ``$ne``, ``$gt``,
-  ``$gte``, ``$lt``, ``$lte``, nested dicts) over the item value. The user scope is applied in the database;
-  namespace prefixes, value filters and scores are computed here, over that user's memories (the storage
-  contract has no JSON-path conditions yet).
+- **Search.** ``query=None`` lists newest first. A query is ranked by the database's vector search
+  (cosine similarity of each memory's summary vector, per user, filtered on state and type in the
+  database), widening the candidate pool until the namespace prefix and value filters leave a full
+  page; items without vectors follow. With an ``index`` config an item's vectors are its own (LangGraph's
+  max pooling over the texts its ``index`` fields select; ``distance_type`` cosine, inner_product or l2),
+  kept in its metadata, so those stores rank over the user's items here. Filters are LangGraph's
+  (``$eq``, ``$ne``, ``$gt``, ``$gte``, ``$lt``, ``$lte``, nested dicts) over the item value.
 - **Embeddings.** The store embeds with the Memory's embedder (``MemlaneStore.open(index=...)`` builds one
   over ``index["embed"]``). Without an index config an item embeds its summary, as memlane does.
 - **TTL** as LangGraph defines it: ``ttl`` minutes sets ``expires_at``; reads with ``refresh_ttl``
@@ -116,13 +120,16 @@ class MemlaneStore(BaseStore):
 
     @classmethod
     def open(cls, db: str | None = None, *, index: IndexConfig | None = None, ttl: TTLConfig | None = None,
+             user_namespace_index: int | Sequence[str] = 0, user_id: str | None = None, cross_user: bool = False,
              **memory_kwargs: Any) -> MemlaneStore:
-        """A store over a new :class:`Memory` on ``db``; with ``index["embed"]`` that model embeds."""
+        """A store over a new :class:`Memory` on ``db``; with ``index["embed"]`` that model embeds. The
+        scope options are the constructor's."""
         if index and index.get("embed") is not None:
             if not index.get("dims"):
                 raise ValueError("an index config with 'embed' needs 'dims'")
             memory_kwargs["embedder"] = LangChainEmbedder(index["embed"], index["dims"])
-        store = cls(Memory(db, **memory_kwargs), index=index, ttl=ttl)
+        store = cls(Memory(db, **memory_kwargs), index=index, ttl=ttl, user_namespace_index=user_namespace_index,
+                    user_id=user_id, cross_user=cross_user)
         store._owns_memory = True
         return store
 
