@@ -146,6 +146,7 @@ class Settings(BaseSettings):
     memory_purge_after_days: float = Field(30, validation_alias=_alias("MEMORY_PURGE_AFTER_DAYS"))
     memory_summary_max_chars: int = Field(2000, validation_alias=_alias("MEMORY_SUMMARY_MAX_CHARS"))
     memory_candidate_max_chars: int = Field(280, validation_alias=_alias("MEMORY_CANDIDATE_MAX_CHARS"))
+    memory_metadata_max_bytes: int = Field(65_536, ge=2, validation_alias=_alias("MEMORY_METADATA_MAX_BYTES"))
 
     # --- S3 Vectors (seed 000) ----------------------------------------------------------------
     s3v_bucket: str | None = Field(None, validation_alias=_alias("S3V_BUCKET"))

@@ -16,6 +16,7 @@ from typing import Any, Literal
 from memlane.model.enums import MemoryState, MemoryType, Source
 from memlane.model.errors import FilterError
 from memlane.model.record import as_utc
+from memlane.model.text import check_text
 
 Kind = Literal["str", "int", "bool", "datetime", "tags", "type", "state", "source"]
 
@@ -76,9 +77,12 @@ def _coerce_one(field: str, kind: Kind, value: Any) -> Any:
                 return value.lower() == "true"
             raise ValueError("expected true or false")
         if kind == "int":
-            if isinstance(value, bool):
+            if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
                 raise ValueError("expected an integer")
-            return int(value)
+            number = int(value)
+            if not -(2**63) <= number < 2**63:
+                raise ValueError("out of range")
+            return number
         if kind == "datetime":
             if isinstance(value, datetime):
                 return as_utc(value)
@@ -87,7 +91,7 @@ def _coerce_one(field: str, kind: Kind, value: Any) -> Any:
             return as_utc(datetime.fromisoformat(str(value).replace("Z", "+00:00")))
         if not isinstance(value, str):
             raise ValueError("expected a string")
-        return value
+        return check_text("the text", value)
     except (ValueError, TypeError, OverflowError) as exc:
         raise FilterError(f"filter {field!r}: invalid value {value!r} ({exc})") from None
 

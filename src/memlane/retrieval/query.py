@@ -15,6 +15,7 @@ from memlane.model.errors import ValidationError
 from memlane.model.filters import Condition, parse_filters
 from memlane.model.record import SearchHit
 from memlane.model.retrieval import QueryResult
+from memlane.model.text import check_text
 from memlane.providers.embed import Embedder
 from memlane.retrieval.allowlist import CategoryConfig, load_categories, lower
 from memlane.retrieval.search import SearchRequest, search
@@ -28,7 +29,7 @@ MAX_TOP_K = 100
 def check_query(query: Any) -> str:
     if not isinstance(query, str) or not query.strip():
         raise ValidationError("query must be a non-empty string (what to look up in the user's memories)")
-    return query
+    return check_text("query", query)
 
 
 def check_threshold(value: Any, settings: Settings) -> float | None:
