@@ -127,14 +127,15 @@ def is_sqlite_path(location: str) -> bool:
 
 
 @contextmanager
-def open_memory(db: str | None, embedder: str | None, *, must_exist: bool = False) -> Iterator[Memory]:
+def open_memory(db: str | None, embedder: str | None, *, must_exist: bool = False,
+                switch_embedder: bool = False) -> Iterator[Memory]:
     """The store at ``db`` (or the configured one). ``must_exist`` keeps read commands from creating
-    an empty SQLite file at a mistyped path."""
+    an empty SQLite file at a mistyped path; ``switch_embedder`` is for ``reembed`` only."""
     settings = load_settings()
     location = db or settings.db
     if must_exist and is_sqlite_path(location) and not Path(location).expanduser().exists():
         raise NotFoundError(f"no memlane database at {location} (store a memory first, or pass --db)")
-    memory = Memory(location, embedder=embedder, settings=settings)
+    memory = Memory(location, embedder=embedder, settings=settings, switch_embedder=switch_embedder)
     try:
         yield memory
     finally:

@@ -48,7 +48,10 @@ class Memory(FormationAPI):
         settings: Settings | None = None,
         backend: Backend | None = None,
         llm: str | MemoryLLM | None = None,
+        switch_embedder: bool = False,
     ) -> None:
+        """``switch_embedder`` opens a store made with another embedder of the same size, only to
+        :meth:`reembed` it; otherwise a store refuses any embedder but its own."""
         self.settings = settings or Settings()
         if db is not None:
             self.settings = self.settings.model_copy(update={"db": db})
@@ -60,7 +63,12 @@ class Memory(FormationAPI):
             chosen = self.settings if embedder is None else self.settings.model_copy(update={"embedder": embedder})
             self.embedder = embedder_from_settings(chosen)
         self.backend = backend or open_backend(self.settings.db)
-        self.backend.bind_embedder(self.embedder.identity, self.embedder.dims)
+        try:
+            self.backend.bind_embedder(self.embedder.identity, self.embedder.dims, switching=switch_embedder)
+        except Exception:
+            if backend is None:
+                self.backend.close()
+            raise
         self.events = EventBus()
         self._llm = llm
         self.formation = Formation(self.backend, self.embedder, self._make_llm, self.settings, self.events)

@@ -19,6 +19,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from memlane.model.errors import (
     BackendError,
     DimensionMismatchError,
+    EmbedderMismatchError,
     FilterError,
     MemlaneError,
     NotFoundError,
@@ -62,7 +63,7 @@ DESCRIPTIONS = {
     401: "Missing or unknown API key",
     403: "The key may not act for that user, or the category is not allowed for the agent",
     404: "No such memory for this user",
-    409: "The embedder's dimensions differ from the store's",
+    409: "The embedder (or its dimensions) differs from the store's",
     422: "The request does not match the schema",
     429: "A per-user write cap was reached",
     502: "An embedder or LLM provider (or the upstream LLM) failed",
@@ -87,6 +88,7 @@ def classify(exc: MemlaneError) -> tuple[int, str]:
     table: list[tuple[type[MemlaneError], int, str]] = [
         (NotFoundError, 404, "not_found"),
         (DimensionMismatchError, 409, "dimension_mismatch"),
+        (EmbedderMismatchError, 409, "embedder_mismatch"),
         (RateLimitError, 429, "rate_limited"),
         (ProviderError, 502, "provider_error"),
         (BackendError, 503, "backend_error"),
