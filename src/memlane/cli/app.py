@@ -27,6 +27,7 @@ from typer.core import TyperGroup
 from memlane.engine.memory import Memory
 from memlane.model.config import Settings
 from memlane.model.errors import MemlaneError, NotFoundError
+from memlane.storage.location import backend_kind
 
 EXIT_NOT_FOUND = 1
 EXIT_BAD_INPUT = 2
@@ -123,7 +124,8 @@ def load_settings() -> Settings:
 
 
 def is_sqlite_path(location: str) -> bool:
-    return not location.startswith(("postgresql://", "postgres://")) and location != ":memory:"
+    """A SQLite file (not ``:memory:``); an unsupported URL scheme is a ValidationError."""
+    return backend_kind(location) == "sqlite" and location != ":memory:"
 
 
 @contextmanager
