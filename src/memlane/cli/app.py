@@ -119,7 +119,10 @@ _make_settings: Callable[..., Settings] = Settings
 def load_settings() -> Settings:
     try:
         return _make_settings()
-    except (PydanticError, SettingsError, ValueError) as exc:
+    except PydanticError as exc:  # each problem without the value given (it may be an API key)
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors(include_input=False))
+        raise CliError(f"invalid memlane settings (environment or config file): {problems}") from None
+    except (SettingsError, ValueError) as exc:
         raise CliError(f"invalid memlane settings (environment or config file): {exc}") from None
 
 

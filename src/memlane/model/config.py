@@ -21,6 +21,7 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from memlane.model.api_keys import check_api_keys
 from memlane.model.category import DEFAULT_CATEGORIES
 
 DEFAULT_HOME = Path("~/.memlane").expanduser()
@@ -173,6 +174,12 @@ class Settings(BaseSettings):
         if isinstance(value, str):
             text = value.strip()
             return json.loads(text) if text.startswith("[") else [k.strip() for k in text.split(",") if k.strip()]
+        return value
+
+    @field_validator("api_keys")
+    @classmethod
+    def _api_keys_valid(cls, value: list[str]) -> list[str]:
+        check_api_keys(value)
         return value
 
     @field_validator("memory_rerank_weights", mode="before")

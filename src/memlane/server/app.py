@@ -65,9 +65,10 @@ def create_app(memory: Memory | None = None, settings: Settings | None = None) -
     settings = settings or (memory.settings if memory is not None else Settings())
     metrics = ServerMetrics()
     owns = memory is None
+    keys = KeyRing(settings.api_keys)  # a bad MEMLANE_API_KEYS fails here, before the model loads
     mem = build_memory(settings, metrics) if memory is None else memory
     instrument_embedder(mem, metrics)
-    state = ServerState(mem, settings, KeyRing(settings.api_keys), metrics, owns)
+    state = ServerState(mem, settings, keys, metrics, owns)
     if settings.upstream_base_url:
         state.upstream = Upstream(settings.upstream_base_url, settings.upstream_api_key, settings.upstream_model,
                                   settings.upstream_timeout_s, metrics)
