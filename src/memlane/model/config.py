@@ -166,6 +166,8 @@ class Settings(BaseSettings):
     upstream_api_key: str | None = Field(None, validation_alias=_alias("MEMLANE_UPSTREAM_API_KEY"))
     upstream_model: str | None = Field(None, validation_alias=_alias("MEMLANE_UPSTREAM_MODEL"))
     upstream_timeout_s: float = Field(120.0, gt=0, validation_alias=_alias("MEMLANE_UPSTREAM_TIMEOUT_S"))
+    # Requests with a larger body are refused (413) before they are read or parsed.
+    server_max_body_bytes: int = Field(1_048_576, ge=1024, validation_alias=_alias("MEMLANE_MAX_BODY_BYTES"))
 
     @field_validator("api_keys", mode="before")
     @classmethod

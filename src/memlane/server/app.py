@@ -25,6 +25,7 @@ from memlane.model.config import Settings
 from memlane.model.errors import MemlaneError
 from memlane.server import errors, openapi, routes_chat, routes_events, routes_memory
 from memlane.server.auth import Admin, KeyRing
+from memlane.server.body_limit import BodyLimit
 from memlane.server.metrics import RequestTimer, ServerMetrics, TimedLLM, instrument_embedder
 from memlane.server.schemas import Health
 from memlane.server.state import ServerState, get_state
@@ -95,6 +96,7 @@ def create_app(memory: Memory | None = None, settings: Settings | None = None) -
     app.state.memlane = state
     errors.install(app)
     openapi.install(app, settings)
+    app.add_middleware(BodyLimit, max_bytes=settings.server_max_body_bytes)
     app.add_middleware(RequestTimer, metrics=metrics)
     app.include_router(routes_events.router)  # before /v1/memory/{memory_id}
     app.include_router(routes_memory.router)

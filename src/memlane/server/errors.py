@@ -64,6 +64,7 @@ DESCRIPTIONS = {
     403: "The key may not act for that user, or the category is not allowed for the agent",
     404: "No such memory for this user",
     409: "The embedder (or its dimensions) differs from the store's",
+    413: "The request body is over MEMLANE_MAX_BODY_BYTES",
     422: "The request does not match the schema",
     429: "A per-user write cap was reached",
     502: "An embedder or LLM provider (or the upstream LLM) failed",
@@ -153,7 +154,8 @@ def install(app: FastAPI) -> None:
 
     async def on_http_error(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, StarletteHTTPException)
-        kind = {400: "invalid_request", 404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+        kind = {400: "invalid_request", 404: "not_found", 405: "method_not_allowed",
+                413: "payload_too_large"}.get(exc.status_code, "http_error")
         headers = dict(getattr(exc, "headers", None) or {})
         if exc.status_code == 405:  # every method of the path, not only those of one route
             headers["Allow"] = ", ".join(allowed_methods(request))
