@@ -1,5 +1,6 @@
-"""A memory past its ``expires_at`` leaves every read of active memories, in the database query, on
-SQLite (vector index and in-memory vectors) and PostgreSQL alike; ``include_inactive`` still shows it."""
+"""A memory past its ``expires_at`` leaves every read of current memories (list, count, both search
+channels, the context block), in the database query, on SQLite (vector index and in-memory vectors)
+and PostgreSQL alike; ``include_inactive`` still shows it."""
 
 from __future__ import annotations
 
@@ -9,13 +10,12 @@ from datetime import timedelta
 import pytest
 
 from memlane import Memory
-from memlane.model.filters import Condition
+from memlane.model.filters import live
 from memlane.model.record import utcnow
 from memlane.providers.embed.hash import HashEmbedder
 from memlane.storage.base import Backend
 
 U = "maya"
-ACTIVE = [Condition("state", "$eq", "active")]
 
 
 @pytest.fixture
@@ -37,20 +37,20 @@ def ids(mem: Memory) -> dict[str, str]:
 
 
 def test_expired_memories_leave_list_count_and_search(mem: Memory, ids: dict[str, str]) -> None:
-    live = {ids["later"], ids["kept"]}
-    assert {r.id for r in mem.list(user_id=U)} == live
-    assert mem.backend.count(U, ACTIVE) == 2
+    current = {ids["later"], ids["kept"]}
+    assert {r.id for r in mem.list(user_id=U)} == current
+    assert mem.backend.count(U, live()) == 2
     hits = mem.search("gym pass code 4417", user_id=U, limit=10)
-    assert {h.memory.id for h in hits} == live
+    assert {h.memory.id for h in hits} == current
     assert {r.id for r in mem.list(user_id=U, include_inactive=True)} == set(ids.values())
     assert ids["expired"] in {h.memory.id for h in mem.search("gym pass code", user_id=U, include_inactive=True)}
 
 
 def test_expired_memories_leave_both_search_channels(mem: Memory, ids: dict[str, str]) -> None:
     vector = mem.embedder.embed_one(mem.get(ids["expired"], user_id=U).summary)
-    assert ids["expired"] not in {s.record.id for s in mem.backend.vector_search(U, vector, ACTIVE, limit=10)}
-    assert ids["expired"] not in {i for i, _ in mem.backend.vector_ids(U, vector, ACTIVE, limit=10)}
-    assert ids["expired"] not in {s.record.id for s in mem.backend.keyword_search(U, "gym 4417", ACTIVE, limit=10)}
+    assert ids["expired"] not in {s.record.id for s in mem.backend.vector_search(U, vector, live(), limit=10)}
+    assert ids["expired"] not in {i for i, _ in mem.backend.vector_ids(U, vector, live(), limit=10)}
+    assert ids["expired"] not in {s.record.id for s in mem.backend.keyword_search(U, "gym 4417", live(), limit=10)}
     assert ids["expired"] in {s.record.id for s in mem.backend.keyword_search(U, "gym 4417", [], limit=10)}
 
 

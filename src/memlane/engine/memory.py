@@ -16,7 +16,7 @@ from memlane.model.audit import history_entry
 from memlane.model.config import Settings
 from memlane.model.enums import HistoryEvent, MemoryState, MemoryType
 from memlane.model.errors import NotFoundError, ValidationError
-from memlane.model.filters import Condition, parse_filters
+from memlane.model.filters import Condition, live, parse_filters
 from memlane.model.ids import deterministic_id, new_id
 from memlane.model.jobs import Change
 from memlane.model.record import HistoryEntry, MemoryRecord, SearchHit, utcnow
@@ -118,7 +118,7 @@ class Memory(FormationAPI):
     def _conditions(self, user_id: str, filters: Mapping[str, Any] | None, include_inactive: bool) -> builtins.list[Condition]:
         conds = parse_filters(filters, user_id=user_id)
         if not include_inactive and not any(c.field == "state" for c in conds):
-            conds.append(Condition("state", "$eq", MemoryState.ACTIVE.value))
+            conds.extend(live())
         return conds
 
     def build_record(self, summary: str, *, user_id: str, **fields: Any) -> MemoryRecord:

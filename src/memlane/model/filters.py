@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import date, datetime, time
+from datetime import UTC, date, datetime, time
 from typing import Any, Literal
 
 from memlane.model.enums import MemoryState, MemoryType, Source
@@ -53,6 +53,7 @@ SHORTHANDS: dict[str, tuple[str, str]] = {
     "created_before": ("created_at", "$lt"),
 }
 _ORDERED_KINDS = {"int", "datetime", "str"}
+UNEXPIRED = "$unexpired"  # not a filter operator users write: ``expires_at`` is null or after the value
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,13 @@ class Condition:
     field: str
     op: str
     value: Any
+
+
+def live(now: datetime | None = None) -> list[Condition]:
+    """What a read of current memories asks for: active, and not past ``expires_at`` (at ``now``).
+    Expired memories are left out in the database query, like soft-deleted ones."""
+    return [Condition("state", "$eq", MemoryState.ACTIVE.value),
+            Condition("expires_at", UNEXPIRED, as_utc(now or datetime.now(UTC)))]
 
 
 def _coerce_one(field: str, kind: Kind, value: Any) -> Any:

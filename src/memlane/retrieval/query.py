@@ -10,9 +10,8 @@ from typing import Any
 
 from memlane.model.category import title_case
 from memlane.model.config import Settings
-from memlane.model.enums import MemoryState
 from memlane.model.errors import ValidationError
-from memlane.model.filters import Condition, parse_filters
+from memlane.model.filters import Condition, live, parse_filters
 from memlane.model.record import SearchHit
 from memlane.model.retrieval import QueryResult
 from memlane.model.text import check_text
@@ -48,7 +47,7 @@ def scoped_conditions(
     ``category $in categories``: a ``category`` filter is ANDed with it, so it can narrow, never widen."""
     conds = [_title_category(c) for c in parse_filters(filters, user_id=user_id)]
     if not any(c.field == "state" for c in conds):
-        conds.append(Condition("state", "$eq", MemoryState.ACTIVE.value))
+        conds.extend(live())
     conds.append(Condition("category", "$in", list(categories)))
     return conds
 

@@ -7,8 +7,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from memlane.model.enums import MemoryState
-from memlane.model.filters import FIELDS, Condition
+from memlane.model.filters import FIELDS, UNEXPIRED, Condition
 
 _CMP = {"$eq": "=", "$ne": "!=", "$gt": ">", "$gte": ">=", "$lt": "<", "$lte": "<="}
 _NOT_NULL = {"type", "category", "state", "source", "pinned", "importance", "tags", "created_at", "updated_at"}
@@ -56,24 +55,18 @@ def _tags(cond: Condition, col: str, d: Dialect) -> tuple[str, list[Any]]:
     return (f"NOT ({has})" if negate else has), params
 
 
-def wants_live(conditions: Sequence[Condition]) -> bool:
-    """``state = active`` asks for live memories: those past their ``expires_at`` are left out too."""
-    return any(c.field == "state" and c.op == "$eq" and c.value == MemoryState.ACTIVE.value for c in conditions)
-
-
 def compile_conditions(
-    conditions: Sequence[Condition], d: Dialect, *, alias: str = "m", live: bool | None = None
+    conditions: Sequence[Condition], d: Dialect, *, alias: str = "m"
 ) -> tuple[str, list[Any]]:
-    """``("a = ? AND b IN (?, ?)", [..])``; ``("1=1", [])`` when there is nothing to filter. With
-    ``live`` (by default: when the conditions ask for ``state = active``) expired memories are left
-    out as well; a caller that filters the state elsewhere passes ``live`` itself."""
+    """``("a = ? AND b IN (?, ?)", [..])``; ``("1=1", [])`` when there is nothing to filter."""
     parts: list[str] = []
     params: list[Any] = []
     p = d.placeholder
-    if wants_live(conditions) if live is None else live:
-        parts.append(f"({alias}.expires_at IS NULL OR {alias}.expires_at > {p})")
-        params.append(d.value(datetime.now(UTC)))
     for cond in conditions:
+        if cond.op == UNEXPIRED:
+            parts.append(f"({alias}.{cond.field} IS NULL OR {alias}.{cond.field} > {p})")
+            params.append(d.value(cond.value))
+            continue
         if cond.field not in FIELDS:  # parse_filters already refuses these; belt and braces
             raise ValueError(f"unknown filter field {cond.field!r}")
         col = f"{alias}.{cond.field}"

@@ -14,7 +14,7 @@ from typing import Any
 from memlane.model.errors import DimensionMismatchError
 from memlane.model.filters import Condition
 from memlane.storage.base import ScoredRecord
-from memlane.storage.filter_sql import SQLITE, compile_conditions, wants_live
+from memlane.storage.filter_sql import SQLITE, compile_conditions
 from memlane.storage.keywords import query_words
 from memlane.storage.sqlite.fts import match_query
 from memlane.storage.sqlite.rows import RECORD_FIELDS, record_from_row, vector_blob
@@ -67,11 +67,10 @@ class SqliteSearchMixin:
             raise DimensionMismatchError(f"query vector has {len(embedding)} dims, the store expects {dims}")
         pushed = [c for c in conditions if c.field in _VEC_PUSHDOWN and c.op in ("$eq", "$in")]
         rest = [c for c in conditions if c not in pushed]
-        live = wants_live(conditions)  # the state is filtered in the scan, the expiry on memories
         with self._lock:
             cached = self._vector_cache(dims).get(self._conn, user_id)
             if cached is not None:
-                return self._cached_rows(cached, user_id, embedding, pushed, rest, live, limit, offset, cols)
+                return self._cached_rows(cached, user_id, embedding, pushed, rest, limit, offset, cols)
         knn_where = "".join(
             f" AND {c.field} = ?" if c.op == "$eq" else f" AND {c.field} IN ({','.join('?' for _ in c.value)})"
             for c in pushed
@@ -79,10 +78,9 @@ class SqliteSearchMixin:
         knn_params: builtins.list[Any] = []
         for c in pushed:
             knn_params.extend([c.value] if c.op == "$eq" else c.value)
-        where, params = compile_conditions(rest, SQLITE, live=live)
-        filtered = bool(rest) or live
+        where, params = compile_conditions(rest, SQLITE)
         want = limit + offset
-        k = max(want * 4, 40) if filtered else want
+        k = max(want * 4, 40) if rest else want
         blob = vector_blob(embedding)
         while True:
             if k > VEC0_MAX_K:  # vec0's KNN stops at 4096: scan the user's partition exactly instead
@@ -103,7 +101,7 @@ class SqliteSearchMixin:
             )
             n_knn = rows[0]["n_knn"]
             rows = [r for r in rows if r["id"] is not None]
-            if len(rows) >= limit or n_knn < k or not filtered:
+            if len(rows) >= limit or n_knn < k or not rest:
                 return rows
             k *= 4
 
@@ -113,13 +111,13 @@ class SqliteSearchMixin:
         return self._cache
 
     def _cached_rows(self, cached: UserVectors, user_id: str, embedding: Sequence[float], pushed: Sequence[Condition],
-                     rest: Sequence[Condition], live: bool, limit: int, offset: int, cols: str) -> builtins.list[Any]:
+                     rest: Sequence[Condition], limit: int, offset: int, cols: str) -> builtins.list[Any]:
         """:meth:`_vector_rows` over a large user's in-memory vectors: the best rows by cosine, then
         the other filters on ``memories`` (widening while they leave too few)."""
         allowed = {c.field: [c.value] if c.op == "$eq" else list(c.value) for c in pushed}
-        where, params = compile_conditions(rest, SQLITE, live=live)
+        where, params = compile_conditions(rest, SQLITE)
         want = limit + offset
-        top = max(want * 4, 40) if rest or live else want
+        top = max(want * 4, 40) if rest else want
         while True:
             rids, sims = ranked(cached, embedding, allowed, top)
             if not len(rids):
