@@ -58,3 +58,9 @@ def test_expired_memories_stay_out_of_the_context_block(mem: Memory, ids: dict[s
     block = mem.context("what is the gym pass code?", user_id=U)
     assert "4417" not in block.text and "9921" in block.text
     assert ids["expired"] not in {h.memory.id for h in block.semantic}
+
+
+def test_a_fact_told_again_after_expiry_is_a_new_live_memory(mem: Memory, ids: dict[str, str]) -> None:
+    mem.add_facts([{"summary": "User's gym pass code is 4417.", "category": "Personal"}], user_id=U, wait=True)
+    found = [r for r in mem.list(user_id=U) if "4417" in r.summary]
+    assert len(found) == 1 and found[0].id != ids["expired"] and found[0].expires_at is None
