@@ -219,7 +219,9 @@ def test_delta_respects_the_agent_allowlist_and_the_budget(mem: Memory) -> None:
 
 
 def test_users_are_isolated_in_the_block_and_the_delta(backend: Backend) -> None:
-    m = Memory(backend=backend, embedder=HashEmbedder(backend_dims(backend)))
+    emb = HashEmbedder(backend_dims(backend))
+    backend.set_meta("embedder", emb.identity)  # the fixture's empty store, made for this embedder
+    m = Memory(backend=backend, embedder=emb)
     seed_user(m, "maya")
     facts(m, "t1", ("User's secret plan is to move to Oslo.", "Goals"), user="maya")
     m.put("User likes tea.", user_id="lena", category="Preferences")

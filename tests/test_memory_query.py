@@ -211,7 +211,9 @@ def test_missing_config_file_and_env_variable(tmp_path: Path, monkeypatch: pytes
 
 
 def test_allowlist_and_isolation_on_every_backend(backend: Backend) -> None:
-    m = Memory(backend=backend, embedder=HashEmbedder(int(backend.get_meta("embed_dims") or 8)))
+    emb = HashEmbedder(int(backend.get_meta("embed_dims") or 8))
+    backend.set_meta("embedder", emb.identity)  # the fixture's empty store, made for this embedder
+    m = Memory(backend=backend, embedder=emb)
     seed(m, "maya")
     m.put("User must deploy the billing service on Friday.", user_id="lena", category="Tasks")
     lena = m.query("deployment billing service", user_id="lena", agent="planner", top_k=100)

@@ -233,6 +233,7 @@ def test_hybrid_search_on_every_backend(backend) -> None:  # type: ignore[no-unt
     q = "zebra crossing last week"
     table = {q: unit((0, 1.0)), "Note about gardening.": unit((0, 0.05), (1, 1.0)),
              "The zebra crossing was repainted.": unit((2, 1.0)), "It took two days.": unit((3, 1.0))}
+    backend.set_meta("embedder", StubEmbedder(table).identity)  # the fixture's empty store, made for this embedder
     mem = Memory(backend=backend, embedder=StubEmbedder(table), settings=settings(memory_context_topk=1))
     recs = mem.put_many([{"summary": s, "type": "episodic", "at": NOW - timedelta(days=9)}
                          for s in list(table)[1:]], user_id="u")

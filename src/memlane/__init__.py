@@ -3,6 +3,7 @@
 from memlane.engine import AsyncMemory, Memory
 from memlane.model import (
     DimensionMismatchError,
+    EmbedderMismatchError,
     FilterError,
     HistoryEntry,
     MemlaneError,
@@ -18,6 +19,7 @@ from memlane.model.config import Settings
 __all__ = [
     "AsyncMemory",
     "DimensionMismatchError",
+    "EmbedderMismatchError",
     "FilterError",
     "HistoryEntry",
     "MemlaneError",

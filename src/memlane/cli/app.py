@@ -28,6 +28,7 @@ from memlane.engine.memory import Memory
 from memlane.model.config import Settings
 from memlane.model.errors import MemlaneError, NotFoundError
 from memlane.model.invalid import describe
+from memlane.storage.location import backend_kind
 
 EXIT_NOT_FOUND = 1
 EXIT_BAD_INPUT = 2
@@ -126,18 +127,20 @@ def load_settings() -> Settings:
 
 
 def is_sqlite_path(location: str) -> bool:
-    return not location.startswith(("postgresql://", "postgres://")) and location != ":memory:"
+    """A SQLite file (not ``:memory:``); an unsupported URL scheme is a ValidationError."""
+    return backend_kind(location) == "sqlite" and location != ":memory:"
 
 
 @contextmanager
-def open_memory(db: str | None, embedder: str | None, *, must_exist: bool = False) -> Iterator[Memory]:
+def open_memory(db: str | None, embedder: str | None, *, must_exist: bool = False,
+                switch_embedder: bool = False) -> Iterator[Memory]:
     """The store at ``db`` (or the configured one). ``must_exist`` keeps read commands from creating
-    an empty SQLite file at a mistyped path."""
+    an empty SQLite file at a mistyped path; ``switch_embedder`` is for ``reembed`` only."""
     settings = load_settings()
     location = db or settings.db
     if must_exist and is_sqlite_path(location) and not Path(location).expanduser().exists():
         raise NotFoundError(f"no memlane database at {location} (store a memory first, or pass --db)")
-    memory = Memory(location, embedder=embedder, settings=settings)
+    memory = Memory(location, embedder=embedder, settings=settings, switch_embedder=switch_embedder)
     try:
         yield memory
     finally:

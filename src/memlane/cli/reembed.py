@@ -31,8 +31,10 @@ def reembed(
     embedder: EmbedderOption = None,
 ) -> None:
     """Re-embed memories with the configured embedder and header (MEMORY_EMBEDDING_HEADER[_FIELDS]).
-    Resumable: an interrupted run continues where it stopped when run again with the same settings."""
-    with open_memory(db, embedder, must_exist=True) as mem:
+    The way to change a store's embedder (same vector size): the store answers to the new one once
+    every memory is re-embedded. Resumable: an interrupted run continues where it stopped when run
+    again with the same settings."""
+    with open_memory(db, embedder, must_exist=True, switch_embedder=True) as mem:
         bar = Progress(TextColumn("re-embedding"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                        TimeRemainingColumn(), console=render.console(stderr=True), transient=True)
         with bar:

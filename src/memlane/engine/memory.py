@@ -13,17 +13,17 @@ from memlane.engine.reembed import ReembedReport, reembed
 from memlane.formation.events import EventBus
 from memlane.formation.mutations import Mutation, commit_planned
 from memlane.formation.pipeline import Formation, Worker
-from memlane.model.category import normalise_category
 from memlane.model.config import Settings
 from memlane.model.enums import MemoryState, MemoryType
 from memlane.model.errors import ConflictError, NotFoundError, ValidationError
-from memlane.model.filters import Condition, parse_filters
+from memlane.model.filters import Condition, live, parse_filters
 from memlane.model.ids import deterministic_id, new_id
 from memlane.model.record import HistoryEntry, MemoryRecord, Relation, SearchHit, utcnow
 from memlane.model.retrieval import ContextBlock, QueryResult
 from memlane.model.time_buckets import buckets
 from memlane.providers.embed import Embedder
 from memlane.providers.llm.base import MemoryLLM
+from memlane.retrieval.query import check_query, check_threshold
 from memlane.retrieval.search import SearchRequest, search
 from memlane.storage import Backend, open_backend
 
@@ -47,7 +47,10 @@ class Memory(FormationAPI):
         settings: Settings | None = None,
         backend: Backend | None = None,
         llm: str | MemoryLLM | None = None,
+        switch_embedder: bool = False,
     ) -> None:
+        """``switch_embedder`` opens a store made with another embedder of the same size, only to
+        :meth:`reembed` it; otherwise a store refuses any embedder but its own."""
         self.settings = settings or Settings()
         if db is not None:
             self.settings = self.settings.model_copy(update={"db": db})
@@ -59,7 +62,12 @@ class Memory(FormationAPI):
             chosen = self.settings if embedder is None else self.settings.model_copy(update={"embedder": embedder})
             self.embedder = embedder_from_settings(chosen)
         self.backend = backend or open_backend(self.settings.db)
-        self.backend.bind_embedder(self.embedder.identity, self.embedder.dims)
+        try:
+            self.backend.bind_embedder(self.embedder.identity, self.embedder.dims, switching=switch_embedder)
+        except Exception:
+            if backend is None:
+                self.backend.close()
+            raise
         self.events = EventBus()
         self._llm = llm
         self.formation = Formation(self.backend, self.embedder, self._make_llm, self.settings, self.events)
@@ -109,7 +117,7 @@ class Memory(FormationAPI):
     def _conditions(self, user_id: str, filters: Mapping[str, Any] | None, include_inactive: bool) -> builtins.list[Condition]:
         conds = parse_filters(filters, user_id=user_id)
         if not include_inactive and not any(c.field == "state" for c in conds):
-            conds.append(Condition("state", "$eq", MemoryState.ACTIVE.value))
+            conds.extend(live())
         return conds
 
     def build_record(self, summary: str, *, user_id: str, **fields: Any) -> MemoryRecord:
@@ -127,16 +135,16 @@ class Memory(FormationAPI):
             type=mtype,
             key=key,
             summary=v.summary(summary, self.settings.memory_summary_max_chars),
-            category=normalise_category(fields.pop("category", None), self.settings.categories),
+            category=v.category(fields.pop("category", None), self.settings.categories),
             importance=v.importance(fields.pop("importance", 3)),
-            pinned=bool(fields.pop("pinned", False)),
+            pinned=v.flag("pinned", fields.pop("pinned", False)),
             tags=v.string_list("tags", fields.pop("tags", None)),
             entities=v.string_list("entities", fields.pop("entities", None)),
             source=v.source(fields.pop("source", "chat")),
             source_ref=v.optional_scope("source_ref", fields.pop("source_ref", None)),
             valid_from=valid_from,
             expires_at=v.when("expires_at", fields.pop("expires_at", None)),
-            metadata=dict(fields.pop("metadata", None) or {}),
+            metadata=v.metadata(fields.pop("metadata", None), self.settings.memory_metadata_max_bytes),
             created_at=at,
             updated_at=at,
             **{n: v.optional_scope(n, fields.pop(n, None))
@@ -221,16 +229,16 @@ class Memory(FormationAPI):
         if changes.get("summary") is not None:
             clean["summary"] = v.summary(changes["summary"], self.settings.memory_summary_max_chars)
         if changes.get("category") is not None:
-            clean["category"] = normalise_category(changes["category"], self.settings.categories)
+            clean["category"] = v.category(changes["category"], self.settings.categories)
         if changes.get("importance") is not None:
             clean["importance"] = v.importance(changes["importance"])
         if changes.get("pinned") is not None:
-            clean["pinned"] = bool(changes["pinned"])
+            clean["pinned"] = v.flag("pinned", changes["pinned"])
         for name in ("tags", "entities"):
             if changes.get(name) is not None:
                 clean[name] = v.string_list(name, changes[name])
         if changes.get("metadata") is not None:
-            clean["metadata"] = dict(changes["metadata"])
+            clean["metadata"] = v.metadata(changes["metadata"], self.settings.memory_metadata_max_bytes)
         if "expires_at" in changes:
             clean["expires_at"] = v.when("expires_at", changes["expires_at"])
 
@@ -372,10 +380,8 @@ class Memory(FormationAPI):
     ) -> builtins.list[SearchHit]:
         """Memories most relevant to ``query``, each with its score and breakdown."""
         user = v.user_id(user_id)
-        if not isinstance(query, str) or not query.strip():
-            raise ValidationError("query must be a non-empty string")
-        if threshold is not None and not -1.0 <= float(threshold) <= 1.0:
-            raise ValidationError(f"threshold must be a similarity between -1 and 1, got {threshold!r}")
+        query = check_query(query)
+        threshold = None if threshold is None else check_threshold(threshold, self.settings)
         conds = self._conditions(user, filters, include_inactive)
         limit = v.positive("limit", limit, maximum=1000)
         offset = v.positive("offset", offset, allow_zero=True)

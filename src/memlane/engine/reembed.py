@@ -20,8 +20,10 @@ from typing import TYPE_CHECKING, Any
 
 from memlane.formation.mutations import Mutation, commit_planned
 from memlane.model.enums import MemoryState
+from memlane.model.errors import ValidationError
 from memlane.model.filters import Condition
 from memlane.model.record import MemoryRecord
+from memlane.storage.base import PENDING_EMBEDDER
 
 if TYPE_CHECKING:
     from memlane.engine.memory import Memory
@@ -96,6 +98,7 @@ def reembed(
     if batch_size < 1:
         raise ValueError("batch_size must be at least 1")
     backend = mem.backend
+    switching = _start_switch(mem, missing_only, user_id)
     sig = signature(mem, missing_only, user_id)
     state = _load_state(mem, sig, restart)
     report = ReembedReport(signature=sig, resumed=bool(state.get("resumed")), embedded=int(state["embedded"]))
@@ -131,4 +134,22 @@ def reembed(
     state["complete"] = True
     _save(mem, state)
     backend.set_meta(DONE_KEY, sig)
+    if switching:  # every vector is the new embedder's now: the store answers to it alone
+        backend.set_meta("embedder", mem.embedder.identity)
+        backend.set_meta(PENDING_EMBEDDER, "")
     return report
+
+
+def _start_switch(mem: Memory, missing_only: bool, user_id: str | None) -> bool:
+    """True when this run moves the store to another embedder (recorded as pending until it ends)."""
+    backend = mem.backend
+    identity = mem.embedder.identity
+    if backend.get_meta("embedder") == identity and not backend.get_meta(PENDING_EMBEDDER):
+        return False
+    if missing_only or user_id:
+        raise ValidationError(
+            f"this store's vectors were made by {backend.get_meta('embedder')}; changing to {identity} "
+            "re-embeds every memory: run reembed without --user / --missing-only"
+        )
+    backend.set_meta(PENDING_EMBEDDER, identity)
+    return True

@@ -2,17 +2,45 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import warnings
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
 from pydantic import ValidationError as PydanticError
 
 from memlane.model.candidate import Candidate, ChatMessage
+from memlane.model.category import UnknownCategoryWarning, category_notice, normalise_category
 from memlane.model.enums import MemoryType, Source
 from memlane.model.errors import ValidationError
 from memlane.model.ids import USER_ID_RULE, is_valid_user_id
+from memlane.model.metadata import check_metadata
 from memlane.model.record import as_utc
+from memlane.model.text import check_text
+
+
+def text(name: str, value: Any) -> str:
+    """A string both stores can keep: no NUL characters, valid Unicode (no lone surrogates)."""
+    if not isinstance(value, str):
+        raise ValidationError(f"{name} must be a string, got {type(value).__name__}")
+    return check_text(name, value)
+
+
+def flag(name: str, value: Any) -> bool:
+    """Only ``True`` or ``False``: ``"false"`` or ``0`` would be read as something else."""
+    if not isinstance(value, bool):
+        raise ValidationError(f"{name} must be true or false (a boolean), got {value!r}")
+    return value
+
+
+def category(value: Any, allowed: Iterable[str]) -> str:
+    """The normalised category; an unknown name becomes ``Other`` with an :class:`UnknownCategoryWarning`."""
+    if value is not None:
+        text("category", value)
+    notice = category_notice(value, allowed)
+    if notice:
+        warnings.warn(notice, UnknownCategoryWarning, stacklevel=3)
+    return normalise_category(value, allowed)
 
 
 def user_id(value: Any) -> str:
@@ -26,21 +54,21 @@ def optional_scope(name: str, value: Any) -> str | None:
         return None
     if not isinstance(value, str) or not value.strip() or len(value) > 256:
         raise ValidationError(f"{name} must be a non-empty string of at most 256 characters, got {value!r}")
-    return value
+    return text(name, value)
 
 
 def summary(value: Any, max_chars: int) -> str:
     if not isinstance(value, str):
         raise ValidationError(f"summary must be a string, got {type(value).__name__}")
-    text = " ".join(value.split())
-    if not text:
+    clean = " ".join(text("summary", value).split())
+    if not clean:
         raise ValidationError("summary is empty: give the memory's text (1-2 sentences)")
-    if len(text) > max_chars:
+    if len(clean) > max_chars:
         raise ValidationError(
-            f"summary is {len(text)} characters, over the limit of {max_chars} "
+            f"summary is {len(clean)} characters, over the limit of {max_chars} "
             "(MEMORY_SUMMARY_MAX_CHARS); shorten it or split it into several memories"
         )
-    return text
+    return clean
 
 
 def memory_type(value: Any) -> MemoryType:
@@ -60,7 +88,7 @@ def source(value: Any) -> Source:
 
 
 def importance(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 5:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 5:  # 1e300 and "3" too
         raise ValidationError(f"importance must be an integer from 1 to 5, got {value!r}")
     return value
 
@@ -70,7 +98,7 @@ def string_list(name: str, value: Any) -> list[str]:
         return []
     if isinstance(value, str) or not all(isinstance(v, str) and v.strip() for v in value):
         raise ValidationError(f"{name} must be a list of non-empty strings, got {value!r}")
-    return list(dict.fromkeys(v.strip() for v in value))
+    return list(dict.fromkeys(text(name, v).strip() for v in value))
 
 
 def key(value: Any) -> str | None:
@@ -78,7 +106,7 @@ def key(value: Any) -> str | None:
         return None
     if not isinstance(value, str) or not value.strip() or len(value) > 256:
         raise ValidationError(f"key must be a non-empty string of at most 256 characters, got {value!r}")
-    return value.strip()
+    return text("key", value).strip()
 
 
 def idempotency_key(value: Any) -> str | None:
@@ -120,6 +148,7 @@ def messages(value: Any, at: datetime) -> list[ChatMessage]:
             msg = item if isinstance(item, ChatMessage) else ChatMessage.model_validate(item)
         except PydanticError as exc:
             raise ValidationError(f"messages[{n}]: {exc.errors()[0]['msg']} (need role and content)") from None
+        text(f"messages[{n}].content", msg.content)
         if not msg.content.strip():
             raise ValidationError(f"messages[{n}].content is empty")
         if len(msg.content) > 20_000:
@@ -133,6 +162,8 @@ def candidates(value: Any, max_chars: int) -> list[Candidate]:
         raise ValidationError("facts must be a non-empty list of candidate memories ({summary, type, category, ...})")
     out: list[Candidate] = []
     for n, item in enumerate(value):
+        if isinstance(item, Mapping) and "pinned" in item:
+            flag(f"facts[{n}].pinned", item["pinned"])
         try:
             cand = item if isinstance(item, Candidate) else Candidate.model_validate(item)
         except PydanticError as exc:
@@ -140,3 +171,7 @@ def candidates(value: Any, max_chars: int) -> list[Candidate]:
             raise ValidationError(f"facts[{n}].{'.'.join(map(str, err['loc']))}: {err['msg']}") from None
         out.append(cand.model_copy(update={"summary": summary(cand.summary, max_chars)}))
     return out
+
+
+def metadata(value: Any, max_bytes: int) -> dict[str, Any]:
+    return check_metadata(value, max_bytes)

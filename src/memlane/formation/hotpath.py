@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 from memlane.model.candidate import Candidate, ChatMessage, Extraction
 from memlane.model.config import Settings
 from memlane.model.errors import ProviderError
-from memlane.model.filters import Condition
+from memlane.model.filters import live
 from memlane.model.ids import new_id
 from memlane.model.jobs import Job, JobStatus, OpEvent
 from memlane.model.record import utcnow
@@ -49,7 +49,7 @@ def related_memories(backend: Backend, user_id: str, messages: Sequence[ChatMess
     on the hot path)."""
     if not messages or messages[-1].role != "user":
         return []
-    hits = backend.keyword_search(user_id, messages[-1].content, [Condition("state", "$eq", "active")], limit=limit)
+    hits = backend.keyword_search(user_id, messages[-1].content, live(), limit=limit)
     return [h.record.summary for h in hits]
 
 

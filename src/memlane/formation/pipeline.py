@@ -27,7 +27,7 @@ from memlane.model.candidate import Candidate, ChatMessage
 from memlane.model.config import Settings
 from memlane.model.enums import MemoryState
 from memlane.model.errors import MemlaneError, ProviderError
-from memlane.model.filters import Condition
+from memlane.model.filters import Condition, live
 from memlane.model.ids import deterministic_id, new_id
 from memlane.model.jobs import Job, OpEvent
 from memlane.model.record import utcnow
@@ -148,7 +148,7 @@ class Formation:
             if cand.key:
                 found = self.backend.get(user, deterministic_id(user, cand.type.value, cand.key))
                 keyed = found if found is not None and found.state is MemoryState.ACTIVE else None
-            conds = [Condition("state", "$eq", "active"), Condition("type", "$eq", cand.type.value)]
+            conds = [*live(), Condition("type", "$eq", cand.type.value)]
             neighbours = self.backend.vector_search(user, vector, conds, limit=self.settings.memory_neighbors_k)
             bands = bands_for(self.embedder.name, cand.type, self.settings)
             d = decide(cand, at=at, keyed=keyed, neighbours=neighbours, llm=self.llm, bands=bands,

@@ -5,6 +5,7 @@ from memlane.model.enums import HistoryEvent, MemoryState, MemoryType, Source
 from memlane.model.errors import (
     BackendError,
     DimensionMismatchError,
+    EmbedderMismatchError,
     FilterError,
     MemlaneError,
     NotFoundError,
@@ -18,6 +19,7 @@ from memlane.model.record import HistoryEntry, MemoryRecord, Relation, ScoreBrea
 __all__ = [
     "BackendError",
     "DimensionMismatchError",
+    "EmbedderMismatchError",
     "FilterError",
     "HistoryEntry",
     "HistoryEvent",

@@ -21,6 +21,7 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from memlane.model.api_keys import check_api_keys
 from memlane.model.category import DEFAULT_CATEGORIES
 
 DEFAULT_HOME = Path("~/.memlane").expanduser()
@@ -146,6 +147,7 @@ class Settings(BaseSettings):
     memory_purge_after_days: float = Field(30, validation_alias=_alias("MEMORY_PURGE_AFTER_DAYS"))
     memory_summary_max_chars: int = Field(2000, validation_alias=_alias("MEMORY_SUMMARY_MAX_CHARS"))
     memory_candidate_max_chars: int = Field(280, validation_alias=_alias("MEMORY_CANDIDATE_MAX_CHARS"))
+    memory_metadata_max_bytes: int = Field(65_536, ge=2, validation_alias=_alias("MEMORY_METADATA_MAX_BYTES"))
 
     # --- S3 Vectors (vector index backend) ------------------------------------------------------
     s3v_bucket: str | None = Field(None, validation_alias=_alias("S3V_BUCKET"))
@@ -164,6 +166,8 @@ class Settings(BaseSettings):
     upstream_api_key: str | None = Field(None, validation_alias=_alias("MEMLANE_UPSTREAM_API_KEY"))
     upstream_model: str | None = Field(None, validation_alias=_alias("MEMLANE_UPSTREAM_MODEL"))
     upstream_timeout_s: float = Field(120.0, gt=0, validation_alias=_alias("MEMLANE_UPSTREAM_TIMEOUT_S"))
+    # Requests with a larger body are refused (413) before they are read or parsed.
+    server_max_body_bytes: int = Field(1_048_576, ge=1024, validation_alias=_alias("MEMLANE_MAX_BODY_BYTES"))
 
     @field_validator("api_keys", mode="before")
     @classmethod
@@ -172,6 +176,12 @@ class Settings(BaseSettings):
         if isinstance(value, str):
             text = value.strip()
             return json.loads(text) if text.startswith("[") else [k.strip() for k in text.split(",") if k.strip()]
+        return value
+
+    @field_validator("api_keys")
+    @classmethod
+    def _api_keys_valid(cls, value: list[str]) -> list[str]:
+        check_api_keys(value)
         return value
 
     @field_validator("memory_rerank_weights", mode="before")

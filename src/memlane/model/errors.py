@@ -22,7 +22,11 @@ class NotFoundError(MemlaneError, KeyError):
         return str(self.args[0]) if self.args else "not found"
 
 
-class DimensionMismatchError(MemlaneError):
+class EmbedderMismatchError(MemlaneError):
+    """The configured embedder is not the one the store's vectors were made with."""
+
+
+class DimensionMismatchError(EmbedderMismatchError):
     """The embedder's vector size differs from the one the store was created with."""
 
 

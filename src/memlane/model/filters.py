@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import date, datetime, time
+from datetime import UTC, date, datetime, time
 from typing import Any, Literal
 
 from memlane.model.enums import MemoryState, MemoryType, Source
 from memlane.model.errors import FilterError
 from memlane.model.record import as_utc
+from memlane.model.text import check_text
 
 Kind = Literal["str", "int", "bool", "datetime", "tags", "type", "state", "source"]
 
@@ -53,6 +54,7 @@ SHORTHANDS: dict[str, tuple[str, str]] = {
     "created_before": ("created_at", "$lt"),
 }
 _ORDERED_KINDS = {"int", "datetime", "str"}
+UNEXPIRED = "$unexpired"  # not a filter operator users write: ``expires_at`` is null or after the value
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,13 @@ class Condition:
     field: str
     op: str
     value: Any
+
+
+def live(now: datetime | None = None) -> list[Condition]:
+    """What a read of current memories asks for: active, and not past ``expires_at`` (at ``now``).
+    Expired memories are left out in the database query, like soft-deleted ones."""
+    return [Condition("state", "$eq", MemoryState.ACTIVE.value),
+            Condition("expires_at", UNEXPIRED, as_utc(now or datetime.now(UTC)))]
 
 
 def _coerce_one(field: str, kind: Kind, value: Any) -> Any:
@@ -77,9 +86,12 @@ def _coerce_one(field: str, kind: Kind, value: Any) -> Any:
                 return value.lower() == "true"
             raise ValueError("expected true or false")
         if kind == "int":
-            if isinstance(value, bool):
+            if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
                 raise ValueError("expected an integer")
-            return int(value)
+            number = int(value)
+            if not -(2**63) <= number < 2**63:
+                raise ValueError("out of range")
+            return number
         if kind == "datetime":
             if isinstance(value, datetime):
                 return as_utc(value)
@@ -88,7 +100,7 @@ def _coerce_one(field: str, kind: Kind, value: Any) -> Any:
             return as_utc(datetime.fromisoformat(str(value).replace("Z", "+00:00")))
         if not isinstance(value, str):
             raise ValueError("expected a string")
-        return value
+        return check_text("the text", value)
     except (ValueError, TypeError, OverflowError) as exc:
         raise FilterError(f"filter {field!r}: invalid value {value!r} ({exc})") from None
 

@@ -20,9 +20,9 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from memlane.model.config import Settings
-from memlane.model.enums import MemoryState, MemoryType
+from memlane.model.enums import MemoryType
 from memlane.model.errors import ValidationError
-from memlane.model.filters import Condition
+from memlane.model.filters import Condition, live
 from memlane.model.jobs import Change
 from memlane.model.record import MemoryRecord, SearchHit
 from memlane.model.retrieval import ContextBlock
@@ -108,7 +108,7 @@ def _retrieve(
     out: dict[str, list[SearchHit]] = {"semantic": [], "episodic": [], "sessions": []}
     if allowed is not None and not allowed:
         return out
-    scope = [Condition("state", "$eq", MemoryState.ACTIVE.value)]
+    scope = live()
     if allowed is not None:
         scope.append(Condition("category", "$in", list(allowed)))
 

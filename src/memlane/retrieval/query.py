@@ -10,11 +10,11 @@ from typing import Any
 
 from memlane.model.category import title_case
 from memlane.model.config import Settings
-from memlane.model.enums import MemoryState
 from memlane.model.errors import ValidationError
-from memlane.model.filters import Condition, parse_filters
+from memlane.model.filters import Condition, live, parse_filters
 from memlane.model.record import SearchHit
 from memlane.model.retrieval import QueryResult
+from memlane.model.text import check_text
 from memlane.providers.embed import Embedder
 from memlane.retrieval.allowlist import CategoryConfig, load_categories, lower
 from memlane.retrieval.search import SearchRequest, search
@@ -28,7 +28,7 @@ MAX_TOP_K = 100
 def check_query(query: Any) -> str:
     if not isinstance(query, str) or not query.strip():
         raise ValidationError("query must be a non-empty string (what to look up in the user's memories)")
-    return query
+    return check_text("query", query)
 
 
 def check_threshold(value: Any, settings: Settings) -> float | None:
@@ -47,7 +47,7 @@ def scoped_conditions(
     ``category $in categories``: a ``category`` filter is ANDed with it, so it can narrow, never widen."""
     conds = [_title_category(c) for c in parse_filters(filters, user_id=user_id)]
     if not any(c.field == "state" for c in conds):
-        conds.append(Condition("state", "$eq", MemoryState.ACTIVE.value))
+        conds.extend(live())
     conds.append(Condition("category", "$in", list(categories)))
     return conds
 

@@ -25,6 +25,7 @@ from memlane.model.config import Settings
 from memlane.model.errors import MemlaneError
 from memlane.server import errors, openapi, routes_chat, routes_events, routes_memory, schema_errors
 from memlane.server.auth import Admin, KeyRing
+from memlane.server.body_limit import BodyLimit
 from memlane.server.metrics import RequestTimer, ServerMetrics, TimedLLM, instrument_embedder
 from memlane.server.schemas import Health
 from memlane.server.state import ServerState, get_state
@@ -65,9 +66,10 @@ def create_app(memory: Memory | None = None, settings: Settings | None = None) -
     settings = settings or (memory.settings if memory is not None else Settings())
     metrics = ServerMetrics()
     owns = memory is None
+    keys = KeyRing(settings.api_keys)  # a bad MEMLANE_API_KEYS fails here, before the model loads
     mem = build_memory(settings, metrics) if memory is None else memory
     instrument_embedder(mem, metrics)
-    state = ServerState(mem, settings, KeyRing(settings.api_keys), metrics, owns)
+    state = ServerState(mem, settings, keys, metrics, owns)
     if settings.upstream_base_url:
         state.upstream = Upstream(settings.upstream_base_url, settings.upstream_api_key, settings.upstream_model,
                                   settings.upstream_timeout_s, metrics)
@@ -94,6 +96,7 @@ def create_app(memory: Memory | None = None, settings: Settings | None = None) -
     errors.install(app)
     schema_errors.install(app)
     openapi.install(app, settings)
+    app.add_middleware(BodyLimit, max_bytes=settings.server_max_body_bytes)
     app.add_middleware(RequestTimer, metrics=metrics)
     app.include_router(routes_events.router)  # before /v1/memory/{memory_id}
     app.include_router(routes_memory.router)

@@ -18,6 +18,7 @@ from typing import Annotated
 from fastapi import Depends, Header, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
+from memlane.model.api_keys import check_api_keys
 from memlane.model.ids import is_valid_user_id
 from memlane.server.errors import ApiError
 
@@ -42,12 +43,8 @@ class Principal:
 
 class KeyRing:
     def __init__(self, entries: list[str]) -> None:
-        self.keys: list[tuple[bytes, Principal]] = []
-        for n, entry in enumerate(entries):
-            key, sep, user = entry.partition(":")
-            if not key or (sep and not is_valid_user_id(user)):
-                raise ValueError(f"api_keys entry #{n + 1} must be KEY or KEY:USER with a valid user id")
-            self.keys.append((key.encode(), Principal(f"key#{n + 1}", user or None)))
+        self.keys = [(key.encode(), Principal(f"key#{n}", user))
+                     for n, (key, user) in enumerate(check_api_keys(entries), start=1)]
 
     @property
     def enabled(self) -> bool:

@@ -22,6 +22,7 @@ from memlane.model.errors import (
     BackendError,
     ConflictError,
     DimensionMismatchError,
+    EmbedderMismatchError,
     FilterError,
     MemlaneError,
     NotFoundError,
@@ -66,7 +67,8 @@ DESCRIPTIONS = {
     401: "Missing or unknown API key",
     403: "The key may not act for that user, or the category is not allowed for the agent",
     404: "No such memory for this user",
-    409: "The embedder's dimensions differ from the store's, or an idempotency key was reused for another memory",
+    409: "The embedder (or its dimensions) differs from the store's, or an idempotency key was reused for another memory",
+    413: "The request body is over MEMLANE_MAX_BODY_BYTES",
     422: "The request does not match the schema",
     429: "A per-user write cap was reached",
     502: "An embedder or LLM provider (or the upstream LLM) failed",
@@ -92,6 +94,7 @@ def classify(exc: MemlaneError) -> tuple[int, str]:
         (NotFoundError, 404, "not_found"),
         (DimensionMismatchError, 409, "dimension_mismatch"),
         (ConflictError, 409, "conflict"),
+        (EmbedderMismatchError, 409, "embedder_mismatch"),
         (RateLimitError, 429, "rate_limited"),
         (ProviderError, 502, "provider_error"),
         (BackendError, 503, "backend_error"),
@@ -147,7 +150,8 @@ def install(app: FastAPI) -> None:
 
     async def on_http_error(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, StarletteHTTPException)
-        kind = {400: "invalid_request", 404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+        kind = {400: "invalid_request", 404: "not_found", 405: "method_not_allowed",
+                413: "payload_too_large"}.get(exc.status_code, "http_error")
         headers = dict(getattr(exc, "headers", None) or {})
         if exc.status_code == 405:  # every method of the path, not only those of one route
             headers["Allow"] = ", ".join(allowed_methods(request))

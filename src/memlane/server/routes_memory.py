@@ -12,6 +12,7 @@ from fastapi import APIRouter, Body, Depends, Header, Path, Query
 from fastapi.responses import JSONResponse, StreamingResponse
 
 from memlane.engine.memory import Memory
+from memlane.model.category import category_notice
 from memlane.model.enums import MemoryState, MemoryType
 from memlane.model.jobs import JobStatus
 from memlane.model.record import MemoryRecord
@@ -35,13 +36,14 @@ from memlane.server.schemas import (
     ReasonRequest,
     SearchRequest,
     SearchResponse,
+    StoredMemory,
     TurnRequest,
     UpdateRequest,
 )
 from memlane.server.state import ServerState, get_state
 
 router = APIRouter(prefix="/v1/memory", tags=["memory"])
-ERRORS = error_responses(400, 401, 403, 422, 429, 502, 503)
+ERRORS = error_responses(400, 401, 403, 413, 422, 429, 502, 503)
 ONE = {**ERRORS, **error_responses(404)}
 State = Annotated[ServerState, Depends(get_state)]
 MemoryId = Annotated[str, Path(min_length=1, max_length=256, pattern=r"^[^\x00-\x1f\x7f]+$",
@@ -94,15 +96,20 @@ IdempotencyKey = Annotated[str | None, Header(
                 "the first one stored (409 if the key was used for another summary)")]
 
 
-@router.post("", response_model=MemoryRecord, responses={**ERRORS, **error_responses(409)},
+def _stored(state: ServerState, record: MemoryRecord, category: str | None) -> StoredMemory:
+    notice = category_notice(category, state.settings.categories)
+    return StoredMemory(**record.model_dump(), warnings=[notice] if notice else [])
+
+
+@router.post("", response_model=StoredMemory, responses={**ERRORS, **error_responses(409)},
              summary="Store a memory (put)")
-def put(body: PutRequest, user: User, state: State, idempotency_key: IdempotencyKey = None) -> MemoryRecord:
+def put(body: PutRequest, user: User, state: State, idempotency_key: IdempotencyKey = None) -> StoredMemory:
     _fits(state, body.summary)
     fields = body.model_dump(exclude_unset=True)
     summary = fields.pop("summary")
     if idempotency_key is not None:
         fields["idempotency_key"] = idempotency_key
-    return _mem(state).put(summary, user_id=user, actor=ACTOR, **fields)
+    return _stored(state, _mem(state).put(summary, user_id=user, actor=ACTOR, **fields), body.category)
 
 
 @router.get("", response_model=ListResponse, responses=ERRORS, summary="List memories")
@@ -191,12 +198,13 @@ def get(memory_id: MemoryId, user: User, state: State) -> MemoryRecord:
     return _mem(state).get(memory_id, user_id=user)
 
 
-@router.patch("/{memory_id}", response_model=MemoryRecord, responses=ONE, summary="Update a memory")
-def update(memory_id: MemoryId, body: UpdateRequest, user: User, state: State) -> MemoryRecord:
+@router.patch("/{memory_id}", response_model=StoredMemory, responses=ONE, summary="Update a memory")
+def update(memory_id: MemoryId, body: UpdateRequest, user: User, state: State) -> StoredMemory:
     _fits(state, body.summary)
     changes = body.model_dump(exclude_unset=True)
     reason = changes.pop("reason", None)
-    return _mem(state).update(memory_id, user_id=user, actor=ACTOR, reason=reason, **changes)
+    record = _mem(state).update(memory_id, user_id=user, actor=ACTOR, reason=reason, **changes)
+    return _stored(state, record, body.category)
 
 
 @router.delete("/{memory_id}", response_model=MemoryRecord, responses=ONE, summary="Soft-delete a memory")

@@ -145,6 +145,13 @@ class UpdateRequest(Strict):
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"pinned": True, "reason": "user asked"}]})
 
 
+class StoredMemory(MemoryRecord):
+    """The memory as stored, and anything the caller should know about how it was stored."""
+
+    warnings: list[str] = Field(default_factory=list, description=(
+        "Notices about the request, e.g. a category that is not configured and was stored as Other."))
+
+
 class ReasonRequest(Strict):
     reason: Reason | None = None
 

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from memlane.storage.base import Backend, Purge, ScoredRecord, Upsert, WriteBatch
+from memlane.storage.location import backend_kind
 
 
 def open_backend(location: str) -> Backend:
-    """``postgresql://...`` opens PostgreSQL; anything else is a SQLite file path (or ``:memory:``)."""
-    if location.startswith(("postgresql://", "postgres://", "postgresql+psycopg://")):
+    """``postgresql://...`` opens PostgreSQL; a file path (or ``:memory:``) SQLite; any other URL
+    scheme is a ValidationError."""
+    if backend_kind(location) == "postgres":
         from memlane.storage.postgres.backend import PostgresBackend
 
         return PostgresBackend(location)

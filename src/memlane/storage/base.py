@@ -18,12 +18,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from memlane.model.errors import DimensionMismatchError
+from memlane.model.errors import DimensionMismatchError, EmbedderMismatchError
 from memlane.model.filters import Condition
 from memlane.model.jobs import Change, Job, JobStatus, OpEvent
 from memlane.model.record import HistoryEntry, MemoryRecord, Relation
 
 SCHEMA_VERSION = 3
+PENDING_EMBEDDER = "embedder:pending"  # meta: the embedder a started re-embed is switching to
 _LOCKS_GUARD = threading.Lock()
 
 
@@ -93,8 +94,10 @@ class Backend(ABC):
     def create_vector_index(self, dims: int) -> None:
         """Create the vector table/index for ``dims``-sized vectors (called once per store)."""
 
-    def bind_embedder(self, identity: str, dims: int) -> None:
-        """Record the embedder on first use; refuse one whose vector size differs from the store's."""
+    def bind_embedder(self, identity: str, dims: int, *, switching: bool = False) -> None:
+        """Record the embedder on first use; afterwards refuse any other one (its queries would be
+        compared with vectors another model made). ``switching`` admits another embedder of the same
+        size for ``reembed``, which records it once every memory has been re-embedded."""
         stored = self.get_meta("embed_dims")
         if stored is None:
             self.create_vector_index(dims)
@@ -107,8 +110,20 @@ class Backend(ABC):
                 f"configured embedder {identity} makes {dims}-dim vectors; configure the original embedder, "
                 "or use a new store and re-import an export into it"
             )
-        if self.get_meta("embedder") != identity:
-            self.set_meta("embedder", identity)  # same size, other model: `memlane reembed` refreshes vectors
+        if switching:
+            return
+        recorded, pending = self.get_meta("embedder"), self.get_meta(PENDING_EMBEDDER)
+        if pending:
+            raise EmbedderMismatchError(
+                f"a re-embed of this store with {pending} did not finish; run `memlane reembed` with that "
+                "embedder again to complete it (searches would mix two models' vectors until then)"
+            )
+        if recorded != identity:
+            raise EmbedderMismatchError(
+                f"this store's vectors were made by embedder {recorded} but the configured embedder is "
+                f"{identity}; configure {recorded} again (MEMLANE_EMBEDDER, --embedder), or re-embed every "
+                "memory with the new one: `memlane reembed --embedder ...` (Memory.reembed)"
+            )
 
     # --- writes ------------------------------------------------------------------------------
     @abstractmethod

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from memlane.model.filters import FIELDS, Condition
+from memlane.model.filters import FIELDS, UNEXPIRED, Condition
 
 _CMP = {"$eq": "=", "$ne": "!=", "$gt": ">", "$gte": ">=", "$lt": "<", "$lte": "<="}
 _NOT_NULL = {"type", "category", "state", "source", "pinned", "importance", "tags", "created_at", "updated_at"}
@@ -63,6 +63,10 @@ def compile_conditions(
     params: list[Any] = []
     p = d.placeholder
     for cond in conditions:
+        if cond.op == UNEXPIRED:
+            parts.append(f"({alias}.{cond.field} IS NULL OR {alias}.{cond.field} > {p})")
+            params.append(d.value(cond.value))
+            continue
         if cond.field not in FIELDS:  # parse_filters already refuses these; belt and braces
             raise ValueError(f"unknown filter field {cond.field!r}")
         col = f"{alias}.{cond.field}"

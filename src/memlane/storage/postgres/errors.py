@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import psycopg
 from psycopg import errors as pg_errors
 
 from memlane.model.errors import BackendError
+from memlane.storage.location import redact_url
+
+__all__ = ["normalize_url", "redact_url", "translate_errors"]
 
 
 def normalize_url(url: str) -> str:
@@ -18,25 +20,6 @@ def normalize_url(url: str) -> str:
     if sep and scheme.startswith(("postgresql+", "postgres+")):
         return f"postgresql://{rest}"
     return url
-
-
-def redact_url(url: str) -> str:
-    """The URL with any password replaced by ``***``, safe to put in an error message or a log."""
-    parts = urlsplit(url)
-    if not parts.scheme:  # a key=value conninfo string: hide password=...
-        return " ".join(
-            "password=***" if item.startswith("password=") else item for item in url.split()
-        )
-    netloc = parts.netloc
-    if "@" in netloc:
-        userinfo, _, host = netloc.rpartition("@")
-        user = userinfo.split(":", 1)[0]
-        netloc = f"{user}:***@{host}" if ":" in userinfo and userinfo.split(":", 1)[1] else f"{user}@{host}"
-    query = urlencode(
-        [(k, "***" if k == "password" else v) for k, v in parse_qsl(parts.query, keep_blank_values=True)],
-        safe="/*",
-    )
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
 
 def _describe(exc: psycopg.Error, url: str) -> str:

@@ -35,18 +35,19 @@ sqlite3: Any = _driver()
 def connect(path: str | Path) -> Any:
     """Autocommit connection (transactions are explicit), WAL, sqlite-vec loaded."""
     target = str(path)
-    if target != ":memory:":
-        Path(target).expanduser().parent.mkdir(parents=True, exist_ok=True)
-        target = str(Path(target).expanduser())
     try:
+        if target != ":memory:":
+            Path(target).expanduser().parent.mkdir(parents=True, exist_ok=True)
+            target = str(Path(target).expanduser())
         conn = sqlite3.connect(target, isolation_level=None, check_same_thread=False, timeout=30.0)
         conn.enable_load_extension(True)
         sqlite_vec.load(conn)
         conn.enable_load_extension(False)
-    except sqlite3.Error as exc:
-        raise BackendError(f"cannot open SQLite database {target!r}: {exc}") from exc
+        conn.execute("PRAGMA journal_mode=WAL")  # the first read of the file: fails on one that is no database
+    except (sqlite3.Error, OSError) as exc:
+        raise BackendError(f"cannot open SQLite database {target!r}: {exc}; give the path of a memlane "
+                           "database, or of a new file in a directory you can write") from exc
     conn.row_factory = sqlite3.Row
-    conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute("PRAGMA foreign_keys=ON")
     conn.execute("PRAGMA busy_timeout=30000")
