@@ -96,3 +96,12 @@ def test_search_ranks_in_the_database_like_memory_search(mem: Memory) -> None:
         page = store.search(("ana",), query=query, limit=2, offset=1)
         assert [i.key for i in page] == [i.key for i in got[1:3]]
     assert [i.key for i in store.search(("ana",), query="nurse", filter={"summary": texts[1]})] == ["k1"]
+
+
+def test_a_selective_filter_widens_the_database_pool(mem: Memory) -> None:
+    store = MemlaneStore(mem)
+    for n in range(120):
+        store.put(("ana", "notes"), f"n{n}", {"summary": f"User's note number {n} about gardening.", "n": n})
+    found = store.search(("ana",), query="gardening notes", filter={"n": 117}, limit=5)
+    assert [i.key for i in found] == ["n117"] and found[0].score is not None
+    assert len(store.search(("ana",), query="gardening notes", filter={"n": {"$gte": 100}}, limit=50)) == 20
