@@ -15,7 +15,7 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from datetime import timedelta
 from pathlib import Path
 from typing import IO, Any
@@ -24,10 +24,12 @@ import pytest
 
 from memlane import Memory
 from memlane.formation.bands import bands_for
+from memlane.model.candidate import ChatMessage, Extraction
 from memlane.model.config import Settings
 from memlane.model.enums import HistoryEvent, MemoryType
 from memlane.model.jobs import Job, JobStatus
 from memlane.providers.embed import Embedder
+from memlane.providers.llm.rules.llm import RulesLLM
 from tests.formation_helpers import (
     EventLog,
     Rendezvous,
@@ -150,6 +152,31 @@ def test_a_failed_extraction_keeps_the_turn_until_a_worker_forms_it(db: str, fai
         assert done.status is JobStatus.DONE and done.id == turn.id
         assert {j.status for j in again.jobs()} == {JobStatus.DONE}
         assert adds(again) == [again.list(user_id=U)[0].id]
+
+
+class BrokenRulesLLM(RulesLLM):
+    """The offline extractor with a bug on one kind of message (a stand-in for any extractor defect)."""
+
+    def extract(self, messages: Sequence[ChatMessage], existing: Sequence[str] = ()) -> Extraction:
+        if "Lisbon" in messages[-1].content:
+            raise IndexError("rule table out of range")
+        return super().extract(messages, existing)
+
+
+def test_an_extractor_failure_parks_the_turn_instead_of_storing_nothing(db: str) -> None:
+    with open_memory(db, BrokenRulesLLM(), job_max_attempts=1) as mem:
+        log = EventLog(mem)
+        assert mem.add("I live in Lisbon.", user_id=U, thread_id="t1", wait=True) == []
+        [turn] = mem.jobs(user_id=U)
+        assert turn.status is JobStatus.PARKED
+        assert turn.last_error == "IndexError: rule table out of range"
+        assert turn.payload["messages"][0]["content"] == "I live in Lisbon."
+        [error] = log.of("memory.error")
+        assert error.data["code"] == "job_failed" and error.data["job"] == turn.id
+    with open_memory(db, RulesLLM()) as fixed:  # the extractor is fixed: the kept turn forms its memory
+        fixed.retry_job(turn.id)
+        assert fixed.process_jobs() == 2
+        assert [r.summary for r in fixed.list(user_id=U)] == ["User lives in Lisbon."]
 
 
 # --- worker processes, started ahead of need -------------------------------------------------------

@@ -72,6 +72,10 @@ class Formation:
         except ProviderError as exc:  # the turn stays a job and is retried by the worker
             self._failed(job, exc)
             return job.id, []
+        except Exception as exc:  # noqa: BLE001 - an extractor bug parks the turn (kept, visible), not "no memory"
+            log.exception("extraction failed for job %s", job.id)
+            self._failed(job, exc)
+            return job.id, []
 
     def enqueue_turn(self, messages: Sequence[ChatMessage], *, user_id: str, thread_id: str | None,
                      at: datetime) -> str:

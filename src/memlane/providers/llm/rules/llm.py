@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Sequence
 from typing import Any
 
@@ -11,8 +10,6 @@ from memlane.providers.llm.base import MemoryLLM
 from memlane.providers.llm.rules.conflict import classify
 from memlane.providers.llm.rules.extract import extract
 from memlane.providers.llm.rules.same_fact import same_fact
-
-log = logging.getLogger(__name__)
 
 
 class RulesLLM(MemoryLLM):
@@ -24,13 +21,8 @@ class RulesLLM(MemoryLLM):
         pass
 
     def extract(self, messages: Sequence[ChatMessage], existing: Sequence[str] = ()) -> Extraction:
-        try:
-            return extract(messages, existing)
-        except Exception as exc:  # noqa: BLE001 - odd input must not stop a chat turn; logged loudly
-            log.exception("rules extraction failed; no memory proposed for this turn")
-            return Extraction(
-                should_create=False, reason=f"rules could not parse the message ({type(exc).__name__})"
-            )
+        # a failure propagates: formation keeps the turn as a job (retried, then parked), never "no memory"
+        return extract(messages, existing)
 
     def same_fact(self, existing: str, candidate: str, category: str | None = None) -> SameFact:
         return same_fact(existing, candidate, category)
