@@ -121,6 +121,10 @@ def test_replay_runs_decide_on_each_pair_with_the_bands() -> None:
     assert result.actions == {"semantic paraphrase": {"merge": 1, "create": 1},
                               "semantic unrelated": {"create": 1}, "semantic update": {"merge": 1}}
     assert (result.correct, result.total) == (2, 4)  # the auto merge and the unrelated create
+    # merge: given twice (paraphrase, update), right once; supersede wanted once, never given
+    assert (result.scores["merge"].precision, result.scores["merge"].recall) == (0.5, 0.5)
+    assert (result.scores["supersede"].precision, result.scores["supersede"].recall) == (None, 0.0)
+    assert (result.scores["create"].precision, result.scores["create"].recall) == (0.5, 1.0)
 
 
 def run(*args: str) -> Result:
@@ -155,7 +159,8 @@ def test_cli_decisions_compares_configured_and_fitted_bands() -> None:
     assert (configured["name"], fitted["name"]) == ("configured", "fitted")
     assert configured["total"] == fitted["total"] == len(load_pairs())
     assert fitted["bands"]["semantic"]["auto"] == json.loads(result.stdout)["fits"][0]["auto"]
-    assert "correct" in run("--decisions").stdout
+    out = run("--decisions").stdout
+    assert "correct" in out and "supersede P / R" in out
 
 
 def test_local_model_separates_paraphrases_from_unrelated(tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ from memlane.cli.render import console
 from memlane.formation.bands import DEFAULTS, Bands, bands_for
 from memlane.formation.calibrate import (
     EXPECTED,
+    ActionScore,
     BandStats,
     Calibration,
     Pair,
@@ -109,7 +110,15 @@ def _replay_table(replays: list[Replay], llm: str) -> Table:
                  for r in replays]
         table.add_row(group, want, *cells)
     table.add_row("correct", "", *(f"{r.correct}/{r.total}" for r in replays), style="bold")
+    for action in replays[0].scores:
+        table.add_row(f"{action} P / R", "", *(_pr(r.scores[action]) for r in replays))
     return table
+
+
+def _pr(score: ActionScore) -> str:
+    def pct(x: float | None) -> str:
+        return "-" if x is None else f"{x:.0%}"
+    return f"{pct(score.precision)} / {pct(score.recall)} (gave {score.taken}, want {score.wanted})"
 
 
 @app.command("calibrate")

@@ -267,6 +267,28 @@ class Replay:
     actions: dict[str, dict[str, int]]  # "semantic paraphrase" -> action -> count
     correct: int
     total: int
+    scores: dict[str, ActionScore] = field(default_factory=dict)  # merge / supersede / create
+
+
+@dataclass(frozen=True)
+class ActionScore:
+    """Precision and recall of one action over the replayed pairs."""
+
+    wanted: int  # pairs whose expected action it is
+    taken: int  # pairs decide() gave it
+    precision: float | None
+    recall: float | None
+
+
+def action_scores(outcomes: Sequence[tuple[str, str]]) -> dict[str, ActionScore]:
+    """Per action, from (wanted, taken) pairs."""
+    out = {}
+    for action in ("supersede", "merge", "create"):
+        wanted = sum(w == action for w, _ in outcomes)
+        taken = sum(t == action for _, t in outcomes)
+        hits = sum(w == t == action for w, t in outcomes)
+        out[action] = ActionScore(wanted, taken, hits / taken if taken else None, hits / wanted if wanted else None)
+    return out
 
 
 def expected(pair: Pair) -> tuple[str, ...]:
@@ -281,6 +303,7 @@ def replay(name: str, pairs: Sequence[Pair], scores: np.ndarray, bands: Mapping[
     stored_at = datetime(2026, 1, 1, 9, tzinfo=UTC)
     actions: dict[str, Counter[str]] = {}
     correct = 0
+    outcomes: list[tuple[str, str]] = []
     for i, (pair, score) in enumerate(zip(pairs, scores, strict=True)):
         mem_type = MemoryType(pair.type)
         stored = MemoryRecord(id=f"pair-{i}", user_id="calibrate", type=mem_type, summary=pair.text_a,
@@ -290,4 +313,6 @@ def replay(name: str, pairs: Sequence[Pair], scores: np.ndarray, bands: Mapping[
                    merge_window=merge_window, heuristics=heuristics)
         actions.setdefault(f"{pair.type} {pair.kind or pair.label}", Counter())[d.action] += 1
         correct += d.action in expected(pair)
-    return Replay(name, dict(bands), {k: dict(v) for k, v in sorted(actions.items())}, correct, len(pairs))
+        outcomes.append((d.action if d.action in expected(pair) else expected(pair)[0], d.action))
+    return Replay(name, dict(bands), {k: dict(v) for k, v in sorted(actions.items())}, correct, len(pairs),
+                  action_scores(outcomes))
