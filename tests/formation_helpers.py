@@ -120,14 +120,14 @@ class ScriptedLLM(MemoryLLM):
     * ``extract``: the queued extractions in order (an Exception in the queue is raised); with the
       queue empty, "nothing to remember".
     * ``classify_conflict`` / ``same_fact``: the answer declared for the (existing, candidate) pair,
-      else the defaults (``"new"`` / not the same fact) - which leave the choice to the bands.
+      else the defaults (``"unsure"`` / not the same fact) - which leave the choice to the bands.
 
     Every call is recorded in ``calls`` as ``(task, args)``.
     """
 
     name = "scripted"
 
-    def __init__(self, *, default_relation: Relation = "new", default_same: bool = False) -> None:
+    def __init__(self, *, default_relation: Relation = "unsure", default_same: bool = False) -> None:
         self.default_relation: Relation = default_relation
         self.default_same = default_same
         self.extractions: deque[Extraction | Exception] = deque()

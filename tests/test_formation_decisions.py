@@ -8,6 +8,7 @@ Band preconditions on the fixture sentences are asserted, so a changed model fai
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -23,7 +24,15 @@ from memlane.model.errors import ValidationError
 from memlane.model.jobs import JobStatus
 from memlane.model.record import MemoryRecord
 from memlane.providers.embed import Embedder
-from tests.formation_helpers import EventLog, ScriptedLLM, cosine, local_embedder, open_memory, wait_until
+from tests.formation_helpers import (
+    EventLog,
+    ScriptedLLM,
+    ScriptedTransportLLM,
+    cosine,
+    local_embedder,
+    open_memory,
+    wait_until,
+)
 
 U = "maya"
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
@@ -218,6 +227,38 @@ def test_auto_band_merges_with_tags_union_and_importance_max(mem: Memory, llm: S
 
     add(mem, "User lives in Lisbon, Portugal.", T1 + timedelta(hours=1), importance=1)
     assert only(mem).importance == 4  # max, never lowered
+
+
+def test_a_new_verdict_keeps_both_facts_even_in_the_auto_band(mem: Memory, llm: ScriptedLLM, emb: Embedder) -> None:
+    stored, cand = "User swims 2 km on Mondays.", "User swims 3 km on Thursdays."
+    score_in(emb, stored, cand, SEMANTIC.auto)
+    llm.relation(stored, cand, "new", "two routines")
+    add(mem, stored, T0)
+    add(mem, cand, T1)
+    assert sorted(r.summary for r in active(mem)) == [stored, cand]
+    assert llm.asked("same_fact") == []
+
+
+def test_all_neighbours_are_judged_in_one_model_call(tmp_path: Path, emb: Embedder) -> None:
+    stored = ["User's dog Biscuit is 9 years old.", "User walks Biscuit every morning.", "User lives in Ghent."]
+    cand = "Biscuit turned 10 last week."
+    model = ScriptedTransportLLM()
+    with open_memory(str(tmp_path / "j.db"), ScriptedLLM(default_relation="new")) as setup:
+        for i, text in enumerate(stored):
+            setup.add_facts([{"summary": text}], user_id=U, at=T0 + timedelta(minutes=i), wait=True)
+    with open_memory(str(tmp_path / "j.db"), model) as m:
+        vector = emb.embed_one(cand)
+        considered = [text for text in stored if cosine(emb, text, cand) >= SEMANTIC.floor]
+        assert len(considered) >= 2, considered  # precondition: more than one neighbour to judge
+        replies = [{"index": i, "reasoning": "another attribute", "relation": "new"}
+                   for i in range(1, len(considered) + 1)]
+        order = [r.record.summary for r in m.backend.vector_search(U, vector, [], limit=10)
+                 if r.score >= SEMANTIC.floor]
+        replies[order.index(stored[0])]["relation"] = "contradiction"
+        model.script(json.dumps({"judgements": replies}))
+        m.add_facts([{"summary": cand}], user_id=U, at=T1, wait=True)
+        assert model.count("Judgements") == 1 and model.count("ConflictVerdict") == 0
+        assert sorted(r.summary for r in m.list(user_id=U)) == sorted([cand, *stored[1:]])
 
 
 @pytest.mark.parametrize("same", [True, False], ids=["same-fact", "different-fact"])

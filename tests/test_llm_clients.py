@@ -217,6 +217,32 @@ def test_openai_same_fact_and_classify_conflict(server: ScriptedChatServer) -> N
     assert "New: User moved to LA." in conflict_body["messages"][1]["content"]
 
 
+def test_openai_judge_asks_once_for_every_neighbour_with_reasoning_first(server: ScriptedChatServer) -> None:
+    llm = openai_llm(server)
+    server.reply({"judgements": [
+        {"index": 2, "reasoning": "same dog, a later age", "relation": "contradiction"},
+        {"index": 1, "reasoning": "the city is another attribute", "relation": "new"}]})
+    verdicts = llm.judge("Biscuit turned 10.", ["User lives in Ghent.", "User's dog Biscuit is 9 years old."])
+    assert [(v.relation, v.reason) for v in verdicts] == [
+        ("new", "the city is another attribute"), ("contradiction", "same dog, a later age")]
+    [request] = server.requests
+    schema = request["json"]["response_format"]["json_schema"]
+    assert schema["name"] == "Judgements"
+    item = schema["schema"]["$defs"]["Judgement"]["properties"] if "$defs" in schema["schema"] else \
+        schema["schema"]["properties"]["judgements"]["items"]["properties"]
+    assert list(item)[:3] == ["index", "reasoning", "relation"]  # the model reasons before its verdict
+    user = request["json"]["messages"][1]["content"]
+    assert "New: Biscuit turned 10." in user and "2. User's dog Biscuit is 9 years old." in user
+
+
+def test_openai_judge_reply_that_skips_a_neighbour_is_a_provider_error(server: ScriptedChatServer) -> None:
+    server.reply({"judgements": [{"index": 1, "reasoning": "same", "relation": "redundancy"}]})
+    with pytest.raises(ProviderError, match=r"covers memories \[1\] of 1..2"):
+        openai_llm(server).judge("x", ["a", "b"])
+    assert openai_llm(server).judge("x", []) == []  # nothing to judge: no call
+    assert len(server.requests) == 1
+
+
 def test_openai_json_mode_puts_the_schema_in_the_prompt(server: ScriptedChatServer) -> None:
     server.reply({"same_fact": False, "reason": "different people"})
     assert openai_llm(server, json_mode=True).same_fact("a", "b").same_fact is False

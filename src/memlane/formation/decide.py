@@ -13,7 +13,7 @@ from typing import Literal
 
 from memlane.formation.bands import Bands
 from memlane.formation.text import normalise
-from memlane.model.candidate import Candidate
+from memlane.model.candidate import Candidate, ConflictVerdict
 from memlane.model.enums import MemoryType
 from memlane.model.record import MemoryRecord
 from memlane.providers.llm.base import MemoryLLM
@@ -42,18 +42,14 @@ def _replace(target: MemoryRecord, cand: Candidate, at: datetime, why: str, scor
     return Decision("supersede", why, target, score)
 
 
-def _by_verdict(
-    llm: MemoryLLM, target: MemoryRecord, cand: Candidate, at: datetime, score: float | None, same_band: bool
-) -> Decision | None:
-    verdict = llm.classify_conflict(target.summary, cand.summary)
+def _by_verdict(verdict: ConflictVerdict, target: MemoryRecord, cand: Candidate, at: datetime,
+                score: float | None) -> Decision | None:
+    """A replacement or a merge the verdict settles; None for "new" and "unsure"."""
     why = f"{verdict.relation}: {verdict.reason}" if verdict.reason else verdict.relation
-    if verdict.relation == "contradiction":
+    if verdict.relation in ("contradiction", "refinement"):
         return _replace(target, cand, at, why, score)
-    if verdict.relation == "refinement":
-        return _replace(target, cand, at, why, score)
-    if verdict.relation == "redundancy" or same_band:
-        return Decision("merge", why if verdict.relation == "redundancy" else f"same fact by similarity; {why}",
-                        target, score)
+    if verdict.relation == "redundancy":
+        return Decision("merge", why, target, score)
     return None
 
 
@@ -62,48 +58,30 @@ def _decide_one(
     *,
     at: datetime,
     keyed: MemoryRecord | None,
-    neighbours: Sequence[ScoredRecord],
+    judged: Sequence[tuple[ScoredRecord, ConflictVerdict]],
     llm: MemoryLLM,
     bands: Bands,
-    merge_window: timedelta,
-    heuristics: bool = True,
+    heuristics: bool,
 ) -> Decision:
-    norm = normalise(cand.summary)
-    episodic = cand.type in (MemoryType.EPISODIC, MemoryType.SESSION)
-
-    def in_window(rec: MemoryRecord) -> bool:  # episodes merge only within EPISODIC_MERGE_WINDOW_HOURS
-        return not episodic or abs(at - _observed(rec)) <= merge_window
-
-    # 1. exact / normalised-text match -> redundancy
-    for rec in ([keyed] if keyed else []) + [n.record for n in neighbours]:
-        if normalise(rec.summary) == norm and in_window(rec):
-            return Decision("merge", "redundancy: same text", rec, 1.0)
-    # 2. same deterministic key -> update or supersede that memory directly
+    # 1. same deterministic key -> update or supersede that memory directly
     if keyed is not None:
-        decided = _by_verdict(llm, keyed, cand, at, None, same_band=False)
+        verdict = judged[0][1]
+        decided = _by_verdict(verdict, keyed, cand, at, None)
         return decided or _replace(keyed, cand, at, "new value for the same key", None)
-    # 3. neighbours in the same user and type, by band
-    for n in neighbours:
-        if n.score < bands.floor:
-            break
-        if not in_window(n.record):
-            continue
-        if n.score >= bands.auto:
-            decided = _by_verdict(llm, n.record, cand, at, n.score, same_band=True)
-        elif n.score >= bands.low:
-            decided = _by_verdict(llm, n.record, cand, at, n.score, same_band=False)
-            if decided is None:
+    # 2. neighbours by band: "new" never merges (both facts hold); "unsure" leaves it to the band
+    for n, verdict in judged:
+        decided = _by_verdict(verdict, n.record, cand, at, n.score)
+        if decided is None and verdict.relation == "unsure":
+            why = f"unsure: {verdict.reason}" if verdict.reason else "unsure"
+            if n.score >= bands.auto:
+                decided = Decision("merge", f"same fact by similarity; {why}", n.record, n.score)
+            elif n.score >= bands.low:
                 same = llm.same_fact(n.record.summary, cand.summary, cand.category if heuristics else None)
                 if same.same_fact:
                     decided = Decision("merge", f"same fact: {same.reason or 'check band'}", n.record, n.score)
-        else:  # related but below the band: only an explicit contradiction or refinement replaces
-            decided = _by_verdict(llm, n.record, cand, at, n.score, same_band=False)
-            if decided is not None and decided.action == "merge":
-                decided = decided if decided.reason.startswith("redundancy") else None
         if decided is not None:
             return decided
-    best = neighbours[0].score if neighbours else None
-    return Decision("create", "new information", None, best)
+    return Decision("create", "new information", None, None)
 
 
 def decide(
@@ -117,19 +95,30 @@ def decide(
     merge_window: timedelta,
     heuristics: bool = True,
 ) -> Decision:
-    """The decision for ``cand``; a supersession also closes every other neighbour it contradicts
-    ("I don't eat meat anymore" replaces both "loves steak" and "eats meat every day")."""
-    d = _decide_one(cand, at=at, keyed=keyed, neighbours=neighbours, llm=llm, bands=bands,
-                    merge_window=merge_window, heuristics=heuristics)
+    """The decision for ``cand``. The keyed memory and every neighbour at or above the floor are judged
+    in one :meth:`MemoryLLM.judge` call; a supersession also closes every other neighbour the candidate
+    contradicts ("I don't eat meat anymore" replaces both "loves steak" and "eats meat every day")."""
+    norm = normalise(cand.summary)
+    episodic = cand.type in (MemoryType.EPISODIC, MemoryType.SESSION)
+
+    def in_window(rec: MemoryRecord) -> bool:  # episodes merge only within EPISODIC_MERGE_WINDOW_HOURS
+        return not episodic or abs(at - _observed(rec)) <= merge_window
+
+    # exact / normalised-text match -> redundancy, with no judge asked
+    for rec in ([keyed] if keyed else []) + [n.record for n in neighbours]:
+        if normalise(rec.summary) == norm and in_window(rec):
+            return Decision("merge", "redundancy: same text", rec, 1.0)
+    pool = [ScoredRecord(keyed, 1.0)] if keyed else []
+    pool += [n for n in neighbours if n.score >= bands.floor and in_window(n.record)
+             and (keyed is None or n.record.id != keyed.id)]
+    verdicts = llm.judge(cand.summary, [n.record.summary for n in pool]) if pool else []
+    judged = list(zip(pool, verdicts, strict=True))
+    d = _decide_one(cand, at=at, keyed=keyed, judged=judged, llm=llm, bands=bands, heuristics=heuristics)
+    best = neighbours[0].score if neighbours else None
+    if d.action == "create":
+        return Decision("create", d.reason, None, best)
     if d.action != "supersede" or d.target is None:
         return d
-    also = []
-    for n in neighbours:
-        if n.score < bands.floor:
-            break
-        rec = n.record
-        if rec.id == d.target.id or at <= _observed(rec):
-            continue
-        if llm.classify_conflict(rec.summary, cand.summary).relation == "contradiction":
-            also.append(rec)
-    return Decision(d.action, d.reason, d.target, d.score, tuple(also))
+    also = tuple(n.record for n, v in judged if n.record.id != d.target.id and at > _observed(n.record)
+                 and v.relation == "contradiction")
+    return Decision(d.action, d.reason, d.target, d.score, also)

@@ -47,13 +47,29 @@ class SameFact(BaseModel):
     reason: str | None = None
 
 
-Relation = Literal["contradiction", "refinement", "redundancy", "new"]
+Relation = Literal["contradiction", "refinement", "redundancy", "new", "unsure"]
 
 
 class ConflictVerdict(BaseModel):
-    """How a new fact relates to a stored one: contradiction, refinement, redundancy or new."""
+    """How a new fact relates to a stored one: contradiction, refinement, redundancy, new or unsure."""
 
     model_config = ConfigDict(extra="forbid")
 
     relation: Relation
     reason: str | None = None
+
+
+class Judgement(BaseModel):
+    """One stored memory judged against the candidate by a model: the reasoning comes before the verdict."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    index: int
+    reasoning: str
+    relation: Literal["contradiction", "refinement", "redundancy", "new"]
+
+
+class Judgements(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    judgements: list[Judgement]

@@ -31,4 +31,10 @@ class MemoryLLM(ABC):
 
     @abstractmethod
     def classify_conflict(self, existing: str, candidate: str) -> ConflictVerdict:
-        """How the candidate relates to the existing memory: contradiction, refinement, redundancy or new."""
+        """How the candidate relates to the existing memory: contradiction, refinement, redundancy, new
+        (both hold) or unsure (the similarity band decides)."""
+
+    def judge(self, candidate: str, existing: Sequence[str]) -> list[ConflictVerdict]:
+        """:meth:`classify_conflict` of the candidate against each stored memory, in order. A model
+        answers all of them in one call; the default asks one pair at a time."""
+        return [self.classify_conflict(e, candidate) for e in existing]

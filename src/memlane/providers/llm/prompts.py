@@ -96,6 +96,29 @@ Existing: {existing}
 New: {candidate}""",
 )
 
+# All stored neighbours of one candidate judged in one call, each with its reasoning before the verdict.
+JUDGE_V1 = Prompt(
+    version="judge.v1",
+    system="""\
+A memory store holds facts about a user. A New fact arrives; judge it against each numbered Stored \
+memory. For each, first write your reasoning (who or what each is about, which attribute, which \
+value), then the relation:
+- "contradiction": same subject and attribute, a different value or the opposite stance; the new \
+fact replaces the stored one (a moved city, a changed age or dose, a new employer, quitting a habit, \
+a diet that rules out a food the stored memory says the user eats).
+- "refinement": the new fact is a more specific version of the stored one and replaces it \
+("works in finance" -> "is a risk analyst at a bank").
+- "redundancy": the same fact in other words; nothing new.
+- "new": both can be true at once (another item, another person or pet, another attribute, something \
+done in addition).
+Judge each stored memory on its own. Reply with JSON only: {{"judgements": [{{"index": <number>, \
+"reasoning": "<at most 30 words>", "relation": "..."}}, ...]}} with one entry per stored memory.""",
+    user="""\
+New: {candidate}
+Stored:
+{stored}""",
+)
+
 # Appended to the user message when the first reply did not parse or validate.
 CORRECTION_V1 = Prompt(
     version="correction.v1",
@@ -118,7 +141,7 @@ The JSON object must match this JSON schema exactly (all properties required, no
     user="",
 )
 
-ALL_PROMPTS: tuple[Prompt, ...] = (EXTRACT_V1, SAME_FACT_V1, CONFLICT_V1, CORRECTION_V1, SCHEMA_HINT_V1)
+ALL_PROMPTS: tuple[Prompt, ...] = (EXTRACT_V1, SAME_FACT_V1, CONFLICT_V1, JUDGE_V1, CORRECTION_V1, SCHEMA_HINT_V1)
 PROMPT_VERSION = "+".join(p.version for p in ALL_PROMPTS)
 
 __all__ = [
@@ -126,6 +149,7 @@ __all__ = [
     "CONFLICT_V1",
     "CORRECTION_V1",
     "EXTRACT_V1",
+    "JUDGE_V1",
     "PROMPT_VERSION",
     "SAME_FACT_V1",
     "SCHEMA_HINT_V1",

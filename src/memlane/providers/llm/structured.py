@@ -17,11 +17,11 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic import ValidationError as PydanticValidationError
 
-from memlane.model.candidate import Candidate, ChatMessage, ConflictVerdict, Extraction, SameFact
+from memlane.model.candidate import Candidate, ChatMessage, ConflictVerdict, Extraction, Judgements, SameFact
 from memlane.model.category import DEFAULT_CATEGORIES
 from memlane.model.errors import ProviderError
 from memlane.providers.llm.base import MemoryLLM, T
-from memlane.providers.llm.prompts import CONFLICT_V1, CORRECTION_V1, EXTRACT_V1, SAME_FACT_V1
+from memlane.providers.llm.prompts import CONFLICT_V1, CORRECTION_V1, EXTRACT_V1, JUDGE_V1, SAME_FACT_V1
 
 MAX_CANDIDATE_CHARS = 280
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]?(?=\s|$)")
@@ -89,6 +89,19 @@ class StructuredLLM(MemoryLLM):
     def classify_conflict(self, existing: str, candidate: str) -> ConflictVerdict:
         system, user = CONFLICT_V1.render(existing=existing, candidate=candidate)
         return self.generate(system, user, ConflictVerdict)
+
+    def judge(self, candidate: str, existing: Sequence[str]) -> list[ConflictVerdict]:
+        """Every stored neighbour in one call; a reply that skips or repeats one is a ProviderError."""
+        if not existing:
+            return []
+        stored = "\n".join(f"{i}. {text}" for i, text in enumerate(existing, 1))
+        system, user = JUDGE_V1.render(candidate=candidate, stored=stored)
+        reply = self.generate(system, user, Judgements)
+        by_index = {j.index: j for j in reply.judgements}
+        if sorted(by_index) != list(range(1, len(existing) + 1)) or len(reply.judgements) != len(existing):
+            raise ProviderError(f"judge reply covers memories {sorted(by_index)} of 1..{len(existing)}")
+        return [ConflictVerdict(relation=by_index[i].relation, reason=by_index[i].reasoning)
+                for i in range(1, len(existing) + 1)]
 
 
 # --- writing constraints (trimmed, at most max_chars, cut at a sentence), reused by formation ----

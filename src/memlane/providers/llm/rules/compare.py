@@ -15,6 +15,7 @@ from memlane.providers.llm.rules.build import subject_key
 from memlane.providers.llm.rules.context import Registry
 from memlane.providers.llm.rules.extract import facts_in
 from memlane.providers.llm.rules.lexicon import words
+from memlane.providers.llm.rules.lexicon_world import COUNTRIES, MONTHS, NUMBER_WORDS, TECH_SLOTS
 from memlane.providers.llm.rules.render import summary_to_first_person
 from memlane.providers.llm.rules.subject import pet_or_relation
 from memlane.providers.llm.rules.text import numbers
@@ -26,7 +27,9 @@ _NEGATION = re.compile(
     r"loathes?|despises?|avoids?|no)\b",
     re.IGNORECASE,
 )
+_NAME_PHRASE = re.compile(r"(?<!^)(?<![.!?] )\b[A-Z][\w'.-]*(?:\s+(?:of\s+|de\s+|van\s+)?[A-Z][\w'.-]*)*")
 _PROPER = re.compile(r"(?<!^)(?<![.!?] )\b([A-Z][\w'-]+)")
+DAYS = words("monday tuesday wednesday thursday friday saturday sunday weekday weekend")
 _STOP = words("""user user's users the a an is are am was were be been being has have had does do did their them they
     theirs themselves to of in on at for with and or as by from that this these those it its his her he she
     i my me we our very really especially absolutely also still now just actually so quite more most any
@@ -56,6 +59,8 @@ _SYNONYMS = {
     **dict.fromkeys(words("seat seats sit sitting"), "seat"),
     **dict.fromkeys(words("discussed discuss talked talk chatted talked through"), "discuss"),
     **dict.fromkeys(words("mom mum mother dad father parents"), "parent"),
+    **dict.fromkeys(words("small little tiny"), "small"),
+    **dict.fromkeys(words("big large huge"), "big"),
     **dict.fromkeys(words("wife husband spouse partner"), "spouse"),
     **dict.fromkeys(words("pay pays paid paying payment payments instalment instalments installment"), "pay"),
 }
@@ -73,7 +78,8 @@ def stem(word: str) -> str:
 
 def content_words(text: str, drop: frozenset[str] = frozenset()) -> frozenset[str]:
     tokens = (w.strip(".'-") for w in _WORD.findall(text.lower().replace("'s ", " ")))
-    return frozenset(stem(w) for w in tokens if w and w not in _STOP and w not in drop and not w.isdigit())
+    return frozenset(stem(w) for w in tokens
+                     if w and w not in _STOP and w not in drop and not w.isdigit() and w not in NUMBER_WORDS)
 
 
 def number_set(text: str) -> frozenset[float]:
@@ -105,6 +111,25 @@ def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
     if not a and not b:
         return 1.0
     return len(a & b) / len(a | b)
+
+
+def names(text: str) -> frozenset[str]:
+    """Names as phrases ("visual studio code", "st. mary"), lowercased, without a possessive; days of
+    the week left out (they say when, not who or where)."""
+    found = set()
+    for m in _NAME_PHRASE.finditer(text.strip()):
+        tokens = (w.rstrip(".").removesuffix("'s").removesuffix("'") for w in m.group(0).lower().split())
+        phrase = " ".join(w for w in tokens if not w.startswith("user") and w.removesuffix("s") not in DAYS)
+        if phrase:
+            found.add(phrase)
+    return frozenset(found)
+
+
+def same_name(a: str, b: str) -> bool:
+    """One name in other words: ``vs code`` / ``visual studio code``, ``buddhist`` / ``buddhism``."""
+    if a == b or set(a.split()) & set(b.split()):
+        return True
+    return " " not in a + b and min(len(a), len(b)) >= 5 and a[:5] == b[:5]
 
 
 def proper_nouns(text: str) -> frozenset[str]:
@@ -150,21 +175,32 @@ class Reading:
 
 
 _SUBJECT_HEAD = re.compile(
-    r"^(?:the )?user's\s+((?:[a-z][\w-]*\s+){0,2}?[a-z][\w-]*)(?:\s+([A-Z][\w'-]+))?", re.I
+    r"^(?:the )?user's\s+((?:[a-z][\w-]*\s+){0,2}?[a-z][\w-]*)(?:\s+((?-i:[A-Z])[\w'-]+))?", re.I
 )
 _MENTIONED = re.compile(r"^User mentioned that ([A-Z][\w'-]+)")
+_LEADING_NAME = re.compile(r"^([A-Z][a-z][\w'-]*)\b(?!')")
+# "Ivy, the user's daughter, ..." / "Kiwi the parrot ..." / "Pixel, the user's cat, ..."
+_APPOSITION = re.compile(r"^([A-Z][a-z][\w'-]*),? (?:the )?(?:user's |their |his |her )?([a-z][\w-]*(?: [a-z][\w-]*)?)\b")
 
 
 def _text_subject(summary: str) -> Who:
     if m := _MENTIONED.match(summary.strip()):
         return Who("entity", "", m.group(1).lower())
+    if (m := _APPOSITION.match(summary.strip())) and _is_name(m.group(1)):
+        for size in (2, 1):
+            found = pet_or_relation(" ".join(m.group(2).split()[:size]))
+            if found:
+                return Who(found[0], found[1], m.group(1).lower())
+    if "user" not in summary.lower() and (m := _LEADING_NAME.match(summary.strip())) and _is_name(m.group(1)):
+        return Who("entity", "", m.group(1).lower())  # a statement about someone else: "Theo just turned six"
     m = _SUBJECT_HEAD.match(summary.strip())
     if m:
-        for size in (3, 2, 1):
-            noun = " ".join(m.group(1).split()[:size])
-            found = pet_or_relation(noun)
-            if found:
-                return Who(found[0], found[1], (m.group(2) or "").lower())
+        head = m.group(1).split()
+        for start in range(len(head)):  # "User's new manager": the noun after an adjective
+            for size in (3, 2, 1):
+                found = pet_or_relation(" ".join(head[start:start + size]))
+                if found:
+                    return Who(found[0], found[1], (m.group(2) or "").lower())
     return USER
 
 
@@ -177,15 +213,23 @@ def read(summary: str) -> Reading:
     fact, subject = found[0]
     if subject.kind in ("pet", "relation", "entity"):
         who = Who(subject.kind, subject.noun or "", (subject.name or "").lower())
-    elif subject.kind in ("user", "group"):
+    elif subject.kind in ("user", "group") and not who.name:  # "User's mother tongue is ..." is the user's
         who = USER
     category = "Relationships" if subject.kind == "relation" else fact.category
     key = subject_key(fact.key, subject)
     return Reading(summary, key, fact.key, fact.value.lower().strip(), fact.positive, who, category)
 
 
+def _is_name(word: str) -> bool:
+    w = word.lower()
+    return not (w.startswith("user") or w in _STOP or w in TECH_SLOTS or w in COUNTRIES or w in MONTHS)
+
+
 def same_subject(a: Reading, b: Reading) -> bool:
-    x, y = a.who, b.who
+    return same_who(a.who, b.who)
+
+
+def same_who(x: Who, y: Who) -> bool:
     if x == y:
         return True
     if "entity" in (x.kind, y.kind):  # "User mentioned that Luna ..." vs "User's dog Luna ..."
@@ -205,6 +249,5 @@ def same_value(a: Reading, b: Reading) -> bool:
     """``"peanuts"`` and ``"peanut"``, ``"Lisbon"`` and ``"lisbon"`` are the same value."""
     if a.value == b.value:
         return True
-    return content_words(a.value) == content_words(b.value) != frozenset() and number_set(
-        a.value
-    ) == number_set(b.value)
+    words, numbers = content_words(a.value), number_set(a.value)
+    return (words, numbers) == (content_words(b.value), number_set(b.value)) and bool(words or numbers)

@@ -10,14 +10,16 @@ from __future__ import annotations
 import re
 
 from memlane.model.candidate import ConflictVerdict, Relation
+from memlane.providers.llm.rules import frames
 from memlane.providers.llm.rules.compare import (
     Reading,
     content_words,
     jaccard,
+    names,
     negated,
     number_set,
-    proper_nouns,
     read,
+    same_name,
     same_slot,
     same_subject,
     same_value,
@@ -111,10 +113,10 @@ def _same_slot(old: Reading, new: Reading) -> ConflictVerdict:
     if old.positive != new.positive:
         return _verdict("contradiction", f"same slot {slot}, opposite polarity")
     if same_value(old, new):
-        extra = new.words - old.words
-        detail = proper_nouns(new.text) - proper_nouns(old.text) or number_set(new.text) - number_set(
-            old.text
-        )
+        if (by_frame := frames.compare(old.text, new.text)) and by_frame.relation == "contradiction":
+            return by_frame  # "works as a nurse at St. Mary's" -> "now works as a nurse at the Royal Free"
+        extra = new.words - old.words - frames.UNINFORMATIVE
+        detail = names(new.text) - names(old.text) or number_set(new.text) - number_set(old.text)
         if extra and old.words <= new.words and (detail or len(extra) >= 2):
             return _verdict("refinement", f"same slot {slot} and value, adds {', '.join(sorted(extra))}")
         return _verdict("redundancy", f"same slot {slot} and value {new.value!r}")
@@ -128,12 +130,23 @@ def _same_slot(old: Reading, new: Reading) -> ConflictVerdict:
     return _verdict("contradiction", f"same slot {slot}, value changed from {old.value!r} to {new.value!r}")
 
 
+def _mentions(text: str, other: Reading) -> bool:
+    """The text names the other statement's subject (its name, or its noun for an unnamed one)."""
+    low = text.lower()
+    return other.who.kind != "user" and bool(other.who.name or other.who.noun) and (
+        other.who.name in low if other.who.name else re.search(rf"\b{re.escape(other.who.noun)}\b", low) is not None)
+
+
 def classify(existing: str, candidate: str) -> ConflictVerdict:
     if " ".join(existing.lower().split()).strip(". ") == " ".join(candidate.lower().split()).strip(". "):
         return _verdict("redundancy", "identical text")
     old, new = read(existing), read(candidate)
     if not same_subject(old, new):
+        if _mentions(existing, new) or _mentions(candidate, old):  # "User has a cat named Miso" / "User's cat Miso"
+            return _verdict("unsure", f"subjects read differently ({old.who} vs {new.who})")
         return _verdict("new", f"about different subjects ({old.who} vs {new.who})")
+    if frames.frame(candidate).additive:
+        return _verdict("new", "the new statement adds to what is known (also, another, too)")
     if same_slot(old, new):
         return _same_slot(old, new)
     if _diet_clash(old, new):
@@ -149,21 +162,24 @@ def classify(existing: str, candidate: str) -> ConflictVerdict:
         and not _more_specific(existing, candidate)
     ):
         return _verdict("refinement", "candidate names a more specific kind of the same thing")
-    old_names, new_names = proper_nouns(existing), proper_nouns(candidate)
-    if old_names and new_names and not old_names & new_names:
+    if (by_frame := frames.compare(existing, candidate)) is not None:
+        return by_frame
+    old_names, new_names = names(existing), names(candidate)
+    if old_names and new_names and not any(same_name(a, b) for a in old_names for b in new_names):
         return _verdict("new", "different names or places, no shared slot")
     score = similarity(old_words, new_words)
     if negated(existing) != negated(candidate):
         if jaccard(old_words, new_words) >= POLARITY_FLIP:
             return _verdict("contradiction", f"opposite polarity over the same content ({score:.0%} overlap)")
-        return _verdict("new", "opposite polarity over different content")
+        return _verdict("unsure", "opposite polarity over different content")
     old_numbers, new_numbers = number_set(existing), number_set(candidate)
     if old_numbers and new_numbers and old_numbers != new_numbers and score >= NUMBER_CONFLICT:
         return _verdict(
             "contradiction", f"same content ({score:.0%} overlap) with different numbers or dates"
         )
     if score >= SAME:
-        if old_words < new_words:
-            return _verdict("refinement", f"adds {', '.join(sorted(new_words - old_words))} to the same fact")
+        added = new_words - old_words - frames.UNINFORMATIVE
+        if old_words < new_words and added:
+            return _verdict("refinement", f"adds {', '.join(sorted(added))} to the same fact")
         return _verdict("redundancy", f"content-word overlap {score:.0%}")
-    return _verdict("new", f"content-word overlap {score:.0%}, no shared slot")
+    return _verdict("unsure", f"content-word overlap {score:.0%}, no shared slot")

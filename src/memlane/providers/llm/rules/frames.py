@@ -1,0 +1,225 @@
+"""Fact frames: two statements about one subject compared with their values masked.
+
+No key and no extraction rule needs to tie the two facts. A statement is read as a subject, its values
+(numbers by unit, names, tools, dates), its frame (the content words left once values, markers and
+light verbs are masked) and its stance (negated, announcing a change, adding to what is known):
+
+    "User's son Theo is 5 years old."    relation:son:theo  numbers {5: age}  frame {}
+    "Theo just had his sixth birthday."  entity:theo        numbers {6: age}  frame {}   (change)
+
+Same subject, frames that differ on at most one side, values of one kind that differ: the newer
+statement replaces the older. The word lists are data (``frames.yaml``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
+
+from memlane.model.candidate import ConflictVerdict
+from memlane.providers.llm.rules.compare import (
+    DAYS,
+    USER,
+    Who,
+    content_words,
+    names,
+    negated,
+    number_set,
+    read,
+    same_name,
+    same_who,
+    stem,
+)
+from memlane.providers.llm.rules.lexicon_world import MONTHS, NUMBER_WORDS, TECH_SLOTS
+
+_DATA = yaml.safe_load(Path(__file__).with_name("frames.yaml").read_text(encoding="utf-8"))
+
+
+def _stems(text: str) -> frozenset[str]:
+    return frozenset(stem(w.replace("_", " ")) for w in text.split())
+
+
+CHANGE = _stems(_DATA["change"])
+ADDITIVE = _stems(_DATA["additive"])
+LIGHT = _stems(_DATA["light"])
+UNITS: dict[str, frozenset[str]] = {k: _stems(v) for k, v in _DATA["units"].items()}
+FIELDS: dict[str, frozenset[str]] = {k: _stems(v) for k, v in _DATA["fields"].items()}
+_UNIT_WORDS = frozenset().union(*UNITS.values())
+HABITS: dict[str, frozenset[str]] = {k: _stems(v) for k, v in _DATA["habits"].items()}
+KINDS: dict[str, frozenset[str]] = {stem(k): _stems(v) for k, v in _DATA["kinds"].items()}
+EXCLUSIVE: dict[str, frozenset[str]] = {k: frozenset(v.split()) for k, v in _DATA["exclusive"].items()}
+OPPOSITES: frozenset[frozenset[str]] = frozenset(
+    frozenset(stem(w.replace("_", " ")) for w in pair.split("=")) for pair in _DATA["opposites"].split())
+UNINFORMATIVE = (CHANGE | ADDITIVE | LIGHT | _stems(_DATA["filler"]) | _stems("work job") | _UNIT_WORDS
+                 | _stems(" ".join(NUMBER_WORDS)))  # words a restatement may add
+_WORK = _stems("work job career industry field sector")
+_LEAVING = "|".join(sorted((w.replace("_", " ") for w in _DATA["leaving"].split()), key=len, reverse=True))
+_LEFT = re.compile(
+    rf"\b(?:{_LEAVING})\s+(?:(?:the|my|his|her|their|a|an|at|with|using|to)\s+)*(?P<obj>[\w.+#-]+(?:\s+[A-Z][\w.+#-]*)?)",
+    re.IGNORECASE,
+)
+_ORDINALS = {
+    w: i + 1
+    for i, w in enumerate(
+        ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth", "twentieth"]
+    )
+}
+_DAY_STEMS = frozenset(stem(f"{d}{s}") for d in DAYS for s in ("", "s"))
+_OCCASION = re.compile(r"\b(?:yesterday|today|tonight|tomorrow|(?:last|this|next) (?:night|morning|afternoon|"
+                       r"evening|week|weekend|month|year|monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b")
+_TIME = re.compile(r"\b\d{1,2}(?::\d{2})?\s*(?:am|pm)\b|\b\d{1,2}:\d{2}\b")
+_TOKEN = re.compile(r"[a-z0-9][a-z0-9.+#-]*")
+
+
+@dataclass(frozen=True)
+class Frame:
+    text: str
+    who: Who
+    words: frozenset[str]  # the frame: stemmed content words with values and markers masked
+    names: frozenset[str]  # names, tools and months, the subject's own name left out
+    numbers: frozenset[float]
+    units: frozenset[str]  # kinds of the numbers (age, dose, money...), from the words around them
+    when: frozenset[str]  # days of the week, clock times, "yesterday", "last night"
+    once: bool  # the time is one occasion ("on Sunday", "last night"), not a habit ("on Sundays")
+    negative: bool
+    markers: frozenset[str]  # change markers ("now", "moved", "switched")
+    additive: bool
+    left: frozenset[str]  # words of what the statement gives up ("quit Siemens" -> {"siemens"})
+    kinds: frozenset[str]  # slots its tools and one-at-a-time values fill (phone, diet, ...)
+
+
+@lru_cache(maxsize=4096)
+def frame(text: str) -> Frame:
+    who = read(text).who
+    tokens = [t.rstrip(".") for t in _TOKEN.findall(text.lower())]
+    raw = frozenset(stem(t) for t in tokens)
+    times = _TIME.findall(text.lower())
+    found = set(number_set(_TIME.sub(" ", text))) | {float(_ORDINALS[t]) for t in tokens if t in _ORDINALS}
+    tools = {t for t in tokens if t in TECH_SLOTS or t in MONTHS}
+    exclusive = {w for w in tokens if any(w in members for members in EXCLUSIVE.values())}
+    named = {n for n in names(text) | tools | exclusive if not same_name(n, who.name)}
+    kinds = frozenset({TECH_SLOTS[t] for t in tools if t in TECH_SLOTS}
+                      | {k for k, members in EXCLUSIVE.items() if members & exclusive})
+    days = {t for t in tokens if t.removesuffix("s") in DAYS}
+    occasions = set(_OCCASION.findall(text.lower()))
+    when = frozenset({d.removesuffix("s") for d in days} | set(times) | occasions)
+    once = bool(occasions or days and not any(d.endswith("s") for d in days)) and "every" not in tokens
+    all_words = content_words(text, who.words)
+    units = frozenset(kind for kind, unit_words in UNITS.items() if raw & unit_words) if found else frozenset()
+    value_words = {stem(w) for phrase in named | when for w in phrase.split()}
+    masked = all_words - value_words - CHANGE - ADDITIVE - LIGHT
+    masked -= _UNIT_WORDS | {stem(t) for t in _ORDINALS} | _DAY_STEMS
+    left = frozenset(w for m in _LEFT.finditer(text) for w in m.group("obj").lower().split())
+    return Frame(text, who, frozenset(masked), frozenset(named), frozenset(found), units, when, once,
+                 negated(text), raw & CHANGE, bool(raw & ADDITIVE), left, kinds)
+
+
+def _verdict(relation: str, reason: str) -> ConflictVerdict:
+    return ConflictVerdict.model_validate({"relation": relation, "reason": reason})
+
+
+def _habit_given_up(old: Frame, new: Frame) -> str | None:
+    """``quit smoking`` against ``takes cigarette breaks``: the habit given up is implied by the old fact."""
+    given_up = {stem(w) for w in new.left} | (new.words if new.negative and not old.negative else set())
+    for habit, habit_words in HABITS.items():
+        if given_up & habit_words and old.words & habit_words and not old.negative:
+            return habit
+    return None
+
+
+def _kind_refinement(general: Frame, specific: Frame) -> str | None:
+    """``plays an instrument`` -> ``plays the cello``: a general word replaced by a kind of it."""
+    for word in general.words - specific.words:
+        kinds = KINDS.get(word)
+        rest = general.words - {word}
+        if kinds and (specific.words | {stem(n) for n in specific.names}) & kinds and (
+                not rest or rest & specific.words):
+            return word
+    return None
+
+
+def _field_refinement(general: Frame, specific: Frame) -> str | None:
+    """``works in finance`` -> ``risk analyst at a bank``: the specific job lies inside the general field."""
+    if not general.words & _WORK or specific.negative or general.negative:
+        return None
+    for name, field_words in FIELDS.items():
+        if stem(name) in general.words and (specific.words - general.words) & field_words:
+            return name
+    return None
+
+
+def _differ(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Both hold a name the other lacks (``buddhist`` and ``buddhism`` are one name)."""
+    return any(not any(same_name(x, y) for y in b) for x in a) and any(
+        not any(same_name(y, x) for x in a) for y in b)
+
+
+def compare(existing: str, candidate: str) -> ConflictVerdict | None:
+    """How ``candidate`` relates to ``existing`` by their frames; None when the frames say nothing."""
+    old, new = frame(existing), frame(candidate)
+    if not same_who(old.who, new.who):
+        return None
+    change = bool(new.markers - old.markers or new.left)  # a marker both share ("a new flat") announces nothing
+    gone = {w for w in new.left if stem(w) in old.words or any(same_name(w, n) for n in old.names)}
+    if gone and not old.negative:
+        return _verdict("contradiction", f"the new statement gives up {', '.join(sorted(gone))}")
+    if (habit := _habit_given_up(old, new)) is not None:
+        return _verdict("contradiction", f"the new statement gives up {habit}, which the stored one implies")
+    if new.left:  # "instead of MongoDB" names what changed; this memory does not hold it
+        return _verdict("new", f"the change is about {', '.join(sorted(new.left))}, not this memory")
+    if old.negative != new.negative:
+        neg, pos = (new, old) if new.negative else (old, new)
+        held = neg.words | neg.names
+        if held and held <= pos.words | pos.names:
+            return _verdict("contradiction", f"opposite stance on {', '.join(sorted(held))}")
+        if pos.words and pos.words < neg.words:  # "likes films" / "does not like horror films": an exception
+            return _verdict("new", f"an exception: {', '.join(sorted(neg.words - pos.words))}")
+        return None
+    if (field := _field_refinement(old, new)) is not None:
+        return _verdict("refinement", f"a specific job in the field of {field}")
+    if (kind := _kind_refinement(old, new)) is not None:
+        return _verdict("refinement", f"names the kind of {kind}")
+    only_old, only_new = old.words - new.words, new.words - old.words
+    if not (old.words & new.words or old.names & new.names or old.kinds & new.kinds or old.who != USER):
+        return None  # nothing ties the two statements together
+    if new.additive:
+        return _verdict("new", "the new statement adds to what is known (also, another, too)")
+    if len(only_old) == len(only_new) == 1 and frozenset(only_old | only_new) in OPPOSITES:
+        return _verdict("contradiction", f"opposite outcome: {min(only_old)} -> {min(only_new)}")
+    if only_old and only_new:  # each says something the other does not: another slot, unless one word was swapped
+        if change and len(only_new) == 1 and len(only_old) <= 2 and old.words & new.words:  # the old verb may go
+            return _verdict("contradiction", f"changed from {min(only_old)} to {min(only_new)}")
+        if any(_typed(old, new)):  # "5 km on weekdays" / "15 km on Sundays": both hold
+            return _verdict("new", f"different things ({', '.join(sorted(only_old))} / "
+                            f"{', '.join(sorted(only_new))})")
+        return None  # other words on both sides: a paraphrase or another fact; the similarity decides
+    numbers, named, when = _typed(old, new)
+    if not (numbers or named or when):
+        return None
+    was, now = _values(old, new)
+    if change or old.kinds & new.kinds and named:
+        return _verdict("contradiction", f"changed from {was} to {now}")
+    if named and old.once and old.when == new.when and not numbers:  # one occasion, told again with another place
+        return _verdict("contradiction", f"same occasion ({', '.join(sorted(old.when))}), now {now} (was {was})")
+    if (numbers or when) and not named and not (numbers and when):  # one value at a time: an age, a dose, a date
+        kind = "/".join(sorted(old.units | new.units)) or "attribute"
+        return _verdict("contradiction", f"same {kind}, new value {now} (was {was})")
+    return _verdict("new", f"same kind of statement about other values ({was} / {now})")
+
+
+def _typed(old: Frame, new: Frame) -> tuple[bool, bool, bool]:
+    """Which kinds of value differ: numbers (of one unit), names, times."""
+    numbers = bool(old.numbers and new.numbers and old.numbers != new.numbers) and (
+        not (old.units and new.units) or bool(old.units & new.units))
+    return numbers, _differ(old.names, new.names), bool(old.when and new.when and old.when != new.when)
+
+
+def _values(old: Frame, new: Frame) -> tuple[str, str]:
+    def show(f: Frame, other: Frame) -> str:
+        parts = [f"{v:g}" for v in sorted(f.numbers - other.numbers)] + sorted(f.names - other.names)
+        return ", ".join(parts + sorted(f.when - other.when)) or "-"
+    return show(old, new), show(new, old)

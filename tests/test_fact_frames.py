@@ -1,0 +1,69 @@
+"""The offline judge compares facts by their frames (values masked): corrections with no key and no
+familiar phrasing, stances that retire what they rule out, refinements, and look-alikes that must both
+stay. Each row is a pair no extraction rule ties together by a key."""
+
+from __future__ import annotations
+
+import pytest
+
+from memlane.providers.llm.rules.conflict import classify
+from memlane.providers.llm.rules.frames import frame
+from memlane.providers.llm.rules.same_fact import same_fact
+
+PAIRS = [
+    # a new value of the same attribute, said in other words
+    ("User's daughter Nell is 4 years old.", "Nell celebrated her fifth birthday.", "contradiction"),
+    ("User's tortoise Sheldon is 31.", "Sheldon the tortoise is 32 now.", "contradiction"),
+    ("User takes 50 mg of sertraline a day.", "User's psychiatrist upped the sertraline to 100 mg.", "contradiction"),
+    ("User's mortgage payment is 900 pounds a month.", "User's mortgage payment rose to 980 pounds.",
+     "contradiction"),
+    ("User's dissertation defence is on March 3.", "User's dissertation defence was postponed to April 21.",
+     "contradiction"),
+    ("User builds the mobile app in Swift.", "User ported the mobile app to Kotlin.", "contradiction"),
+    ("User drinks black tea at breakfast.", "User switched to green tea at breakfast.", "contradiction"),
+    ("User works for Deloitte.", "User resigned from Deloitte to go freelance.", "contradiction"),
+    ("User ate at Dishoom with friends last night.", "User ate at Hoppers with friends last night.",
+     "contradiction"),
+    ("User is a junior designer.", "User was promoted to senior designer.", "contradiction"),
+    ("User's visa application was approved.", "User's visa application was rejected.", "contradiction"),
+    ("User runs every evening.", "User does not run anymore.", "contradiction"),
+    # the specific replaces the general
+    ("User works in education.", "User is a chemistry teacher at a secondary school.", "refinement"),
+    # both hold
+    ("User drinks black tea at breakfast.", "User also drinks green tea in the afternoon.", "new"),
+    ("User cycles 20 km on Saturdays.", "User cycles 8 km on weekdays.", "new"),
+    ("User likes jazz.", "User likes reggae.", "new"),
+    ("User is allergic to penicillin.", "User is allergic to cats.", "new"),
+    ("User's brother Ravi lives in Pune.", "User lives in Mumbai.", "new"),
+    ("User likes films.", "User does not like horror films.", "new"),
+]
+
+
+@pytest.mark.parametrize(("existing", "candidate", "relation"), PAIRS)
+def test_relation_by_frame(existing: str, candidate: str, relation: str) -> None:
+    verdict = classify(existing, candidate)
+    if relation == "new":  # both hold: never replaced, never called the same fact
+        assert verdict.relation in ("new", "unsure"), verdict.reason
+        assert not same_fact(existing, candidate).same_fact
+    else:
+        assert verdict.relation == relation, verdict.reason
+
+
+def test_a_frame_masks_values_and_markers() -> None:
+    f = frame("User's psychiatrist upped the sertraline to 100 mg.")
+    assert f.numbers == {100.0} and f.units == {"dose"}
+    assert f.markers  # "upped" announces a change
+    assert "sertraline" in f.words and not f.words & {"100", "mg"}
+
+
+def test_a_name_at_the_start_is_the_subject_when_the_user_is_not_named() -> None:
+    assert frame("Nell celebrated her fifth birthday.").who.name == "nell"
+    assert frame("Nell celebrated her fifth birthday.").numbers == {5.0}
+    assert frame("Yesterday the user went sailing.").who.kind == "user"
+
+
+def test_the_word_lists_are_data() -> None:
+    """A deployment teaches the judge a word by editing frames.yaml, not code."""
+    from memlane.providers.llm.rules import frames
+
+    assert "switched" in frames._DATA["change"].split() and "finance" in frames.FIELDS
