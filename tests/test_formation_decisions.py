@@ -403,18 +403,31 @@ def test_add_commits_the_turn_first_and_publishes_candidates_before_any_decision
         other.close()
 
 
-def test_at_most_max_writes_per_turn_most_important_first(mem: Memory, llm: ScriptedLLM) -> None:
-    facts = [("User plays the violin.", 1), ("User is allergic to peanuts.", 5), ("User lives in Lisbon.", 2),
-             ("User's favourite colour is blue.", 4), ("User works as a nurse.", 3)]
-    llm.will_extract(*({"summary": s, "importance": i} for s, i in facts))
+FIVE_FACTS = [("User plays the violin.", 1), ("User is allergic to peanuts.", 5), ("User lives in Lisbon.", 2),
+              ("User's favourite colour is blue.", 4), ("User works as a nurse.", 3)]
+
+
+def test_every_fact_of_a_turn_is_kept_by_default(mem: Memory, llm: ScriptedLLM) -> None:
+    llm.will_extract(*({"summary": s, "importance": i} for s, i in FIVE_FACTS))
     log = EventLog(mem)
-    assert Settings().memory_max_writes_per_turn == 3
-    cands = mem.add("a long message with many facts", user_id=U, at=T0, wait=True)
-    kept = ["User is allergic to peanuts.", "User's favourite colour is blue.", "User works as a nurse."]
-    assert [c.summary for c in cands] == kept
-    assert [e.data["summary"] for e in log.of("memory.candidate")] == kept
-    assert sorted(r.summary for r in active(mem)) == sorted(kept)
+    assert Settings().memory_max_writes_per_turn == 5  # as many as an extractor proposes
+    cands = mem.add("a long introduction with many facts", user_id=U, at=T0, wait=True)
+    assert [c.summary for c in cands] == [s for s, _ in FIVE_FACTS]
+    assert sorted(r.summary for r in active(mem)) == sorted(s for s, _ in FIVE_FACTS)
     assert log.of("memory.error") == []
+
+
+def test_a_lower_turn_cap_keeps_the_most_important_and_reports_the_rest(tmp_path: Path) -> None:
+    llm = ScriptedLLM().will_extract(*({"summary": s, "importance": i} for s, i in FIVE_FACTS))
+    with open_memory(str(tmp_path / "m.db"), llm, memory_max_writes_per_turn=3) as mem:
+        log = EventLog(mem)
+        cands = mem.add("a long message with many facts", user_id=U, at=T0, wait=True)
+        kept = ["User is allergic to peanuts.", "User's favourite colour is blue.", "User works as a nurse."]
+        assert [c.summary for c in cands] == kept
+        assert [e.data["summary"] for e in log.of("memory.candidate")] == kept
+        assert sorted(r.summary for r in active(mem)) == sorted(kept)
+        [error] = log.of("memory.error")  # not silently lost
+        assert error.data["code"] == "turn_cap" and "2 candidate(s)" in error.data["message"]
 
 
 def test_the_hourly_cap_drops_extra_candidates_with_an_error_and_an_op_event(tmp_path: Path) -> None:

@@ -53,14 +53,16 @@ def related_memories(backend: Backend, user_id: str, messages: Sequence[ChatMess
     return [h.record.summary for h in hits]
 
 
-def select(candidates: Sequence[Candidate], settings: Settings, recent_writes: int) -> tuple[list[Candidate], int]:
+def select(candidates: Sequence[Candidate], settings: Settings,
+           recent_writes: int) -> tuple[list[Candidate], int, int]:
     """The most important candidates within ``MEMORY_MAX_WRITES_PER_TURN`` and the hourly cap, in their
-    original order. Returns the kept candidates and how many the hourly cap dropped."""
+    original order. Returns the kept candidates and how many each cap dropped (per turn, hourly)."""
     per_turn = settings.memory_max_writes_per_turn
     room = max(0, settings.memory_write_rate_limit_per_hour - recent_writes)
     ranked = sorted(range(len(candidates)), key=lambda i: -candidates[i].importance)
     keep = sorted(ranked[: min(per_turn, room)])
-    return [candidates[i] for i in keep], min(per_turn, len(candidates)) - len(keep)
+    over_turn = max(0, len(candidates) - per_turn)
+    return [candidates[i] for i in keep], over_turn, len(candidates) - over_turn - len(keep)
 
 
 def enqueue_candidates(

@@ -94,11 +94,13 @@ class Formation:
         extraction = extract(self.llm, messages, self.settings, existing)  # ProviderError: the caller keeps the job
         since = utcnow() - timedelta(hours=1)
         recent = self.backend.count_jobs(job.user_id, CANDIDATE, since)
-        kept, dropped = select(extraction.candidates, self.settings, recent)
+        kept, over_turn, dropped = select(extraction.candidates, self.settings, recent)
         enqueue_candidates(self.backend, job.user_id, job.thread_id, kept, at, dropped=dropped, turn_id=job.id)
         for cand in kept:
             self.bus.publish(MemoryEvent(type="memory.candidate", user_id=job.user_id, thread_id=job.thread_id,
                                          data={**cand.model_dump(mode="json"), "turn": job.id}))
+        if over_turn:
+            self._error(job, f"{over_turn} candidate(s) over MEMORY_MAX_WRITES_PER_TURN not stored", "turn_cap")
         if dropped:
             self._error(job, f"rate limited: {dropped} candidate(s) over MEMORY_WRITE_RATE_LIMIT_PER_HOUR", "rate_limited")
         return kept

@@ -82,7 +82,8 @@ class Settings(BaseSettings):
     memory_write_rate_limit_per_hour: int = Field(
         20, validation_alias=_alias("MEMORY_WRITE_RATE_LIMIT_PER_HOUR")
     )
-    memory_max_writes_per_turn: int = Field(3, validation_alias=_alias("MEMORY_MAX_WRITES_PER_TURN"))
+    # as many as an extractor proposes (5): a turn's facts are not dropped by default; a lower cap is reported
+    memory_max_writes_per_turn: int = Field(5, validation_alias=_alias("MEMORY_MAX_WRITES_PER_TURN"))
     memory_max_candidates_per_turn: int = Field(5, validation_alias=_alias("MEMORY_MAX_CANDIDATES_PER_TURN"))
     memory_enable_entity_heuristics: bool = Field(
         True, validation_alias=_alias("MEMORY_ENABLE_ENTITY_HEURISTICS")

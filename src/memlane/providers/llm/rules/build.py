@@ -13,6 +13,7 @@ from memlane.providers.llm.rules import (
     rules_plans,
     rules_prefs,
     rules_work,
+    table,
 )
 from memlane.providers.llm.rules.facts import Clause, Fact, Subject
 from memlane.providers.llm.rules.render import render
@@ -25,6 +26,7 @@ RULES: tuple[Rule, ...] = (
     *rules_life.RULES,
     *rules_plans.RULES,
     *rules_prefs.RULES,
+    *table.RULES,  # the rows of patterns.yaml, after the specific rules, before the generic ones
     *rules_plans.LATE_RULES,
 )
 _PROPER = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)")

@@ -11,10 +11,10 @@ import re
 from collections.abc import Sequence
 
 from memlane.model.candidate import Candidate, ChatMessage, Extraction
-from memlane.providers.llm.rules import correction, filters, subject
+from memlane.providers.llm.rules import correction, filters, subject, table
 from memlane.providers.llm.rules.build import apply, candidate
 from memlane.providers.llm.rules.context import Registry, build
-from memlane.providers.llm.rules.facts import Clause, Fact, Subject
+from memlane.providers.llm.rules.facts import USER, Clause, Fact, Subject
 from memlane.providers.llm.rules.helpers import strip_past_time
 from memlane.providers.llm.rules.text import clauses, clean, expand_contractions, sentences, strip_fillers
 
@@ -37,6 +37,9 @@ _AUX_START = re.compile(
 )
 _APPOSITIVE = re.compile(r"^(I am [A-Z][\w'-]+), (an? [\w -]+)$")  # "I'm Ana, a nurse from Leeds"
 _NO_FACT = "no durable first-person fact recognised"
+_IT_IS = re.compile(r"^.*\bmy ((?:[a-z]+ )?[a-z]+), it (is|was|will be|has been)\b", re.IGNORECASE)
+_PLACEHOLDER = re.compile(r"\b(?:the stuff|that stuff|this stuff|the thing|that thing|it|that|this|them|those)\s*$",
+                          re.IGNORECASE)
 
 
 def _prepare(text: str) -> str:
@@ -66,7 +69,7 @@ def facts_in(text: str, registry: Registry) -> tuple[list[tuple[Fact, Subject]],
             if filters.starts_with_subject(head) and _AUX_START.match(tail):
                 parts = [head, tail]
         for index, raw in enumerate(parts):
-            part = strip_fillers(raw)
+            part = _IT_IS.sub(r"my \1 \2", strip_fillers(raw))  # "... my rent, it is 1,050" -> "my rent is 1,050"
             if not part:
                 reasons.append("greeting")
                 continue
@@ -77,20 +80,23 @@ def facts_in(text: str, registry: Registry) -> tuple[list[tuple[Fact, Subject]],
                 reasons.append("question")
                 continue
             kind = filters.transient_kind(part)
-            if kind:
+            as_written = table.match_text(part, raw_only=True) if kind in (None, "request") else None
+            if kind and as_written is None:
                 reasons.append(kind)
                 continue
             part = strip_past_time(part)
             parsed = subject.parse(part, registry.known, registry.last)
-            if parsed is None:
+            if parsed is None and as_written is None:
                 reasons.append("no_fact")
                 continue
-            clause = Clause(parsed.text, parsed.subject, career)
-            fact = apply(clause)
+            clause = Clause(parsed.text, parsed.subject, career) if parsed else Clause(part)
+            fact = as_written or apply(clause)  # a row that reads the clause as written knows its subject
+            if fact is not None and _PLACEHOLDER.search(fact.text):  # "I hate the stuff": says nothing alone
+                fact = None
             if fact is None:
                 reasons.append("no_fact")
                 continue
-            who = fact.subject or clause.subject
+            who = fact.subject or (USER if fact is as_written else clause.subject)
             found.append((fact, who))
             _register(registry, fact, who)
     return found, reasons

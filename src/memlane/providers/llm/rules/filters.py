@@ -36,7 +36,7 @@ _TEST = re.compile(
 _HYPOTHETICAL = re.compile(
     r"^(?:if|what if|suppose|supposing|imagine|let us say|let's say|say|pretend|hypothetically|"
     r"assuming|in theory|in a perfect world|maybe|perhaps|probably|someday i might)\b"
-    r"|\b(?:i|we) (?:would|might|may|could|should|wish|wonder|guess|suppose)\b"
+    r"|\b(?:i|we) (?:would(?! rather| prefer)|might|may|could|should|wish|wonder|guess|suppose)\b"
     r"|\b(?:i|we) (?:am|are) (?:thinking (?:about|of)|considering|wondering|not sure|unsure|torn)\b"
     r"|\b(?:i|we) (?:do not know|have no idea|cannot decide)\b",
     _I,

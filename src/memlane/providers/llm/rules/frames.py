@@ -51,6 +51,7 @@ FIELDS: dict[str, frozenset[str]] = {k: _stems(v) for k, v in _DATA["fields"].it
 _UNIT_WORDS = frozenset().union(*UNITS.values())
 HABITS: dict[str, frozenset[str]] = {k: _stems(v) for k, v in _DATA["habits"].items()}
 KINDS: dict[str, frozenset[str]] = {stem(k): _stems(v) for k, v in _DATA["kinds"].items()}
+ONE_AT_A_TIME = _stems(_DATA["one_at_a_time"])
 EXCLUSIVE: dict[str, frozenset[str]] = {k: frozenset(v.split()) for k, v in _DATA["exclusive"].items()}
 OPPOSITES: frozenset[frozenset[str]] = frozenset(
     frozenset(stem(w.replace("_", " ")) for w in pair.split("=")) for pair in _DATA["opposites"].split())
@@ -201,7 +202,7 @@ def compare(existing: str, candidate: str) -> ConflictVerdict | None:
     if not (numbers or named or when):
         return None
     was, now = _values(old, new)
-    if change or old.kinds & new.kinds and named:
+    if change or named and (old.kinds & new.kinds or old.words & new.words & ONE_AT_A_TIME):
         return _verdict("contradiction", f"changed from {was} to {now}")
     if named and old.once and old.when == new.when and not numbers:  # one occasion, told again with another place
         return _verdict("contradiction", f"same occasion ({', '.join(sorted(old.when))}), now {now} (was {was})")

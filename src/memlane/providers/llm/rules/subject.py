@@ -50,7 +50,8 @@ _VERB_START = re.compile(
     r"^(?:(?:just|recently|finally|also|still|now|currently|really|absolutely|totally|officially)\s+)*"
     r"(?:moved|relocated|live|work|started|got|adopted|love|hate|speak|study|have|had|became|decided|quit|"
     r"joined|passed|finished|graduated|switched|eat|drink|prefer|use|enjoy|turned|bought|booked|"
-    r"signed up|learning|living|working|studying)\b",
+    r"signed up|learning|living|working|studying|been|put down|paid|sold|went|made|took|left|ran|tried|"
+    r"[a-z]{3,}(?<!need)(?<!feed)(?<!seed)(?<!speed)(?<!embed)ed)\b",
     _I,
 )
 _PRONOUN_PET = re.compile(rf"^(?:he|she|it) is (?P<what>an? [\w -]+?) (?:named|called) {_NAME}$", _I)

@@ -61,7 +61,8 @@ _LEADING_FILLER = re.compile(
     r"my bad|correction|update|quick update|note|wait|hmm+|um+|uh+|hey|hi|hello|just so you know|"
     r"just to let you know|just fyi|for the record|for context|as i said|like i said(?: before)?|"
     r"as i mentioned(?: before)?|as i told you(?: before)?|just a reminder|a reminder|reminder|"
-    r"to be precise|more precisely|to be exact|to clarify|in fact|now|then|lol|haha|"
+    r"to be precise|more precisely|to be exact|to clarify|in fact|now|then|lol|haha|turns out(?: that)?|"
+    r"it turns out(?: that)?|ugh+|argh+|omg|guess what|good news|big news|(?:quick )?life update|"
     r"(?:please )?remember(?: that)?|note that|keep in mind(?: that)?|i should mention(?: that)?|"
     r"i forgot to mention(?: that)?|good news|big news|guess what|typo|you are right|you're right|"
     r"true|indeed|of course|this is important|important|just|and also|on top of that|in addition|especially|"
@@ -75,6 +76,7 @@ _INNER_FILLER = re.compile(
     re.IGNORECASE,
 )
 _TRAILING = re.compile(r"[\s,;:!.?-]+$")
+_TRAILING_ADDITIVE = re.compile(r",?\s+(?:too|as well)$", re.IGNORECASE)
 _NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(k|m)?\b", re.IGNORECASE)
 _NUMBER_WORD = re.compile(
     r"\b(" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + r")(?:-(one|two|three|four|five|six|"
@@ -134,6 +136,7 @@ def clauses(sentence: str) -> list[str]:
 def strip_fillers(clause: str) -> str:
     clause = _LEADING_FILLER.sub("", clause.strip())
     clause = _INNER_FILLER.sub("", clause)
+    clause = _TRAILING_ADDITIVE.sub("", _TRAILING.sub("", clause))  # "allergic to pollen too"
     return _TRAILING.sub("", clause).strip()
 
 

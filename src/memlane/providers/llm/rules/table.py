@@ -1,0 +1,150 @@
+"""Extraction rules as data: each row of ``patterns.yaml`` is a clause pattern and the fact it states.
+
+A pattern is a regular expression over one first-person clause (cleaned, contractions expanded, fillers
+and past-time phrases cut) with slots in braces: ``I am (?:now )?with {org}(?: these days)?``. A slot
+captures a typed value (``org``, ``place``, ``name``, ``tool``, ``num``, ``money``, ``date``, ``thing``;
+a digit suffix names a second one, ``{tool2}``). The row says what the clause states in first person
+(``says: I work at {org}``), its key, category, importance and type. Every row carries examples that
+the test suite checks, so a new phrasing is a row with its examples, not code.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from memlane.model.enums import MemoryType
+from memlane.providers.llm.rules.facts import Clause, Fact
+from memlane.providers.llm.rules.lexicon_world import MONTHS, NUMBER_WORDS
+from memlane.providers.llm.rules.text import slug
+
+_CAP = r"(?-i:[A-Z\u00C0-\u00DE])"
+_NAME_WORD = _CAP + r"[\w&.'+-]*"
+_MONTH = "(?:" + "|".join(MONTHS) + r"|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\.?"
+_NUMBER_WORD = "|".join(sorted(NUMBER_WORDS, key=len, reverse=True))
+SLOTS = {
+    "org": rf"{_NAME_WORD}(?:\s+(?:&\s+)?(?:{_NAME_WORD}|\d[\w.]*)){{0,3}}",
+    "place": rf"{_NAME_WORD}(?:\s+(?:de\s+|del\s+)?{_NAME_WORD}){{0,2}}",
+    "name": rf"{_CAP}[\w'-]+",
+    "tool": rf"(?:{_NAME_WORD}|[a-z][\w.+#-]*)(?:\s+{_NAME_WORD}){{0,2}}",
+    "num": rf"\d+(?:[.,]\d+)?|{_NUMBER_WORD}",
+    "money": r"[€$£]\s?\d[\d,.]*k?|\d[\d,.]*k?\s?(?:euros?|dollars?|pounds|eur|usd|gbp|bucks)",
+    "date": rf"{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?|(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}",
+    "thing": r"[\w'+-]+(?:\s+[\w'+-]+){0,8}?",
+}
+_SLOT = re.compile(r"\{([a-z]+)(\d?)\}")
+
+
+@dataclass(frozen=True)
+class Row:
+    id: str
+    patterns: tuple[re.Pattern[str], ...]
+    says: str
+    key: str | None
+    value: str
+    category: str
+    importance: int
+    type: MemoryType
+    positive: bool
+    tags: tuple[str, ...]
+    raw: bool  # also read on the clause as written when it is not about the user or reads as a request
+    anyone: bool  # about whoever the clause is about (a child's or a pet's age), not only the user
+    examples: tuple[tuple[str, str], ...]
+
+
+def _compile(pattern: str) -> re.Pattern[str]:
+    def slot(m: re.Match[str]) -> str:
+        return f"(?P<{m.group(1)}{m.group(2)}>{SLOTS[m.group(1)]})"
+    return re.compile(rf"^(?:{_SLOT.sub(slot, pattern)})$", re.IGNORECASE)
+
+
+def _row(raw: dict[str, Any]) -> Row:
+    patterns = raw["match"] if isinstance(raw["match"], list) else [raw["match"]]
+    return Row(
+        id=raw["id"], patterns=tuple(_compile(p) for p in patterns), says=raw["says"], key=raw.get("key"),
+        value=raw.get("value", ""), category=raw.get("category", "Personal"), importance=int(raw.get("importance", 3)),
+        type=MemoryType(raw.get("type", "semantic")), positive=bool(raw.get("positive", True)),
+        tags=tuple(raw.get("tags", ())), raw=bool(raw.get("raw", False)), anyone=bool(raw.get("anyone", False)),
+        examples=tuple((e[0], e[1]) for e in raw.get("examples", ())),
+    )
+
+
+@lru_cache(maxsize=1)
+def rows() -> tuple[Row, ...]:
+    data = yaml.safe_load(Path(__file__).with_name("patterns.yaml").read_text(encoding="utf-8"))
+    return tuple(_row(r) for r in data)
+
+
+def _fill(template: str, values: dict[str, str], for_key: bool = False) -> str:
+    def one(m: re.Match[str]) -> str:
+        value = values.get(m.group(1) + m.group(2), "")
+        return slug(value) if for_key else value
+    return _SLOT.sub(one, template)
+
+
+def _clean(values: dict[str, str | None]) -> dict[str, str]:
+    out = {}
+    for name, value in values.items():
+        if value is None:
+            continue
+        value = value.strip(" ,.")
+        if name.startswith("tool"):
+            value = re.sub(r"^(?:the|a|an|my|our)\s+", "", value, flags=re.IGNORECASE)
+        out[name] = value
+    return out
+
+
+# What a clause may carry after the fact: cut one at a time until a row matches the rest.
+_TAILS = (
+    re.compile(r"(?:,|\s+(?:so|because|which|and then|but|-))\s.*$", re.IGNORECASE),
+    re.compile(r"\s+(?:(?:a couple(?: of)?|a few|\d+|one|two|three|several) (?:days|weeks|months|years) ago|"
+               r"(?:this|last|next) (?:week|month|year|weekend)|on (?:monday|tuesday|wednesday|thursday|friday|"
+               r"saturday|sunday)|lately|recently|these days|nowadays|now|altogether|anyway)$", re.IGNORECASE),
+    re.compile(r"\s+(?:since|during|after|until|ever since|in (?:january|february|march|april|may|june|july|"
+               r"august|september|october|november|december|\d{4})|for (?:a|an|one|two|three|\d+|the past|about|"
+               r"almost|over|nearly) ).*$", re.IGNORECASE),
+)
+
+
+def _variants(text: str) -> list[str]:
+    out = [text.strip().rstrip(".!")]
+    for tail in _TAILS:
+        cut = tail.sub("", out[-1]).strip()
+        while cut and cut != out[-1]:
+            out.append(cut)
+            cut = tail.sub("", cut).strip()
+    return out
+
+
+def match_text(text: str, *, raw_only: bool = False, user: bool = True) -> Fact | None:
+    """The fact of the first row whose pattern matches the whole text (or the text cut before a
+    trailing clause or time phrase)."""
+    for variant in _variants(text):
+        for row in rows():
+            if (raw_only and not row.raw) or (not user and not row.anyone):
+                continue
+            for pattern in row.patterns:
+                if (m := pattern.match(variant)) is not None:
+                    return _fact(row, _clean(m.groupdict()))
+    return None
+
+
+def _fact(row: Row, values: dict[str, str]) -> Fact:
+    key = _fill(row.key, values, for_key=True) if row.key else None
+    entities = [v for k, v in values.items() if k.startswith(("org", "place", "name", "tool"))]
+    return Fact(key=key, value=_fill(row.value, values) or _fill(row.says, values), text=_fill(row.says, values),
+                category=row.category, importance=row.importance, type=row.type, positive=row.positive,
+                entities=entities, tags=list(row.tags))
+
+
+def rule(clause: Clause) -> Fact | None:
+    """A rule like the others: rows read first-person clauses about the user."""
+    return match_text(clause.text, user=clause.subject.kind == "user")
+
+
+RULES = (rule,)
