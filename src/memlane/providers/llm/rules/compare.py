@@ -73,6 +73,10 @@ def stem(word: str) -> str:
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             word = word[: -len(suffix)]
             break
+    if len(word) > 3 and word[-1] in "ey":  # bake/bakes/baking, play/plays, save/saving -> one stem
+        word = word[:-1]
+    if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "aeiouls":  # running -> run
+        word = word[:-1]
     return _SYNONYMS.get(word, word)
 
 

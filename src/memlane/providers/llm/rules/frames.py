@@ -72,6 +72,7 @@ _ORDINALS = {
 _DAY_STEMS = frozenset(stem(f"{d}{s}") for d in DAYS for s in ("", "s"))
 _OCCASION = re.compile(r"\b(?:yesterday|today|tonight|tomorrow|(?:last|this|next) (?:night|morning|afternoon|"
                        r"evening|week|weekend|month|year|monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b")
+_FORMERLY = re.compile(r"\b(?:used to|formerly|no more)\b", re.IGNORECASE)
 _TIME = re.compile(r"\b\d{1,2}(?::\d{2})?\s*(?:am|pm)\b|\b\d{1,2}:\d{2}\b")
 _TOKEN = re.compile(r"[a-z0-9][a-z0-9.+#-]*")
 
@@ -115,8 +116,9 @@ def frame(text: str) -> Frame:
     masked = all_words - value_words - CHANGE - ADDITIVE - LIGHT
     masked -= _UNIT_WORDS | {stem(t) for t in _ORDINALS} | _DAY_STEMS
     left = frozenset(w for m in _LEFT.finditer(text) for w in m.group("obj").lower().split())
+    negative = negated(text) or _FORMERLY.search(text) is not None  # "used to smoke" no longer holds
     return Frame(text, who, frozenset(masked), frozenset(named), frozenset(found), units, when, once,
-                 negated(text), raw & CHANGE, bool(raw & ADDITIVE), left, kinds)
+                 negative, raw & CHANGE, bool(raw & ADDITIVE), left, kinds)
 
 
 def _verdict(relation: str, reason: str) -> ConflictVerdict:
