@@ -39,3 +39,17 @@ def test_a_lookalike_that_no_row_reads_is_left_alone() -> None:
     for message in ("I am in Paris for a conference", "I might put down a deposit on a flat"):
         summaries = [c.summary for c in extract([ChatMessage(role="user", content=message)]).candidates]
         assert not any("lives in Paris" in s or "deposit" in s for s in summaries), (message, summaries)
+
+
+@pytest.mark.parametrize("message", ["I coach my daughter's football team.", "I volunteer at the animal shelter on Sundays",
+                                     "I brew my own kombucha at home"])
+def test_a_statement_no_rule_reads_is_kept_as_said(message: str) -> None:
+    [cand] = extract([ChatMessage(role="user", content=message)]).candidates
+    assert cand.summary.startswith("User ") and cand.type.value == "semantic" and "statement" in cand.tags
+
+
+@pytest.mark.parametrize("message", ["I am so tired today", "I think you are right about that",
+                                     "I need help with my essay", "I will call the bank tomorrow",
+                                     "I met a friend for lunch."])
+def test_passing_states_plans_and_small_events_are_not_kept_by_the_fallback(message: str) -> None:
+    assert not extract([ChatMessage(role="user", content=message)]).should_create

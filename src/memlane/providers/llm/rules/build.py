@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable
 
 from memlane.model.candidate import Candidate
 from memlane.providers.llm.rules import (
+    rules_fallback,
     rules_health,
     rules_identity,
     rules_life,
@@ -28,6 +29,7 @@ RULES: tuple[Rule, ...] = (
     *rules_prefs.RULES,
     *table.RULES,  # the rows of patterns.yaml, after the specific rules, before the generic ones
     *rules_plans.LATE_RULES,
+    *rules_fallback.RULES,  # a statement no rule read is kept as said
 )
 _PROPER = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)")
 _DIGITS = re.compile(r"\b\d[\d,.:/]*\b")

@@ -1,0 +1,59 @@
+"""The last rule: a first-person statement no other rule read is still kept, as the user said it.
+
+An LLM extractor keeps most durable first-person statements; the rules used to drop every phrasing
+they had no pattern for, so unseen wordings were lost. This rule keeps a clause that states something
+lasting about the user in the present ("I coach my daughter's football team"), with enough content to
+mean something. It leaves out passing states and chatter ("I am tired", "I think so", "I need help
+with this"), past events (the event rules keep the notable ones; "I met a friend for lunch" is not)
+and plans (the plan rules decide those).
+"""
+
+from __future__ import annotations
+
+import re
+
+from memlane.model.enums import MemoryType
+from memlane.providers.llm.rules.facts import Clause, Fact
+from memlane.providers.llm.rules.helpers import category_for
+from memlane.providers.llm.rules.lexicon import words
+
+_I = re.IGNORECASE
+_STATEMENT = re.compile(r"^(?:I|my) (?P<verb>[a-z]+)\b", _I)
+# passing states, opinions about the conversation, and requests in disguise
+_PASSING = re.compile(
+    r"^I (?:am|feel|was|have been|am feeling) (?:so |really |very |a bit |kind of |pretty |super |just |not )*"
+    r"(?:tired|exhausted|hungry|thirsty|bored|sleepy|sick|ill|busy|stressed|fine|good|ok|okay|alright|great|"
+    r"sure|unsure|confused|lost|back|here|done|ready|excited|happy|sad|upset|annoyed|curious|sorry|glad|"
+    r"late|early|home|awake|online|offline|stuck|wondering|asking|joking|kidding|serious|listening)\b"
+    r"|^I (?:think|guess|suppose|believe|mean|see|know|understand|agree|disagree|hope|wonder|doubt|bet|"
+    r"feel like|forgot|remember|need|want|would|could|should|can|cannot|will|was wondering|just wanted|"
+    r"have a question|have another question|got it|get it|see what you mean)\b"
+    r"|\b(?:right now|at the moment|this minute|for now)\b"
+    r"|\b(?:you|your|this chat|this conversation|the answer|that answer)\b",
+    _I,
+)
+_PAST = re.compile(
+    r"^I (?:just |finally |recently |also )*(?:[a-z]{3,}ed|went|got|made|took|bought|sold|left|met|saw|ran|won|"
+    r"lost|found|gave|began|wrote|drove|flew|ate|spent|paid|told|had|did|came|became|broke|caught|built)\b",
+    _I,
+)
+_WORD = re.compile(r"[a-z]{3,}")
+_STOP = words("""the and for with have has had was were are that this you not but very really just also like about
+    from them their they there what when which been being some much many more most into over then than its
+    all any our out get got one two now still even too lot lots bit thing things stuff""")
+_FUTURE = re.compile(r"^I am (?:\w+ )?(?:turning|going|about|planning|hoping|getting|starting|leaving|moving)\b"
+                     r"|\b(?:will|next (?:week|month|year|weekend)|tomorrow|soon)\b", _I)
+_MIN_CONTENT = 3  # the verb and at least two more words that say something
+
+
+def statement(c: Clause) -> Fact | None:
+    if c.subject.kind != "user" or not _STATEMENT.match(c.text) or _PASSING.search(c.text):
+        return None
+    if len([w for w in _WORD.findall(c.text.lower()) if w not in _STOP]) < _MIN_CONTENT:
+        return None
+    if _PAST.match(c.text) or _FUTURE.search(c.text):
+        return None
+    return Fact(None, c.text.lower(), c.text, category_for(c.text), 2, MemoryType.SEMANTIC, tags=["statement"])
+
+
+RULES = (statement,)
