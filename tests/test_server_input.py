@@ -74,3 +74,12 @@ def test_an_unknown_category_is_stored_as_other_with_a_warning(maya: httpx.Clien
     assert up.json()["category"] == "Other" and "'Hobbies' is not configured" in up.json()["warnings"][0]
     assert "warnings" not in maya.get(f"/v1/memory/{r.json()['id']}").json()  # a notice, not stored
 
+
+
+@pytest.mark.parametrize("raw_id", ["F%0Ck", "a%25b"])
+def test_a_percent_escape_in_a_memory_id_is_refused_not_decoded_into_a_control_character(
+    maya: httpx.Client, raw_id: str
+) -> None:
+    resp = maya.get(f"/v1/memory/{raw_id}/history")
+    assert resp.status_code == 422
+    assert "control characters or %" in error_of(resp)["message"]

@@ -46,7 +46,8 @@ router = APIRouter(prefix="/v1/memory", tags=["memory"])
 ERRORS = error_responses(400, 401, 403, 413, 422, 429, 502, 503)
 ONE = {**ERRORS, **error_responses(404)}
 State = Annotated[ServerState, Depends(get_state)]
-MemoryId = Annotated[str, Path(min_length=1, max_length=256, pattern=r"^[^\x00-\x1f\x7f]+$",
+# no "%": ids memlane makes never hold one, and a raw "%0C" in a path decodes to a control character
+MemoryId = Annotated[str, Path(min_length=1, max_length=256, pattern=r"^[^\x00-\x1f\x7f%]+$",
                                description="Memory id.")]
 ACTOR = "api"
 

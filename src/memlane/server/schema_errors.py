@@ -28,6 +28,7 @@ PATTERN_HELP = {  # every pattern of the OpenAPI document (tests/test_server_err
     TYPES_PATTERN: f"must be event types separated by commas, from: {', '.join(EVENT_TYPES)}",
     INSTANT_SCHEMA["pattern"]: "must be an RFC 3339 time with an offset, years 1000-8999, e.g. 2026-01-31T09:00:00Z",
     r"^[^\x00-\x1f\x7f]+$": "must not be empty or contain control characters",
+    r"^[^\x00-\x1f\x7f%]+$": "must not be empty or contain control characters or %",
     r"^[!-~]([ -~]*[!-~])?$": "must be visible ASCII characters (spaces only between them)",
     r"^[\x21-\x7e]([\x20-\x7e]{0,254}[\x21-\x7e])?$": "must be 1-256 printable ASCII characters, without a "
                                                        "leading or trailing space",
