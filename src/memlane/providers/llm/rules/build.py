@@ -26,8 +26,9 @@ RULES: tuple[Rule, ...] = (
     *rules_work.RULES,
     *rules_life.RULES,
     *rules_plans.RULES,
+    table.rule("prefs"),  # rows of patterns.yaml: likes, choices, favourites, hobbies
     *rules_prefs.RULES,
-    *table.RULES,  # the rows of patterns.yaml, after the specific rules, before the generic ones
+    table.rule("general"),  # the other rows, after the specific rules, before the generic ones
     *rules_plans.LATE_RULES,
     *rules_fallback.RULES,  # a statement no rule read is kept as said
 )

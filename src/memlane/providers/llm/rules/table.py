@@ -11,6 +11,7 @@ the test suite checks, so a new phrasing is a row with its examples, not code.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -20,6 +21,7 @@ import yaml
 
 from memlane.model.enums import MemoryType
 from memlane.providers.llm.rules.facts import Clause, Fact
+from memlane.providers.llm.rules.helpers import category_for, noun_phrase, topic
 from memlane.providers.llm.rules.lexicon_world import MONTHS, NUMBER_WORDS
 from memlane.providers.llm.rules.text import slug
 
@@ -38,6 +40,14 @@ SLOTS = {
     "thing": r"[\w'+-]+(?:\s+[\w'+-]+){0,8}?",
 }
 _SLOT = re.compile(r"\{([a-z]+)(\d?)\}")
+_FIELD = re.compile(r"\{([a-z]+\d?)(?:\|([a-z_]+))?\}")  # a template field, with an optional filter
+FILTERS: dict[str, Callable[[str], str]] = {
+    "np": noun_phrase,  # "cashews as a snack" -> "cashews"
+    "topic": topic,  # "jazz music" -> "jazz"
+    "head": lambda v: topic(v, head=True),  # "aisle seats" -> "seat"
+    "lower": str.lower,
+    "slug": slug,
+}
 
 
 @dataclass(frozen=True)
@@ -55,6 +65,9 @@ class Row:
     raw: bool  # also read on the clause as written when it is not about the user or reads as a request
     anyone: bool  # about whoever the clause is about (a child's or a pet's age), not only the user
     examples: tuple[tuple[str, str], ...]
+    skip: re.Pattern[str] | None  # a captured value that matches makes the row pass ("I love you")
+    entities: bool  # capitalised values are entities
+    group: str  # where in the rule order the row is read (build.RULES)
 
 
 def _compile(pattern: str) -> re.Pattern[str]:
@@ -71,6 +84,8 @@ def _row(raw: dict[str, Any]) -> Row:
         type=MemoryType(raw.get("type", "semantic")), positive=bool(raw.get("positive", True)),
         tags=tuple(raw.get("tags", ())), raw=bool(raw.get("raw", False)), anyone=bool(raw.get("anyone", False)),
         examples=tuple((e[0], e[1]) for e in raw.get("examples", ())),
+        skip=re.compile(raw["skip"], re.IGNORECASE) if raw.get("skip") else None,
+        entities=bool(raw.get("entities", True)), group=raw.get("group", "general"),
     )
 
 
@@ -82,9 +97,11 @@ def rows() -> tuple[Row, ...]:
 
 def _fill(template: str, values: dict[str, str], for_key: bool = False) -> str:
     def one(m: re.Match[str]) -> str:
-        value = values.get(m.group(1) + m.group(2), "")
-        return slug(value) if for_key else value
-    return _SLOT.sub(one, template)
+        value = values.get(m.group(1), "")
+        if m.group(2):
+            value = FILTERS[m.group(2)](value)
+        return slug(value) if for_key and m.group(2) != "topic" and m.group(2) != "head" else value
+    return _FIELD.sub(one, template)
 
 
 def _clean(values: dict[str, str | None]) -> dict[str, str]:
@@ -121,30 +138,37 @@ def _variants(text: str) -> list[str]:
     return out
 
 
-def match_text(text: str, *, raw_only: bool = False, user: bool = True) -> Fact | None:
+def match_text(text: str, *, raw_only: bool = False, user: bool = True, group: str | None = None) -> Fact | None:
     """The fact of the first row whose pattern matches the whole text (or the text cut before a
     trailing clause or time phrase)."""
     for variant in _variants(text):
         for row in rows():
-            if (raw_only and not row.raw) or (not user and not row.anyone):
+            if (raw_only and not row.raw) or (not user and not row.anyone) or (group and row.group != group):
                 continue
             for pattern in row.patterns:
-                if (m := pattern.match(variant)) is not None:
-                    return _fact(row, _clean(m.groupdict()))
+                if (m := pattern.match(variant)) is None:
+                    continue
+                values = _clean(m.groupdict())
+                if row.skip and any(row.skip.match(v) for v in values.values()):
+                    continue
+                return _fact(row, {**values, "clause": variant})
     return None
 
 
 def _fact(row: Row, values: dict[str, str]) -> Fact:
     key = _fill(row.key, values, for_key=True) if row.key else None
-    entities = [v for k, v in values.items() if k.startswith(("org", "place", "name", "tool"))]
-    return Fact(key=key, value=_fill(row.value, values) or _fill(row.says, values), text=_fill(row.says, values),
-                category=row.category, importance=row.importance, type=row.type, positive=row.positive,
-                entities=entities, tags=list(row.tags))
+    text = _fill(row.says, values)
+    entities = [v for k, v in values.items() if row.entities and (
+        k.startswith(("org", "place", "name", "tool")) or (k == "v" and v[:1].isupper()))]
+    category = category_for(text, "Personal") if row.category == "auto" else row.category
+    return Fact(key=key, value=_fill(row.value, values) or text, text=text, category=category,
+                importance=row.importance, type=row.type, positive=row.positive, entities=entities,
+                tags=list(row.tags))
 
 
-def rule(clause: Clause) -> Fact | None:
-    """A rule like the others: rows read first-person clauses about the user."""
-    return match_text(clause.text, user=clause.subject.kind == "user")
-
-
-RULES = (rule,)
+def rule(group: str) -> Callable[[Clause], Fact | None]:
+    """A rule like the others, reading the rows of one group."""
+    def read(clause: Clause) -> Fact | None:
+        return match_text(clause.text, user=clause.subject.kind == "user", group=group)
+    read.__name__ = f"table_{group}"
+    return read
