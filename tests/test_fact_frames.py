@@ -41,6 +41,25 @@ PAIRS = [
 ]
 
 
+# the same fact in other words: never replaced, never kept apart by a verdict (the similarity decides)
+PARAPHRASES = [
+    ("User's dog Max is a labrador.", "Max, the user's dog, is a Labrador."),
+    ("User also plays the guitar.", "User plays guitar too."),
+    ("User has a Tesla Model 3.", "User drives a Tesla Model 3."),
+    ("User prefers tea to coffee.", "User likes tea better than coffee."),
+    ("User's sister Mia lives in Porto.", "Mia, the user's sister, is based in Porto."),
+    ("User's daughter is 7 years old.", "The user's daughter is seven."),
+    ("User's rent is $2,000 per month.", "User pays 2000 dollars a month in rent."),
+    ("User plays tennis on Tuesdays.", "On Tuesdays the user plays tennis."),
+]
+
+
+@pytest.mark.parametrize(("existing", "candidate"), PARAPHRASES)
+def test_a_paraphrase_is_not_a_change_or_a_new_fact(existing: str, candidate: str) -> None:
+    verdict = classify(existing, candidate)
+    assert verdict.relation in ("redundancy", "unsure"), verdict.reason
+
+
 @pytest.mark.parametrize(("existing", "candidate", "relation"), PAIRS)
 def test_relation_by_frame(existing: str, candidate: str, relation: str) -> None:
     verdict = classify(existing, candidate)

@@ -19,7 +19,6 @@ from memlane.providers.llm.rules.compare import (
     negated,
     number_set,
     read,
-    same_name,
     same_slot,
     same_subject,
     same_value,
@@ -145,7 +144,7 @@ def classify(existing: str, candidate: str) -> ConflictVerdict:
         if _mentions(existing, new) or _mentions(candidate, old):  # "User has a cat named Miso" / "User's cat Miso"
             return _verdict("unsure", f"subjects read differently ({old.who} vs {new.who})")
         return _verdict("new", f"about different subjects ({old.who} vs {new.who})")
-    if frames.frame(candidate).additive:
+    if frames.adds(existing, candidate):
         return _verdict("new", "the new statement adds to what is known (also, another, too)")
     if same_slot(old, new):
         return _same_slot(old, new)
@@ -164,8 +163,7 @@ def classify(existing: str, candidate: str) -> ConflictVerdict:
         return _verdict("refinement", "candidate names a more specific kind of the same thing")
     if (by_frame := frames.compare(existing, candidate)) is not None:
         return by_frame
-    old_names, new_names = names(existing), names(candidate)
-    if old_names and new_names and not any(same_name(a, b) for a in old_names for b in new_names):
+    if frames.names_differ(existing, candidate):
         return _verdict("new", "different names or places, no shared slot")
     score = similarity(old_words, new_words)
     if negated(existing) != negated(candidate):
@@ -179,7 +177,8 @@ def classify(existing: str, candidate: str) -> ConflictVerdict:
         )
     if score >= SAME:
         added = new_words - old_words - frames.UNINFORMATIVE
-        if old_words < new_words and added:
+        detail = names(candidate) - names(existing) or number_set(candidate) - number_set(existing)
+        if old_words < new_words and added and (detail or len(added) >= 2):  # one more word is a restatement
             return _verdict("refinement", f"adds {', '.join(sorted(added))} to the same fact")
         return _verdict("redundancy", f"content-word overlap {score:.0%}")
     return _verdict("unsure", f"content-word overlap {score:.0%}, no shared slot")

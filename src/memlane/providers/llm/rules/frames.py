@@ -155,10 +155,24 @@ def _field_refinement(general: Frame, specific: Frame) -> str | None:
     return None
 
 
-def _differ(a: frozenset[str], b: frozenset[str]) -> bool:
-    """Both hold a name the other lacks (``buddhist`` and ``buddhism`` are one name)."""
-    return any(not any(same_name(x, y) for y in b) for x in a) and any(
-        not any(same_name(y, x) for x in a) for y in b)
+def _differ(old: Frame, new: Frame) -> bool:
+    """Both hold a name the other lacks (``buddhist`` and ``buddhism`` are one name; a name the other
+    text writes in lowercase is not lacking: "a Labrador" / "a labrador")."""
+    def lacks(a: Frame, b: Frame) -> bool:
+        low = b.text.lower()
+        return any(not any(same_name(x, y) for y in b.names) and x not in low for x in a.names)
+    return lacks(old, new) and lacks(new, old)
+
+
+def names_differ(existing: str, candidate: str) -> bool:
+    """Each names someone or somewhere the other does not (the subject's own name left out)."""
+    old, new = frame(existing), frame(candidate)
+    return bool(old.names and new.names) and _differ(old, new)
+
+
+def adds(existing: str, candidate: str) -> bool:
+    """The candidate says it adds ("also", "too") and the stored one did not say so itself."""
+    return frame(candidate).additive and not frame(existing).additive
 
 
 def compare(existing: str, candidate: str) -> ConflictVerdict | None:
@@ -189,7 +203,7 @@ def compare(existing: str, candidate: str) -> ConflictVerdict | None:
     only_old, only_new = old.words - new.words, new.words - old.words
     if not (old.words & new.words or old.names & new.names or old.kinds & new.kinds or old.who != USER):
         return None  # nothing ties the two statements together
-    if new.additive:
+    if new.additive and not old.additive:
         return _verdict("new", "the new statement adds to what is known (also, another, too)")
     if len(only_old) == len(only_new) == 1 and frozenset(only_old | only_new) in OPPOSITES:
         return _verdict("contradiction", f"opposite outcome: {min(only_old)} -> {min(only_new)}")
@@ -218,7 +232,7 @@ def _typed(old: Frame, new: Frame) -> tuple[bool, bool, bool]:
     """Which kinds of value differ: numbers (of one unit), names, times."""
     numbers = bool(old.numbers and new.numbers and old.numbers != new.numbers) and (
         not (old.units and new.units) or bool(old.units & new.units))
-    return numbers, _differ(old.names, new.names), bool(old.when and new.when and old.when != new.when)
+    return numbers, _differ(old, new), bool(old.when and new.when and old.when != new.when)
 
 
 def _values(old: Frame, new: Frame) -> tuple[str, str]:
