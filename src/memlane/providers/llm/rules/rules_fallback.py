@@ -25,7 +25,7 @@ _PASSING = re.compile(
     r"(?:tired|exhausted|hungry|thirsty|bored|sleepy|sick|ill|busy|stressed|fine|good|ok|okay|alright|great|"
     r"sure|unsure|confused|lost|back|here|done|ready|excited|happy|sad|upset|annoyed|curious|sorry|glad|"
     r"late|early|home|awake|online|offline|stuck|wondering|asking|joking|kidding|serious|listening)\b"
-    r"|^I (?:think|guess|suppose|believe|mean|see|know|understand|agree|disagree|hope|wonder|doubt|bet|"
+    r"|^I (?:think|guess|suppose|believe|mean|meant|see|know|understand|agree|disagree|hope|wonder|doubt|bet|"
     r"feel like|forgot|remember|need|want|would|could|should|can|cannot|will|was wondering|just wanted|"
     r"have a question|have another question|got it|get it|see what you mean)\b"
     r"|\b(?:right now|at the moment|this minute|for now)\b"
