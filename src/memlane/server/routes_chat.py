@@ -48,7 +48,7 @@ CHAT_RESPONSES: dict[int | str, dict[str, Any]] = {
               "X-Memlane-Memories": {"schema": {"type": "integer", "minimum": 0},
                                      "description": "How many memories were injected (memory mode)"},
           }},
-    **error_responses(400, 401, 403, 422, 502, 503, 504),
+    **error_responses(400, 401, 403, 413, 422, 502, 503, 504),
     "4XX": {"description": "The upstream refused the request (its status; its body in error.details). An "
                            "upstream 401 or 403 is a 502 upstream_auth_failed: memlane's upstream key was refused",
             "model": error_responses(400)[400]["model"]},
