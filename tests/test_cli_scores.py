@@ -85,7 +85,10 @@ def test_search_shows_the_weights_of_this_question_and_the_age_decay(tmp_path: P
     db = str(tmp_path / "s.db")
     for summary in ("User lives in Porto.", "User's cat Luna is 4 years old.", "User is vegetarian."):
         run("put", summary, "--user", "maya", "--db", db)
-    plain = assert_scores_add_up(run("search", "where does the user live", "--user", "maya", "--db", db), 1)
+    run("put", "User grew up in Braga.", "--pinned", "--user", "maya", "--db", db)
+    out = run("search", "where does the user live", "--user", "maya", "--db", db)
+    plain = assert_scores_add_up(out, 1)
     recall = assert_scores_add_up(run("search", "do you remember where I live?", "--user", "maya", "--db", db), 1)
     assert "0.15*rec" in plain[0] and "0.30*rec" in recall[0]  # a recall question weighs recency double
     assert recall[0].startswith("score = (") and " * decay" in recall[0]
+    assert "0.50*pin" in plain[0] and "pin = 1: pinned, and sim within 0.15 of the best match" in out

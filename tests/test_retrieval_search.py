@@ -1,4 +1,4 @@
-"""Hybrid search: keyword adds candidates, filters and tenancy in the database, breakdowns, time
+"""Hybrid search: keyword adds candidates, filters and tenancy in the database, breakdowns, pins, time
 phrases, recall intent, relation boost, threshold and the single-channel baselines."""
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from memlane.providers.embed.base import Embedder
 from memlane.retrieval.rerank import composite
 from memlane.retrieval.search import SearchRequest, search
 from memlane.storage.base import WriteBatch
+from tests.formation_helpers import local_embedder
 
 DIMS = 8
 NOW = datetime(2026, 4, 15, 10, 0, tzinfo=UTC)
@@ -110,6 +111,66 @@ def test_every_hit_carries_its_breakdown(make) -> None:  # type: ignore[no-untyp
                     + w["recency"] * b.recency + w["pinned"] * b.pinned + b.relations)
         assert b.final == pytest.approx(expected)
     assert hits[0].breakdown.pinned == 1.0 and hits[0].breakdown.importance == 0.75
+
+
+def test_a_relevant_pin_outranks_a_closer_newer_match(tmp_path: Path) -> None:
+    """A pin is the user saying "this matters": a pinned memory that answers the question (its relevance
+    within MEMORY_PIN_MARGIN of the best) ranks first, ahead of a closer and newer unpinned memory
+    (the bundled local embedder, a SQLite file)."""
+    mem = Memory(str(tmp_path / "pins.db"), embedder=local_embedder(), settings=settings())
+    try:
+        pinned = mem.put("User wants to adopt a greyhound.", user_id="u", pinned=True, at=NOW - timedelta(days=40))
+        mem.put("User thinks cats make great pets.", user_id="u", at=NOW - timedelta(days=1))
+        mem.put("User has been looking at kittens at the shelter.", user_id="u", at=NOW - timedelta(days=2))
+        hits = mem.search("What pet does the user want?", user_id="u", at=NOW)
+        closest = max(hits, key=lambda h: h.breakdown.similarity)
+        pin = next(h for h in hits if h.memory.id == pinned.id)
+        assert closest.memory.summary == "User thinks cats make great pets."  # closer, newer, not pinned
+        assert closest.breakdown.similarity > pin.breakdown.similarity
+        assert closest.breakdown.recency > pin.breakdown.recency
+        assert hits[0].memory.id == pinned.id and hits[0].breakdown.pinned == 1.0
+        assert closest.breakdown.similarity - pin.breakdown.similarity <= mem.settings.memory_pin_margin
+    finally:
+        mem.close()
+
+
+def test_an_unrelated_pin_does_not_outrank_the_answer(tmp_path: Path) -> None:
+    """A pinned memory that does not answer the question gets nothing from its pin, however important
+    and recent it is (the bundled local embedder, a SQLite file)."""
+    mem = Memory(str(tmp_path / "pins.db"), embedder=local_embedder(), settings=settings())
+    try:
+        cat = mem.put("User's cat is called Miso.", user_id="u", pinned=True, importance=4,
+                      at=NOW - timedelta(days=1))
+        mem.put("User works as a nurse at the city hospital.", user_id="u", at=NOW - timedelta(days=40))
+        hits = mem.search("What does the user do for work?", user_id="u", at=NOW)
+        assert hits[0].memory.summary == "User works as a nurse at the city hospital."
+        assert [h.breakdown.pinned for h in hits if h.memory.id == cat.id] == [0.0]
+    finally:
+        mem.close()
+
+
+def test_a_pin_counts_within_the_margin_of_the_best_match(make) -> None:  # type: ignore[no-untyped-def]
+    """The gate on exact cosines: 0.14 below the best match counts (pin 1), 0.16 below does not (pin 0),
+    unless MEMORY_PIN_MARGIN is widened; the formula holds either way."""
+    table = {"qq": unit((0, 1.0)), "Best match.": unit((0, 0.9), (1, math.sqrt(1 - 0.9 ** 2))),
+             "Pinned near.": unit((0, 0.76), (2, math.sqrt(1 - 0.76 ** 2))),
+             "Pinned far.": unit((0, 0.74), (3, math.sqrt(1 - 0.74 ** 2)))}
+
+    def order(**changes: object) -> list[tuple[str, float]]:
+        mem = make(table, **changes)
+        mem.put("Best match.", user_id="u", at=NOW)
+        for text in ("Pinned near.", "Pinned far."):
+            mem.put(text, user_id="u", pinned=True, at=NOW)
+        hits = mem.search("qq", user_id="u", at=NOW)
+        w = mem.settings.memory_rerank_weights
+        for h in hits:
+            b = h.breakdown
+            assert b.final == pytest.approx(w["similarity"] * b.similarity + w["importance"] * b.importance
+                                            + w["recency"] * b.recency + w["pinned"] * b.pinned + b.relations)
+        return [(h.memory.summary, h.breakdown.pinned) for h in hits]
+
+    assert order() == [("Pinned near.", 1.0), ("Best match.", 0.0), ("Pinned far.", 0.0)]
+    assert order(memory_pin_margin=0.2) == [("Pinned near.", 1.0), ("Pinned far.", 1.0), ("Best match.", 0.0)]
 
 
 def test_time_phrase_boosts_and_filters(make) -> None:  # type: ignore[no-untyped-def]

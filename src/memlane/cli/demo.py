@@ -108,7 +108,8 @@ def demo(
         for query in SEARCHES:
             out.print()
             hits = mem.search(query, user_id=USER, limit=TOP_HITS)
-            out.print(render.search_table(hits, title=f'search "{query}"', show_ids=False))
+            out.print(render.search_table(hits, title=f'search "{query}"', show_ids=False,
+                                          pin_margin=mem.settings.memory_pin_margin))
     out.print()
     out.print(f'Try: memlane search "where does she live?" --user {USER} --db {location}'
               + (f" --embedder {embedder}" if embedder else ""))

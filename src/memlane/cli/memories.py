@@ -133,7 +133,7 @@ def search(
     elif not hits:
         typer.echo("no matching memories")
     else:
-        render.console().print(render.search_table(hits))
+        render.console().print(render.search_table(hits, pin_margin=mem.settings.memory_pin_margin))
 
 
 @app.command(rich_help_panel=PANEL)

@@ -81,13 +81,22 @@ def formula(breakdown: ScoreBreakdown, shown: Sequence[str]) -> str:
     return f"score = {text}" + ("   (sim includes kw)" if "keyword" in shown else "")
 
 
-def search_table(hits: Sequence[SearchHit], *, title: str | None = None, show_ids: bool = True) -> Table:
-    """Rank, score and the signals behind it (raw 0-1 values; the caption gives the formula and weights)."""
+def pin_note(margin: float) -> str:
+    """When ``pin`` is 1 (:func:`memlane.retrieval.rerank.pin_signal`), for a table with pinned memories."""
+    return f"pin = 1: pinned, and sim within {margin:.2f} of the best match"
+
+
+def search_table(hits: Sequence[SearchHit], *, title: str | None = None, show_ids: bool = True,
+                 pin_margin: float | None = None) -> Table:
+    """Rank, score and the signals behind it (raw 0-1 values; the caption gives the formula and weights,
+    and with ``pin_margin`` (``MEMORY_PIN_MARGIN``) and a pinned memory among the hits, when a pin counts)."""
     shown = [*SIGNALS, *(name for name in ("keyword", "relations", "brevity") if any(getattr(h.breakdown, name)
                                                                                     for h in hits))]
     if any(h.breakdown.decay != 1.0 for h in hits):
         shown.append("decay")
     caption = formula(hits[0].breakdown, shown) if hits else None
+    if caption and pin_margin is not None and hits[0].breakdown.weights and any(h.memory.pinned for h in hits):
+        caption += "\n" + pin_note(pin_margin)
     table = Table(title=title, title_justify="left", caption=caption, caption_justify="left")
     table.add_column("#", justify="right", style="dim")
     table.add_column("score", justify="right", style="bold")

@@ -100,9 +100,12 @@ class Settings(BaseSettings):
     memory_context_topk: int = Field(24, validation_alias=_alias("MEMORY_CONTEXT_TOPK"))
     memory_context_topn: int = Field(5, validation_alias=_alias("MEMORY_CONTEXT_TOPN"))
     memory_rerank_weights: Annotated[dict[str, float], NoDecode] = Field(
-        default_factory=lambda: {"similarity": 0.55, "importance": 0.20, "recency": 0.15, "pinned": 0.10},
+        default_factory=lambda: {"similarity": 0.55, "importance": 0.20, "recency": 0.15, "pinned": 0.50},
         validation_alias=_alias("MEMORY_RERANK_WEIGHTS"),
     )
+    # A pin counts in a search when the pinned memory's relevance (cosine plus keyword evidence) is within
+    # this margin of the best candidate's (measured for all-MiniLM-L6-v2: docs/benchmarks.md).
+    memory_pin_margin: float = Field(0.15, ge=0, validation_alias=_alias("MEMORY_PIN_MARGIN"))
     memory_relation_weight: float = Field(0.05, validation_alias=_alias("MEMORY_RELATION_WEIGHT"))
     memory_recency_half_life_days: float = Field(30.0, validation_alias=_alias("MEMORY_RECENCY_HALF_LIFE_DAYS"))
     memory_decay_enabled: bool = Field(False, validation_alias=_alias("MEMORY_DECAY_ENABLED"))

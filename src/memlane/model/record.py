@@ -103,13 +103,15 @@ class HistoryEntry(BaseModel):
 class ScoreBreakdown(BaseModel):
     """Why a result ranked where it did. ``final`` is the score results are ordered by: with ``weights``,
     ``(Σ weights[s] × s + relations - brevity) × decay`` over similarity, importance, recency and pinned
-    (``similarity`` already includes ``keyword``); without (a dense- or keyword-only search), the raw score."""
+    (``similarity`` already includes ``keyword``); without (a dense- or keyword-only search), the raw score.
+    ``pinned`` is 1 for a pinned memory whose ``similarity`` is within ``MEMORY_PIN_MARGIN`` of the best
+    candidate's (a pin counts only where the memory answers the question), 0 otherwise."""
 
     similarity: float = 0.0
     keyword: float = 0.0
     importance: float = 0.0
     recency: float = 0.0
-    pinned: float = 0.0
+    pinned: float = 0.0  # 1: pinned and relevant (see above)
     relations: float = 0.0
     brevity: float = 0.0  # what a short message with a context lost (subtracted)
     decay: float = 1.0  # the age decay factor (1.0 when age decay is off, or the memory is pinned)

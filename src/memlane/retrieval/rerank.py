@@ -8,6 +8,17 @@ breakdown ``similarity`` is the relevance: the cosine plus the keyword evidence 
 ``similarity - keyword``). ``relations`` is the boost from related memories and the thread, already
 weighted (see :mod:`memlane.retrieval.support`). With a time phrase ``recency`` is how well the
 memory's time fits the phrase's window instead of how recent it is.
+
+``pinned`` is relevance-gated (:func:`pin_signal`): 1 for a pinned memory whose relevance is within
+``MEMORY_PIN_MARGIN`` of the best candidate's in the same search, else 0. A pin is the user saying
+"this matters", so a pinned memory that answers the question as well as the best match (within the
+margin) ranks ahead of unpinned ones: its weight (0.50) is more than the importance and recency
+spread of a plain question (0.20 + 0.15) plus the similarity it may trail by (0.55 × 0.15). A pinned
+memory further away gets nothing from its pin: it ranks as if it were not pinned, so its pin never
+lifts it over memories that answer the question. A listing without a question (context mode ``all``) counts every pin. The seed's flat
+``0.10 × pinned`` had neither property: too small to lift a relevant pin over a newer, closer match,
+and given to a pinned memory however unrelated. The margin is measured in docs/benchmarks.md
+(``benchmarks/pin_margin.py``).
 """
 
 from __future__ import annotations
@@ -21,7 +32,13 @@ from memlane.model.record import MemoryRecord, ScoreBreakdown
 from memlane.retrieval.intent import QueryPlan
 from memlane.retrieval.timephrases import TimeWindow
 
-DEFAULT_WEIGHTS = {"similarity": 0.55, "importance": 0.20, "recency": 0.15, "pinned": 0.10}
+DEFAULT_WEIGHTS = {"similarity": 0.55, "importance": 0.20, "recency": 0.15, "pinned": 0.50}
+
+
+def pin_signal(record: MemoryRecord, relevance: float, best: float, margin: float) -> float:
+    """1.0 when ``record`` is pinned and relevant: its ``relevance`` within ``margin`` of the ``best``
+    relevance among the search's candidates (both cosine plus keyword evidence); otherwise 0.0."""
+    return 1.0 if record.pinned and best - relevance <= margin + 1e-9 else 0.0
 
 
 def recency_decay(record: MemoryRecord, now: datetime, half_life_days: float) -> float:
@@ -68,14 +85,16 @@ def composite(
     recency_weight: float | None = None,
     boost: float = 0.0,
     brevity: float = 0.0,
+    pin: float | None = None,
 ) -> ScoreBreakdown:
     """Score one candidate; ``final`` orders results. ``recency`` / ``recency_weight`` override the
     decay and its weight (time phrases, recall intent); ``boost`` is an already weighted relation term;
-    ``brevity`` is subtracted (:mod:`memlane.retrieval.brevity`)."""
+    ``brevity`` is subtracted (:mod:`memlane.retrieval.brevity`); ``pin`` is the pinned signal of a
+    search (:func:`pin_signal`), ``None`` (a listing, no question) counts the record's pin as it is."""
     w = {**DEFAULT_WEIGHTS, **weights}
     importance = (record.importance - 1) / 4.0
     fresh = recency_decay(record, now, half_life_days) if recency is None else recency
-    pinned = 1.0 if record.pinned else 0.0
+    pinned = (1.0 if record.pinned else 0.0) if pin is None else pin
     relations = relation_weight * relation_strength + boost
     used = {"similarity": w["similarity"], "importance": w["importance"],
             "recency": w["recency"] if recency_weight is None else recency_weight, "pinned": w["pinned"]}

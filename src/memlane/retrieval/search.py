@@ -6,7 +6,9 @@
 3. Gather candidates (:mod:`memlane.retrieval.hybrid`): dense, keyword, the time window, recall.
 4. Score each with the weighted composite (:mod:`memlane.retrieval.rerank`) plus the support of related
    memories (:mod:`memlane.retrieval.support`), less the brevity of a short message read with its
-   context (:mod:`memlane.retrieval.brevity`); drop those under the similarity threshold.
+   context (:mod:`memlane.retrieval.brevity`); drop those under the similarity threshold. A pin
+   counts when the pinned memory's relevance is within ``MEMORY_PIN_MARGIN`` of the best candidate's
+   (:func:`memlane.retrieval.rerank.pin_signal`).
 
 ``mode="dense"`` and ``mode="keyword"`` skip fusion and rerank and return one channel's ranking as
 it is (the baselines of ``memlane eval locomo``).
@@ -26,7 +28,7 @@ from memlane.retrieval.brevity import brevity_penalty
 from memlane.retrieval.embed_text import query_text
 from memlane.retrieval.hybrid import Pool, gather
 from memlane.retrieval.intent import QueryPlan, plan_query
-from memlane.retrieval.rerank import composite, question_recency_weight, time_fit
+from memlane.retrieval.rerank import composite, pin_signal, question_recency_weight, time_fit
 from memlane.retrieval.support import add_neighbours, relation_boosts, thread_boosts
 from memlane.storage.base import Backend
 
@@ -95,6 +97,7 @@ def rerank(
     weights = settings.memory_rerank_weights
     recency_weight = question_recency_weight(settings, plan)
     decay = settings.memory_decay_half_life_days if settings.memory_decay_enabled else None
+    best = max(relevance.values(), default=0.0)
     hits = []
     for cid, cand in pool.candidates.items():
         breakdown = composite(
@@ -106,6 +109,7 @@ def rerank(
             recency_weight=recency_weight,
             boost=related.get(cid, 0.0) + threads.get(cid, 0.0),
             brevity=brevity_penalty(cand.record, settings),
+            pin=pin_signal(cand.record, relevance[cid], best, settings.memory_pin_margin),
         )
         hits.append(SearchHit(memory=cand.record, score=breakdown.final, breakdown=breakdown))
     hits.sort(key=lambda h: (-h.score, h.memory.id))
