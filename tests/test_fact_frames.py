@@ -51,6 +51,8 @@ PARAPHRASES = [
     ("User's daughter is 7 years old.", "The user's daughter is seven."),
     ("User's rent is $2,000 per month.", "User pays 2000 dollars a month in rent."),
     ("User plays tennis on Tuesdays.", "On Tuesdays the user plays tennis."),
+    ("User's manager, Dana, is very supportive.", "Dana, who manages the user, is really supportive."),
+    ("User's grandmother turned 90 last week.", "Last week the user's grandma celebrated her 90th birthday."),
 ]
 
 

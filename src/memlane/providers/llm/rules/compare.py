@@ -182,12 +182,17 @@ _SUBJECT_HEAD = re.compile(
     r"^(?:the )?user's\s+((?:[a-z][\w-]*\s+){0,2}?[a-z][\w-]*)(?:\s+((?-i:[A-Z])[\w'-]+))?", re.I
 )
 _MENTIONED = re.compile(r"^User mentioned that ([A-Z][\w'-]+)")
+_LEADING_TIME = re.compile(
+    r"^(?:(?:last|this|next) \w+|yesterday|today|tonight|on \w+day|in \w+|earlier today|recently),?\s+(?=the user|user)",
+    re.I,
+)
 _LEADING_NAME = re.compile(r"^([A-Z][a-z][\w'-]*)\b(?!')")
 # "Ivy, the user's daughter, ..." / "Kiwi the parrot ..." / "Pixel, the user's cat, ..."
 _APPOSITION = re.compile(r"^([A-Z][a-z][\w'-]*),? (?:the )?(?:user's |their |his |her )?([a-z][\w-]*(?: [a-z][\w-]*)?)\b")
 
 
 def _text_subject(summary: str) -> Who:
+    summary = _LEADING_TIME.sub("", summary.strip())  # "Last week the user's grandma ..."
     if m := _MENTIONED.match(summary.strip()):
         return Who("entity", "", m.group(1).lower())
     if (m := _APPOSITION.match(summary.strip())) and _is_name(m.group(1)):

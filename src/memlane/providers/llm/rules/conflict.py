@@ -130,10 +130,18 @@ def _same_slot(old: Reading, new: Reading) -> ConflictVerdict:
 
 
 def _mentions(text: str, other: Reading) -> bool:
-    """The text names the other statement's subject (its name, or its noun for an unnamed one)."""
+    """The text names the other statement's subject: its name, or a word of its noun's stem
+    ("manages" for a manager, "grandma" for a grandmother)."""
     low = text.lower()
-    return other.who.kind != "user" and bool(other.who.name or other.who.noun) and (
-        other.who.name in low if other.who.name else re.search(rf"\b{re.escape(other.who.noun)}\b", low) is not None)
+    if other.who.kind == "user" or not (other.who.name or other.who.noun):
+        return False
+    if other.who.name:
+        return other.who.name in low
+    return re.search(rf"\b{re.escape(other.who.noun[:5])}", low) is not None
+
+
+def _same_names(existing: str, candidate: str) -> bool:
+    return bool(names(existing) & names(candidate))
 
 
 def classify(existing: str, candidate: str) -> ConflictVerdict:
@@ -141,7 +149,7 @@ def classify(existing: str, candidate: str) -> ConflictVerdict:
         return _verdict("redundancy", "identical text")
     old, new = read(existing), read(candidate)
     if not same_subject(old, new):
-        if _mentions(existing, new) or _mentions(candidate, old):  # "User has a cat named Miso" / "User's cat Miso"
+        if _mentions(existing, new) or _mentions(candidate, old) or _same_names(existing, candidate):
             return _verdict("unsure", f"subjects read differently ({old.who} vs {new.who})")
         return _verdict("new", f"about different subjects ({old.who} vs {new.who})")
     if frames.adds(existing, candidate):
