@@ -25,6 +25,7 @@ RULES: tuple[Rule, ...] = (
     *rules_health.RULES,
     *rules_work.RULES,
     *rules_life.RULES,
+    table.rule("plans"),  # rows of patterns.yaml: decisions, plans, goals
     *rules_plans.RULES,
     table.rule("prefs"),  # rows of patterns.yaml: likes, choices, favourites, hobbies
     *rules_prefs.RULES,

@@ -1,4 +1,8 @@
-"""Goals, plans, decisions and events. Decisions, plans and events are episodic, in the past tense."""
+"""Plans and goals that need a check (a destination or date; not about the conversation) and events.
+
+Decisions, plain plans, upcoming events and stated goals are rows of ``patterns.yaml`` (group
+``plans``). Plans and events are episodic.
+"""
 
 from __future__ import annotations
 
@@ -11,41 +15,13 @@ from memlane.providers.llm.rules.lexicon_world import MONTHS
 
 EPISODIC = MemoryType.EPISODIC
 _I = re.IGNORECASE
-_DECIDED = re.compile(
-    r"^I (?:have |had |just |finally |recently |officially |now |also |eventually )*(?:decided|chose|"
-    r"have chosen|made (?:the|a|my) decision|made up my mind|resolved|agreed)(?P<v> (?:to|on|against|that|"
-    r"not to) .+)$",
-    _I,
-)
-_PLAN = re.compile(
-    r"^I (?:am planning|plan|intend|am intending|am preparing|am scheduled|have plans|am getting ready|"
-    r"am signing up|am signed up) (?:to|on|for) (?P<v>.+)$",
-    _I,
-)
 _GOING = re.compile(
     r"^I am (?P<verb>going|traveling|travelling|flying|heading|off|moving|relocating|driving) to (?P<v>.+)$",
-    _I,
-)
-_INTEND = re.compile(
-    r"^I (?:am going to|am gonna|will|am about to) (?P<v>(?:cancel|quit|sell|buy|start|stop|switch|learn|join|"
-    r"apply|sign up|enrol|enroll|adopt|book|renew|change|leave|retire|move|take up|get rid of|pay off|"
-    r"open|close|launch|propose|try out)\b.*)$",
-    _I,
-)
-_UPCOMING = re.compile(
-    r"^I have an? (?:upcoming |big |important )?(?P<v>(?:trip|vacation|holiday|flight|conference|wedding|"
-    r"interview|job interview|exam|surgery|operation|appointment|deadline|presentation|race|marathon)\b.*)$",
     _I,
 )
 _STRONG_TIME = re.compile(
     r"\b(?:next|this) (?:week|weekend|month|year|summer|winter|spring|autumn|fall|monday|tuesday|wednesday|"
     r"thursday|friday|saturday|sunday)\b|\btomorrow\b|\bin (?:\d{4}|" + "|".join(MONTHS) + r")\b|\bsoon\b",
-    _I,
-)
-_GOAL_IS = re.compile(
-    r"^(?:one of )?my (?:main |biggest |big |long-term |short-term |new year'?s |personal |fitness |financial |career |"
-    r"ultimate |current |next |only |top )?(?:goals?|dreams?|ambitions?|aims?|resolutions?|objectives?|targets?|plans?)"
-    r"(?: for [\w ]+)? is (?:to )?(?P<v>.+)$",
     _I,
 )
 _WANT = re.compile(
@@ -54,7 +30,6 @@ _WANT = re.compile(
     r"am saving up|am saving|am determined|am committed|need) (?:to|of|towards|toward|for) (?P<v>.+)$",
     _I,
 )
-_TRAINING = re.compile(r"^I am (?:currently |now )?(?:training|preparing|studying) for (?P<v>.+)$", _I)
 _NOT_GOALS = re.compile(
     r"^(?:know|ask|see|check|understand|talk|chat|say|tell|thank|test|clarify|confirm|discuss|hear|share|"
     r"mention|add|remember|forget|make sure|be sure|start over|try|figure out|find out|get this|fix|"
@@ -88,42 +63,20 @@ def _strong_future(text: str) -> bool:
     return bool(_STRONG_TIME.search(text) or DATE.search(text) or re.match(r"(?:the )?[A-Z][a-z]+", text))
 
 
-def decision(c: Clause) -> Fact | None:
-    m = _DECIDED.match(c.text)
-    if not m:
-        return None
-    v = strip_past_time(m.group("v"))
-    v = v.strip()
-    return Fact(None, v.lower(), f"I decided {v}", category_for(v), 3, EPISODIC, tags=["decision"])
-
-
-def plan(c: Clause) -> Fact | None:
-    if m := _PLAN.match(c.text):
-        v = m.group("v")
-        return Fact(None, v.lower(), f"I said I plan to {v}", category_for(v), 3, EPISODIC, tags=["plan"])
-    if m := _INTEND.match(c.text):
-        v = m.group("v")
-        return Fact(None, v.lower(), f"I said I am going to {v}", category_for(v), 3, EPISODIC, tags=["plan"])
+def going(c: Clause) -> Fact | None:
+    """``I am going to Peru in May``: a plan when a destination or a date follows (not "going to bed")."""
     if (m := _GOING.match(c.text)) and _strong_future(m.group("v")):
         v, verb = m.group("v"), m.group("verb").lower()
         category = "Personal" if verb in ("moving", "relocating") else category_for(c.text, "Travel")
         return Fact(None, v.lower(), f"I said I am {verb} to {v}", category, 3, EPISODIC, tags=["plan"])
-    if m := _UPCOMING.match(c.text):
-        v = m.group("v")
-        return Fact(None, v.lower(), c.text, category_for(v), 3, EPISODIC, tags=["plan"])
     return None
 
 
-def goal(c: Clause) -> Fact | None:
-    if m := _GOAL_IS.match(c.text):
-        v = m.group("v")
-        text = f"I have a goal to {v}" if c.text.lower().startswith("one of") else c.text
-        return Fact(None, v.lower(), text, "Goals", 3, tags=["goal"])
+def want(c: Clause) -> Fact | None:
+    """``I want to learn Portuguese``: a goal, unless it is about the conversation ("I want to know ...")."""
     if (m := _WANT.match(c.text)) and not _NOT_GOALS.match(m.group("v")):
         if m.group("verb").lower() == "need" and not _STRONG_TIME.search(c.text):
             return None
-        return Fact(None, m.group("v").lower(), c.text, "Goals", 3, tags=["goal"])
-    if m := _TRAINING.match(c.text):
         return Fact(None, m.group("v").lower(), c.text, "Goals", 3, tags=["goal"])
     return None
 
@@ -149,5 +102,5 @@ def event(c: Clause) -> Fact | None:
     return Fact(None, text.lower(), text, category_for(text), 4 if important else 3, EPISODIC, tags=["event"])
 
 
-RULES = (decision, plan, goal)
+RULES = (going, want)  # after the rows of group plans (decisions, plans, goals)
 LATE_RULES = (event,)

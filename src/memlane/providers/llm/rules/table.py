@@ -21,7 +21,7 @@ import yaml
 
 from memlane.model.enums import MemoryType
 from memlane.providers.llm.rules.facts import Clause, Fact
-from memlane.providers.llm.rules.helpers import category_for, noun_phrase, topic
+from memlane.providers.llm.rules.helpers import category_for, noun_phrase, strip_past_time, topic
 from memlane.providers.llm.rules.lexicon_world import MONTHS, NUMBER_WORDS
 from memlane.providers.llm.rules.text import slug
 
@@ -40,13 +40,14 @@ SLOTS = {
     "thing": r"[\w'+-]+(?:\s+[\w'+-]+){0,8}?",
 }
 _SLOT = re.compile(r"\{([a-z]+)(\d?)\}")
-_FIELD = re.compile(r"\{([a-z]+\d?)(?:\|([a-z_]+))?\}")  # a template field, with an optional filter
+_FIELD = re.compile(r"\{([a-z]+\d?)((?:\|[a-z_]+)*)\}")  # a template field, with filters: {v|np|lower}
 FILTERS: dict[str, Callable[[str], str]] = {
     "np": noun_phrase,  # "cashews as a snack" -> "cashews"
     "topic": topic,  # "jazz music" -> "jazz"
     "head": lambda v: topic(v, head=True),  # "aisle seats" -> "seat"
     "lower": str.lower,
     "slug": slug,
+    "past": strip_past_time,  # "to sell the car last week" -> "to sell the car"
 }
 
 
@@ -78,6 +79,11 @@ def _compile(pattern: str) -> re.Pattern[str]:
 
 def _row(raw: dict[str, Any]) -> Row:
     patterns = raw["match"] if isinstance(raw["match"], list) else [raw["match"]]
+    for template in (raw["says"], raw.get("key") or "", raw.get("value") or ""):
+        for field in _FIELD.finditer(template):
+            unknown = {f for f in field.group(2).split("|") if f} - set(FILTERS)
+            if unknown:
+                raise ValueError(f"patterns.yaml row {raw['id']}: unknown filter {', '.join(sorted(unknown))}")
     return Row(
         id=raw["id"], patterns=tuple(_compile(p) for p in patterns), says=raw["says"], key=raw.get("key"),
         value=raw.get("value", ""), category=raw.get("category", "Personal"), importance=int(raw.get("importance", 3)),
@@ -98,9 +104,10 @@ def rows() -> tuple[Row, ...]:
 def _fill(template: str, values: dict[str, str], for_key: bool = False) -> str:
     def one(m: re.Match[str]) -> str:
         value = values.get(m.group(1), "")
-        if m.group(2):
-            value = FILTERS[m.group(2)](value)
-        return slug(value) if for_key and m.group(2) != "topic" and m.group(2) != "head" else value
+        names = [f for f in m.group(2).split("|") if f]
+        for name in names:
+            value = FILTERS[name](value).strip()
+        return slug(value) if for_key and not {"topic", "head"} & set(names) else value
     return _FIELD.sub(one, template)
 
 
