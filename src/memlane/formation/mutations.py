@@ -92,17 +92,17 @@ class Mutation:
         self._change(closed, "superseded", {**_payload(closed), "by": by.id})
 
     def delete(self, old: MemoryRecord, purge_at: datetime, reason: str) -> MemoryRecord:
-        new = old.model_copy(update={"state": MemoryState.SOFT_DELETED, "updated_at": self.at, "purge_at": purge_at})
-        self.batch.upserts.append(Upsert(new))
-        self._history(HistoryEvent.DELETE, old.id, old.user_id, old, new, reason)
-        self._change(new, "deleted", _payload(new))
-        return new
+        return self._set_state(old, MemoryState.SOFT_DELETED, purge_at, HistoryEvent.DELETE, "deleted", reason)
 
     def restore(self, old: MemoryRecord, reason: str) -> MemoryRecord:
-        new = old.model_copy(update={"state": MemoryState.ACTIVE, "updated_at": self.at, "purge_at": None})
+        return self._set_state(old, MemoryState.ACTIVE, None, HistoryEvent.RESTORE, "restored", reason)
+
+    def _set_state(self, old: MemoryRecord, state: MemoryState, purge_at: datetime | None, event: HistoryEvent,
+                   change: str, reason: str) -> MemoryRecord:
+        new = old.model_copy(update={"state": state, "updated_at": self.at, "purge_at": purge_at})
         self.batch.upserts.append(Upsert(new))
-        self._history(HistoryEvent.RESTORE, old.id, old.user_id, old, new, reason)
-        self._change(new, "restored", _payload(new))
+        self._history(event, old.id, old.user_id, old, new, reason)
+        self._change(new, change, _payload(new))
         return new
 
     def purge(self, old: MemoryRecord, reason: str) -> None:

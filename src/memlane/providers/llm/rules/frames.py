@@ -63,12 +63,10 @@ _LEFT = re.compile(
     rf"\b(?:{_LEAVING})\s+(?:(?:the|my|his|her|their|a|an|at|with|using|to)\s+)*(?P<obj>[\w.+#-]+(?:\s+[A-Z][\w.+#-]*)?)",
     re.IGNORECASE,
 )
-_ORDINALS = {
-    w: i + 1
-    for i, w in enumerate(
-        ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth", "twentieth"]
-    )
-}
+_ORDINALS = {w: i + 1 for i, w in enumerate([
+    "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh",
+    "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth",
+    "twentieth"])}
 _DAY_STEMS = frozenset(stem(f"{d}{s}") for d in DAYS for s in ("", "s"))
 _OCCASION = re.compile(r"\b(?:yesterday|today|tonight|tomorrow|(?:last|this|next) (?:night|morning|afternoon|"
                        r"evening|week|weekend|month|year|monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b")
@@ -176,7 +174,8 @@ def adds(existing: str, candidate: str) -> bool:
 
 
 def compare(existing: str, candidate: str) -> ConflictVerdict | None:
-    """How ``candidate`` relates to ``existing`` by their frames; None when the frames say nothing."""
+    """How ``candidate`` relates to ``existing`` by their frames; None when the frames say nothing.
+    (An addition, "also ...", is settled before: :func:`adds`.)"""
     old, new = frame(existing), frame(candidate)
     if not same_who(old.who, new.who):
         return None
@@ -203,8 +202,6 @@ def compare(existing: str, candidate: str) -> ConflictVerdict | None:
     only_old, only_new = old.words - new.words, new.words - old.words
     if not (old.words & new.words or old.names & new.names or old.kinds & new.kinds or old.who != USER):
         return None  # nothing ties the two statements together
-    if new.additive and not old.additive:
-        return _verdict("new", "the new statement adds to what is known (also, another, too)")
     if len(only_old) == len(only_new) == 1 and frozenset(only_old | only_new) in OPPOSITES:
         return _verdict("contradiction", f"opposite outcome: {min(only_old)} -> {min(only_new)}")
     if only_old and only_new:  # each says something the other does not: another slot, unless one word was swapped

@@ -67,7 +67,6 @@ class Row:
     anyone: bool  # about whoever the clause is about (a child's or a pet's age), not only the user
     examples: tuple[tuple[str, str], ...]
     skip: re.Pattern[str] | None  # a captured value that matches makes the row pass ("I love you")
-    entities: bool  # capitalised values are entities
     group: str  # where in the rule order the row is read (build.RULES)
 
 
@@ -91,7 +90,7 @@ def _row(raw: dict[str, Any]) -> Row:
         tags=tuple(raw.get("tags", ())), raw=bool(raw.get("raw", False)), anyone=bool(raw.get("anyone", False)),
         examples=tuple((e[0], e[1]) for e in raw.get("examples", ())),
         skip=re.compile(raw["skip"], re.IGNORECASE) if raw.get("skip") else None,
-        entities=bool(raw.get("entities", True)), group=raw.get("group", "general"),
+        group=raw.get("group", "general"),
     )
 
 
@@ -165,8 +164,8 @@ def match_text(text: str, *, raw_only: bool = False, user: bool = True, group: s
 def _fact(row: Row, values: dict[str, str]) -> Fact:
     key = _fill(row.key, values, for_key=True) if row.key else None
     text = _fill(row.says, values)
-    entities = [v for k, v in values.items() if row.entities and (
-        k.startswith(("org", "place", "name", "tool")) or (k == "v" and v[:1].isupper()))]
+    entities = [v for k, v in values.items()
+                if k.startswith(("org", "place", "name", "tool")) or (k == "v" and v[:1].isupper())]
     category = category_for(text, "Personal") if row.category == "auto" else row.category
     return Fact(key=key, value=_fill(row.value, values) or text, text=text, category=category,
                 importance=row.importance, type=row.type, positive=row.positive, entities=entities,
