@@ -1,0 +1,177 @@
+"""The offline judge: same_fact and classify_conflict of the rules LLM, and the fact frames (values
+masked) behind them: corrections with no key and no familiar phrasing, stances that retire what they
+rule out, refinements, look-alikes that must both stay, and paraphrases that are neither."""
+
+from __future__ import annotations
+
+import pytest
+
+from memlane.providers.llm.rules import RulesLLM
+from memlane.providers.llm.rules.compare import stem
+from memlane.providers.llm.rules.conflict import classify
+from memlane.providers.llm.rules.frames import frame
+from memlane.providers.llm.rules.same_fact import same_fact
+
+LLM = RulesLLM()
+
+PAIRS = [
+    # a new value of the same attribute, said in other words
+    ("User's daughter Nell is 4 years old.", "Nell celebrated her fifth birthday.", "contradiction"),
+    ("User's tortoise Sheldon is 31.", "Sheldon the tortoise is 32 now.", "contradiction"),
+    ("User takes 50 mg of sertraline a day.", "User's psychiatrist upped the sertraline to 100 mg.", "contradiction"),
+    ("User's mortgage payment is 900 pounds a month.", "User's mortgage payment rose to 980 pounds.",
+     "contradiction"),
+    ("User's dissertation defence is on March 3.", "User's dissertation defence was postponed to April 21.",
+     "contradiction"),
+    ("User builds the mobile app in Swift.", "User ported the mobile app to Kotlin.", "contradiction"),
+    ("User drinks black tea at breakfast.", "User switched to green tea at breakfast.", "contradiction"),
+    ("User works for Deloitte.", "User resigned from Deloitte to go freelance.", "contradiction"),
+    ("User ate at Dishoom with friends last night.", "User ate at Hoppers with friends last night.",
+     "contradiction"),
+    ("User is a junior designer.", "User was promoted to senior designer.", "contradiction"),
+    ("User's visa application was approved.", "User's visa application was rejected.", "contradiction"),
+    ("User runs every evening.", "User does not run anymore.", "contradiction"),
+    ("User bakes bread every weekend.", "User used to bake bread every weekend.", "contradiction"),
+    # the specific replaces the general
+    ("User works in education.", "User is a chemistry teacher at a secondary school.", "refinement"),
+    # both hold
+    ("User drinks black tea at breakfast.", "User also drinks green tea in the afternoon.", "new"),
+    ("User cycles 20 km on Saturdays.", "User cycles 8 km on weekdays.", "new"),
+    ("User likes jazz.", "User likes reggae.", "new"),
+    ("User is allergic to penicillin.", "User is allergic to cats.", "new"),
+    ("User's brother Ravi lives in Pune.", "User lives in Mumbai.", "new"),
+    ("User likes films.", "User does not like horror films.", "new"),
+]
+
+
+# the same fact in other words: never replaced, never kept apart by a verdict (the similarity decides)
+PARAPHRASES = [
+    ("User's dog Max is a labrador.", "Max, the user's dog, is a Labrador."),
+    ("User also plays the guitar.", "User plays guitar too."),
+    ("User has a Tesla Model 3.", "User drives a Tesla Model 3."),
+    ("User prefers tea to coffee.", "User likes tea better than coffee."),
+    ("User's sister Mia lives in Porto.", "Mia, the user's sister, is based in Porto."),
+    ("User's daughter is 7 years old.", "The user's daughter is seven."),
+    ("User's rent is $2,000 per month.", "User pays 2000 dollars a month in rent."),
+    ("User plays tennis on Tuesdays.", "On Tuesdays the user plays tennis."),
+    ("User's manager, Dana, is very supportive.", "Dana, who manages the user, is really supportive."),
+    ("User's grandmother turned 90 last week.", "Last week the user's grandma celebrated her 90th birthday."),
+]
+
+
+@pytest.mark.parametrize(("existing", "candidate"), PARAPHRASES)
+def test_a_paraphrase_is_not_a_change_or_a_new_fact(existing: str, candidate: str) -> None:
+    verdict = classify(existing, candidate)
+    assert verdict.relation in ("redundancy", "unsure"), verdict.reason
+
+
+@pytest.mark.parametrize(("existing", "candidate", "relation"), PAIRS)
+def test_relation_by_frame(existing: str, candidate: str, relation: str) -> None:
+    verdict = classify(existing, candidate)
+    if relation == "new":  # both hold: never replaced, never called the same fact
+        assert verdict.relation in ("new", "unsure"), verdict.reason
+        assert not same_fact(existing, candidate).same_fact
+    else:
+        assert verdict.relation == relation, verdict.reason
+
+
+def test_a_frame_masks_values_and_markers() -> None:
+    f = frame("User's psychiatrist upped the sertraline to 100 mg.")
+    assert f.numbers == {100.0} and f.units == {"dose"}
+    assert f.markers  # "upped" announces a change
+    assert stem("sertraline") in f.words and not f.words & {"100", "mg"}
+
+
+def test_a_name_at_the_start_is_the_subject_when_the_user_is_not_named() -> None:
+    assert frame("Nell celebrated her fifth birthday.").who.name == "nell"
+    assert frame("Nell celebrated her fifth birthday.").numbers == {5.0}
+    assert frame("Yesterday the user went sailing.").who.kind == "user"
+
+
+def test_the_word_lists_are_data() -> None:
+    """A deployment teaches the judge a word by editing frames.yaml, not code."""
+    from memlane.providers.llm.rules import frames
+
+    assert "switched" in frames._DATA["change"].split() and "finance" in frames.FIELDS
+
+
+# --- the judge as a whole: same_fact and classify_conflict on the rules LLM ---------------------
+
+SAME_FACT = [
+    ("User lives in Tallinn.", "User is based in Tallinn.", True),
+    ("User is allergic to sesame.", "User has a sesame allergy.", True),
+    ("User is vegan.", "User follows a vegan diet.", True),
+    ("User's favourite language is Go.", "User likes Go more than any other language.", True),
+    ("User prefers window seats on trains.", "User likes sitting by the window on trains.", True),
+    ("User's rabbit Clover is 3 years old.", "User's rabbit Clover is 4 years old.", False),
+    ("User's birthday is on May 9.", "User's birthday is on May 19.", False),
+    ("User likes gin.", "User hates gin.", False),
+    ("User likes chess.", "User likes poker.", False),
+    ("User lives in Tallinn.", "User's brother lives in Tallinn.", False),
+    ("User has a parrot named Mango.", "User has a parrot named Kiwi.", False),
+]
+
+
+@pytest.mark.parametrize(("existing", "candidate", "same"), SAME_FACT)
+def test_same_fact(existing: str, candidate: str, same: bool) -> None:
+    verdict = LLM.same_fact(existing, candidate)
+    assert verdict.same_fact is same, verdict.reason
+    assert verdict.reason
+
+
+def test_same_fact_category_mismatch() -> None:
+    assert not LLM.same_fact(
+        "User earns 2,500 euros a month.", "User makes 2,500 euros a month.", "Health"
+    ).same_fact
+    assert LLM.same_fact(
+        "User earns 2,500 euros a month.", "User makes 2,500 euros a month.", "Finance"
+    ).same_fact
+    assert LLM.same_fact("User is vegan.", "User is a vegan.", "Personal").same_fact
+
+
+# "unsure": nothing in the texts ties or separates them; the embedding similarity band decides
+CONFLICTS = [
+    # contradiction: same subject and slot, different value
+    ("User lives in Tallinn.", "User moved to Riga, where they now live.", "contradiction"),
+    ("User's rabbit Clover is 3 years old.", "User's rabbit Clover is 4 years old.", "contradiction"),
+    ("User likes gin.", "User hates gin.", "contradiction"),
+    ("User uses Deno as their runtime.", "User switched from Deno to Bun.", "contradiction"),
+    ("User works as a plumber.", "User works as an architect.", "contradiction"),
+    ("User loves bacon.", "User does not eat meat anymore.", "contradiction"),
+    ("User eats fish every week.", "User is vegetarian.", "contradiction"),
+    ("User drinks a lot of tea.", "User does not drink tea anymore.", "contradiction"),
+    ("User's birthday is on May 9.", "User's birthday is on May 19.", "contradiction"),
+    # refinement: a more specific version of the same slot
+    ("User lives in Portugal.", "User lives in Braga.", "refinement"),
+    ("User has a cat.", "User has a maine coon named Tofu.", "refinement"),
+    ("User likes coffee.", "User especially loves espresso.", "refinement"),
+    ("User works as a teacher.", "User works as a teacher at Riverside Academy.", "refinement"),
+    # redundancy: same content, paraphrase
+    ("User lives in Tallinn.", "User is based in Tallinn.", "redundancy"),
+    ("User is vegan.", "User follows a vegan diet.", "redundancy"),
+    ("User is allergic to sesame.", "User has a sesame allergy.", "redundancy"),
+    ("User has a dog named Ziggy.", "User's dog is called Ziggy.", "redundancy"),
+    ("User lives in Brooklyn, New York.", "User lives in New York.", "redundancy"),
+    (
+        "User pays a 900 euro rent instalment on the 3rd.",
+        "User's rent payment of 900 euros is due on the 3rd.",
+        "redundancy",
+    ),
+    # new: unrelated, or about someone else
+    ("User likes chess.", "User likes poker.", "unsure"),
+    ("User lives in Tallinn.", "User's sister lives in Kyoto.", "new"),
+    ("User loves bacon.", "User's girlfriend does not eat meat.", "new"),
+    ("User has a parrot named Mango.", "User has a parrot named Kiwi.", "new"),
+    ("User speaks Polish.", "User works as a plumber.", "unsure"),  # nothing ties them: the similarity decides
+    ("User likes films.", "User does not like horror films.", "new"),
+    ("User decided to sell their motorbike.", "User decided to learn the cello.", "unsure"),
+    ("User booked a flight to Oslo for May.", "User booked a hotel in Oslo for May.", "unsure"),
+    ("User is allergic to latex.", "User is allergic to sesame.", "unsure"),
+]
+
+
+@pytest.mark.parametrize(("existing", "candidate", "relation"), CONFLICTS)
+def test_classify_conflict(existing: str, candidate: str, relation: str) -> None:
+    verdict = LLM.classify_conflict(existing, candidate)
+    assert verdict.relation == relation, verdict.reason
+    assert verdict.reason
