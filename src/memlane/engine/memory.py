@@ -4,33 +4,27 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from memlane.engine import validate as v
 from memlane.engine.formation_api import FormationAPI
 from memlane.engine.reembed import ReembedReport, reembed
+from memlane.engine.writes_api import WritesAPI
 from memlane.formation.events import EventBus
-from memlane.formation.mutations import Mutation, commit_planned
 from memlane.formation.pipeline import Formation, Worker
 from memlane.model.config import Settings
-from memlane.model.enums import MemoryState, MemoryType
-from memlane.model.errors import ConflictError, NotFoundError, ValidationError
 from memlane.model.filters import Condition, live, parse_filters
-from memlane.model.ids import deterministic_id, new_id
-from memlane.model.record import HistoryEntry, MemoryRecord, Relation, SearchHit, utcnow
+from memlane.model.record import HistoryEntry, MemoryRecord, SearchHit, utcnow
 from memlane.model.retrieval import ContextBlock, QueryResult
-from memlane.model.time_buckets import buckets
 from memlane.providers.embed import Embedder
 from memlane.providers.llm.base import MemoryLLM
 from memlane.retrieval.query import check_query, check_threshold
 from memlane.retrieval.search import SearchRequest, search
 from memlane.storage import Backend, open_backend
 
-TIMED_TYPES = (MemoryType.EPISODIC, MemoryType.SESSION)
 
-
-class Memory(FormationAPI):
+class Memory(FormationAPI, WritesAPI):
     """Long-term memory for many users over one store.
 
     >>> mem = Memory("memlane.db", embedder="hash")
@@ -92,13 +86,6 @@ class Memory(FormationAPI):
         self.close()
 
     # --- helpers -------------------------------------------------------------------------------
-    def embed_text(self, record: MemoryRecord) -> str:
-        """What is embedded for a memory: its summary, with the contextual header when configured
-        (``MEMORY_EMBEDDING_HEADER``; see :mod:`memlane.retrieval.embed_text`)."""
-        from memlane.retrieval.embed_text import memory_text
-
-        return memory_text(record, self.settings)
-
     def reembed(self, *, missing_only: bool = False, user_id: str | None = None, batch_size: int = 64,
                 restart: bool = False, progress: Callable[[int, int], None] | None = None) -> ReembedReport:
         """Re-embed stored memories with the current embedder and header (after a change of either);
@@ -106,247 +93,11 @@ class Memory(FormationAPI):
         return reembed(self, missing_only=missing_only, user_id=user_id, batch_size=batch_size,
                        restart=restart, progress=progress)
 
-    def _require(self, user_id: str, memory_id: str) -> MemoryRecord:
-        if not isinstance(memory_id, str) or not memory_id:
-            raise ValidationError(f"memory id must be a non-empty string, got {memory_id!r}")
-        record = self.backend.get(user_id, memory_id)
-        if record is None:
-            raise NotFoundError(f"no memory {memory_id!r} for user {user_id!r}")
-        return record
-
     def _conditions(self, user_id: str, filters: Mapping[str, Any] | None, include_inactive: bool) -> builtins.list[Condition]:
         conds = parse_filters(filters, user_id=user_id)
         if not include_inactive and not any(c.field == "state" for c in conds):
             conds.extend(live())
         return conds
-
-    def build_record(self, summary: str, *, user_id: str, **fields: Any) -> MemoryRecord:
-        """Validate a new memory's fields and return the record (nothing is written)."""
-        user = v.user_id(user_id)
-        mtype = v.memory_type(fields.pop("type", MemoryType.SEMANTIC))
-        key = v.key(fields.pop("key", None))
-        retry_key = v.idempotency_key(fields.pop("idempotency_key", None))
-        at = v.when("at", fields.pop("at", None)) or utcnow()
-        valid_from = v.when("valid_from", fields.pop("valid_from", None)) or at
-        record = MemoryRecord(
-            id=deterministic_id(user, mtype.value, key) if key else (
-                deterministic_id(user, "idempotency", retry_key) if retry_key else new_id()),
-            user_id=user,
-            type=mtype,
-            key=key,
-            summary=v.summary(summary, self.settings.memory_summary_max_chars),
-            category=v.category(fields.pop("category", None), self.settings.categories),
-            importance=v.importance(fields.pop("importance", 3)),
-            pinned=v.flag("pinned", fields.pop("pinned", False)),
-            tags=v.string_list("tags", fields.pop("tags", None)),
-            entities=v.string_list("entities", fields.pop("entities", None)),
-            source=v.source(fields.pop("source", "chat")),
-            source_ref=v.optional_scope("source_ref", fields.pop("source_ref", None)),
-            valid_from=valid_from,
-            expires_at=v.when("expires_at", fields.pop("expires_at", None)),
-            metadata=v.metadata(fields.pop("metadata", None), self.settings.memory_metadata_max_bytes),
-            created_at=at,
-            updated_at=at,
-            **{n: v.optional_scope(n, fields.pop(n, None))
-               for n in ("agent_id", "run_id", "actor_id", "thread_id", "chat_id")},
-        )
-        if fields:
-            raise ValidationError(f"unknown field(s) for a memory: {', '.join(sorted(fields))}")
-        if mtype in TIMED_TYPES:
-            record.date_iso, record.week, record.year = buckets(valid_from, self.settings.timezone)
-        return record
-
-    # --- writes --------------------------------------------------------------------------------
-    def put(self, summary: str, *, user_id: str, actor: str = "api", **fields: Any) -> MemoryRecord:
-        """Store a ready memory. With ``key`` the id is ``uuid5(user|type::key)`` and the put is
-        idempotent: the same key updates that memory in place (and is a no-op when nothing changed).
-        Without a key, ``idempotency_key`` makes a retried put return the memory the first one made."""
-        return self.put_many([{"summary": summary, **fields}], user_id=user_id, actor=actor)[0]
-
-    def put_many(
-        self, items: Sequence[Mapping[str, Any]], *, user_id: str | None = None, actor: str = "api"
-    ) -> builtins.list[MemoryRecord]:
-        """Store many memories with batched embedding calls and one transaction. Each item may name
-        its own ``user_id`` (bulk ingest across users); otherwise ``user_id`` applies to all.
-
-        An item with ``key`` updates the memory of that key with the fields it gives (the rest stay
-        as stored); one with ``idempotency_key`` (and no key) is created once: a retry returns the
-        memory the first call made. Both are read under the write transaction's lock, so concurrent
-        puts of one key write one memory and a true history."""
-        if isinstance(items, Mapping) or not isinstance(items, Sequence):
-            raise ValidationError("put_many takes a list of memories (dicts with at least 'summary')")
-        built = [self.build_record(**{"user_id": user_id, **dict(item)}) for item in items]
-        given = {b.id: set(dict(i)) for i, b in zip(items, built, strict=True)}
-        retried = {b.id for i, b in zip(items, built, strict=True) if b.key is None and i.get("idempotency_key")}
-        records = list({r.id: r for r in built}.values())  # the same key twice in one call: last wins
-        reads: dict[str, builtins.list[str]] = {}
-        for r in records:  # only a keyed or idempotent id can already exist; fresh ids are random
-            if r.key or r.id in retried:
-                reads.setdefault(r.user_id, []).append(r.id)
-        seen = {r.id: r for user, ids in reads.items() for r in self.backend.get_many(user, ids)}
-        vectors = _Vectors(self)  # embed outside the lock the texts the stored records suggest
-        planned = [r if r.id not in seen else _given(seen[r.id], r, given[r.id]) for r in records
-                   if r.id not in seen or r.id not in retried]
-        vectors.prepare([r for r in planned if r.id not in seen or r.summary != seen[r.id].summary])
-        out: dict[str, MemoryRecord] = {}
-
-        def plan(stored: dict[str, MemoryRecord]) -> Mutation:
-            m = Mutation(actor=actor)
-            for rec in records:
-                old = stored.get(rec.id)
-                if old is None:
-                    m.create(rec, vectors.of(rec), "put")
-                    out[rec.id] = rec
-                elif rec.id in retried:
-                    if old.summary != rec.summary and old.state is not MemoryState.PURGED:
-                        raise ConflictError(f"idempotency key already used for memory {old.id} with another "
-                                            "summary; use a new key for a new memory")
-                    out[rec.id] = old  # a retry: the first call's result
-                else:
-                    new = _given(old, rec, given[rec.id])
-                    if new == old:
-                        out[rec.id] = old
-                        continue
-                    new.updated_at, new.state = rec.updated_at, MemoryState.ACTIVE
-                    m.update(old, new, vectors.of(new) if new.summary != old.summary else None,
-                             "put with existing key")
-                    out[rec.id] = new
-            return m
-
-        commit_planned(self.backend, self.events, reads, plan)
-        return [out[r.id] for r in built]
-
-    def update(
-        self, memory_id: str, *, user_id: str, actor: str = "api", reason: str | None = None, **changes: Any
-    ) -> MemoryRecord:
-        """Change fields of a memory; re-embeds when the summary changes."""
-        user = v.user_id(user_id)
-        allowed = {"summary", "category", "importance", "pinned", "tags", "entities", "metadata", "expires_at"}
-        unknown = set(changes) - allowed
-        if unknown:
-            raise ValidationError(f"cannot update {', '.join(sorted(unknown))}; updatable: {', '.join(sorted(allowed))}")
-        clean: dict[str, Any] = {}
-        if changes.get("summary") is not None:
-            clean["summary"] = v.summary(changes["summary"], self.settings.memory_summary_max_chars)
-        if changes.get("category") is not None:
-            clean["category"] = v.category(changes["category"], self.settings.categories)
-        if changes.get("importance") is not None:
-            clean["importance"] = v.importance(changes["importance"])
-        if changes.get("pinned") is not None:
-            clean["pinned"] = v.flag("pinned", changes["pinned"])
-        for name in ("tags", "entities"):
-            if changes.get(name) is not None:
-                clean[name] = v.string_list(name, changes[name])
-        if changes.get("metadata") is not None:
-            clean["metadata"] = v.metadata(changes["metadata"], self.settings.memory_metadata_max_bytes)
-        if "expires_at" in changes:
-            clean["expires_at"] = v.when("expires_at", changes["expires_at"])
-
-        def changed(old: MemoryRecord) -> MemoryRecord:
-            if old.state is MemoryState.PURGED:
-                raise ValidationError(f"memory {memory_id} was purged and cannot be updated")
-            return MemoryRecord.model_validate(old.model_copy(update={**clean, "updated_at": utcnow()}).model_dump())
-
-        vectors = _Vectors(self)
-        if "summary" in clean:
-            vectors.prepare([changed(self._require(user, memory_id))])
-        result: builtins.list[MemoryRecord] = []
-
-        def plan(stored: dict[str, MemoryRecord]) -> Mutation:
-            old = _found(stored, user, memory_id)
-            new = changed(old)
-            m = Mutation(actor=actor)
-            if all(getattr(new, k) == getattr(old, k) for k in clean):
-                result.append(old)
-                return m
-            m.update(old, new, vectors.of(new) if new.summary != old.summary else None, reason or "update")
-            result.append(new)
-            return m
-
-        commit_planned(self.backend, self.events, {user: [_id(memory_id)]}, plan)
-        return result[0]
-
-    def _change_state(
-        self, memory_id: str, user_id: str, verb: str, allowed_from: tuple[MemoryState, ...],
-        write: Callable[[Mutation, MemoryRecord], MemoryRecord | None], actor: str,
-    ) -> MemoryRecord | None:
-        """Soft delete, restore or purge under the write lock, from the states ``allowed_from``."""
-        user = v.user_id(user_id)
-        result: builtins.list[MemoryRecord | None] = []
-
-        def plan(stored: dict[str, MemoryRecord]) -> Mutation:
-            old = _found(stored, user, memory_id)
-            if old.state not in allowed_from:
-                raise ValidationError(f"cannot {verb} memory {memory_id}: it is {old.state.value} "
-                                      f"(allowed from: {', '.join(s.value for s in allowed_from)})")
-            m = Mutation(actor=actor)
-            result.append(write(m, old))
-            return m
-
-        commit_planned(self.backend, self.events, {user: [_id(memory_id)]}, plan)
-        return result[0]
-
-    def delete(self, memory_id: str, *, user_id: str, actor: str = "api", reason: str | None = None) -> MemoryRecord:
-        """Soft delete: the memory leaves retrieval and can be restored until it is purged."""
-        purge_at = utcnow() + timedelta(days=self.settings.memory_purge_after_days)
-        rec = self._change_state(memory_id, user_id, "delete", (MemoryState.ACTIVE, MemoryState.SUPERSEDED),
-                                 lambda m, old: m.delete(old, purge_at, reason or "delete"), actor)
-        assert rec is not None
-        return rec
-
-    def restore(self, memory_id: str, *, user_id: str, actor: str = "api", reason: str | None = None) -> MemoryRecord:
-        rec = self._change_state(memory_id, user_id, "restore", (MemoryState.SOFT_DELETED,),
-                                 lambda m, old: m.restore(old, reason or "restore"), actor)
-        assert rec is not None
-        return rec
-
-    def purge(self, memory_id: str, *, user_id: str, actor: str = "api", reason: str | None = None) -> None:
-        """Forget a memory for good, with the older versions it superseded: their content, key, tags,
-        metadata and vectors, and every copy of their text in history, the change log and job
-        payloads, are removed; tombstones and the history's events (ids, event names, times,
-        actors) remain. Purging a purged memory does nothing."""
-        user = v.user_id(user_id)
-        chain, frontier = [_id(memory_id)], [memory_id]
-        while frontier:  # the versions a correction closed point at their successor
-            frontier = [r.id for r in self.backend.list(user, [Condition("superseded_by", "$in", frontier)],
-                                                        limit=10_000) if r.id not in chain]
-            chain += frontier
-
-        def plan(stored: dict[str, MemoryRecord]) -> Mutation:
-            _found(stored, user, memory_id)
-            m = Mutation(actor=actor)
-            for mid in chain:
-                old = stored.get(mid)
-                if old is not None and old.state is not MemoryState.PURGED:
-                    m.purge(old, reason or "purge")
-            return m
-
-        commit_planned(self.backend, self.events, {user: chain}, plan)
-
-    def link(self, from_id: str, to_id: str, *, user_id: str, relation_type: str = "related",
-             strength: float = 1.0, actor: str = "api") -> Relation:
-        """Relate two memories of the user (an edge retrieval follows); linking them again does nothing."""
-        user = v.user_id(user_id)
-        if from_id == to_id:
-            raise ValidationError("a memory cannot be linked to itself; give two different memory ids")
-        if not isinstance(relation_type, str) or not relation_type.strip() or len(relation_type) > 64:
-            raise ValidationError("relation_type must be a non-empty string of at most 64 characters")
-        if isinstance(strength, bool) or not isinstance(strength, int | float) or not 0.0 <= strength <= 1.0:
-            raise ValidationError(f"strength must be a number between 0 and 1, got {strength!r}")
-        rel = Relation(from_id=from_id, to_id=to_id, user_id=user, relation_type=relation_type.strip(),
-                       strength=float(strength), created_at=utcnow())
-
-        def plan(stored: dict[str, MemoryRecord]) -> Mutation:
-            for mid in (from_id, to_id):
-                if _found(stored, user, mid).state is MemoryState.PURGED:
-                    raise ValidationError(f"memory {mid} was purged and cannot be linked")
-            m = Mutation(actor=actor)
-            if not any(r.to_id == to_id for r in self.backend.relations(user, [from_id]) if r.from_id == from_id):
-                m.link(stored[from_id], rel, f"linked to {to_id} ({rel.relation_type})")
-            return m
-
-        commit_planned(self.backend, self.events, {user: [_id(from_id), _id(to_id)]}, plan)
-        return rel
 
     # --- reads ---------------------------------------------------------------------------------
     def get(self, memory_id: str, *, user_id: str) -> MemoryRecord:
@@ -453,42 +204,3 @@ class Memory(FormationAPI):
 
         return import_rows(self, rows, batch_size=batch_size)
 
-
-PUT_FIELDS = ("summary", "category", "importance", "pinned", "tags", "entities", "metadata", "source_ref", "expires_at")
-
-
-def _given(old: MemoryRecord, rec: MemoryRecord, given: set[str]) -> MemoryRecord:
-    """``old`` with the fields a keyed put gave (the rest stay as stored)."""
-    return old.model_copy(update={f: getattr(rec, f) for f in PUT_FIELDS if f in given})
-
-
-def _id(memory_id: object) -> str:
-    if not isinstance(memory_id, str) or not memory_id:
-        raise ValidationError(f"memory id must be a non-empty string, got {memory_id!r}")
-    return memory_id
-
-
-def _found(stored: dict[str, MemoryRecord], user_id: str, memory_id: str) -> MemoryRecord:
-    rec = stored.get(memory_id)
-    if rec is None:
-        raise NotFoundError(f"no memory {memory_id!r} for user {user_id!r}")
-    return rec
-
-
-class _Vectors:
-    """Vectors of the texts a write embeds: prepared in one batch before the write lock is taken;
-    a text that changed meanwhile (a concurrent write) is embedded under the lock."""
-
-    def __init__(self, memory: Memory) -> None:
-        self.memory = memory
-        self.known: dict[str, Sequence[float]] = {}
-
-    def prepare(self, records: Sequence[MemoryRecord]) -> None:
-        texts = list(dict.fromkeys(self.memory.embed_text(r) for r in records))
-        self.known.update(zip(texts, self.memory.embedder.embed(texts), strict=True) if texts else ())
-
-    def of(self, record: MemoryRecord) -> Sequence[float]:
-        text = self.memory.embed_text(record)
-        if text not in self.known:
-            self.known[text] = self.memory.embedder.embed_one(text)
-        return self.known[text]
