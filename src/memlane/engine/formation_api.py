@@ -8,7 +8,9 @@ from datetime import datetime
 from typing import Any
 
 from memlane.engine import validate as v
-from memlane.formation.pipeline import Formation, Worker
+from memlane.engine.worker import Worker
+from memlane.formation.pipeline import Formation
+from memlane.lifecycle.runner import Lifecycle
 from memlane.model.candidate import Candidate, ChatMessage
 from memlane.model.config import Settings
 from memlane.model.errors import NotFoundError, ValidationError
@@ -23,6 +25,7 @@ class FormationAPI:
     settings: Settings
     backend: Backend
     formation: Formation
+    lifecycle: Lifecycle
     _worker: Worker | None
 
     def add(
@@ -124,9 +127,18 @@ class FormationAPI:
         """Run pending background jobs in this thread; returns how many ran."""
         return self.formation.drain(max_jobs)
 
-    def start_worker(self) -> None:
+    def run_tasks(self, *, at: datetime | str | None = None) -> int:
+        """Run, in this thread, the periodic tasks (TTL, purge, ...) due at ``at`` (default now), after
+        scheduling each user's next runs; returns how many ran. ``memlane worker`` does this for you."""
+        return self.lifecycle.run_due(v.when("at", at) or utcnow())
+
+    def start_worker(self, *, tasks: bool = False) -> None:
+        """Start the background thread that runs formation jobs (and, with ``tasks``, the periodic tasks).
+        Adding a turn starts one without tasks; ``memlane serve`` and ``memlane worker`` run tasks too."""
+        if self._worker is not None and self._worker.is_alive() and tasks and self._worker.lifecycle is None:
+            self.stop_worker()
         if self._worker is None or not self._worker.is_alive():
-            self._worker = Worker(self.formation)
+            self._worker = Worker(self.formation, self.lifecycle if tasks else None)
             self._worker.start()
         else:
             self._worker.wake.set()

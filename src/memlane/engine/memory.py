@@ -10,9 +10,11 @@ from typing import Any
 from memlane.engine import validate as v
 from memlane.engine.formation_api import FormationAPI
 from memlane.engine.reembed import ReembedReport, reembed
+from memlane.engine.worker import Worker
 from memlane.engine.writes_api import WritesAPI
 from memlane.formation.events import EventBus
-from memlane.formation.pipeline import Formation, Worker
+from memlane.formation.pipeline import Formation
+from memlane.lifecycle.runner import Lifecycle
 from memlane.model.config import Settings
 from memlane.model.filters import Condition, live, parse_filters
 from memlane.model.record import HistoryEntry, MemoryRecord, SearchHit, utcnow
@@ -65,6 +67,7 @@ class Memory(FormationAPI, WritesAPI):
         self.events = EventBus()
         self._llm = llm
         self.formation = Formation(self.backend, self.embedder, self._make_llm, self.settings, self.events)
+        self.lifecycle = Lifecycle(self.formation)
         self._worker: Worker | None = None
 
     def _make_llm(self) -> MemoryLLM:
@@ -139,7 +142,9 @@ class Memory(FormationAPI, WritesAPI):
         now = v.when("at", at) or utcnow()
         request = SearchRequest(user_id=user, query=query, conditions=conds, now=now, limit=limit,
                                 offset=offset, threshold=threshold)
-        return search(self.backend, self.embedder, self.settings, request)
+        hits = search(self.backend, self.embedder, self.settings, request)
+        self.backend.record_access(user, [h.memory.id for h in hits], now)
+        return hits
 
     def context(
         self,
@@ -157,9 +162,13 @@ class Memory(FormationAPI, WritesAPI):
         ``since_rev`` (the revision the thread last saw; the block carries the current one)."""
         from memlane.retrieval.context import build_context
 
-        return build_context(self.backend, self.embedder, self.settings, query=query, user_id=v.user_id(user_id),
-                             thread_id=v.optional_scope("thread_id", thread_id), since_rev=since_rev,
-                             budget_tokens=budget_tokens, agent=agent, now=v.when("at", at) or utcnow())
+        user, now = v.user_id(user_id), v.when("at", at) or utcnow()
+        block = build_context(self.backend, self.embedder, self.settings, query=query, user_id=user,
+                              thread_id=v.optional_scope("thread_id", thread_id), since_rev=since_rev,
+                              budget_tokens=budget_tokens, agent=agent, now=now)
+        shown = [*block.semantic, *block.episodic, *block.sessions]
+        self.backend.record_access(user, [h.memory.id for h in shown], now)
+        return block
 
     def query(
         self,
@@ -178,9 +187,12 @@ class Memory(FormationAPI, WritesAPI):
         """An agent's ``memory.query``: a search within the categories the agent's allowlist grants."""
         from memlane.retrieval.query import memory_query
 
-        return memory_query(self.backend, self.embedder, self.settings, query=query, user_id=v.user_id(user_id),
-                            agent=agent, categories=categories, filters=filters, top_k=top_k, return_=return_,
-                            budget_tokens=budget_tokens, threshold=threshold, now=v.when("at", at) or utcnow())
+        user, now = v.user_id(user_id), v.when("at", at) or utcnow()
+        result = memory_query(self.backend, self.embedder, self.settings, query=query, user_id=user,
+                              agent=agent, categories=categories, filters=filters, top_k=top_k, return_=return_,
+                              budget_tokens=budget_tokens, threshold=threshold, now=now)
+        self.backend.record_access(user, [str(item["id"]) for item in result.items if "id" in item], now)
+        return result
 
     def history(self, memory_id: str, *, user_id: str, limit: int = 100) -> builtins.list[HistoryEntry]:
         user = v.user_id(user_id)

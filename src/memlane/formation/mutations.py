@@ -94,15 +94,21 @@ class Mutation:
     def delete(self, old: MemoryRecord, purge_at: datetime, reason: str) -> MemoryRecord:
         return self._set_state(old, MemoryState.SOFT_DELETED, purge_at, HistoryEvent.DELETE, "deleted", reason)
 
+    def expire(self, old: MemoryRecord, purge_at: datetime, reason: str) -> MemoryRecord:
+        """A soft delete by the TTL policy: a ``TTL`` history row and one ``deleted`` change (the delta
+        bullet) that says why."""
+        return self._set_state(old, MemoryState.SOFT_DELETED, purge_at, HistoryEvent.TTL, "deleted", reason,
+                               {"reason": "ttl"})
+
     def restore(self, old: MemoryRecord, reason: str) -> MemoryRecord:
         return self._set_state(old, MemoryState.ACTIVE, None, HistoryEvent.RESTORE, "restored", reason)
 
     def _set_state(self, old: MemoryRecord, state: MemoryState, purge_at: datetime | None, event: HistoryEvent,
-                   change: str, reason: str) -> MemoryRecord:
+                   change: str, reason: str, meta: Mapping[str, Any] | None = None) -> MemoryRecord:
         new = old.model_copy(update={"state": state, "updated_at": self.at, "purge_at": purge_at})
         self.batch.upserts.append(Upsert(new))
         self._history(event, old.id, old.user_id, old, new, reason)
-        self._change(new, change, _payload(new))
+        self._change(new, change, {**_payload(new), **(meta or {})})
         return new
 
     def purge(self, old: MemoryRecord, reason: str) -> None:

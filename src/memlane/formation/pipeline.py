@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import threading
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 
@@ -26,7 +25,7 @@ from memlane.formation.mutations import commit
 from memlane.model.candidate import Candidate, ChatMessage
 from memlane.model.config import Settings
 from memlane.model.enums import MemoryState
-from memlane.model.errors import MemlaneError, ProviderError
+from memlane.model.errors import LeaseLostError, MemlaneError, ProviderError
 from memlane.model.filters import Condition, live
 from memlane.model.ids import deterministic_id, new_id
 from memlane.model.jobs import Job, OpEvent
@@ -40,7 +39,7 @@ log = logging.getLogger("memlane.formation")
 LEASE_SECONDS = 60.0
 
 
-def _fault(point: str) -> None:
+def fault(point: str) -> None:
     """Crash-test hook: ``MEMLANE_FAULT=<point>`` ends the process there (tests kill a worker mid-job)."""
     if os.environ.get("MEMLANE_FAULT") == point:
         os._exit(86)
@@ -70,11 +69,11 @@ class Formation:
         try:
             return job.id, self._extract_turn(job, list(messages), at)
         except ProviderError as exc:  # the turn stays a job and is retried by the worker
-            self._failed(job, exc)
+            self.failed(job, exc)
             return job.id, []
         except Exception as exc:  # noqa: BLE001 - an extractor bug parks the turn (kept, visible), not "no memory"
             log.exception("extraction failed for job %s", job.id)
-            self._failed(job, exc)
+            self.failed(job, exc)
             return job.id, []
 
     def enqueue_turn(self, messages: Sequence[ChatMessage], *, user_id: str, thread_id: str | None,
@@ -108,7 +107,8 @@ class Formation:
     # --- background ---------------------------------------------------------------------------
     def run_once(self) -> bool:
         """Claim and process one job; False when none is runnable."""
-        job = self.backend.claim_job(self.worker_id, lease_seconds=self.lease_seconds, now=utcnow())
+        job = self.backend.claim_job(self.worker_id, lease_seconds=self.lease_seconds, now=utcnow(),
+                                     kinds=(TURN, CANDIDATE))
         if job is None:
             return False
         try:
@@ -119,8 +119,10 @@ class Formation:
                 self._decide(job)
             else:
                 raise MemlaneError(f"unknown job kind {job.kind!r}")
+        except LeaseLostError as exc:  # another worker took the job over and decides it: nothing was written
+            log.warning("job %s: %s", job.id, exc)
         except Exception as exc:  # noqa: BLE001 - the job is retried or parked, never dropped
-            self._failed(job, exc)
+            self.failed(job, exc)
         return True
 
     def drain(self, max_jobs: int | None = None) -> int:
@@ -129,7 +131,7 @@ class Formation:
             done += 1
         return done
 
-    def _failed(self, job: Job, exc: Exception) -> None:
+    def failed(self, job: Job, exc: Exception) -> None:
         error = f"{type(exc).__name__}: {exc}"
         if job.attempts >= self.settings.job_max_attempts:
             self.backend.fail_job(job.id, error, retry_at=None)
@@ -169,7 +171,7 @@ class Formation:
             batch.op_events.insert(0, OpEvent(
                 id=new_id(), user_id=user, thread_id=job.thread_id, node="worker", op="search", category=cand.category,
                 sim=neighbours[0].score if neighbours else None, at=at))
-            batch.complete_job = job.id
+            batch.complete_job, batch.job_owner = job.id, self.worker_id
             batch.job_result = {"action": planned.action, "memory_id": planned.memory_id,
                                 "summary": cand.summary, "turn": job.payload.get("turn")}
             if self.settings.memory_embedding_header:  # store what retrieval embeds (summary + header)
@@ -178,29 +180,9 @@ class Formation:
                 for up in batch.upserts:
                     if up.embedding:
                         up.embedding = next(vectors)
-            _fault("before_commit")
+            fault("before_commit")
             commit(self.backend, self.bus, planned.mutation)
         log.info(json.dumps({"event": "memory_decision", "user_id": user, "job": job.id, "fact": cand.summary,
                              "action": d.action, "target_id": d.target.id if d.target else None,
                              "score": d.score, "reason": d.reason}))
 
-
-class Worker(threading.Thread):
-    """The embedded default's background worker: a daemon thread draining the job table."""
-
-    def __init__(self, formation: Formation, poll_seconds: float = 0.2) -> None:
-        super().__init__(name="memlane-worker", daemon=True)
-        self.formation, self.poll = formation, poll_seconds
-        self._stop_event = threading.Event()
-        self.wake = threading.Event()
-
-    def run(self) -> None:
-        while not self._stop_event.is_set():
-            if not self.formation.run_once():
-                self.wake.wait(self.poll)
-                self.wake.clear()
-
-    def stop(self, timeout: float = 5.0) -> None:
-        self._stop_event.set()
-        self.wake.set()
-        self.join(timeout)

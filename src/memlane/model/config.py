@@ -25,6 +25,7 @@ from memlane.model.api_keys import check_api_keys
 from memlane.model.category import DEFAULT_CATEGORIES
 
 DEFAULT_HOME = Path("~/.memlane").expanduser()
+TASKS = ("ttl", "purge")  # the periodic tasks a worker can run (memlane.lifecycle)
 
 
 def _alias(*names: str) -> AliasChoices:
@@ -149,6 +150,10 @@ class Settings(BaseSettings):
     memory_ttl_days: float = Field(60, validation_alias=_alias("MEMORY_TTL_DAYS"))
     memory_ttl_importance_below: int = Field(3, validation_alias=_alias("MEMORY_TTL_IMPORTANCE_BELOW"))
     memory_purge_after_days: float = Field(30, validation_alias=_alias("MEMORY_PURGE_AFTER_DAYS"))
+    # The periodic tasks a worker runs and every how many hours, per user ("ttl=24,purge=24"; 0 = off).
+    memlane_schedule: Annotated[dict[str, float], NoDecode] = Field(
+        default_factory=lambda: {"ttl": 24.0, "purge": 24.0}, validation_alias=_alias("MEMLANE_SCHEDULE")
+    )
     memory_summary_max_chars: int = Field(2000, validation_alias=_alias("MEMORY_SUMMARY_MAX_CHARS"))
     memory_candidate_max_chars: int = Field(280, validation_alias=_alias("MEMORY_CANDIDATE_MAX_CHARS"))
     memory_metadata_max_bytes: int = Field(65_536, ge=2, validation_alias=_alias("MEMORY_METADATA_MAX_BYTES"))
@@ -215,6 +220,26 @@ class Settings(BaseSettings):
             if value.strip().startswith("{"):
                 return json.loads(value)
             return {k.strip(): float(v) for k, v in (p.split("=", 1) for p in value.split(",") if p.strip())}
+        return value
+
+    @field_validator("memlane_schedule", mode="before")
+    @classmethod
+    def _schedule(cls, value: Any) -> Any:
+        """``"ttl=24,purge=6"`` (hours) or JSON."""
+        if isinstance(value, str):
+            if value.strip().startswith("{"):
+                return json.loads(value)
+            return {k.strip(): float(v) for k, v in (p.split("=", 1) for p in value.split(",") if p.strip())}
+        return value
+
+    @field_validator("memlane_schedule")
+    @classmethod
+    def _schedule_valid(cls, value: dict[str, float]) -> dict[str, float]:
+        unknown = sorted(set(value) - set(TASKS))
+        if unknown:
+            raise ValueError(f"MEMLANE_SCHEDULE: unknown task(s) {', '.join(unknown)}; known: {', '.join(TASKS)}")
+        if any(h < 0 for h in value.values()):
+            raise ValueError("MEMLANE_SCHEDULE: hours must be >= 0 (0 turns a task off)")
         return value
 
     @field_validator("categories", mode="before")

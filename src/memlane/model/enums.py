@@ -32,6 +32,7 @@ class HistoryEvent(StrEnum):
     MERGE = "MERGE"
     SUPERSEDE = "SUPERSEDE"
     DELETE = "DELETE"
+    TTL = "TTL"  # a soft delete by the TTL policy (unused, unimportant, unpinned)
     RESTORE = "RESTORE"
     PURGE = "PURGE"
     LINK = "LINK"

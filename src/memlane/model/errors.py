@@ -48,3 +48,7 @@ class RateLimitError(MemlaneError):
 
 class ConflictError(MemlaneError):
     """The request contradicts what is stored (an idempotency key reused for a different memory)."""
+
+
+class LeaseLostError(MemlaneError):
+    """A worker tried to finish a job whose lease had passed to another worker; nothing was written."""

@@ -40,6 +40,8 @@ FIELDS: dict[str, Kind] = {
     "created_at": "datetime",
     "updated_at": "datetime",
     "valid_from": "datetime",
+    "last_accessed": "datetime",
+    "purge_at": "datetime",
     "date_iso": "str",
     "week": "int",
     "year": "int",

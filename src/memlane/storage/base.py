@@ -55,7 +55,11 @@ class WriteBatch:
     changes: builtins.list[Change] = field(default_factory=list)  # rev (per thread) and seq (per user) set on commit
     op_events: builtins.list[OpEvent] = field(default_factory=list)
     jobs: builtins.list[Job] = field(default_factory=list)  # enqueued in the same transaction
+    schedule: builtins.list[Job] = field(default_factory=list)  # enqueued unless a job of that id exists
     complete_job: str | None = None  # marked done in the same transaction as the writes it made
+    # With ``complete_job``: the worker that must still hold the job's lease, or nothing is written
+    # (LeaseLostError): a worker whose lease expired cannot apply work another worker redoes.
+    job_owner: str | None = None
     job_result: dict[str, Any] | None = None  # replaces the completed job's payload (no user text is kept)
 
 
@@ -220,9 +224,20 @@ class Backend(ABC):
 
     # --- background jobs, change log, op events -----------------------------------------------
     @abstractmethod
-    def claim_job(self, worker_id: str, *, lease_seconds: float, now: datetime) -> Job | None:
-        """Take the oldest runnable job (pending and due, or running with an expired lease) and lease
-        it to ``worker_id``; attempts is incremented. Safe with many workers (SKIP LOCKED on Postgres)."""
+    def claim_job(self, worker_id: str, *, lease_seconds: float, now: datetime,
+                  kinds: Sequence[str] | None = None) -> Job | None:
+        """Take the oldest runnable job (pending and due, or running with an expired lease) of one of
+        ``kinds`` (any kind when None) and lease it to ``worker_id``; attempts is incremented. Safe with
+        many workers (SKIP LOCKED on Postgres, the write lock on SQLite)."""
+
+    @abstractmethod
+    def scheduled_users(self, kind: str) -> set[str]:
+        """Users with a pending or running job of ``kind`` (the scheduler seeds the others)."""
+
+    @abstractmethod
+    def record_access(self, user_id: str, memory_ids: Sequence[str], at: datetime) -> None:
+        """Retrieval bookkeeping: ``access_count`` + 1 and ``last_accessed`` moved forward to ``at``
+        (never back) on the user's memories of those ids; no history, no event."""
 
     @abstractmethod
     def fail_job(self, job_id: str, error: str, *, retry_at: datetime | None) -> None:

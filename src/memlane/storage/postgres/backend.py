@@ -315,9 +315,19 @@ class PostgresBackend(Backend):
             return conn.execute("DELETE FROM memories WHERE user_id = %s", (user_id,)).rowcount
 
     # --- jobs, change log, op events, user locks --------------------------------------------
-    def claim_job(self, worker_id: str, *, lease_seconds: float, now: datetime) -> Job | None:
+    def claim_job(self, worker_id: str, *, lease_seconds: float, now: datetime,
+                  kinds: Sequence[str] | None = None) -> Job | None:
         with self._connection() as conn:
-            return jobs.claim_job(conn, worker_id, lease_seconds, now)
+            return jobs.claim_job(conn, worker_id, lease_seconds, now, kinds)
+
+    def scheduled_users(self, kind: str) -> set[str]:
+        with self._connection() as conn:
+            return jobs.scheduled_users(conn, kind)
+
+    def record_access(self, user_id: str, memory_ids: Sequence[str], at: datetime) -> None:
+        if memory_ids:
+            with self._connection() as conn:
+                jobs.record_access(conn, user_id, memory_ids, at)
 
     def fail_job(self, job_id: str, error: str, *, retry_at: datetime | None) -> None:
         with self._connection() as conn:

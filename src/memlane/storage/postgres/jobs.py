@@ -14,6 +14,7 @@ from typing import Any
 import psycopg
 from psycopg.rows import dict_row
 
+from memlane.model.errors import LeaseLostError
 from memlane.model.jobs import Change, Job, JobStatus, OpEvent
 from memlane.model.record import as_utc, utcnow
 from memlane.storage.postgres.rows import cell
@@ -50,11 +51,13 @@ _COMPLETE_JOB = (  # a done job keeps its outcome, not the user's text
 _CLAIM_JOB = (
     "UPDATE jobs SET status = 'running', locked_by = %s, locked_until = %s, attempts = attempts + 1, "
     "updated_at = %s WHERE id = ("
-    "  SELECT id FROM jobs WHERE (status = 'pending' AND run_after <= %s) "
-    "  OR (status = 'running' AND locked_until < %s) "
+    "  SELECT id FROM jobs WHERE ((status = 'pending' AND run_after <= %s) "
+    "  OR (status = 'running' AND locked_until < %s)) AND (%s::text[] IS NULL OR kind = ANY(%s::text[])) "
     "  ORDER BY created_at, seq LIMIT 1 FOR UPDATE SKIP LOCKED"
     f") RETURNING {JOB_COLUMNS}"
 )
+_SCHEDULE_JOB = _INSERT_JOB + " ON CONFLICT (id) DO NOTHING"
+_COMPLETE_OWNED_JOB = _COMPLETE_JOB + " AND locked_by = %s AND status = 'running'"
 
 
 def write_in_batch(
@@ -64,6 +67,8 @@ def write_in_batch(
     jobs: Sequence[Job],
     complete_job: str | None,
     job_result: dict[str, Any] | None = None,
+    schedule: Sequence[Job] = (),
+    job_owner: str | None = None,
 ) -> None:
     """The jobs/change-log part of a :class:`WriteBatch`, inside its transaction; each change row
     learns its ``rev`` and ``seq``."""
@@ -87,17 +92,37 @@ def write_in_batch(
         cur.executemany(_INSERT_OP_EVENT, [[cell(getattr(e, f)) for f in OP_EVENT_FIELDS] for e in op_events])
     if jobs:
         cur.executemany(_INSERT_JOB, [[cell(getattr(j, f)) for f in JOB_FIELDS] for j in jobs])
-    if complete_job is not None:
+    if schedule:
+        cur.executemany(_SCHEDULE_JOB, [[cell(getattr(j, f)) for f in JOB_FIELDS] for j in schedule])
+    if complete_job is not None and job_owner is None:
         cur.execute(_COMPLETE_JOB, (cell(job_result or {}), utcnow(), complete_job))
+    elif complete_job is not None:
+        cur.execute(_COMPLETE_OWNED_JOB, (cell(job_result or {}), utcnow(), complete_job, job_owner))
+        if cur.rowcount == 0:
+            raise LeaseLostError(f"job {complete_job} is no longer leased to {job_owner}")
 
 
 def claim_job(
-    conn: psycopg.Connection[Any], worker_id: str, lease_seconds: float, now: datetime
+    conn: psycopg.Connection[Any], worker_id: str, lease_seconds: float, now: datetime,
+    kinds: Sequence[str] | None = None,
 ) -> Job | None:
     until = now + timedelta(seconds=lease_seconds)
+    only = None if kinds is None else list(kinds)
     with conn.cursor(row_factory=dict_row) as cur:
-        row = cur.execute(_CLAIM_JOB, (worker_id, until, now, now, now)).fetchone()
+        row = cur.execute(_CLAIM_JOB, (worker_id, until, now, now, now, only, only)).fetchone()
     return None if row is None else Job.model_validate(row)
+
+
+def scheduled_users(conn: psycopg.Connection[Any], kind: str) -> set[str]:
+    rows = conn.execute("SELECT DISTINCT user_id FROM jobs WHERE kind = %s AND status IN ('pending', 'running')",
+                        (kind,)).fetchall()
+    return {r[0] for r in rows}
+
+
+def record_access(conn: psycopg.Connection[Any], user_id: str, memory_ids: Sequence[str], at: datetime) -> None:
+    conn.execute("UPDATE memories SET access_count = access_count + 1, "
+                 "last_accessed = GREATEST(COALESCE(last_accessed, %s), %s) WHERE user_id = %s AND id = ANY(%s)",
+                 (at, at, user_id, list(memory_ids)))
 
 
 def fail_job(conn: psycopg.Connection[Any], job_id: str, error: str, retry_at: datetime | None) -> None:

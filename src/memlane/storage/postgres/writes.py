@@ -106,4 +106,5 @@ def apply_batch(conn: psycopg.Connection[Any], batch: WriteBatch, dims: int | No
             cur.execute(INSERT_HISTORY_ROWS, (history_json(batch.history),))
         if batch.relations:
             cur.executemany(INSERT_RELATION, [relation_params(r) for r in batch.relations])
-        jobs.write_in_batch(cur, batch.changes, batch.op_events, batch.jobs, batch.complete_job, batch.job_result)
+        jobs.write_in_batch(cur, batch.changes, batch.op_events, batch.jobs, batch.complete_job, batch.job_result,
+                             batch.schedule, batch.job_owner)

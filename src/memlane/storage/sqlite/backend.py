@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from memlane.model.errors import BackendError, DimensionMismatchError, SchemaVersionError
+from memlane.model.errors import BackendError, DimensionMismatchError, LeaseLostError, SchemaVersionError
 from memlane.model.filters import Condition
 from memlane.model.record import HistoryEntry, MemoryRecord, Relation, utcnow
 from memlane.storage.base import Backend, Upsert, WriteBatch
@@ -239,10 +239,16 @@ class SqliteBackend(SqliteSearchMixin, SqliteJobsMixin, Backend):
                 write_op_events(c, batch.op_events)
                 marks = ", ".join("?" for _ in JOB_COLS.split(","))
                 c.executemany(f"INSERT INTO jobs({JOB_COLS}) VALUES ({marks})", [job_params(j) for j in batch.jobs])
+                c.executemany(f"INSERT INTO jobs({JOB_COLS}) VALUES ({marks}) ON CONFLICT(id) DO NOTHING",
+                              [job_params(j) for j in batch.schedule])
                 if batch.complete_job:  # a done job keeps its outcome, not the user's text
-                    c.execute("UPDATE jobs SET status = 'done', payload = ?, locked_by = NULL, locked_until = NULL, "
-                              "updated_at = ? WHERE id = ?",
-                              (json.dumps(batch.job_result or {}), iso(utcnow()), batch.complete_job))
+                    owner = " AND locked_by = ? AND status = 'running'" if batch.job_owner else ""
+                    done = c.execute("UPDATE jobs SET status = 'done', payload = ?, locked_by = NULL, "
+                                     f"locked_until = NULL, updated_at = ? WHERE id = ?{owner}",
+                                     (json.dumps(batch.job_result or {}), iso(utcnow()), batch.complete_job,
+                                      *([batch.job_owner] if batch.job_owner else [])))
+                    if batch.job_owner and done.rowcount == 0:
+                        raise LeaseLostError(f"job {batch.complete_job} is no longer leased to {batch.job_owner}")
         except sqlite3.Error as exc:
             raise BackendError(f"SQLite write failed, nothing was written: {exc}") from exc
         return batch

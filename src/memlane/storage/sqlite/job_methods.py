@@ -24,12 +24,14 @@ class SqliteJobsMixin:
         raise NotImplementedError
 
     # --- jobs, change log, op events ------------------------------------------------------
-    def claim_job(self, worker_id: str, *, lease_seconds: float, now: datetime) -> Job | None:
+    def claim_job(self, worker_id: str, *, lease_seconds: float, now: datetime,
+                  kinds: Sequence[str] | None = None) -> Job | None:
+        only = f" AND kind IN ({', '.join('?' for _ in kinds)})" if kinds is not None else ""
         with self._tx() as c:
             row = c.execute(
-                f"SELECT {JOB_COLS} FROM jobs WHERE (status = 'pending' AND run_after <= ?) "
-                "OR (status = 'running' AND locked_until < ?) ORDER BY created_at, rowid LIMIT 1",
-                (iso(now), iso(now)),
+                f"SELECT {JOB_COLS} FROM jobs WHERE ((status = 'pending' AND run_after <= ?) "
+                f"OR (status = 'running' AND locked_until < ?)){only} ORDER BY created_at, rowid LIMIT 1",
+                (iso(now), iso(now), *(kinds or ())),
             ).fetchone()
             if row is None:
                 return None
@@ -42,6 +44,20 @@ class SqliteJobsMixin:
             job = job_from_row(row)
         return job.model_copy(update={"status": JobStatus.RUNNING, "locked_by": worker_id,
                                       "locked_until": until, "attempts": job.attempts + 1})
+
+    def scheduled_users(self, kind: str) -> set[str]:
+        rows = self._rows("SELECT DISTINCT user_id FROM jobs WHERE kind = ? AND status IN ('pending', 'running')",
+                          (kind,))
+        return {r[0] for r in rows}
+
+    def record_access(self, user_id: str, memory_ids: Sequence[str], at: datetime) -> None:
+        if not memory_ids:
+            return
+        marks = ", ".join("?" for _ in memory_ids)
+        with self._tx() as c:  # ISO-8601 UTC strings order as times
+            c.execute("UPDATE memories SET access_count = access_count + 1, last_accessed = "
+                      "CASE WHEN last_accessed IS NULL OR last_accessed < ? THEN ? ELSE last_accessed END "
+                      f"WHERE user_id = ? AND id IN ({marks})", (iso(at), iso(at), user_id, *memory_ids))
 
     def fail_job(self, job_id: str, error: str, *, retry_at: datetime | None) -> None:
         status = "parked" if retry_at is None else "pending"

@@ -1,0 +1,119 @@
+"""Runs the periodic tasks: seeds each user's next run, claims due task jobs, and commits a run's
+writes together with its job's completion and the next run's job, in one transaction that only the
+worker still holding the job's lease can commit. A worker that dies mid-run wrote nothing; when its
+lease expires another worker runs the task again, so a task is neither lost nor applied twice."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+from memlane.formation.mutations import Mutation, commit_planned
+from memlane.formation.pipeline import Formation, fault
+from memlane.lifecycle import purge, ttl
+from memlane.lifecycle.schedule import kind_of, task_job
+from memlane.model.errors import LeaseLostError
+from memlane.model.ids import new_id
+from memlane.model.jobs import Job
+from memlane.model.record import MemoryRecord, utcnow
+from memlane.storage.base import WriteBatch
+
+log = logging.getLogger("memlane.lifecycle")
+BATCH = 1000  # memories one run changes at most; a full run schedules the next one at once
+LEASE_SECONDS = 300.0
+
+# A task's work: the ids to read under the write lock, and the plan that turns them into writes
+# (returning its report).
+Plan = Callable[[Mutation, dict[str, MemoryRecord]], dict[str, Any]]
+
+
+class Lifecycle:
+    def __init__(self, formation: Formation) -> None:
+        self.formation = formation
+        self.backend, self.settings, self.bus = formation.backend, formation.settings, formation.bus
+        self.worker_id = formation.worker_id
+        self.lease_seconds = LEASE_SECONDS
+        self._tasks: dict[str, Callable[[Job, datetime], tuple[Sequence[str], Plan, bool]]] = {
+            "ttl": self._ttl, "purge": self._purge,
+        }
+
+    @property
+    def schedule(self) -> dict[str, timedelta]:
+        """The enabled tasks and how often each runs per user (``MEMLANE_SCHEDULE``)."""
+        return {t: timedelta(hours=h) for t, h in self.settings.memlane_schedule.items() if h > 0}
+
+    def seed(self, now: datetime | None = None) -> int:
+        """Enqueue the next run of every enabled task for each user who has none pending; returns how
+        many were enqueued (from any number of workers at once: a run's job id is its slot)."""
+        now = now or utcnow()
+        users = self.backend.list_users()
+        jobs = [task_job(user, task, every, now) for task, every in self.schedule.items()
+                for user in sorted(set(users) - self.backend.scheduled_users(kind_of(task)))]
+        if jobs:
+            self.backend.apply(WriteBatch(schedule=jobs))
+        return len(jobs)
+
+    def run_once(self, now: datetime | None = None) -> bool:
+        """Claim and run one due task; False when none is due."""
+        now = now or utcnow()
+        kinds = [kind_of(t) for t in self.schedule]
+        job = self.backend.claim_job(self.worker_id, lease_seconds=self.lease_seconds, now=now, kinds=kinds)
+        if job is None:
+            return False
+        try:
+            self._run(job, now)
+        except LeaseLostError as exc:  # another worker took the job over and runs it: nothing was written
+            log.warning("task %s: %s", job.id, exc)
+        except Exception as exc:  # noqa: BLE001 - the task is retried or parked, never dropped
+            self.formation.failed(job, exc)
+        return True
+
+    def run_due(self, now: datetime | None = None) -> int:
+        """Seed, then run every task due at ``now``; returns how many ran."""
+        self.seed(now)
+        ran = 0
+        while self.run_once(now):
+            ran += 1
+        return ran
+
+    def _run(self, job: Job, now: datetime) -> None:
+        task = str(job.payload.get("task"))
+        if task not in self._tasks or task not in self.schedule:
+            raise ValueError(f"unknown or disabled task {task!r}")
+        reads, plan, more = self._tasks[task](job, now)
+        report: dict[str, Any] = {}
+
+        def build(stored: dict[str, MemoryRecord]) -> Mutation:
+            m = Mutation(actor=f"system:{task}", at=now)
+            report.update(plan(m, stored))
+            fault("task_before_commit")
+            nxt = task_job(job.user_id, task, self.schedule[task], now)
+            if more:  # the run stopped at BATCH: go on at once
+                nxt = nxt.model_copy(update={"id": new_id(), "run_after": now})
+            m.batch.schedule.append(nxt)
+            m.batch.complete_job, m.batch.job_owner = job.id, self.worker_id
+            m.batch.job_result = {"task": task, **report}
+            return m
+
+        commit_planned(self.backend, self.bus, {job.user_id: list(reads)}, build)
+        log.info("task %s for %s: %s", task, job.user_id, report)
+
+    # --- the tasks ---------------------------------------------------------------------------------
+    def _ttl(self, job: Job, now: datetime) -> tuple[Sequence[str], Plan, bool]:
+        ids = ttl.stale_ids(self.backend, job.user_id, self.settings, now, BATCH)
+
+        def plan(m: Mutation, stored: dict[str, MemoryRecord]) -> dict[str, Any]:
+            return {"expired": ttl.expire(m, [stored[i] for i in ids if i in stored], self.settings, now)}
+
+        return ids, plan, len(ids) >= BATCH
+
+    def _purge(self, job: Job, now: datetime) -> tuple[Sequence[str], Plan, bool]:
+        due = purge.due_ids(self.backend, job.user_id, now, BATCH)
+        chain = purge.with_superseded(self.backend, job.user_id, due)
+
+        def plan(m: Mutation, stored: dict[str, MemoryRecord]) -> dict[str, Any]:
+            return {"purged": purge.purge_due(m, list(stored.values()), due, now)}
+
+        return chain, plan, len(due) >= BATCH
