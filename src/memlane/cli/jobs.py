@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from typing import Annotated
 
 import typer
@@ -11,7 +10,7 @@ from rich.table import Table
 from memlane.cli import render
 from memlane.cli.app import DbOption, EmbedderOption, JsonOption, app, open_memory, print_json
 
-jobs_app = typer.Typer(help="Background formation jobs: list, retry parked ones, run workers.", no_args_is_help=True)
+jobs_app = typer.Typer(help="Background jobs: list them, retry parked ones (`memlane worker` runs them).", no_args_is_help=True)
 app.add_typer(jobs_app, name="jobs")
 
 
@@ -50,20 +49,3 @@ def retry(
         mem.retry_job(job_id)
     typer.echo(f"job {job_id} is pending again")
 
-
-@jobs_app.command("work")
-def work(
-    forever: Annotated[bool, typer.Option("--forever", help="Keep polling for new jobs until interrupted.")] = False,
-    poll: Annotated[float, typer.Option(min=0.05, help="Seconds between polls when idle.")] = 0.5,
-    db: DbOption = None,
-    embedder: EmbedderOption = None,
-) -> None:
-    """Run pending jobs in this process. On PostgreSQL any number of workers can run side by side."""
-    with open_memory(db, embedder) as mem:
-        done = mem.process_jobs()
-        while forever:
-            ran = mem.process_jobs()
-            done += ran
-            if not ran:
-                time.sleep(poll)
-    typer.echo(f"ran {done} job(s)")

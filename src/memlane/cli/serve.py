@@ -20,6 +20,9 @@ def serve(
     upstream: Annotated[str | None, typer.Option(help="OpenAI-compatible upstream LLM base URL for the chat proxy "
                                                  "\\[default: $MEMLANE_UPSTREAM_BASE_URL]", show_default=False)] = None,
     log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
+    worker: Annotated[bool | None, typer.Option("--worker/--no-worker", help="Run formation jobs and the periodic "
+                                                "tasks in this process \\[default: $MEMLANE_WORKER or on]; off when "
+                                                "'memlane worker' processes do it.", show_default=False)] = None,
 ) -> None:
     """Serve memory over HTTP: REST under /v1/memory, events at /v1/memory/events, an OpenAI-compatible
     chat proxy at /v1/chat/completions, /healthz and /metrics. Refuses non-loopback addresses without
@@ -28,7 +31,10 @@ def serve(
     from memlane.server.run import serve as run
 
     settings = load_settings()
-    changes = {k: v for k, v in {"db": db, "embedder": embedder, "upstream_base_url": upstream}.items() if v}
+    changes: dict[str, object] = {k: v for k, v in {"db": db, "embedder": embedder,
+                                                    "upstream_base_url": upstream}.items() if v}
+    if worker is not None:
+        changes["worker"] = worker
     settings = settings.model_copy(update=changes)
     check_exposure(host or settings.server_host, settings)
 

@@ -60,7 +60,7 @@ class FormationAPI:
         if wait:
             self.formation.drain()
         else:
-            self.start_worker()
+            self._wake_worker()
         return turn_id, candidates
 
     def enqueue_turn(
@@ -78,7 +78,7 @@ class FormationAPI:
         thread = v.optional_scope("thread_id", thread_id)
         when = v.when("at", at) or utcnow()
         turn_id = self.formation.enqueue_turn(v.messages(messages, when), user_id=user, thread_id=thread, at=when)
-        self.start_worker()
+        self._wake_worker()
         return turn_id
 
     def outcomes(self, turn_id: str, *, user_id: str) -> builtins.list[Outcome]:
@@ -120,7 +120,7 @@ class FormationAPI:
         if wait:
             self.formation.drain()
         else:
-            self.start_worker()
+            self._wake_worker()
         return cands
 
     def process_jobs(self, max_jobs: int | None = None) -> int:
@@ -131,6 +131,12 @@ class FormationAPI:
         """Run, in this thread, the periodic tasks (TTL, purge, ...) due at ``at`` (default now), after
         scheduling each user's next runs; returns how many ran. ``memlane worker`` does this for you."""
         return self.lifecycle.run_due(v.when("at", at) or utcnow())
+
+    def _wake_worker(self) -> None:
+        """Work was queued: start (or wake) this process's worker, unless ``MEMLANE_WORKER`` is off
+        (a separate ``memlane worker`` process runs the jobs)."""
+        if self.settings.worker:
+            self.start_worker()
 
     def start_worker(self, *, tasks: bool = False) -> None:
         """Start the background thread that runs formation jobs (and, with ``tasks``, the periodic tasks).

@@ -37,6 +37,8 @@ class Worker(threading.Thread):
             self.wake.clear()
 
     def stop(self, timeout: float = 5.0) -> None:
+        """Ask the loop to end after the job at hand; wait for it when it runs in another thread."""
         self._stop_event.set()
         self.wake.set()
-        self.join(timeout)
+        if self.is_alive() and threading.current_thread() is not self:
+            self.join(timeout)

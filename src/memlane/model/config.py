@@ -150,6 +150,9 @@ class Settings(BaseSettings):
     memory_ttl_days: float = Field(60, validation_alias=_alias("MEMORY_TTL_DAYS"))
     memory_ttl_importance_below: int = Field(3, validation_alias=_alias("MEMORY_TTL_IMPORTANCE_BELOW"))
     memory_purge_after_days: float = Field(30, validation_alias=_alias("MEMORY_PURGE_AFTER_DAYS"))
+    # Run background work (formation jobs; periodic tasks in `memlane serve`) in this process; off when
+    # a separate `memlane worker` process runs it.
+    worker: bool = Field(True, validation_alias=_alias("MEMLANE_WORKER"))
     # The periodic tasks a worker runs and every how many hours, per user ("ttl=24,purge=24"; 0 = off).
     memlane_schedule: Annotated[dict[str, float], NoDecode] = Field(
         default_factory=lambda: {"ttl": 24.0, "purge": 24.0}, validation_alias=_alias("MEMLANE_SCHEDULE")

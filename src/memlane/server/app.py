@@ -80,7 +80,8 @@ def create_app(memory: Memory | None = None, settings: Settings | None = None) -
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await anyio.to_thread.run_sync(_warm_up, mem)
         app.openapi()  # built once now, not on the first request (known_query reads it)
-        mem.start_worker()  # picks up turns left unfinished by an earlier run
+        if settings.worker:  # picks up turns left unfinished by an earlier run, and runs the periodic tasks
+            mem.start_worker(tasks=True)
         try:
             yield
         finally:
