@@ -69,6 +69,15 @@ class Mutation:
         self._history(HistoryEvent.MERGE, new.id, new.user_id, old, new, reason)
         self._change(new, "merged", {**_payload(new), "candidate": candidate})
 
+    def absorb(self, keeper: MemoryRecord, kept: MemoryRecord, dup: MemoryRecord, closed: MemoryRecord,
+               reason: str) -> None:
+        """Two stored memories say the same thing: ``kept`` (``keeper`` with ``dup``'s signals and id in
+        ``merged_from``) stays; ``closed`` (``dup``, superseded by the keeper) leaves retrieval."""
+        self.batch.upserts += [Upsert(kept), Upsert(closed)]
+        self._history(HistoryEvent.MERGE, keeper.id, keeper.user_id, keeper, kept, f"absorbed {dup.id}: {reason}")
+        self._history(HistoryEvent.MERGE, dup.id, dup.user_id, dup, closed, f"merged into {keeper.id}: {reason}")
+        self._change(kept, "merged", {**_payload(kept), "from": dup.id, "into": kept.id})
+
     def supersede(self, target: MemoryRecord, fresh: MemoryRecord, closed: MemoryRecord,
                   vector: Sequence[float] | None, closed_vector: Sequence[float] | None, reason: str,
                   relations: Sequence[Relation] = ()) -> None:

@@ -10,10 +10,12 @@ from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
+from memlane.formation.bands import bands_for
 from memlane.formation.mutations import Mutation, commit_planned
 from memlane.formation.pipeline import Formation, fault
-from memlane.lifecycle import purge, ttl
+from memlane.lifecycle import consolidate, purge, ttl
 from memlane.lifecycle.schedule import kind_of, task_job
+from memlane.model.enums import MemoryType
 from memlane.model.errors import LeaseLostError
 from memlane.model.ids import new_id
 from memlane.model.jobs import Job
@@ -36,7 +38,7 @@ class Lifecycle:
         self.worker_id = formation.worker_id
         self.lease_seconds = LEASE_SECONDS
         self._tasks: dict[str, Callable[[Job, datetime], tuple[Sequence[str], Plan, bool]]] = {
-            "ttl": self._ttl, "purge": self._purge,
+            "ttl": self._ttl, "purge": self._purge, "consolidate": self._consolidate,
         }
 
     @property
@@ -117,3 +119,16 @@ class Lifecycle:
             return {"purged": purge.purge_due(m, list(stored.values()), due, now)}
 
         return chain, plan, len(due) >= BATCH
+
+    def _consolidate(self, job: Job, now: datetime) -> tuple[Sequence[str], Plan, bool]:
+        bands = bands_for(self.formation.embedder.name, MemoryType.SEMANTIC, self.settings)
+        members = consolidate.pool(self.backend, job.user_id, now)
+        pairs = consolidate.find_pairs(self.backend, job.user_id, members, bands, now,
+                                       self.settings.memory_consolidation_max_pairs)
+        judged = consolidate.judge(self.formation.llm, pairs, self.settings.memory_consolidation_token_budget)
+        ids = sorted({r.id for p, _ in judged.verdicts for r in (p.newer, p.older)})
+
+        def plan(m: Mutation, stored: dict[str, MemoryRecord]) -> dict[str, Any]:
+            return consolidate.apply(m, judged, stored, bands, now)
+
+        return ids, plan, False

@@ -25,7 +25,7 @@ from memlane.model.api_keys import check_api_keys
 from memlane.model.category import DEFAULT_CATEGORIES
 
 DEFAULT_HOME = Path("~/.memlane").expanduser()
-TASKS = ("ttl", "purge")  # the periodic tasks a worker can run (memlane.lifecycle)
+TASKS = ("ttl", "purge", "consolidate")  # the periodic tasks a worker can run (memlane.lifecycle)
 
 
 def _alias(*names: str) -> AliasChoices:
@@ -150,12 +150,18 @@ class Settings(BaseSettings):
     memory_ttl_days: float = Field(60, validation_alias=_alias("MEMORY_TTL_DAYS"))
     memory_ttl_importance_below: int = Field(3, validation_alias=_alias("MEMORY_TTL_IMPORTANCE_BELOW"))
     memory_purge_after_days: float = Field(30, validation_alias=_alias("MEMORY_PURGE_AFTER_DAYS"))
+    # Daily consolidation, per user and run: pairs judged at most, and the judge's token budget.
+    memory_consolidation_max_pairs: int = Field(50, ge=0, validation_alias=_alias("MEMORY_CONSOLIDATION_MAX_PAIRS"))
+    memory_consolidation_token_budget: int = Field(
+        20_000, ge=0, validation_alias=_alias("MEMORY_CONSOLIDATION_TOKEN_BUDGET")
+    )
     # Run background work (formation jobs; periodic tasks in `memlane serve`) in this process; off when
     # a separate `memlane worker` process runs it.
     worker: bool = Field(True, validation_alias=_alias("MEMLANE_WORKER"))
     # The periodic tasks a worker runs and every how many hours, per user ("ttl=24,purge=24"; 0 = off).
     memlane_schedule: Annotated[dict[str, float], NoDecode] = Field(
-        default_factory=lambda: {"ttl": 24.0, "purge": 24.0}, validation_alias=_alias("MEMLANE_SCHEDULE")
+        default_factory=lambda: {"ttl": 24.0, "purge": 24.0, "consolidate": 24.0},
+        validation_alias=_alias("MEMLANE_SCHEDULE"),
     )
     memory_summary_max_chars: int = Field(2000, validation_alias=_alias("MEMORY_SUMMARY_MAX_CHARS"))
     memory_candidate_max_chars: int = Field(280, validation_alias=_alias("MEMORY_CANDIDATE_MAX_CHARS"))

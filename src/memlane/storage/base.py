@@ -23,7 +23,7 @@ from memlane.model.filters import Condition
 from memlane.model.jobs import Change, Job, JobStatus, OpEvent
 from memlane.model.record import HistoryEntry, MemoryRecord, Relation
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 PENDING_EMBEDDER = "embedder:pending"  # meta: the embedder a started re-embed is switching to
 _LOCKS_GUARD = threading.Lock()
 
@@ -56,6 +56,8 @@ class WriteBatch:
     op_events: builtins.list[OpEvent] = field(default_factory=list)
     jobs: builtins.list[Job] = field(default_factory=list)  # enqueued in the same transaction
     schedule: builtins.list[Job] = field(default_factory=list)  # enqueued unless a job of that id exists
+    # (user_id, pair fingerprint, when): pairs consolidation judged; the time is replaced when judged again
+    pair_checks: builtins.list[tuple[str, str, datetime]] = field(default_factory=list)
     complete_job: str | None = None  # marked done in the same transaction as the writes it made
     # With ``complete_job``: the worker that must still hold the job's lease, or nothing is written
     # (LeaseLostError): a worker whose lease expired cannot apply work another worker redoes.
@@ -233,6 +235,10 @@ class Backend(ABC):
     @abstractmethod
     def scheduled_users(self, kind: str) -> set[str]:
         """Users with a pending or running job of ``kind`` (the scheduler seeds the others)."""
+
+    @abstractmethod
+    def checked_pairs(self, user_id: str, since: datetime) -> set[str]:
+        """Fingerprints of the user's pairs consolidation judged at or after ``since``."""
 
     @abstractmethod
     def record_access(self, user_id: str, memory_ids: Sequence[str], at: datetime) -> None:

@@ -324,6 +324,10 @@ class PostgresBackend(Backend):
         with self._connection() as conn:
             return jobs.scheduled_users(conn, kind)
 
+    def checked_pairs(self, user_id: str, since: datetime) -> set[str]:
+        with self._connection() as conn:
+            return jobs.checked_pairs(conn, user_id, since)
+
     def record_access(self, user_id: str, memory_ids: Sequence[str], at: datetime) -> None:
         if memory_ids:
             with self._connection() as conn:

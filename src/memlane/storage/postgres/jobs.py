@@ -69,6 +69,7 @@ def write_in_batch(
     job_result: dict[str, Any] | None = None,
     schedule: Sequence[Job] = (),
     job_owner: str | None = None,
+    pair_checks: Sequence[tuple[str, str, datetime]] = (),
 ) -> None:
     """The jobs/change-log part of a :class:`WriteBatch`, inside its transaction; each change row
     learns its ``rev`` and ``seq``."""
@@ -92,6 +93,9 @@ def write_in_batch(
         cur.executemany(_INSERT_OP_EVENT, [[cell(getattr(e, f)) for f in OP_EVENT_FIELDS] for e in op_events])
     if jobs:
         cur.executemany(_INSERT_JOB, [[cell(getattr(j, f)) for f in JOB_FIELDS] for j in jobs])
+    if pair_checks:
+        cur.executemany("INSERT INTO pair_checks (user_id, pair, checked_at) VALUES (%s, %s, %s) "
+                        "ON CONFLICT (user_id, pair) DO UPDATE SET checked_at = EXCLUDED.checked_at", pair_checks)
     if schedule:
         cur.executemany(_SCHEDULE_JOB, [[cell(getattr(j, f)) for f in JOB_FIELDS] for j in schedule])
     if complete_job is not None and job_owner is None:
@@ -116,6 +120,12 @@ def claim_job(
 def scheduled_users(conn: psycopg.Connection[Any], kind: str) -> set[str]:
     rows = conn.execute("SELECT DISTINCT user_id FROM jobs WHERE kind = %s AND status IN ('pending', 'running')",
                         (kind,)).fetchall()
+    return {r[0] for r in rows}
+
+
+def checked_pairs(conn: psycopg.Connection[Any], user_id: str, since: datetime) -> set[str]:
+    rows = conn.execute("SELECT pair FROM pair_checks WHERE user_id = %s AND checked_at >= %s",
+                        (user_id, since)).fetchall()
     return {r[0] for r in rows}
 
 
@@ -201,5 +211,5 @@ def op_events(conn: psycopg.Connection[Any], user_id: str, limit: int) -> list[O
 
 
 def delete_user(cur: psycopg.Cursor[Any] | psycopg.Connection[Any], user_id: str) -> None:
-    for table in ("jobs", "change_log", "thread_revision", "user_revision", "op_events"):
+    for table in ("jobs", "change_log", "thread_revision", "user_revision", "op_events", "pair_checks"):
         cur.execute(f"DELETE FROM {table} WHERE user_id = %s", (user_id,))  # table names are fixed above

@@ -125,6 +125,13 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
             "UPDATE jobs SET payload = '{}' WHERE status = 'done'",
         ],
     ),
+    (
+        4,
+        [  # pairs of memories consolidation has judged, not judged again for a while
+            "CREATE TABLE pair_checks (user_id text NOT NULL, pair text NOT NULL, "
+            "checked_at timestamptz NOT NULL, PRIMARY KEY (user_id, pair))",
+        ],
+    ),
 ]
 
 

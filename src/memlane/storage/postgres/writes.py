@@ -107,4 +107,4 @@ def apply_batch(conn: psycopg.Connection[Any], batch: WriteBatch, dims: int | No
         if batch.relations:
             cur.executemany(INSERT_RELATION, [relation_params(r) for r in batch.relations])
         jobs.write_in_batch(cur, batch.changes, batch.op_events, batch.jobs, batch.complete_job, batch.job_result,
-                             batch.schedule, batch.job_owner)
+                             batch.schedule, batch.job_owner, batch.pair_checks)

@@ -241,6 +241,9 @@ class SqliteBackend(SqliteSearchMixin, SqliteJobsMixin, Backend):
                 c.executemany(f"INSERT INTO jobs({JOB_COLS}) VALUES ({marks})", [job_params(j) for j in batch.jobs])
                 c.executemany(f"INSERT INTO jobs({JOB_COLS}) VALUES ({marks}) ON CONFLICT(id) DO NOTHING",
                               [job_params(j) for j in batch.schedule])
+                c.executemany("INSERT INTO pair_checks(user_id, pair, checked_at) VALUES (?, ?, ?) "
+                              "ON CONFLICT(user_id, pair) DO UPDATE SET checked_at = excluded.checked_at",
+                              [(u, pair, iso(at)) for u, pair, at in batch.pair_checks])
                 if batch.complete_job:  # a done job keeps its outcome, not the user's text
                     owner = " AND locked_by = ? AND status = 'running'" if batch.job_owner else ""
                     done = c.execute("UPDATE jobs SET status = 'done', payload = ?, locked_by = NULL, "
@@ -399,7 +402,7 @@ class SqliteBackend(SqliteSearchMixin, SqliteJobsMixin, Backend):
             c.execute("DELETE FROM memories WHERE user_id = ?", (user_id,))
             c.execute("DELETE FROM history WHERE user_id = ?", (user_id,))
             c.execute("DELETE FROM relations WHERE user_id = ?", (user_id,))
-            for table in ("jobs", "change_log", "thread_revision", "user_revision", "op_events"):
+            for table in ("jobs", "change_log", "thread_revision", "user_revision", "op_events", "pair_checks"):
                 c.execute(f"DELETE FROM {table} WHERE user_id = ?", (user_id,))
         return len(rids)
 

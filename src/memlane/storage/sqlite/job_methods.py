@@ -50,6 +50,10 @@ class SqliteJobsMixin:
                           (kind,))
         return {r[0] for r in rows}
 
+    def checked_pairs(self, user_id: str, since: datetime) -> set[str]:
+        rows = self._rows("SELECT pair FROM pair_checks WHERE user_id = ? AND checked_at >= ?", (user_id, iso(since)))
+        return {r[0] for r in rows}
+
     def record_access(self, user_id: str, memory_ids: Sequence[str], at: datetime) -> None:
         if not memory_ids:
             return

@@ -116,6 +116,13 @@ MIGRATIONS: list[tuple[int, list[Step]]] = [
             "UPDATE jobs SET payload = '{}' WHERE status = 'done'",
         ],
     ),
+    (
+        6,
+        [  # pairs of memories consolidation has judged, not judged again for a while
+            "CREATE TABLE IF NOT EXISTS pair_checks (user_id TEXT NOT NULL, pair TEXT NOT NULL, "
+            "checked_at TEXT NOT NULL, PRIMARY KEY (user_id, pair))",
+        ],
+    ),
 ]
 
 
