@@ -21,8 +21,8 @@ from memlane.providers.llm.rules.llm import RulesLLM
 from tests.formation_helpers import local_embedder
 
 U = "maya"
-FACTS = ["User's daughter is named Ivy.", "User lives in Lisbon.", "User plays the cello.",
-         "User has a daughter called Ivy.", "User lives in Porto."]
+FACTS = ["User enjoys hiking on weekends.", "User lives in Lisbon.", "User plays the cello.",
+         "User likes to hike at weekends.", "User lives in Porto."]
 
 
 class CountingJudge(RulesLLM):
@@ -83,7 +83,7 @@ def test_paraphrases_merge_corrections_supersede_and_judged_pairs_wait(location:
         calls = len(judge.calls)
         mem.put("User has a cat named Miso.", user_id=U)
         mem.run_tasks(at=t0 + timedelta(hours=49))
-        assert all("Ivy" not in c and "Porto" not in c for c, _ in judge.calls[calls:])  # judged pairs wait 14 days
+        assert all("hike" not in c and "Porto" not in c for c, _ in judge.calls[calls:])  # judged pairs wait 14 days
 
 
 def test_the_pair_cap_and_the_token_budget_hold(location: str) -> None:

@@ -10,7 +10,8 @@
 * Checks: the newer memory of each pair is judged against its older partners, up to
   ``PAIRS_PER_CALL`` in one call (the rules judge offline), within ``MEMORY_CONSOLIDATION_TOKEN_BUDGET``.
 * Writes, through the one write path: redundant -> the older absorbs the newer (``merged_from``,
-  ``memory.merged {from, into}``); a contradiction or refinement -> the newer supersedes the older.
+  ``memory.merged {from, into}``); a contradiction or refinement -> the newer supersedes the older;
+  new or unsure -> both stay.
 """
 
 from __future__ import annotations
@@ -122,7 +123,7 @@ def judge(llm: MemoryLLM, pairs: Sequence[Pair], token_budget: int) -> Judged:
     return out
 
 
-def apply(m: Mutation, judged: Judged, stored: dict[str, MemoryRecord], bands: Bands, now: datetime) -> dict[str, int]:
+def apply(m: Mutation, judged: Judged, stored: dict[str, MemoryRecord], now: datetime) -> dict[str, int]:
     """Write the verdicts on the records as stored now (a pair either side of which changed since it was
     read, or that this run already changed, is left for the next run)."""
     touched: set[str] = set()
@@ -134,9 +135,9 @@ def apply(m: Mutation, judged: Judged, stored: dict[str, MemoryRecord], bands: B
                 or newer.updated_at != pair.newer.updated_at or older.updated_at != pair.older.updated_at
                 or newer.state is not MemoryState.ACTIVE or older.state is not MemoryState.ACTIVE):
             continue
+        # Unlike a new candidate, both are stored facts: only a definite verdict changes them ("unsure"
+        # leaves both; measured: letting the merge band decide merged "sister Zoe" into "colleague Zoe").
         relation = verdict.relation
-        if relation == "unsure":
-            relation = "redundancy" if pair.score >= bands.auto else "new"
         reason = f"consolidation: {relation} (cosine {pair.score:.2f}): {verdict.reason or '-'}"
         if relation == "redundancy":
             kept = older.model_copy(update={

@@ -129,6 +129,6 @@ class Lifecycle:
         ids = sorted({r.id for p, _ in judged.verdicts for r in (p.newer, p.older)})
 
         def plan(m: Mutation, stored: dict[str, MemoryRecord]) -> dict[str, Any]:
-            return consolidate.apply(m, judged, stored, bands, now)
+            return consolidate.apply(m, judged, stored, now)
 
         return ids, plan, False
