@@ -2,7 +2,8 @@
 
 Tuning knobs have plain names (``SEMANTIC_AUTO_UPDATE``, ``MEMORY_NEIGHBORS_K``, ...); the
 service's own settings start with ``MEMLANE_``. The config file is ``$MEMLANE_CONFIG`` or
-``~/.memlane/config.toml`` and uses the same names in lower case.
+``~/.memlane/config.toml`` and uses the same names in lower case. A name memlane does not know is an
+error (``config_check.py``); every knob is described in ``docs/configuration.md``.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from pydantic_settings import (
 
 from memlane.model.api_keys import check_api_keys
 from memlane.model.category import DEFAULT_CATEGORIES
+from memlane.model.config_check import check_environment, check_keys, setting_names
 
 DEFAULT_HOME = Path("~/.memlane").expanduser()
 TASKS = ("ttl", "purge", "consolidate")  # the periodic tasks a worker can run (memlane.lifecycle)
@@ -135,16 +137,7 @@ class Settings(BaseSettings):
         1 / 3, validation_alias=_alias("MEMORY_HISTORY_RECENCY_FACTOR")
     )
     context_session_memory_enabled: bool = Field(True, validation_alias=_alias("CONTEXT_SESSION_MEMORY_ENABLED"))
-    context_session_gap_minutes: float = Field(30, validation_alias=_alias("CONTEXT_SESSION_GAP_MINUTES"))
-    context_session_min_messages: int = Field(4, validation_alias=_alias("CONTEXT_SESSION_MIN_MESSAGES"))
     context_session_max_retrieved: int = Field(3, validation_alias=_alias("CONTEXT_SESSION_MAX_RETRIEVED"))
-    context_session_summary_model: str | None = Field(
-        None, validation_alias=_alias("CONTEXT_SESSION_SUMMARY_MODEL")
-    )
-    context_session_summary_version: int = Field(1, validation_alias=_alias("CONTEXT_SESSION_SUMMARY_VERSION"))
-    context_session_summarization_enabled: bool = Field(
-        False, validation_alias=_alias("CONTEXT_SESSION_SUMMARIZATION_ENABLED")
-    )
 
     # --- lifecycle (expiry of unimportant memories, purge of deleted ones) and limits -------------
     memory_ttl_days: float = Field(60, validation_alias=_alias("MEMORY_TTL_DAYS"))
@@ -166,11 +159,6 @@ class Settings(BaseSettings):
     memory_summary_max_chars: int = Field(2000, validation_alias=_alias("MEMORY_SUMMARY_MAX_CHARS"))
     memory_candidate_max_chars: int = Field(280, validation_alias=_alias("MEMORY_CANDIDATE_MAX_CHARS"))
     memory_metadata_max_bytes: int = Field(65_536, ge=2, validation_alias=_alias("MEMORY_METADATA_MAX_BYTES"))
-
-    # --- S3 Vectors (vector index backend) ------------------------------------------------------
-    s3v_bucket: str | None = Field(None, validation_alias=_alias("S3V_BUCKET"))
-    s3v_index_memory: str = Field("memory-search", validation_alias=_alias("S3V_INDEX_MEMORY"))
-    s3v_distance: str = Field("cosine", validation_alias=_alias("S3V_DISTANCE"))
 
     # --- HTTP server, `memlane serve` ------------------------------------------------------------
     server_host: str = Field("127.0.0.1", validation_alias=_alias("MEMLANE_HOST"))
@@ -267,8 +255,16 @@ class Settings(BaseSettings):
         dotenv_settings: PydanticBaseSettingsSource,
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """Keyword arguments, then the environment, then the config file; an unknown name in any of
+        them is a :class:`~memlane.model.errors.ConfigError` (see ``config_check.py``)."""
+        aliases = {name: f.validation_alias for name, f in settings_cls.model_fields.items()}
+        keys = setting_names(aliases, field_names=True)
+        check_keys(getattr(init_settings, "init_kwargs", {}), keys, "given as an argument")
+        check_environment(os.environ, setting_names(aliases, field_names=False))
         sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
         path = _config_file()
         if path.is_file():
-            sources.append(TomlConfigSettingsSource(settings_cls, toml_file=path))
+            toml = TomlConfigSettingsSource(settings_cls, toml_file=path)
+            check_keys(toml.toml_data, keys, f"in {path}")
+            sources.append(toml)
         return tuple(sources)
