@@ -267,6 +267,10 @@ class Backend(ABC):
         """Jobs of ``kind`` created for the user since ``since`` (rate limits)."""
 
     @abstractmethod
+    def recent_jobs(self, user_id: str, kind: str, *, limit: int) -> builtins.list[Job]:
+        """The user's newest ``limit`` jobs of ``kind``, newest first (the episodic cooldown's turns)."""
+
+    @abstractmethod
     def thread_revision(self, user_id: str, thread_id: str) -> int: ...
 
     @abstractmethod
