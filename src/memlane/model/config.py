@@ -23,6 +23,7 @@ from pydantic_settings import (
 )
 
 from memlane.model.api_keys import check_api_keys
+from memlane.model.candidate import MAX_CANDIDATES
 from memlane.model.category import DEFAULT_CATEGORIES
 from memlane.model.config_check import check_environment, check_keys, setting_names
 
@@ -82,21 +83,31 @@ class Settings(BaseSettings):
     episodic_check_low: float | None = Field(None, validation_alias=_alias("EPISODIC_CHECK_LOW"))
     episodic_merge_window_hours: float = Field(72, validation_alias=_alias("EPISODIC_MERGE_WINDOW_HOURS"))
     memory_neighbors_k: int = Field(10, validation_alias=_alias("MEMORY_NEIGHBORS_K"))
+    # Caps on formation's writes per user (candidate jobs; seed 001 §13), each reported when it bites.
     memory_write_rate_limit_per_hour: int = Field(
-        20, validation_alias=_alias("MEMORY_WRITE_RATE_LIMIT_PER_HOUR")
+        20, ge=0, validation_alias=_alias("MEMORY_WRITE_RATE_LIMIT_PER_HOUR")
+    )
+    memory_write_rate_limit_per_day: int = Field(
+        200, ge=0, validation_alias=_alias("MEMORY_WRITE_RATE_LIMIT_PER_DAY")
     )
     # as many as an extractor proposes (5): a turn's facts are not dropped by default; a lower cap is reported
-    memory_max_writes_per_turn: int = Field(5, validation_alias=_alias("MEMORY_MAX_WRITES_PER_TURN"))
-    memory_max_candidates_per_turn: int = Field(5, validation_alias=_alias("MEMORY_MAX_CANDIDATES_PER_TURN"))
+    memory_max_writes_per_turn: int = Field(5, ge=0, validation_alias=_alias("MEMORY_MAX_WRITES_PER_TURN"))
+    # the proposals considered at all, in the extractor's order, before the episodic guard and the write caps
+    memory_max_candidates_per_turn: int = Field(
+        MAX_CANDIDATES, ge=1, le=MAX_CANDIDATES, validation_alias=_alias("MEMORY_MAX_CANDIDATES_PER_TURN")
+    )
     memory_enable_entity_heuristics: bool = Field(
         True, validation_alias=_alias("MEMORY_ENABLE_ENTITY_HEURISTICS")
     )
     memory_link_min: float | None = Field(None, validation_alias=_alias("MEMORY_LINK_MIN"))
-    episodic_cooldown_turns: int = Field(3, validation_alias=_alias("EPISODIC_COOLDOWN_TURNS"))
-    episodic_cooldown_minutes: float = Field(10, validation_alias=_alias("EPISODIC_COOLDOWN_MINUTES"))
-    episodic_max_per_day: int = Field(5, validation_alias=_alias("EPISODIC_MAX_PER_DAY"))
-    episodic_novelty_min: float = Field(0.15, validation_alias=_alias("EPISODIC_NOVELTY_MIN"))
-    episodic_window_n: int = Field(10, validation_alias=_alias("EPISODIC_WINDOW_N"))
+    # The episodic guard (formation/episodic_guard.py): cooldown since the last episode (over once
+    # either many turns or minutes have passed; 0 turns it off), a daily quota, novelty vs the last
+    # EPISODIC_WINDOW_N episodes (also the extractor's message window).
+    episodic_cooldown_turns: int = Field(3, ge=0, validation_alias=_alias("EPISODIC_COOLDOWN_TURNS"))
+    episodic_cooldown_minutes: float = Field(10, ge=0, validation_alias=_alias("EPISODIC_COOLDOWN_MINUTES"))
+    episodic_max_per_day: int = Field(5, ge=0, validation_alias=_alias("EPISODIC_MAX_PER_DAY"))
+    episodic_novelty_min: float = Field(0.15, ge=0, le=1, validation_alias=_alias("EPISODIC_NOVELTY_MIN"))
+    episodic_window_n: int = Field(10, ge=1, validation_alias=_alias("EPISODIC_WINDOW_N"))
     job_max_attempts: int = Field(5, validation_alias=_alias("MEMLANE_JOB_MAX_ATTEMPTS"))
 
     # --- retrieval: search, rerank, context block -----------------------------------------------
