@@ -4,6 +4,7 @@ with one message that names it and suggests the closest known name."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -97,3 +98,13 @@ def test_the_cli_reports_an_unknown_variable_as_one_error_line(tmp_path: Path) -
     assert lines[0].startswith("error: invalid memlane settings")
     assert "EPISODIC_MAX_PER_DAYS in the environment; did you mean EPISODIC_MAX_PER_DAY?" in lines[0]
     assert not db.exists()
+
+
+def test_the_configuration_page_names_every_knob_and_no_unknown_one() -> None:
+    page = (Path(__file__).parents[1] / "docs" / "configuration.md").read_text()
+    aliases = {c for f in Settings.model_fields.values() for c in f.validation_alias.choices  # type: ignore[union-attr]
+               if str(c).isupper()}
+    assert sorted(a for a in aliases if f"`{a}`" not in page) == []
+    named = set(re.findall(r"`([A-Z][A-Z0-9_]+)`", page))
+    owned = {n for n in named if n.startswith(OWNED_PREFIXES) and n not in OWNED_PREFIXES}
+    assert sorted(owned - aliases - PROCESS_VARIABLES - set(REMOVED)) == []
