@@ -66,6 +66,24 @@ def test_the_cooldown_in_turns_drops_episodes_and_reports_them(tmp_path: Path) -
         assert codes(log) == ["episodic_cooldown"]
 
 
+def test_turns_queued_for_the_worker_are_guarded_in_the_order_they_were_accepted(tmp_path: Path) -> None:
+    """The chat proxy commits turns and the worker extracts them later: turns accepted after the one
+    being extracted are not turns since the last episode."""
+    llm = ScriptedLLM()
+    settings = {**OFF, "episodic_cooldown_turns": 3, "episodic_cooldown_minutes": 600}
+    with open_memory(str(tmp_path / "m.db"), llm, **settings) as mem:
+        mem.start_worker = lambda: None  # type: ignore[method-assign]  # the turns wait for process_jobs
+        log = EventLog(mem)
+        llm.will_extract(episode("User went hiking in the Alps.")).will_extract(episode("User bought a new bike."))
+        llm.will_extract("User lives in Lisbon.").will_extract("User works as a nurse.")
+        for i in range(4):
+            mem.enqueue_turn(f"turn {i}", user_id=U, at=T0 + timedelta(minutes=i))
+        mem.process_jobs()
+        assert episodes(mem) == ["User went hiking in the Alps."]
+        assert codes(log) == ["episodic_cooldown"]
+        assert "1 turn(s)" in log.of("memory.error")[0].data["message"]
+
+
 def test_the_cooldown_is_over_after_enough_minutes(tmp_path: Path) -> None:
     llm = ScriptedLLM()
     settings = {**OFF, "episodic_cooldown_turns": 100, "episodic_cooldown_minutes": 10}

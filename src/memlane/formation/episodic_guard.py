@@ -24,7 +24,7 @@ from memlane.model.candidate import Candidate
 from memlane.model.config import Settings
 from memlane.model.enums import MemoryType
 from memlane.model.filters import Condition, live
-from memlane.model.jobs import JobStatus
+from memlane.model.jobs import Job, JobStatus
 from memlane.model.time_buckets import buckets
 from memlane.providers.embed import Embedder
 from memlane.retrieval.hybrid import cosines
@@ -38,13 +38,13 @@ class EpisodicGuard:
     def __init__(self, backend: Backend, embedder: Embedder, settings: Settings) -> None:
         self.backend, self.embedder, self.settings = backend, embedder, settings
 
-    def filter(self, user_id: str, turn_id: str, at: datetime,
-               candidates: Sequence[Candidate]) -> tuple[list[Candidate], list[Dropped]]:
-        """The candidates the guard keeps (in their order) and what each rule dropped."""
+    def filter(self, turn: Job, at: datetime, candidates: Sequence[Candidate]) -> tuple[list[Candidate], list[Dropped]]:
+        """The turn's candidates the guard keeps (in their order) and what each rule dropped."""
+        user_id = turn.user_id
         episodic = [c for c in candidates if c.type is MemoryType.EPISODIC]
         if not episodic:
             return list(candidates), []
-        cooldown = self._cooldown(user_id, turn_id, at)
+        cooldown = self._cooldown(turn, at)
         if cooldown:
             return _without(candidates, episodic), [Dropped("episodic_cooldown", len(episodic),
                                                             f"{len(episodic)} episodic candidate(s) not stored: {cooldown}")]
@@ -63,13 +63,14 @@ class EpisodicGuard:
                                    f"({self.settings.episodic_max_per_day}) on {day}"))
         return _without(candidates, _without(episodic, kept)), dropped
 
-    def _cooldown(self, user_id: str, turn_id: str, at: datetime) -> str | None:
-        """Why the turn is within the cooldown, or None."""
+    def _cooldown(self, turn: Job, at: datetime) -> str | None:
+        """Why the turn is within the cooldown, or None. The previous turns are those accepted before
+        it (a backlog of later turns waiting for extraction does not count)."""
         turns, minutes = self.settings.episodic_cooldown_turns, self.settings.episodic_cooldown_minutes
         if turns <= 1 or minutes <= 0:
             return None
-        previous = [j for j in self.backend.recent_jobs(user_id, TURN, limit=turns) if j.id != turn_id]
-        for ago, job in enumerate(previous[: turns - 1], 1):
+        previous = self.backend.recent_jobs(turn.user_id, TURN, before=turn.created_at, limit=turns - 1)
+        for ago, job in enumerate(previous, 1):
             if job.payload.get("episodic") and "at" in job.payload:
                 gap = abs(at - datetime.fromisoformat(job.payload["at"]))
                 if gap < timedelta(minutes=minutes):

@@ -95,7 +95,7 @@ class Formation:
         extraction = extract(self.llm, messages, self.settings, existing)  # ProviderError: the caller keeps the job
         proposed, dropped = cap_candidates(extraction.candidates, self.settings)
         guard = EpisodicGuard(self.backend, self.embedder, self.settings)  # the current embedder (metrics wrap it)
-        guarded, skipped = guard.filter(job.user_id, job.id, at, proposed)
+        guarded, skipped = guard.filter(job, at, proposed)
         now = utcnow()
         last_hour = self.backend.count_jobs(job.user_id, CANDIDATE, now - timedelta(hours=1))
         last_day = self.backend.count_jobs(job.user_id, CANDIDATE, now - timedelta(days=1))
