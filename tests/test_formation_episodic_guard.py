@@ -27,6 +27,15 @@ T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 OFF: dict[str, Any] = {"episodic_cooldown_turns": 0, "episodic_max_per_day": 100, "episodic_novelty_min": 0.0}
 
 
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def location(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """Where the store lives: a SQLite file, or a fresh database on the real PostgreSQL server."""
+    if request.param == "sqlite":
+        return str(tmp_path / "m.db")
+    url: str = request.getfixturevalue("postgres_url")
+    return url
+
+
 def episode(summary: str, importance: int = 3) -> dict[str, Any]:
     return {"summary": summary, "type": "episodic", "importance": importance}
 
@@ -45,10 +54,10 @@ def episodes(mem: Memory) -> list[str]:
     return sorted(r.summary for r in mem.list(user_id=U) if r.type is MemoryType.EPISODIC)
 
 
-def test_the_cooldown_in_turns_drops_episodes_and_reports_them(tmp_path: Path) -> None:
+def test_the_cooldown_in_turns_drops_episodes_and_reports_them(location: str) -> None:
     llm = ScriptedLLM()
     settings = {**OFF, "episodic_cooldown_turns": 3, "episodic_cooldown_minutes": 600}
-    with open_memory(str(tmp_path / "m.db"), llm, **settings) as mem:
+    with open_memory(location, llm, **settings) as mem:
         log = EventLog(mem)
         assert turn(mem, llm, episode("User went hiking in the Alps."), at=T0) == ["User went hiking in the Alps."]
         assert turn(mem, llm, "User lives in Lisbon.", at=T0 + timedelta(minutes=1)) == ["User lives in Lisbon."]
@@ -66,12 +75,12 @@ def test_the_cooldown_in_turns_drops_episodes_and_reports_them(tmp_path: Path) -
         assert codes(log) == ["episodic_cooldown"]
 
 
-def test_turns_queued_for_the_worker_are_guarded_in_the_order_they_were_accepted(tmp_path: Path) -> None:
+def test_turns_queued_for_the_worker_are_guarded_in_the_order_they_were_accepted(location: str) -> None:
     """The chat proxy commits turns and the worker extracts them later: turns accepted after the one
     being extracted are not turns since the last episode."""
     llm = ScriptedLLM()
     settings = {**OFF, "episodic_cooldown_turns": 3, "episodic_cooldown_minutes": 600}
-    with open_memory(str(tmp_path / "m.db"), llm, **settings) as mem:
+    with open_memory(location, llm, **settings) as mem:
         mem.start_worker = lambda: None  # type: ignore[method-assign]  # the turns wait for process_jobs
         log = EventLog(mem)
         llm.will_extract(episode("User went hiking in the Alps.")).will_extract(episode("User bought a new bike."))
@@ -84,10 +93,10 @@ def test_turns_queued_for_the_worker_are_guarded_in_the_order_they_were_accepted
         assert "1 turn(s)" in log.of("memory.error")[0].data["message"]
 
 
-def test_the_cooldown_is_over_after_enough_minutes(tmp_path: Path) -> None:
+def test_the_cooldown_is_over_after_enough_minutes(location: str) -> None:
     llm = ScriptedLLM()
     settings = {**OFF, "episodic_cooldown_turns": 100, "episodic_cooldown_minutes": 10}
-    with open_memory(str(tmp_path / "m.db"), llm, **settings) as mem:
+    with open_memory(location, llm, **settings) as mem:
         log = EventLog(mem)
         assert turn(mem, llm, episode("User went hiking in the Alps."), at=T0)
         assert turn(mem, llm, episode("User bought a new bike."), at=T0 + timedelta(minutes=5)) == []
@@ -97,9 +106,9 @@ def test_the_cooldown_is_over_after_enough_minutes(tmp_path: Path) -> None:
         assert codes(log) == ["episodic_cooldown"]
 
 
-def test_the_daily_quota_keeps_the_most_important_episodes_and_counts_queued_ones(tmp_path: Path) -> None:
+def test_the_daily_quota_keeps_the_most_important_episodes_and_counts_queued_ones(location: str) -> None:
     llm = ScriptedLLM()
-    with open_memory(str(tmp_path / "m.db"), llm, **{**OFF, "episodic_max_per_day": 2}) as mem:
+    with open_memory(location, llm, **{**OFF, "episodic_max_per_day": 2}) as mem:
         mem.start_worker = lambda: None  # type: ignore[method-assign]  # decisions wait: candidates stay queued
         log = EventLog(mem)
         llm.will_extract(episode("User went hiking in the Alps.", 1), episode("User adopted a cat named Miso.", 5),
@@ -121,12 +130,12 @@ def test_the_daily_quota_keeps_the_most_important_episodes_and_counts_queued_one
         assert codes(log) == ["episodic_daily_cap"] * 3
 
 
-def test_an_episode_too_close_to_a_recent_one_is_not_novel(tmp_path: Path) -> None:
+def test_an_episode_too_close_to_a_recent_one_is_not_novel(location: str) -> None:
     hiking, again = "User went hiking in the Alps with Lena on Saturday.", "User went hiking in the Alps with Lena."
     pottery = "User started a pottery class on Tuesday evenings."
     assert cosine(local_embedder(), hiking, again) > 0.85 > cosine(local_embedder(), hiking, pottery)
     llm = ScriptedLLM()
-    with open_memory(str(tmp_path / "m.db"), llm, **{**OFF, "episodic_novelty_min": 0.15}) as mem:
+    with open_memory(location, llm, **{**OFF, "episodic_novelty_min": 0.15}) as mem:
         log = EventLog(mem)
         assert turn(mem, llm, episode(hiking), at=T0) == [hiking]
         assert turn(mem, llm, episode(again), episode(pottery), at=T0 + timedelta(hours=1)) == [pottery]
@@ -141,10 +150,10 @@ def test_an_episode_too_close_to_a_recent_one_is_not_novel(tmp_path: Path) -> No
         assert episodes(mem) == sorted([hiking, pottery, "User flew to Tokyo for work."])
 
 
-def test_the_guard_is_off_with_zero_knobs(tmp_path: Path) -> None:
+def test_the_guard_is_off_with_zero_knobs(location: str) -> None:
     llm = ScriptedLLM()
     settings = {"episodic_cooldown_turns": 0, "episodic_novelty_min": 0.0}
-    with open_memory(str(tmp_path / "m.db"), llm, **settings) as mem:
+    with open_memory(location, llm, **settings) as mem:
         log = EventLog(mem)
         for i in range(3):
             assert turn(mem, llm, episode("User went hiking in the Alps."), at=T0 + timedelta(minutes=i))
@@ -155,9 +164,9 @@ FACTS = [("User plays the violin.", 1), ("User is allergic to peanuts.", 5), ("U
          ("User's favourite colour is blue.", 4), ("User works as a nurse.", 3)]
 
 
-def test_the_candidate_cap_keeps_the_first_proposals_and_reports_the_rest(tmp_path: Path) -> None:
+def test_the_candidate_cap_keeps_the_first_proposals_and_reports_the_rest(location: str) -> None:
     llm = ScriptedLLM()
-    with open_memory(str(tmp_path / "m.db"), llm, memory_max_candidates_per_turn=2) as mem:
+    with open_memory(location, llm, memory_max_candidates_per_turn=2) as mem:
         log = EventLog(mem)
         kept = turn(mem, llm, *({"summary": s, "importance": i} for s, i in FACTS), at=T0)
         assert kept == ["User plays the violin.", "User is allergic to peanuts."]  # the extractor's order
@@ -172,9 +181,9 @@ def test_the_candidate_cap_is_within_what_an_extraction_may_hold(value: int) -> 
         Settings(memory_max_candidates_per_turn=value)
 
 
-def test_the_daily_write_cap_drops_extra_candidates_with_an_error_and_an_op_event(tmp_path: Path) -> None:
+def test_the_daily_write_cap_drops_extra_candidates_with_an_error_and_an_op_event(location: str) -> None:
     llm = ScriptedLLM()
-    with open_memory(str(tmp_path / "m.db"), llm, memory_write_rate_limit_per_day=3) as mem:
+    with open_memory(location, llm, memory_write_rate_limit_per_day=3) as mem:
         log = EventLog(mem)
         assert len(turn(mem, llm, "User plays the violin.", "User lives in Lisbon.", at=T0)) == 2
         kept = turn(mem, llm, {"summary": "User works as a nurse.", "importance": 2},

@@ -38,23 +38,24 @@ class EpisodicGuard:
     def __init__(self, backend: Backend, embedder: Embedder, settings: Settings) -> None:
         self.backend, self.embedder, self.settings = backend, embedder, settings
 
-    def filter(self, turn: Job, at: datetime, candidates: Sequence[Candidate]) -> tuple[list[Candidate], list[Dropped]]:
+    def filter(self, turn: Job, at: datetime,
+               candidates: Sequence[Candidate]) -> tuple[list[Candidate], list[Dropped]]:
         """The turn's candidates the guard keeps (in their order) and what each rule dropped."""
-        user_id = turn.user_id
         episodic = [c for c in candidates if c.type is MemoryType.EPISODIC]
         if not episodic:
             return list(candidates), []
         cooldown = self._cooldown(turn, at)
         if cooldown:
-            return _without(candidates, episodic), [Dropped("episodic_cooldown", len(episodic),
-                                                            f"{len(episodic)} episodic candidate(s) not stored: {cooldown}")]
-        queued = self._queued(user_id)
+            message = f"{len(episodic)} episodic candidate(s) not stored: {cooldown}"
+            return _without(candidates, episodic), [Dropped("episodic_cooldown", len(episodic), message)]
+        queued = self._queued(turn.user_id)
         day = buckets(at, self.settings.timezone)[0]
-        stored = self.backend.count(user_id, [*live(), *EPISODIC, Condition("date_iso", "$eq", day)])
-        room = self.settings.episodic_max_per_day - stored - sum(buckets(t, self.settings.timezone)[0] == day
-                                                                 for t, _ in queued)
+        room = self.settings.episodic_max_per_day - self._episodes_on(turn.user_id, day, queued)
         dropped: list[Dropped] = []
-        novel = episodic if room <= 0 else self._novel(user_id, episodic, [s for _, s in queued], dropped)
+        novel = episodic
+        if room > 0:
+            novel, not_novel = self._novel(turn.user_id, episodic, [summary for _, summary in queued])
+            dropped += not_novel
         ranked = sorted(novel, key=lambda c: -c.importance)
         kept, over = ranked[:max(0, room)], ranked[max(0, room):]
         if over:
@@ -62,6 +63,11 @@ class EpisodicGuard:
                                    f"{len(over)} episodic candidate(s) over EPISODIC_MAX_PER_DAY "
                                    f"({self.settings.episodic_max_per_day}) on {day}"))
         return _without(candidates, _without(episodic, kept)), dropped
+
+    def _episodes_on(self, user_id: str, day: str, queued: list[tuple[datetime, str]]) -> int:
+        """The user's active episodic memories of ``day`` plus the queued episodic candidates of it."""
+        stored = self.backend.count(user_id, [*live(), *EPISODIC, Condition("date_iso", "$eq", day)])
+        return stored + sum(buckets(t, self.settings.timezone)[0] == day for t, _ in queued)
 
     def _cooldown(self, turn: Job, at: datetime) -> str | None:
         """Why the turn is within the cooldown, or None. The previous turns are those accepted before
@@ -86,18 +92,19 @@ class EpisodicGuard:
         return [(datetime.fromisoformat(j.payload["at"]), j.payload["candidate"]["summary"]) for j in jobs
                 if j.kind == CANDIDATE and j.payload.get("candidate", {}).get("type") == MemoryType.EPISODIC.value]
 
-    def _novel(self, user_id: str, candidates: list[Candidate], queued: list[str],
-               dropped: list[Dropped]) -> list[Candidate]:
-        """The candidates new enough against the last episodes (and the ones kept before them)."""
-        minimum = self.settings.episodic_novelty_min
+    def _novel(self, user_id: str, candidates: list[Candidate],
+               queued: list[str]) -> tuple[list[Candidate], list[Dropped]]:
+        """The candidates new enough against the last episodes (and the turn's candidates kept before
+        them), and the report of the others."""
+        minimum, window = self.settings.episodic_novelty_min, self.settings.episodic_window_n
         if minimum <= 0:
-            return candidates
-        window = self.settings.episodic_window_n
-        queued = queued[-window:]  # the newest queued ones, then the newest stored ones: the last episodes
-        recent = self.backend.list(user_id, [*live(), *EPISODIC], limit=window - len(queued)) if len(queued) < window else []
-        stored = self.backend.vectors(user_id, [r.id for r in recent])
+            return candidates, []
+        queued = queued[-window:]  # the last episodes: the newest queued ones, then the newest stored ones
+        room = window - len(queued)
+        recent = self.backend.list(user_id, [*live(), *EPISODIC], limit=room) if room > 0 else []
+        known = dict(self.backend.vectors(user_id, [r.id for r in recent]))
         vectors = self.embedder.embed([c.summary for c in candidates] + queued)
-        known = {**stored, **{f"queued-{i}": v for i, v in enumerate(vectors[len(candidates):])}}
+        known.update({f"queued-{i}": v for i, v in enumerate(vectors[len(candidates):])})
         kept: list[Candidate] = []
         lowest = 1.0
         for i, (cand, vector) in enumerate(zip(candidates, vectors, strict=False)):
@@ -107,11 +114,11 @@ class EpisodicGuard:
                 known[f"turn-{i}"] = vector
             else:
                 lowest = min(lowest, novelty)
-        if len(kept) < len(candidates):
-            n = len(candidates) - len(kept)
-            dropped.append(Dropped("episodic_not_novel", n, f"{n} episodic candidate(s) too close to a recent episode: "
-                                                            f"novelty {lowest:.2f} below EPISODIC_NOVELTY_MIN ({minimum:g})"))
-        return kept
+        n = len(candidates) - len(kept)
+        if not n:
+            return kept, []
+        return kept, [Dropped("episodic_not_novel", n, f"{n} episodic candidate(s) too close to a recent episode: "
+                                                       f"novelty {lowest:.2f} below EPISODIC_NOVELTY_MIN ({minimum:g})")]
 
 
 def _without(candidates: Sequence[Candidate], drop: Sequence[Candidate]) -> list[Candidate]:

@@ -93,7 +93,8 @@ def select(candidates: Sequence[Candidate], settings: Settings,
     limited = len(candidates) - over_turn - len(keep)
     dropped = []
     if over_turn:
-        dropped.append(Dropped("turn_cap", over_turn, f"{over_turn} candidate(s) over MEMORY_MAX_WRITES_PER_TURN not stored"))
+        dropped.append(Dropped("turn_cap", over_turn,
+                               f"{over_turn} candidate(s) over MEMORY_MAX_WRITES_PER_TURN not stored"))
     if limited and hour_room <= day_room:
         dropped.append(Dropped("rate_limited", limited,
                                f"rate limited: {limited} candidate(s) over MEMORY_WRITE_RATE_LIMIT_PER_HOUR"))
@@ -122,5 +123,5 @@ def enqueue_candidates(
     return jobs
 
 
-__all__ = ["CANDIDATE", "TURN", "Dropped", "ProviderError", "cap_candidates", "enqueue_candidates", "extract", "select",
-           "turn_job"]
+__all__ = ["CANDIDATE", "TURN", "Dropped", "ProviderError", "cap_candidates", "enqueue_candidates", "extract",
+           "select", "turn_job"]
