@@ -81,6 +81,20 @@ def test_change_log_revisions_are_per_thread_and_monotonic(backend: Backend) -> 
     assert backend.count_jobs("u1", "candidate", NOW) == 0
 
 
+def test_recent_jobs_are_the_users_newest_of_a_kind(backend: Backend) -> None:
+    later = [job(f"c{i}", created=NOW + timedelta(seconds=i)) for i in range(4)]
+    same_time = [job("s1", created=NOW + timedelta(seconds=9)), job("s2", created=NOW + timedelta(seconds=9))]
+    others = [job("other-user", user="u2", created=NOW + timedelta(minutes=1)),
+              Job(id="turn", user_id="u1", kind="turn", created_at=NOW + timedelta(minutes=1))]
+    backend.apply(WriteBatch(jobs=[*later, *same_time, *others]))
+    end = NOW + timedelta(hours=1)
+    assert [j.id for j in backend.recent_jobs("u1", "candidate", before=end, limit=4)] == ["s2", "s1", "c3", "c2"]
+    assert [j.id for j in backend.recent_jobs("u1", "candidate", before=later[3].created_at, limit=9)] == [
+        "c2", "c1", "c0"]
+    assert [j.id for j in backend.recent_jobs("u1", "turn", before=end, limit=4)] == ["turn"]
+    assert backend.recent_jobs("u3", "candidate", before=end, limit=4) == []
+
+
 def test_op_events_newest_first(backend: Backend) -> None:
     evs = [OpEvent(id=f"e{i}", user_id="u1", node="worker", op="create", sim=0.5, at=NOW + timedelta(seconds=i))
            for i in range(3)]

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from memlane.model.candidate import Candidate, ChatMessage, Extraction
 from memlane.model.config import Settings
+from memlane.model.enums import MemoryType
 from memlane.model.errors import ProviderError
 from memlane.model.filters import live
 from memlane.model.ids import new_id
@@ -53,34 +55,73 @@ def related_memories(backend: Backend, user_id: str, messages: Sequence[ChatMess
     return [h.record.summary for h in hits]
 
 
+@dataclass(frozen=True)
+class Dropped:
+    """Candidates a cap or the episodic guard left out of a turn: the pipeline reports each as a
+    ``memory.error`` event with ``code`` (and an op event), never silently."""
+
+    code: str
+    count: int
+    message: str
+
+    @property
+    def op(self) -> str:
+        return "rate_limit" if self.code == "rate_limited" else self.code
+
+
+def cap_candidates(candidates: Sequence[Candidate], settings: Settings) -> tuple[list[Candidate], list[Dropped]]:
+    """The first ``MEMORY_MAX_CANDIDATES_PER_TURN`` proposals in the extractor's order: the rest are not
+    considered by the episodic guard or the write caps."""
+    cap = settings.memory_max_candidates_per_turn
+    over = len(candidates) - cap
+    if over <= 0:
+        return list(candidates), []
+    return list(candidates[:cap]), [Dropped("candidate_cap", over,
+                                            f"{over} candidate(s) over MEMORY_MAX_CANDIDATES_PER_TURN not considered")]
+
+
 def select(candidates: Sequence[Candidate], settings: Settings,
-           recent_writes: int) -> tuple[list[Candidate], int, int]:
-    """The most important candidates within ``MEMORY_MAX_WRITES_PER_TURN`` and the hourly cap, in their
-    original order. Returns the kept candidates and how many each cap dropped (per turn, hourly)."""
+           last_hour: int, last_day: int) -> tuple[list[Candidate], list[Dropped]]:
+    """The most important candidates within ``MEMORY_MAX_WRITES_PER_TURN`` and the hourly and daily caps
+    (``last_hour``/``last_day``: the user's candidate jobs in that time), in their original order."""
     per_turn = settings.memory_max_writes_per_turn
-    room = max(0, settings.memory_write_rate_limit_per_hour - recent_writes)
+    hour_room = max(0, settings.memory_write_rate_limit_per_hour - last_hour)
+    day_room = max(0, settings.memory_write_rate_limit_per_day - last_day)
     ranked = sorted(range(len(candidates)), key=lambda i: -candidates[i].importance)
-    keep = sorted(ranked[: min(per_turn, room)])
+    keep = sorted(ranked[: min(per_turn, hour_room, day_room)])
     over_turn = max(0, len(candidates) - per_turn)
-    return [candidates[i] for i in keep], over_turn, len(candidates) - over_turn - len(keep)
+    limited = len(candidates) - over_turn - len(keep)
+    dropped = []
+    if over_turn:
+        dropped.append(Dropped("turn_cap", over_turn,
+                               f"{over_turn} candidate(s) over MEMORY_MAX_WRITES_PER_TURN not stored"))
+    if limited and hour_room <= day_room:
+        dropped.append(Dropped("rate_limited", limited,
+                               f"rate limited: {limited} candidate(s) over MEMORY_WRITE_RATE_LIMIT_PER_HOUR"))
+    elif limited:
+        dropped.append(Dropped("daily_cap", limited,
+                               f"rate limited: {limited} candidate(s) over MEMORY_WRITE_RATE_LIMIT_PER_DAY"))
+    return [candidates[i] for i in keep], dropped
 
 
 def enqueue_candidates(
     backend: Backend, user_id: str, thread_id: str | None, candidates: Sequence[Candidate], at: datetime,
-    *, dropped: int = 0, turn_id: str | None = None,
+    *, dropped: Sequence[Dropped] = (), turn_id: str | None = None,
 ) -> list[Job]:
-    """Commit one candidate job per candidate (and close the turn job), atomically."""
+    """Commit one candidate job per candidate (and close the turn job), atomically. The turn's result
+    keeps its observed time and how many episodic candidates it kept (the episodic cooldown reads them)."""
     jobs = [Job(id=new_id(), user_id=user_id, thread_id=thread_id, kind=CANDIDATE,
                 payload={"candidate": c.model_dump(mode="json"), "at": at.isoformat(), "turn": turn_id})
             for c in candidates]
     ops = [OpEvent(id=new_id(), user_id=user_id, thread_id=thread_id, node="hotpath", op="classify",
                    status="ok" if candidates else "skipped", at=at)]
-    if dropped:
-        ops.append(OpEvent(id=new_id(), user_id=user_id, thread_id=thread_id, node="hotpath",
-                           op="rate_limit", status="skipped", at=at))
-    backend.apply(WriteBatch(jobs=jobs, op_events=ops, complete_job=turn_id,
-                             job_result={"candidate_jobs": [j.id for j in jobs]} if turn_id else None))
+    ops += [OpEvent(id=new_id(), user_id=user_id, thread_id=thread_id, node="hotpath", op=d.op,
+                    status="skipped", at=at) for d in dropped]
+    episodic = sum(c.type is MemoryType.EPISODIC for c in candidates)
+    result = {"candidate_jobs": [j.id for j in jobs], "at": at.isoformat(), "episodic": episodic}
+    backend.apply(WriteBatch(jobs=jobs, op_events=ops, complete_job=turn_id, job_result=result if turn_id else None))
     return jobs
 
 
-__all__ = ["CANDIDATE", "TURN", "ProviderError", "enqueue_candidates", "extract", "select", "turn_job"]
+__all__ = ["CANDIDATE", "TURN", "Dropped", "ProviderError", "cap_candidates", "enqueue_candidates", "extract",
+           "select", "turn_job"]

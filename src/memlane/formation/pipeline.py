@@ -11,10 +11,12 @@ from datetime import datetime, timedelta
 from memlane.formation.apply import Context, plan
 from memlane.formation.bands import bands_for
 from memlane.formation.decide import decide
+from memlane.formation.episodic_guard import EpisodicGuard
 from memlane.formation.events import EventBus, MemoryEvent
 from memlane.formation.hotpath import (
     CANDIDATE,
     TURN,
+    cap_candidates,
     enqueue_candidates,
     extract,
     related_memories,
@@ -91,17 +93,20 @@ class Formation:
     def _extract_turn(self, job: Job, messages: list[ChatMessage], at: datetime) -> list[Candidate]:
         existing = related_memories(self.backend, job.user_id, messages)
         extraction = extract(self.llm, messages, self.settings, existing)  # ProviderError: the caller keeps the job
-        since = utcnow() - timedelta(hours=1)
-        recent = self.backend.count_jobs(job.user_id, CANDIDATE, since)
-        kept, over_turn, dropped = select(extraction.candidates, self.settings, recent)
+        proposed, dropped = cap_candidates(extraction.candidates, self.settings)
+        guard = EpisodicGuard(self.backend, self.embedder, self.settings)  # the current embedder (metrics wrap it)
+        guarded, skipped = guard.filter(job, at, proposed)
+        now = utcnow()
+        last_hour = self.backend.count_jobs(job.user_id, CANDIDATE, now - timedelta(hours=1))
+        last_day = self.backend.count_jobs(job.user_id, CANDIDATE, now - timedelta(days=1))
+        kept, capped = select(guarded, self.settings, last_hour, last_day)
+        dropped += skipped + capped
         enqueue_candidates(self.backend, job.user_id, job.thread_id, kept, at, dropped=dropped, turn_id=job.id)
         for cand in kept:
             self.bus.publish(MemoryEvent(type="memory.candidate", user_id=job.user_id, thread_id=job.thread_id,
                                          data={**cand.model_dump(mode="json"), "turn": job.id}))
-        if over_turn:
-            self._error(job, f"{over_turn} candidate(s) over MEMORY_MAX_WRITES_PER_TURN not stored", "turn_cap")
-        if dropped:
-            self._error(job, f"rate limited: {dropped} candidate(s) over MEMORY_WRITE_RATE_LIMIT_PER_HOUR", "rate_limited")
+        for d in dropped:  # reported, never silently lost
+            self._error(job, d.message, d.code)
         return kept
 
     # --- background ---------------------------------------------------------------------------

@@ -9,6 +9,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from memlane.model.enums import MemoryType
 
+MAX_CANDIDATES = 5  # what one extraction may propose (seed 001 §13: 1-5 candidate facts)
+
 
 class ChatMessage(BaseModel):
     role: Literal["user", "assistant", "system", "tool"] = "user"
@@ -36,7 +38,7 @@ class Extraction(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     should_create: bool
-    candidates: list[Candidate] = Field(default_factory=list, max_length=5)
+    candidates: list[Candidate] = Field(default_factory=list, max_length=MAX_CANDIDATES)
     reason: str | None = None
 
 

@@ -2,7 +2,8 @@
 
 Tuning knobs have plain names (``SEMANTIC_AUTO_UPDATE``, ``MEMORY_NEIGHBORS_K``, ...); the
 service's own settings start with ``MEMLANE_``. The config file is ``$MEMLANE_CONFIG`` or
-``~/.memlane/config.toml`` and uses the same names in lower case.
+``~/.memlane/config.toml`` and uses the same names in lower case. A name memlane does not know is an
+error (``config_check.py``); every knob is described in ``docs/configuration.md``.
 """
 
 from __future__ import annotations
@@ -22,7 +23,9 @@ from pydantic_settings import (
 )
 
 from memlane.model.api_keys import check_api_keys
+from memlane.model.candidate import MAX_CANDIDATES
 from memlane.model.category import DEFAULT_CATEGORIES
+from memlane.model.config_check import check_environment, check_keys, setting_names
 
 DEFAULT_HOME = Path("~/.memlane").expanduser()
 TASKS = ("ttl", "purge", "consolidate")  # the periodic tasks a worker can run (memlane.lifecycle)
@@ -80,21 +83,31 @@ class Settings(BaseSettings):
     episodic_check_low: float | None = Field(None, validation_alias=_alias("EPISODIC_CHECK_LOW"))
     episodic_merge_window_hours: float = Field(72, validation_alias=_alias("EPISODIC_MERGE_WINDOW_HOURS"))
     memory_neighbors_k: int = Field(10, validation_alias=_alias("MEMORY_NEIGHBORS_K"))
+    # Caps on formation's writes per user (candidate jobs; seed 001 §13), each reported when it bites.
     memory_write_rate_limit_per_hour: int = Field(
-        20, validation_alias=_alias("MEMORY_WRITE_RATE_LIMIT_PER_HOUR")
+        20, ge=0, validation_alias=_alias("MEMORY_WRITE_RATE_LIMIT_PER_HOUR")
+    )
+    memory_write_rate_limit_per_day: int = Field(
+        200, ge=0, validation_alias=_alias("MEMORY_WRITE_RATE_LIMIT_PER_DAY")
     )
     # as many as an extractor proposes (5): a turn's facts are not dropped by default; a lower cap is reported
-    memory_max_writes_per_turn: int = Field(5, validation_alias=_alias("MEMORY_MAX_WRITES_PER_TURN"))
-    memory_max_candidates_per_turn: int = Field(5, validation_alias=_alias("MEMORY_MAX_CANDIDATES_PER_TURN"))
+    memory_max_writes_per_turn: int = Field(5, ge=0, validation_alias=_alias("MEMORY_MAX_WRITES_PER_TURN"))
+    # the proposals considered at all, in the extractor's order, before the episodic guard and the write caps
+    memory_max_candidates_per_turn: int = Field(
+        MAX_CANDIDATES, ge=1, le=MAX_CANDIDATES, validation_alias=_alias("MEMORY_MAX_CANDIDATES_PER_TURN")
+    )
     memory_enable_entity_heuristics: bool = Field(
         True, validation_alias=_alias("MEMORY_ENABLE_ENTITY_HEURISTICS")
     )
     memory_link_min: float | None = Field(None, validation_alias=_alias("MEMORY_LINK_MIN"))
-    episodic_cooldown_turns: int = Field(3, validation_alias=_alias("EPISODIC_COOLDOWN_TURNS"))
-    episodic_cooldown_minutes: float = Field(10, validation_alias=_alias("EPISODIC_COOLDOWN_MINUTES"))
-    episodic_max_per_day: int = Field(5, validation_alias=_alias("EPISODIC_MAX_PER_DAY"))
-    episodic_novelty_min: float = Field(0.15, validation_alias=_alias("EPISODIC_NOVELTY_MIN"))
-    episodic_window_n: int = Field(10, validation_alias=_alias("EPISODIC_WINDOW_N"))
+    # The episodic guard (formation/episodic_guard.py): cooldown since the last episode (over once
+    # either many turns or minutes have passed; 0 turns it off), a daily quota, novelty vs the last
+    # EPISODIC_WINDOW_N episodes (also the extractor's message window).
+    episodic_cooldown_turns: int = Field(3, ge=0, validation_alias=_alias("EPISODIC_COOLDOWN_TURNS"))
+    episodic_cooldown_minutes: float = Field(10, ge=0, validation_alias=_alias("EPISODIC_COOLDOWN_MINUTES"))
+    episodic_max_per_day: int = Field(5, ge=0, validation_alias=_alias("EPISODIC_MAX_PER_DAY"))
+    episodic_novelty_min: float = Field(0.15, ge=0, le=1, validation_alias=_alias("EPISODIC_NOVELTY_MIN"))
+    episodic_window_n: int = Field(10, ge=1, validation_alias=_alias("EPISODIC_WINDOW_N"))
     job_max_attempts: int = Field(5, validation_alias=_alias("MEMLANE_JOB_MAX_ATTEMPTS"))
 
     # --- retrieval: search, rerank, context block -----------------------------------------------
@@ -135,16 +148,7 @@ class Settings(BaseSettings):
         1 / 3, validation_alias=_alias("MEMORY_HISTORY_RECENCY_FACTOR")
     )
     context_session_memory_enabled: bool = Field(True, validation_alias=_alias("CONTEXT_SESSION_MEMORY_ENABLED"))
-    context_session_gap_minutes: float = Field(30, validation_alias=_alias("CONTEXT_SESSION_GAP_MINUTES"))
-    context_session_min_messages: int = Field(4, validation_alias=_alias("CONTEXT_SESSION_MIN_MESSAGES"))
     context_session_max_retrieved: int = Field(3, validation_alias=_alias("CONTEXT_SESSION_MAX_RETRIEVED"))
-    context_session_summary_model: str | None = Field(
-        None, validation_alias=_alias("CONTEXT_SESSION_SUMMARY_MODEL")
-    )
-    context_session_summary_version: int = Field(1, validation_alias=_alias("CONTEXT_SESSION_SUMMARY_VERSION"))
-    context_session_summarization_enabled: bool = Field(
-        False, validation_alias=_alias("CONTEXT_SESSION_SUMMARIZATION_ENABLED")
-    )
 
     # --- lifecycle (expiry of unimportant memories, purge of deleted ones) and limits -------------
     memory_ttl_days: float = Field(60, validation_alias=_alias("MEMORY_TTL_DAYS"))
@@ -166,11 +170,6 @@ class Settings(BaseSettings):
     memory_summary_max_chars: int = Field(2000, validation_alias=_alias("MEMORY_SUMMARY_MAX_CHARS"))
     memory_candidate_max_chars: int = Field(280, validation_alias=_alias("MEMORY_CANDIDATE_MAX_CHARS"))
     memory_metadata_max_bytes: int = Field(65_536, ge=2, validation_alias=_alias("MEMORY_METADATA_MAX_BYTES"))
-
-    # --- S3 Vectors (vector index backend) ------------------------------------------------------
-    s3v_bucket: str | None = Field(None, validation_alias=_alias("S3V_BUCKET"))
-    s3v_index_memory: str = Field("memory-search", validation_alias=_alias("S3V_INDEX_MEMORY"))
-    s3v_distance: str = Field("cosine", validation_alias=_alias("S3V_DISTANCE"))
 
     # --- HTTP server, `memlane serve` ------------------------------------------------------------
     server_host: str = Field("127.0.0.1", validation_alias=_alias("MEMLANE_HOST"))
@@ -267,8 +266,16 @@ class Settings(BaseSettings):
         dotenv_settings: PydanticBaseSettingsSource,
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """Keyword arguments, then the environment, then the config file; an unknown name in any of
+        them is a :class:`~memlane.model.errors.ConfigError` (see ``config_check.py``)."""
+        aliases = {name: f.validation_alias for name, f in settings_cls.model_fields.items()}
+        keys = setting_names(aliases, field_names=True)
+        check_keys(getattr(init_settings, "init_kwargs", {}), keys, "given as an argument")
+        check_environment(os.environ, setting_names(aliases, field_names=False))
         sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
         path = _config_file()
         if path.is_file():
-            sources.append(TomlConfigSettingsSource(settings_cls, toml_file=path))
+            toml = TomlConfigSettingsSource(settings_cls, toml_file=path)
+            check_keys(toml.toml_data, keys, f"in {path}")
+            sources.append(toml)
         return tuple(sources)

@@ -15,6 +15,11 @@ class FilterError(ValidationError):
     """An unknown filter field or operator, or a value of the wrong kind."""
 
 
+class ConfigError(ValidationError):
+    """A setting in the environment, the config file or the arguments that memlane does not know or
+    does not support. Nothing was opened."""
+
+
 class NotFoundError(MemlaneError, KeyError):
     """The memory (or user) asked for does not exist in this scope."""
 

@@ -73,7 +73,7 @@ class OpEvent(BaseModel):
     user_id: str
     thread_id: str | None = None
     node: str  # hotpath | worker | context
-    op: str  # classify | search | create | update | merge | supersede | ignore
+    op: str  # classify | search | create | update | merge | supersede | ignore | a hot-path drop's code
     status: str = "ok"  # ok | error | skipped
     memory_id: str | None = None
     category: str | None = None

@@ -267,6 +267,11 @@ class Backend(ABC):
         """Jobs of ``kind`` created for the user since ``since`` (rate limits)."""
 
     @abstractmethod
+    def recent_jobs(self, user_id: str, kind: str, *, before: datetime, limit: int) -> builtins.list[Job]:
+        """The user's newest ``limit`` jobs of ``kind`` created before ``before``, newest first (the
+        episodic cooldown's previous turns)."""
+
+    @abstractmethod
     def thread_revision(self, user_id: str, thread_id: str) -> int: ...
 
     @abstractmethod

@@ -351,6 +351,10 @@ class PostgresBackend(Backend):
         with self._connection() as conn:
             return jobs.count_jobs(conn, user_id, kind, since)
 
+    def recent_jobs(self, user_id: str, kind: str, *, before: datetime, limit: int) -> builtins.list[Job]:
+        with self._connection() as conn:
+            return jobs.recent_jobs(conn, user_id, kind, before, limit)
+
     def thread_revision(self, user_id: str, thread_id: str) -> int:
         with self._connection() as conn:
             return jobs.thread_revision(conn, user_id, thread_id)

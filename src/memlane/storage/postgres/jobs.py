@@ -176,6 +176,16 @@ def count_jobs(conn: psycopg.Connection[Any], user_id: str, kind: str, since: da
     return int(row[0]) if row else 0
 
 
+def recent_jobs(conn: psycopg.Connection[Any], user_id: str, kind: str, before: datetime, limit: int) -> list[Job]:
+    with conn.cursor(row_factory=dict_row) as cur:
+        rows = cur.execute(
+            f"SELECT {JOB_COLUMNS} FROM jobs WHERE user_id = %s AND kind = %s AND created_at < %s "
+            "ORDER BY created_at DESC, seq DESC LIMIT %s",
+            (user_id, kind, before, limit),
+        ).fetchall()
+    return [Job.model_validate(r) for r in rows]
+
+
 def thread_revision(conn: psycopg.Connection[Any], user_id: str, thread_id: str) -> int:
     row = conn.execute(
         "SELECT rev FROM thread_revision WHERE user_id = %s AND thread_id = %s", (user_id, thread_id)

@@ -103,6 +103,11 @@ class SqliteJobsMixin:
         return int(self._rows("SELECT count(*) FROM jobs WHERE user_id = ? AND kind = ? AND created_at >= ?",
                               (user_id, kind, iso(since)))[0][0])
 
+    def recent_jobs(self, user_id: str, kind: str, *, before: datetime, limit: int) -> builtins.list[Job]:
+        rows = self._rows(f"SELECT {JOB_COLS} FROM jobs WHERE user_id = ? AND kind = ? AND created_at < ? "
+                          "ORDER BY created_at DESC, rowid DESC LIMIT ?", (user_id, kind, iso(before), limit))
+        return [job_from_row(r) for r in rows]
+
     def thread_revision(self, user_id: str, thread_id: str) -> int:
         rows = self._rows("SELECT rev FROM thread_revision WHERE user_id = ? AND thread_id = ?", (user_id, thread_id))
         return int(rows[0][0]) if rows else 0
