@@ -130,9 +130,10 @@ def test_export_then_import_into_a_new_store(mem: Memory, tmp_path: Path) -> Non
     assert other.import_rows(rows) == 2
     assert snapshot(other) == rows
     assert other.search("Porto", user_id="maya")[0].memory.id == a.id
+    before = snapshot(other)  # the search counted a read of what it returned
     with pytest.raises(ValidationError, match="row 1"):
         other.import_rows([{"kind": "memory", "id": "x", "user_id": "bad user!", "summary": "s"}])
-    assert snapshot(other) == rows
+    assert snapshot(other) == before
 
 
 def test_delete_user_leaves_other_users_alone(mem: Memory) -> None:

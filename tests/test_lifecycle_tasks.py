@@ -37,7 +37,9 @@ def location(request: pytest.FixtureRequest, tmp_path: os.PathLike[str]) -> str:
 
 
 def open_mem(location: str, **settings: object) -> Memory:
-    return Memory(location, embedder=local_embedder(), llm="rules", settings=Settings(db=location, **settings))
+    """TTL and purge only (consolidation has its own tests)."""
+    chosen: dict[str, object] = {"memlane_schedule": {"ttl": 24, "purge": 24}, **settings}
+    return Memory(location, embedder=local_embedder(), llm="rules", settings=Settings(db=location, **chosen))
 
 
 @pytest.fixture

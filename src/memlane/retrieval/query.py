@@ -114,7 +114,9 @@ def bullet(hit: SearchHit, cfg: CategoryConfig) -> dict[str, Any]:
 def full(hit: SearchHit) -> dict[str, Any]:
     """The whole summary, the record's metadata (unset fields left out) and the score with its breakdown."""
     rec = hit.memory
-    meta = rec.model_dump(mode="json", exclude={"summary", "category", "id", "user_id"}, exclude_none=True)
+    # read bookkeeping (moved by this very read) is left out: it is not what the memory says
+    meta = rec.model_dump(mode="json", exclude={"summary", "category", "id", "user_id", "last_accessed",
+                                               "access_count"}, exclude_none=True)
     return {
         "id": rec.id, "category": lower(rec.category), "summary": rec.summary,
         "score": hit.score, "breakdown": hit.breakdown.model_dump(), "metadata": meta,
