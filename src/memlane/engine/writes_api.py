@@ -14,10 +14,10 @@ from typing import Any
 from memlane.engine import validate as v
 from memlane.formation.events import EventBus
 from memlane.formation.mutations import Mutation, commit_planned
+from memlane.lifecycle.purge import with_superseded
 from memlane.model.config import Settings
 from memlane.model.enums import MemoryState, MemoryType
 from memlane.model.errors import ConflictError, NotFoundError, ValidationError
-from memlane.model.filters import Condition
 from memlane.model.ids import deterministic_id, new_id
 from memlane.model.record import MemoryRecord, Relation, utcnow
 from memlane.model.time_buckets import buckets
@@ -234,11 +234,7 @@ class WritesAPI:
         payloads, are removed; tombstones and the history's events (ids, event names, times,
         actors) remain. Purging a purged memory does nothing."""
         user = v.user_id(user_id)
-        chain, frontier = [_id(memory_id)], [memory_id]
-        while frontier:  # the versions a correction closed point at their successor
-            frontier = [r.id for r in self.backend.list(user, [Condition("superseded_by", "$in", frontier)],
-                                                        limit=10_000) if r.id not in chain]
-            chain += frontier
+        chain = with_superseded(self.backend, user, [_id(memory_id)])
 
         def plan(stored: dict[str, MemoryRecord]) -> Mutation:
             _found(stored, user, memory_id)

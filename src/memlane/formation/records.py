@@ -50,3 +50,14 @@ def closed(target: MemoryRecord, *, at: datetime, superseded_by: str, memory_id:
         "superseded_by": superseded_by, "updated_at": at,
         "key": target.key if memory_id is None else None,
     })
+
+
+def absorbed(keeper: MemoryRecord, dup: MemoryRecord, at: datetime) -> MemoryRecord:
+    """The merge policy for two stored memories: ``keeper`` takes ``dup``'s tags, entities, importance
+    and pin, and lists it in ``merged_from``."""
+    return keeper.model_copy(update={
+        "tags": list(dict.fromkeys([*keeper.tags, *dup.tags])),
+        "entities": list(dict.fromkeys([*keeper.entities, *dup.entities])),
+        "importance": max(keeper.importance, dup.importance), "pinned": keeper.pinned or dup.pinned,
+        "merged_from": [*keeper.merged_from, dup.id], "updated_at": at, "last_verified_at": at,
+    })

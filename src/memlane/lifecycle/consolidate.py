@@ -23,7 +23,7 @@ from datetime import datetime, timedelta
 
 from memlane.formation.bands import Bands
 from memlane.formation.mutations import Mutation
-from memlane.formation.records import closed
+from memlane.formation.records import absorbed, closed
 from memlane.model.candidate import ConflictVerdict
 from memlane.model.enums import MemoryState, MemoryType
 from memlane.model.filters import Condition, live
@@ -140,13 +140,7 @@ def apply(m: Mutation, judged: Judged, stored: dict[str, MemoryRecord], now: dat
         relation = verdict.relation
         reason = f"consolidation: {relation} (cosine {pair.score:.2f}): {verdict.reason or '-'}"
         if relation == "redundancy":
-            kept = older.model_copy(update={
-                "tags": list(dict.fromkeys([*older.tags, *newer.tags])),
-                "entities": list(dict.fromkeys([*older.entities, *newer.entities])),
-                "importance": max(older.importance, newer.importance), "pinned": older.pinned or newer.pinned,
-                "merged_from": [*older.merged_from, newer.id], "updated_at": now, "last_verified_at": now,
-            })
-            m.absorb(older, kept, newer, closed(newer, at=now, superseded_by=older.id), reason)
+            m.absorb(older, absorbed(older, newer, now), newer, closed(newer, at=now, superseded_by=older.id), reason)
             merged += 1
         elif relation in ("contradiction", "refinement"):
             m.close(older, closed(older, at=now, superseded_by=newer.id), newer, reason)

@@ -220,20 +220,10 @@ class Settings(BaseSettings):
     def _header_fields(cls, value: Any) -> Any:
         return [f.strip().lower() for f in value.split(",") if f.strip()] if isinstance(value, str) else value
 
-    @field_validator("memory_relation_type_weights", mode="before")
+    @field_validator("memory_relation_type_weights", "memlane_schedule", mode="before")
     @classmethod
-    def _type_weights(cls, value: Any) -> Any:
-        """``"follows=0.22,related_to=0.05"`` or JSON."""
-        if isinstance(value, str):
-            if value.strip().startswith("{"):
-                return json.loads(value)
-            return {k.strip(): float(v) for k, v in (p.split("=", 1) for p in value.split(",") if p.strip())}
-        return value
-
-    @field_validator("memlane_schedule", mode="before")
-    @classmethod
-    def _schedule(cls, value: Any) -> Any:
-        """``"ttl=24,purge=6"`` (hours) or JSON."""
+    def _named_numbers(cls, value: Any) -> Any:
+        """``"follows=0.22,related_to=0.05"`` or ``"ttl=24,purge=6"`` (hours), or JSON."""
         if isinstance(value, str):
             if value.strip().startswith("{"):
                 return json.loads(value)
