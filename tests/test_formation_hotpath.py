@@ -97,6 +97,29 @@ def test_every_fact_of_a_turn_is_kept_by_default(mem: Memory, llm: ScriptedLLM) 
     assert log.of("memory.error") == []
 
 
+def test_a_hot_path_slower_than_its_lease_leaves_the_turn_to_the_worker_that_took_it_over(tmp_path: Path) -> None:
+    llm = ScriptedLLM().will_extract("User lives in Lisbon.").will_extract("User lives in Lisbon.")
+    mem = open_memory(str(tmp_path / "m.db"), llm, worker=False)
+    mem.formation.lease_seconds = 0.0  # the hot path's lease has run out by the time it commits
+    took_over: list[int] = []
+
+    def worker_takes_over(_msgs: object) -> None:
+        llm.on_extract = None
+        took_over.append(mem.process_jobs(1))  # claims the turn, extracts and commits its candidate
+    llm.on_extract = worker_takes_over
+    log = EventLog(mem)
+    try:
+        assert mem.add("I live in Lisbon", user_id=U, at=T0) == []  # the hot path's own commit is refused
+        assert took_over == [1]
+        mem.process_jobs()
+        candidates = [j for j in mem.jobs(user_id=U) if j.kind == "candidate"]
+        assert len(candidates) == 1 and all_jobs_done(mem)  # one candidate job, not one per extractor
+        assert [r.summary for r in active(mem)] == ["User lives in Lisbon."]
+        assert len(log.of("memory.candidate")) == 1 and log.of("memory.error") == []
+    finally:
+        mem.close()
+
+
 def test_a_lower_turn_cap_keeps_the_most_important_and_reports_the_rest(tmp_path: Path) -> None:
     llm = ScriptedLLM().will_extract(*({"summary": s, "importance": i} for s, i in FIVE_FACTS))
     with open_memory(str(tmp_path / "m.db"), llm, memory_max_writes_per_turn=3) as mem:

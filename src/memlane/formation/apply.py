@@ -55,8 +55,10 @@ def plan(
     vector: Sequence[float],
     neighbours: Sequence[ScoredRecord],
     old_vector: Sequence[float] | None = None,
+    candidate_id: str | None = None,
 ) -> Planned:
-    """``old_vector``: the superseded memory's vector, needed when it moves to an archive id."""
+    """``old_vector``: the superseded memory's vector, needed when it moves to an archive id;
+    ``candidate_id``: the candidate's job id, which a merge records in ``merged_from``."""
     m = Mutation(actor=ACTOR, thread_id=ctx.thread_id, at=ctx.at)
     b = m.batch
     if d.action == "ignore" or d.target is None and d.action != "create":
@@ -71,7 +73,7 @@ def plan(
     target = d.target
     assert target is not None
     if d.action == "merge":
-        m.merge(target, merged(target, cand, ctx.at), d.reason, cand.summary)
+        m.merge(target, merged(target, cand, ctx.at, candidate_id), d.reason, cand.summary, candidate_id)
         b.op_events.append(_op(ctx, "merge", d, target.id, target.category))
         return Planned(m, target.id, "merge")
     # supersede: the old fact closes (valid_to, superseded_by) and stays in history

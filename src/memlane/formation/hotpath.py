@@ -26,11 +26,12 @@ def turn_job(user_id: str, thread_id: str | None, messages: Sequence[ChatMessage
     """The accepted turn: leased to the hot path for ``lease_s`` seconds so a worker does not extract it
     twice, or with ``None`` pending, for the background worker to extract."""
     payload = {"messages": [m.model_dump(mode="json") for m in messages], "at": at.isoformat()}
+    job_id = new_id()
     if lease_s is None:
-        return Job(id=new_id(), user_id=user_id, thread_id=thread_id, kind=TURN, payload=payload)
-    return Job(
-        id=new_id(), user_id=user_id, thread_id=thread_id, kind=TURN, status=JobStatus.RUNNING, payload=payload,
-        attempts=1, locked_by="hotpath", locked_until=utcnow() + timedelta(seconds=lease_s),
+        return Job(id=job_id, user_id=user_id, thread_id=thread_id, kind=TURN, payload=payload)
+    return Job(  # the lease names this call, so its commit fails if a worker took the turn over meanwhile
+        id=job_id, user_id=user_id, thread_id=thread_id, kind=TURN, status=JobStatus.RUNNING, payload=payload,
+        attempts=1, locked_by=f"hotpath:{job_id}", locked_until=utcnow() + timedelta(seconds=lease_s),
     )
 
 
@@ -106,10 +107,11 @@ def select(candidates: Sequence[Candidate], settings: Settings,
 
 def enqueue_candidates(
     backend: Backend, user_id: str, thread_id: str | None, candidates: Sequence[Candidate], at: datetime,
-    *, dropped: Sequence[Dropped] = (), turn_id: str | None = None,
+    *, dropped: Sequence[Dropped] = (), turn_id: str | None = None, owner: str | None = None,
 ) -> list[Job]:
-    """Commit one candidate job per candidate (and close the turn job), atomically. The turn's result
-    keeps its observed time and how many episodic candidates it kept (the episodic cooldown reads them)."""
+    """Commit one candidate job per candidate (and close the turn job, if ``owner`` still holds its lease:
+    else :class:`LeaseLostError` and nothing is written), atomically. The turn's result keeps its
+    observed time and how many episodic candidates it kept (the episodic cooldown reads them)."""
     jobs = [Job(id=new_id(), user_id=user_id, thread_id=thread_id, kind=CANDIDATE,
                 payload={"candidate": c.model_dump(mode="json"), "at": at.isoformat(), "turn": turn_id})
             for c in candidates]
@@ -119,7 +121,8 @@ def enqueue_candidates(
                     status="skipped", at=at) for d in dropped]
     episodic = sum(c.type is MemoryType.EPISODIC for c in candidates)
     result = {"candidate_jobs": [j.id for j in jobs], "at": at.isoformat(), "episodic": episodic}
-    backend.apply(WriteBatch(jobs=jobs, op_events=ops, complete_job=turn_id, job_result=result if turn_id else None))
+    backend.apply(WriteBatch(jobs=jobs, op_events=ops, complete_job=turn_id, job_result=result if turn_id else None,
+                             job_owner=owner if turn_id else None))
     return jobs
 
 

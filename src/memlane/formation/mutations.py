@@ -62,12 +62,13 @@ class Mutation:
         self._history(HistoryEvent.UPDATE, new.id, new.user_id, old, new, reason)
         self._change(new, "updated", _payload(new))
 
-    def merge(self, old: MemoryRecord, new: MemoryRecord, reason: str, candidate: str) -> None:
+    def merge(self, old: MemoryRecord, new: MemoryRecord, reason: str, candidate: str,
+              candidate_id: str | None = None) -> None:
         """``candidate``'s text was found to say what ``old`` says: ``new`` is ``old`` with the
-        candidate's tags, entities and signals folded in."""
+        candidate's tags, entities and signals folded in (``memory.merged`` says ``{from, into}``)."""
         self.batch.upserts.append(Upsert(new))
         self._history(HistoryEvent.MERGE, new.id, new.user_id, old, new, reason)
-        self._change(new, "merged", {**_payload(new), "candidate": candidate})
+        self._change(new, "merged", {**_payload(new), "candidate": candidate, "from": candidate_id, "into": new.id})
 
     def absorb(self, keeper: MemoryRecord, kept: MemoryRecord, dup: MemoryRecord, closed: MemoryRecord,
                reason: str) -> None:

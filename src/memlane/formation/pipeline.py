@@ -70,6 +70,9 @@ class Formation:
         self.backend.apply(WriteBatch(jobs=[job]))  # durable before anything else happens
         try:
             return job.id, self._extract_turn(job, list(messages), at)
+        except LeaseLostError as exc:  # slower than the lease: a worker took the turn over and extracts it
+            log.warning("turn %s: %s", job.id, exc)
+            return job.id, []
         except ProviderError as exc:  # the turn stays a job and is retried by the worker
             self.failed(job, exc)
             return job.id, []
@@ -101,10 +104,12 @@ class Formation:
         last_day = self.backend.count_jobs(job.user_id, CANDIDATE, now - timedelta(days=1))
         kept, capped = select(guarded, self.settings, last_hour, last_day)
         dropped += skipped + capped
-        enqueue_candidates(self.backend, job.user_id, job.thread_id, kept, at, dropped=dropped, turn_id=job.id)
-        for cand in kept:
+        jobs = enqueue_candidates(self.backend, job.user_id, job.thread_id, kept, at, dropped=dropped,
+                                  turn_id=job.id, owner=job.locked_by)
+        for cand, cjob in zip(kept, jobs, strict=True):  # the candidate job's id names the candidate
             self.bus.publish(MemoryEvent(type="memory.candidate", user_id=job.user_id, thread_id=job.thread_id,
-                                         data={**cand.model_dump(mode="json"), "turn": job.id}))
+                                         data={**cand.model_dump(mode="json"), "turn": job.id,
+                                               "candidate_id": cjob.id}))
         for d in dropped:  # reported, never silently lost
             self._error(job, d.message, d.code)
         return kept
@@ -171,7 +176,7 @@ class Formation:
             if d.action == "supersede" and d.target is not None and d.target.key:
                 old_vector = self.backend.vectors(user, [d.target.id]).get(d.target.id)
             ctx = Context(user, job.thread_id, at, self.settings.categories, self.settings.timezone, bands.link)
-            planned = plan(ctx, cand, d, vector, neighbours, old_vector)
+            planned = plan(ctx, cand, d, vector, neighbours, old_vector, candidate_id=job.id)
             batch = planned.mutation.batch
             batch.op_events.insert(0, OpEvent(
                 id=new_id(), user_id=user, thread_id=job.thread_id, node="worker", op="search", category=cand.category,

@@ -29,9 +29,11 @@ def record_from_candidate(
     return rec
 
 
-def merged(target: MemoryRecord, cand: Candidate, at: datetime) -> MemoryRecord:
-    """The merge policy: tags and entities union, importance max, access count, verified now."""
+def merged(target: MemoryRecord, cand: Candidate, at: datetime, candidate_id: str | None = None) -> MemoryRecord:
+    """The merge policy: tags and entities union, importance max, access count, verified now, and the
+    candidate's id (its job's) in ``merged_from``."""
     return target.model_copy(update={
+        "merged_from": list(dict.fromkeys([*target.merged_from, *([candidate_id] if candidate_id else [])])),
         "tags": list(dict.fromkeys([*target.tags, *cand.tags])),
         "entities": list(dict.fromkeys([*target.entities, *cand.entities])),
         "importance": max(target.importance, cand.importance),
