@@ -37,7 +37,8 @@ def tools(memory: Memory) -> dict[str, Any]:
 
 def test_the_seed_tools_are_there(tools: dict[str, Any]) -> None:
     assert set(tools) == {"semantic_memory_search", "episodic_memory_fetch", "semantic_memory_put",
-                          "episodic_memory_put", "semantic_memory_update", "episodic_memory_update", "memory_query"}
+                          "episodic_memory_put", "semantic_memory_update", "episodic_memory_update", "memory_query",
+                          "procedure_save"}
     schema = tools["semantic_memory_put"].tool_call_schema.model_json_schema()
     assert set(schema["properties"]) == {"summary", "category", "key"}  # no user_id for the model to set
 

@@ -9,9 +9,9 @@ from typing import Any
 
 from memlane.engine import validate as v
 from memlane.engine.formation_api import FormationAPI
+from memlane.engine.procedures_api import ProceduresAPI
 from memlane.engine.reembed import ReembedReport, reembed
 from memlane.engine.worker import Worker
-from memlane.engine.writes_api import WritesAPI
 from memlane.formation.events import EventBus
 from memlane.formation.pipeline import Formation
 from memlane.lifecycle.runner import Lifecycle
@@ -26,7 +26,7 @@ from memlane.retrieval.search import SearchRequest, search
 from memlane.storage import Backend, open_backend
 
 
-class Memory(FormationAPI, WritesAPI):
+class Memory(FormationAPI, ProceduresAPI):
     """Long-term memory for many users over one store.
 
     >>> mem = Memory("memlane.db", embedder="hash")

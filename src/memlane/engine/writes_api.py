@@ -15,10 +15,12 @@ from memlane.engine import validate as v
 from memlane.formation.events import EventBus
 from memlane.formation.mutations import Mutation, commit_planned
 from memlane.lifecycle.purge import with_superseded
+from memlane.model.category import title_case
 from memlane.model.config import Settings
 from memlane.model.enums import MemoryState, MemoryType
 from memlane.model.errors import ConflictError, NotFoundError, ValidationError
 from memlane.model.ids import deterministic_id, new_id
+from memlane.model.procedure import CATEGORY as PROCEDURAL
 from memlane.model.record import MemoryRecord, Relation, utcnow
 from memlane.model.time_buckets import buckets
 from memlane.providers.embed import Embedder
@@ -64,7 +66,7 @@ class WritesAPI:
             type=mtype,
             key=key,
             summary=v.summary(summary, self.settings.memory_summary_max_chars),
-            category=v.category(fields.pop("category", None), self.settings.categories),
+            category=_category(mtype, fields.pop("category", None), self.settings.categories),
             importance=v.importance(fields.pop("importance", 3)),
             pinned=v.flag("pinned", fields.pop("pinned", False)),
             tags=v.string_list("tags", fields.pop("tags", None)),
@@ -274,6 +276,16 @@ class WritesAPI:
 
 
 PUT_FIELDS = ("summary", "category", "importance", "pinned", "tags", "entities", "metadata", "source_ref", "expires_at")
+
+
+def _category(mtype: MemoryType, value: Any, allowed: Sequence[str]) -> str:
+    """A procedural memory is always in ``Procedural``: agent allowlists decide who reads procedures."""
+    if mtype is not MemoryType.PROCEDURAL:
+        return v.category(value, allowed)
+    if value is not None and title_case(str(value)) != PROCEDURAL:
+        raise ValidationError(f"a procedural memory's category is {PROCEDURAL}, got {value!r}; "
+                              "omit the category, or use add_procedure()")
+    return PROCEDURAL
 
 
 def _given(old: MemoryRecord, rec: MemoryRecord, given: set[str]) -> MemoryRecord:

@@ -128,6 +128,24 @@ class PutRequest(Strict):
     ]})
 
 
+class ProcedureRequest(Strict):
+    """A named workflow: steps as a list, or one text of numbered lines. Saving a name again replaces
+    its steps (the old ones stay in history)."""
+
+    name: ShortName
+    steps: Annotated[list[Body], Field(min_length=1, max_length=20)] | Body
+    tags: Labels | None = None
+    importance: Importance = 3
+    pinned: Flag = False
+    agent_id: Name | None = None
+    run_id: Name | None = None
+    thread_id: Name | None = None
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
+        {"name": "deploy the blog", "steps": ["Run the tests", "Build the site", "Push to main"]},
+    ]})
+
+
 class UpdateRequest(Strict):
     """Fields to change; those left out (or null) stay as they are, except ``expires_at: null``,
     which clears the TTL."""

@@ -78,8 +78,8 @@ def _find(mem: Memory, user: str, mtype: MemoryType, key: str) -> MemoryRecord:
 
 def memory_tools(memory: Memory | None = None, *, agent: str = "supervisor") -> list[BaseTool]:
     """``semantic_memory_search``, ``episodic_memory_fetch``, ``semantic_memory_put``,
-    ``episodic_memory_put``, ``semantic_memory_update``, ``episodic_memory_update`` and ``memory_query``
-    (whose agent is ``config["configurable"]["agent"]``, else ``agent``)."""
+    ``episodic_memory_put``, ``semantic_memory_update``, ``episodic_memory_update``, ``memory_query``
+    (whose agent is ``config["configurable"]["agent"]``, else ``agent``) and ``procedure_save``."""
 
     def _search(mtype: MemoryType, query: str, topic: str | None, limit: int, config: RunnableConfig) -> list[dict[str, Any]]:
         mem, user = memory_of(memory), configured(config, "user_id")
@@ -140,6 +140,14 @@ def memory_tools(memory: Memory | None = None, *, agent: str = "supervisor") -> 
         return mem.query(query, user_id=user, agent=who, categories=categories, filters=filters, top_k=top_k,
                          return_=return_, budget_tokens=budget_tokens, threshold=threshold).model_dump(mode="json")
 
+    def procedure_save(name: str, steps: list[str], *, config: RunnableConfig) -> dict[str, Any]:
+        """Save a workflow that worked as a named procedure of imperative steps ("Run the tests.") so
+        agents allowed `procedural` can reuse it; saving the same name again replaces its steps."""
+        mem, user = memory_of(memory), configured(config, "user_id")
+        rec = mem.add_procedure(name, steps, user_id=user, actor=ACTOR,
+                                thread_id=configured(config, "thread_id", required=False))
+        return {**as_dict(rec), "steps": rec.metadata["steps"]}
+
     funcs: list[tuple[str, Callable[..., Any]]] = [
         ("semantic_memory_search", semantic_memory_search),
         ("episodic_memory_fetch", episodic_memory_fetch),
@@ -148,6 +156,7 @@ def memory_tools(memory: Memory | None = None, *, agent: str = "supervisor") -> 
         ("semantic_memory_update", _update(MemoryType.SEMANTIC)),
         ("episodic_memory_update", _update(MemoryType.EPISODIC)),
         ("memory_query", memory_query),
+        ("procedure_save", procedure_save),
     ]
     return [StructuredTool.from_function(fn, name=name, description=(fn.__doc__ or name).strip())
             for name, fn in funcs]

@@ -1,0 +1,49 @@
+"""Procedural memories (seed 001 §12): saved on an explicit trigger, never in the default context,
+read by agents whose allowlist has ``procedural`` (``memory.query``) or listed here."""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Sequence
+from typing import Any
+
+from memlane.engine import validate as v
+from memlane.engine.writes_api import WritesAPI
+from memlane.model.enums import MemoryType
+from memlane.model.errors import NotFoundError, ValidationError
+from memlane.model.filters import Condition, live
+from memlane.model.ids import deterministic_id
+from memlane.model.procedure import CATEGORY, check_name, check_steps, procedure_key, procedure_summary
+from memlane.model.record import MemoryRecord
+
+
+class ProceduresAPI(WritesAPI):
+    """Mixed into :class:`memlane.Memory`; writes go through :meth:`WritesAPI.put` (one write path)."""
+
+    def add_procedure(
+        self, name: str, steps: Sequence[str] | str, *, user_id: str, actor: str = "api", **fields: Any
+    ) -> MemoryRecord:
+        """Save (or replace, by name) a procedure of numbered imperative steps. ``fields``: ``tags``,
+        ``importance``, ``pinned``, ``agent_id``, ``run_id``, ``thread_id``. The previous steps of the
+        same name stay in the memory's history."""
+        title, clean = check_name(name), check_steps(steps)
+        if "category" in fields or "type" in fields or "key" in fields or "summary" in fields:
+            raise ValidationError("a procedure's type, category, key and summary follow from its name and steps")
+        return self.put(procedure_summary(title, clean), user_id=user_id, actor=actor, type=MemoryType.PROCEDURAL,
+                        category=CATEGORY, key=procedure_key(title),
+                        metadata={"procedure": title, "steps": clean}, **fields)
+
+    def procedure(self, name: str, *, user_id: str) -> MemoryRecord:
+        """The active procedure of that name."""
+        user, title = v.user_id(user_id), check_name(name)
+        memory_id = deterministic_id(user, MemoryType.PROCEDURAL.value, procedure_key(title))
+        rec = self.backend.get(user, memory_id)
+        if rec is None or not rec.is_active:
+            raise NotFoundError(f"no procedure {title!r} for user {user!r}; list them with procedures()")
+        return rec
+
+    def procedures(self, *, user_id: str, limit: int = 100) -> builtins.list[MemoryRecord]:
+        """The user's active procedures."""
+        user = v.user_id(user_id)
+        conds = [*live(), Condition("type", "$eq", MemoryType.PROCEDURAL.value)]
+        return self.backend.list(user, conds, limit=v.positive("limit", limit))
