@@ -20,7 +20,16 @@ from pydantic import BaseModel
 
 from memlane import Memory
 from memlane.formation.events import MemoryEvent
-from memlane.model.candidate import Candidate, ChatMessage, ConflictVerdict, Extraction, Relation, SameFact
+from memlane.model.candidate import (
+    Candidate,
+    ChatMessage,
+    ConflictVerdict,
+    Extraction,
+    InsightProposal,
+    Insights,
+    Relation,
+    SameFact,
+)
 from memlane.model.config import Settings
 from memlane.model.errors import ProviderError
 from memlane.providers.embed import Embedder, get_embedder
@@ -131,6 +140,7 @@ class ScriptedLLM(MemoryLLM):
         self.default_relation: Relation = default_relation
         self.default_same = default_same
         self.extractions: deque[Extraction | Exception] = deque()
+        self.insight_replies: deque[Insights] = deque()
         self.verdicts: dict[tuple[str, str], ConflictVerdict] = {}
         self.same: dict[tuple[str, str], SameFact] = {}
         self.calls: list[tuple[str, tuple[Any, ...]]] = []
@@ -146,6 +156,13 @@ class ScriptedLLM(MemoryLLM):
 
     def will_fail(self, error: Exception) -> ScriptedLLM:
         self.extractions.append(error)
+        return self
+
+    def will_infer(self, *insights: str | Mapping[str, Any]) -> ScriptedLLM:
+        """Queue one ``insights`` reply (the queue empty: no insights)."""
+        items = [InsightProposal(summary=i) if isinstance(i, str) else InsightProposal.model_validate(i)
+                 for i in insights]
+        self.insight_replies.append(Insights(insights=items))
         return self
 
     def relation(self, existing: str, candidate: str, relation: Relation, reason: str = "scripted") -> ScriptedLLM:
@@ -177,6 +194,11 @@ class ScriptedLLM(MemoryLLM):
         if self.on_decide is not None:
             self.on_decide()
         return self.same.get((existing, candidate), SameFact(same_fact=self.default_same, reason="scripted default"))
+
+    def insights(self, activity: Sequence[str], new_facts: Sequence[str], snippet: str = "") -> Insights:
+        with self._lock:
+            self.calls.append(("insights", (tuple(activity), tuple(new_facts), snippet)))
+            return self.insight_replies.popleft() if self.insight_replies else Insights()
 
     def classify_conflict(self, existing: str, candidate: str) -> ConflictVerdict:
         with self._lock:

@@ -48,17 +48,17 @@ def tables(out: str) -> list[tuple[str, list[dict[str, float]]]]:
 def recompute(caption: str, row: dict[str, float]) -> tuple[float, float]:
     """The score the caption's formula gives for the row's printed parts, and the rounding it can be off by."""
     formula = caption.removeprefix("score = ").split("   (")[0]
-    decayed = formula.endswith(" * decay")
-    formula = formula.removesuffix(" * decay").strip("()")
+    factors = [f for f in ("decay", "tw") if f" * {f}" in formula]  # multiply the weighted sum
+    formula = formula.split(" * decay")[0].split(" * tw")[0].strip("()")
     total, slack = 0.0, 0.0005  # the score is printed to 3 decimals, the parts to 2
     for sign, term in re.findall(r"([+-]?)\s*([\w.*]+)", formula):
         weight, _, part = term.rpartition("*")
         factor = (float(weight) if weight else 1.0) * (-1 if sign == "-" else 1)
         total += factor * row[part]
         slack += abs(factor) * 0.005
-    if decayed:
-        slack = slack * row["decay"] + abs(total) * 0.005
-        total *= row["decay"]
+    for f in factors:
+        slack = slack * row[f] + abs(total) * 0.005
+        total *= row[f]
     return total, slack
 
 

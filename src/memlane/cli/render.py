@@ -15,7 +15,8 @@ from memlane.model.record import HistoryEntry, MemoryRecord, ScoreBreakdown, Sea
 
 SIGNALS = ("similarity", "importance", "recency", "pinned")
 SHORT = {"similarity": "sim", "keyword": "kw", "importance": "imp", "recency": "rec", "pinned": "pin",
-         "relations": "rel", "brevity": "brev", "decay": "decay"}
+         "relations": "rel", "brevity": "brev", "decay": "decay", "type_weight": "tw"}
+FACTORS = ("decay", "type_weight")  # multiply the weighted sum
 
 
 def console(*, stderr: bool = False) -> Console:
@@ -77,7 +78,8 @@ def formula(breakdown: ScoreBreakdown, shown: Sequence[str]) -> str:
         return "score = kw" if breakdown.keyword else "score = sim"
     text = " + ".join(f"{breakdown.weights[s]:.2f}*{SHORT[s]}" for s in SIGNALS)
     text += " + rel" * ("relations" in shown) + " - brev" * ("brevity" in shown)
-    text = f"({text}) * decay" if "decay" in shown else text
+    factors = [SHORT[f] for f in FACTORS if f in shown]
+    text = f"({text}) * {' * '.join(factors)}" if factors else text
     return f"score = {text}" + ("   (sim includes kw)" if "keyword" in shown else "")
 
 
@@ -92,8 +94,7 @@ def search_table(hits: Sequence[SearchHit], *, title: str | None = None, show_id
     and with ``pin_margin`` (``MEMORY_PIN_MARGIN``) and a pinned memory among the hits, when a pin counts)."""
     shown = [*SIGNALS, *(name for name in ("keyword", "relations", "brevity") if any(getattr(h.breakdown, name)
                                                                                     for h in hits))]
-    if any(h.breakdown.decay != 1.0 for h in hits):
-        shown.append("decay")
+    shown += [f for f in FACTORS if any(getattr(h.breakdown, f) != 1.0 for h in hits)]
     caption = formula(hits[0].breakdown, shown) if hits else None
     if caption and pin_margin is not None and hits[0].breakdown.weights and any(h.memory.pinned for h in hits):
         caption += "\n" + pin_note(pin_margin)

@@ -132,6 +132,15 @@ class FormationAPI:
         scheduling each user's next runs; returns how many ran. ``memlane worker`` does this for you."""
         return self.lifecycle.run_due(v.when("at", at) or utcnow())
 
+    def run_insights(self, *, user_id: str, snippet: str | None = None,
+                     at: datetime | str | None = None) -> dict[str, Any]:
+        """Infer theory-of-mind insights for the user now (the ``insights`` task does it daily): from
+        recent events, new facts and ``snippet`` (a recent conversation, at most 1,000 characters are
+        used). Skipped within 24 h of the last insight or without new facts. Returns the run's report."""
+        user = v.user_id(user_id)
+        text = "" if snippet is None else v.text("snippet", snippet)
+        return self.lifecycle.insights_now(user, v.when("at", at) or utcnow(), text)
+
     def _wake_worker(self) -> None:
         """Work was queued: start (or wake) this process's worker, unless ``MEMLANE_WORKER`` is off
         (a separate ``memlane worker`` process runs the jobs)."""

@@ -13,13 +13,15 @@ from typing import Any
 from memlane.formation.bands import bands_for
 from memlane.formation.mutations import Mutation, commit_planned
 from memlane.formation.pipeline import Formation, fault
-from memlane.lifecycle import consolidate, purge, ttl
+from memlane.lifecycle import consolidate, insights, purge, ttl
 from memlane.lifecycle.schedule import kind_of, task_job
 from memlane.model.enums import MemoryType
 from memlane.model.errors import LeaseLostError
+from memlane.model.filters import Condition, live
 from memlane.model.ids import new_id
 from memlane.model.jobs import Job
 from memlane.model.record import MemoryRecord, utcnow
+from memlane.retrieval.embed_text import memory_text
 from memlane.storage.base import WriteBatch
 
 log = logging.getLogger("memlane.lifecycle")
@@ -38,7 +40,7 @@ class Lifecycle:
         self.worker_id = formation.worker_id
         self.lease_seconds = LEASE_SECONDS
         self._tasks: dict[str, Callable[[Job, datetime], tuple[Sequence[str], Plan, bool]]] = {
-            "ttl": self._ttl, "purge": self._purge, "consolidate": self._consolidate,
+            "ttl": self._ttl, "purge": self._purge, "consolidate": self._consolidate, "insights": self._insights,
         }
 
     @property
@@ -132,3 +134,44 @@ class Lifecycle:
             return consolidate.apply(m, judged, stored, now)
 
         return ids, plan, False
+
+    def insights_now(self, user_id: str, now: datetime, snippet: str = "") -> dict[str, Any]:
+        """One insights run for ``user_id`` outside the schedule (the 24 h cooldown still holds)."""
+        _, plan, _ = self._insight_plan(user_id, now, snippet)
+        report: dict[str, Any] = {}
+
+        def build(stored: dict[str, MemoryRecord]) -> Mutation:
+            m = Mutation(actor="system:insights", at=now)
+            report.update(plan(m, stored))
+            return m
+
+        commit_planned(self.backend, self.bus, {user_id: []}, build)
+        return report
+
+    def _insights(self, job: Job, now: datetime) -> tuple[Sequence[str], Plan, bool]:
+        return self._insight_plan(job.user_id, now, "")
+
+    def _insight_plan(self, user_id: str, now: datetime, snippet: str) -> tuple[Sequence[str], Plan, bool]:
+        """The model is asked outside the write lock; the run only creates memories (nothing to read)."""
+        found = insights.gather(self.backend, user_id, now)
+        report: dict[str, Any] = {"skipped": found.skip}
+        fresh: list[tuple[MemoryRecord, list[float]]] = []
+        if found.skip is None:
+            kept, dropped = insights.valid(insights.ask(self.formation.llm, found, snippet))
+            records = [insights.record(user_id, p, found, now) for p in kept]
+            texts = [memory_text(r, self.settings) for r in records]
+            vectors = self.formation.embedder.embed(texts) if texts else []
+            repeat = bands_for(self.formation.embedder.name, MemoryType.SEMANTIC, self.settings).auto
+            same = [Condition("type", "$eq", MemoryType.INSIGHT.value), *live()]
+            for rec, vec in zip(records, vectors, strict=True):
+                near = self.backend.vector_search(user_id, vec, same, limit=1)
+                if not (near and near[0].score >= repeat):  # a live insight says it already
+                    fresh.append((rec, vec))
+            report = {"proposed": len(kept) + dropped, "dropped": dropped,
+                      "repeats": len(records) - len(fresh), "created": [r.id for r, _ in fresh]}
+
+        def plan(m: Mutation, stored: dict[str, MemoryRecord]) -> dict[str, Any]:
+            insights.store(m, fresh)
+            return report
+
+        return [], plan, False

@@ -75,3 +75,19 @@ class Judgements(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     judgements: list[Judgement]
+
+
+class InsightProposal(BaseModel):
+    """One theory-of-mind insight a model inferred (seed 001 §3): third person, at most 280 characters."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    summary: str
+    tags: list[str] = Field(default_factory=list, max_length=5)
+    importance: int = Field(2, ge=1, le=5)
+
+
+class Insights(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    insights: list[InsightProposal] = Field(default_factory=list, max_length=3)

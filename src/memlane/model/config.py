@@ -28,7 +28,7 @@ from memlane.model.category import DEFAULT_CATEGORIES
 from memlane.model.config_check import check_environment, check_keys, setting_names
 
 DEFAULT_HOME = Path("~/.memlane").expanduser()
-TASKS = ("ttl", "purge", "consolidate")  # the periodic tasks a worker can run (memlane.lifecycle)
+TASKS = ("ttl", "purge", "consolidate", "insights")  # the periodic tasks a worker can run (memlane.lifecycle)
 
 
 def _alias(*names: str) -> AliasChoices:
@@ -120,6 +120,8 @@ class Settings(BaseSettings):
     # A pin counts in a search when the pinned memory's relevance (cosine plus keyword evidence) is within
     # this margin of the best candidate's (measured for all-MiniLM-L6-v2: docs/benchmarks.md).
     memory_pin_margin: float = Field(0.15, ge=0, validation_alias=_alias("MEMORY_PIN_MARGIN"))
+    # Inferred insights rank low (seed 001 §3): their final score is multiplied by this.
+    memory_insight_weight: float = Field(0.5, ge=0, le=1, validation_alias=_alias("MEMORY_INSIGHT_WEIGHT"))
     memory_relation_weight: float = Field(0.05, validation_alias=_alias("MEMORY_RELATION_WEIGHT"))
     memory_recency_half_life_days: float = Field(30.0, validation_alias=_alias("MEMORY_RECENCY_HALF_LIFE_DAYS"))
     memory_decay_enabled: bool = Field(False, validation_alias=_alias("MEMORY_DECAY_ENABLED"))
@@ -164,7 +166,7 @@ class Settings(BaseSettings):
     worker: bool = Field(True, validation_alias=_alias("MEMLANE_WORKER"))
     # The periodic tasks a worker runs and every how many hours, per user ("ttl=24,purge=24"; 0 = off).
     memlane_schedule: Annotated[dict[str, float], NoDecode] = Field(
-        default_factory=lambda: {"ttl": 24.0, "purge": 24.0, "consolidate": 24.0},
+        default_factory=lambda: {"ttl": 24.0, "purge": 24.0, "consolidate": 24.0, "insights": 24.0},
         validation_alias=_alias("MEMLANE_SCHEDULE"),
     )
     memory_summary_max_chars: int = Field(2000, validation_alias=_alias("MEMORY_SUMMARY_MAX_CHARS"))

@@ -2,7 +2,8 @@
 
 ``final = w_sim × similarity + w_imp × importance + w_rec × recency + w_pin × pinned + relations
 - brevity``,
-then optionally multiplied by an age decay (halving every ``MEMORY_DECAY_HALF_LIFE_DAYS``). In the
+then optionally multiplied by an age decay (halving every ``MEMORY_DECAY_HALF_LIFE_DAYS``), and for an
+inferred insight by ``MEMORY_INSIGHT_WEIGHT`` (seed 001 §3: insights surface with low weight). In the
 breakdown ``similarity`` is the relevance: the cosine plus the keyword evidence in cosine units (see
 :mod:`memlane.retrieval.hybrid`), and ``keyword`` is the keyword part of it (so the cosine is
 ``similarity - keyword``). ``relations`` is the boost from related memories and the thread, already
@@ -86,11 +87,13 @@ def composite(
     boost: float = 0.0,
     brevity: float = 0.0,
     pin: float | None = None,
+    type_weight: float = 1.0,
 ) -> ScoreBreakdown:
     """Score one candidate; ``final`` orders results. ``recency`` / ``recency_weight`` override the
     decay and its weight (time phrases, recall intent); ``boost`` is an already weighted relation term;
     ``brevity`` is subtracted (:mod:`memlane.retrieval.brevity`); ``pin`` is the pinned signal of a
-    search (:func:`pin_signal`), ``None`` (a listing, no question) counts the record's pin as it is."""
+    search (:func:`pin_signal`), ``None`` (a listing, no question) counts the record's pin as it is;
+    ``type_weight`` scales the final score (inferred insights rank low)."""
     w = {**DEFAULT_WEIGHTS, **weights}
     importance = (record.importance - 1) / 4.0
     fresh = recency_decay(record, now, half_life_days) if recency is None else recency
@@ -112,5 +115,6 @@ def composite(
         decay = math.pow(0.5, age_days / decay_half_life_days)
     return ScoreBreakdown(
         similarity=similarity + keyword, keyword=keyword, importance=importance, recency=fresh,
-        pinned=pinned, relations=relations, brevity=brevity, decay=decay, weights=used, final=final * decay,
+        pinned=pinned, relations=relations, brevity=brevity, decay=decay, type_weight=type_weight, weights=used,
+        final=final * decay * type_weight,
     )

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from memlane.model.config import Settings
+from memlane.model.enums import MemoryType
 from memlane.model.filters import Condition
 from memlane.model.record import ScoreBreakdown, SearchHit
 from memlane.providers.embed import Embedder
@@ -110,6 +111,7 @@ def rerank(
             boost=related.get(cid, 0.0) + threads.get(cid, 0.0),
             brevity=brevity_penalty(cand.record, settings),
             pin=pin_signal(cand.record, relevance[cid], best, settings.memory_pin_margin),
+            type_weight=settings.memory_insight_weight if cand.record.type is MemoryType.INSIGHT else 1.0,
         )
         hits.append(SearchHit(memory=cand.record, score=breakdown.final, breakdown=breakdown))
     hits.sort(key=lambda h: (-h.score, h.memory.id))

@@ -13,7 +13,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel
 
-from memlane.model.candidate import ChatMessage, ConflictVerdict, Extraction, SameFact
+from memlane.model.candidate import ChatMessage, ConflictVerdict, Extraction, Insights, SameFact
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -38,3 +38,8 @@ class MemoryLLM(ABC):
         """:meth:`classify_conflict` of the candidate against each stored memory, in order. A model
         answers all of them in one call; the default asks one pair at a time."""
         return [self.classify_conflict(e, candidate) for e in existing]
+
+    def insights(self, activity: Sequence[str], new_facts: Sequence[str], snippet: str = "") -> Insights:
+        """1-3 theory-of-mind insights about the user (seed 001 §3) from recent events, new facts and a
+        conversation snippet. A provider that cannot infer them (the offline rules) proposes none."""
+        return Insights()

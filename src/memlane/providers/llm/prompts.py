@@ -119,6 +119,32 @@ Stored:
 {stored}""",
 )
 
+# Theory-of-mind insights (seed 001 §3), asked by the background insights task, never on the hot path.
+INSIGHTS_V1 = Prompt(
+    version="insights.v1",
+    system="""\
+You study how a user relates to their assistant and to their own life, from what they recently did and \
+said. Infer 1 to 3 latent insights about the user: emotions, trust, motivation, how their preferences \
+are evolving, how they like to be helped. Only infer what the material supports; if it supports \
+nothing beyond the facts themselves, return no insights.
+
+Rules:
+1. Third person: start with "User" (e.g. "User shows increased trust when admitting mistakes."). No \
+pronouns for the assistant or AI, and no "I", "you" or "we".
+2. One or two sentences, at most 280 characters each; neutral tone; no restating a single fact.
+3. tags: up to 3 lowercase words (e.g. "trust", "style"); importance: 2 unless the insight matters more.
+Reply with a single JSON object only.""",
+    user="""\
+Recent activity:
+{activity}
+
+New facts:
+{facts}
+
+Recent conversation:
+{snippet}""",
+)
+
 # Appended to the user message when the first reply did not parse or validate.
 CORRECTION_V1 = Prompt(
     version="correction.v1",
@@ -141,7 +167,8 @@ The JSON object must match this JSON schema exactly (all properties required, no
     user="",
 )
 
-ALL_PROMPTS: tuple[Prompt, ...] = (EXTRACT_V1, SAME_FACT_V1, CONFLICT_V1, JUDGE_V1, CORRECTION_V1, SCHEMA_HINT_V1)
+ALL_PROMPTS: tuple[Prompt, ...] = (EXTRACT_V1, SAME_FACT_V1, CONFLICT_V1, JUDGE_V1, INSIGHTS_V1, CORRECTION_V1,
+                                   SCHEMA_HINT_V1)
 PROMPT_VERSION = "+".join(p.version for p in ALL_PROMPTS)
 
 __all__ = [
@@ -149,6 +176,7 @@ __all__ = [
     "CONFLICT_V1",
     "CORRECTION_V1",
     "EXTRACT_V1",
+    "INSIGHTS_V1",
     "JUDGE_V1",
     "PROMPT_VERSION",
     "SAME_FACT_V1",

@@ -17,11 +17,26 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic import ValidationError as PydanticValidationError
 
-from memlane.model.candidate import Candidate, ChatMessage, ConflictVerdict, Extraction, Judgements, SameFact
+from memlane.model.candidate import (
+    Candidate,
+    ChatMessage,
+    ConflictVerdict,
+    Extraction,
+    Insights,
+    Judgements,
+    SameFact,
+)
 from memlane.model.category import DEFAULT_CATEGORIES
 from memlane.model.errors import ProviderError
 from memlane.providers.llm.base import MemoryLLM, T
-from memlane.providers.llm.prompts import CONFLICT_V1, CORRECTION_V1, EXTRACT_V1, JUDGE_V1, SAME_FACT_V1
+from memlane.providers.llm.prompts import (
+    CONFLICT_V1,
+    CORRECTION_V1,
+    EXTRACT_V1,
+    INSIGHTS_V1,
+    JUDGE_V1,
+    SAME_FACT_V1,
+)
 
 MAX_CANDIDATE_CHARS = 280
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]?(?=\s|$)")
@@ -102,6 +117,15 @@ class StructuredLLM(MemoryLLM):
             raise ProviderError(f"judge reply covers memories {sorted(by_index)} of 1..{len(existing)}")
         return [ConflictVerdict(relation=by_index[i].relation, reason=by_index[i].reasoning)
                 for i in range(1, len(existing) + 1)]
+
+
+    def insights(self, activity: Sequence[str], new_facts: Sequence[str], snippet: str = "") -> Insights:
+        system, user = INSIGHTS_V1.render(
+            activity="\n".join(f"- {a}" for a in activity) or "(none)",
+            facts="\n".join(f"- {f}" for f in new_facts) or "(none)",
+            snippet=snippet.strip()[-1000:] or "(none)",
+        )
+        return self.generate(system, user, Insights)
 
 
 # --- writing constraints (trimmed, at most max_chars, cut at a sentence), reused by formation ----
