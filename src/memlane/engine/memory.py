@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from memlane.engine import validate as v
@@ -16,7 +16,10 @@ from memlane.formation.events import EventBus
 from memlane.formation.pipeline import Formation
 from memlane.lifecycle.runner import Lifecycle
 from memlane.model.config import Settings
+from memlane.model.errors import ValidationError
 from memlane.model.filters import Condition, live, parse_filters
+from memlane.model.ids import new_id
+from memlane.model.jobs import OpCount, OpEvent
 from memlane.model.record import HistoryEntry, MemoryRecord, SearchHit, utcnow
 from memlane.model.retrieval import ContextBlock, QueryResult
 from memlane.providers.embed import Embedder
@@ -167,8 +170,22 @@ class Memory(FormationAPI, ProceduresAPI):
                               thread_id=v.optional_scope("thread_id", thread_id), since_rev=since_rev,
                               budget_tokens=budget_tokens, agent=agent, now=now)
         shown = [*block.semantic, *block.episodic, *block.sessions]
-        self.backend.record_access(user, [h.memory.id for h in shown], now)
+        op = OpEvent(id=new_id(), user_id=user, thread_id=thread_id, node="context", op="search",
+                     status="ok" if shown else "skipped", at=now,
+                     sim=max((h.breakdown.similarity for h in shown), default=None))
+        self.backend.record_access(user, [h.memory.id for h in shown], now, [op])
         return block
+
+    def op_counts(self, *, since: datetime | str | None = None, until: datetime | str | None = None,
+                  user_id: str | None = None) -> builtins.list[OpCount]:
+        """Operational tracking (seed 001 §14): op events per UTC day, node (hotpath, worker, context),
+        op and status, from ``since`` (default: 7 days ago) to ``until`` (default: now); one user's, or
+        everyone's counts."""
+        end = v.when("until", until) or utcnow()
+        start = v.when("since", since) or end - timedelta(days=7)
+        if start >= end:
+            raise ValidationError(f"since ({start.isoformat()}) must be before until ({end.isoformat()})")
+        return self.backend.op_counts(start, end, user_id=None if user_id is None else v.user_id(user_id))
 
     def query(
         self,

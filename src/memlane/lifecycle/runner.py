@@ -19,7 +19,7 @@ from memlane.model.enums import MemoryType
 from memlane.model.errors import LeaseLostError
 from memlane.model.filters import Condition, live
 from memlane.model.ids import new_id
-from memlane.model.jobs import Job
+from memlane.model.jobs import Job, OpEvent
 from memlane.model.record import MemoryRecord, utcnow
 from memlane.retrieval.embed_text import memory_text
 from memlane.storage.base import WriteBatch
@@ -31,6 +31,20 @@ LEASE_SECONDS = 300.0
 # A task's work: the ids to read under the write lock, and the plan that turns them into writes
 # (returning its report).
 Plan = Callable[[Mutation, dict[str, MemoryRecord]], dict[str, Any]]
+
+
+# op events (seed 001 §14): what a change-log row of a task's run counts as
+OP_OF = {"created": "create", "merged": "merge", "changed_fact": "supersede", "superseded": "supersede",
+         "deleted": "ttl", "purged": "purge"}
+
+
+def task_ops(task: str, user_id: str, m: Mutation, now: datetime) -> list[OpEvent]:
+    """One op event for the run (``skipped`` when it changed nothing) and one per change it made."""
+    changes = m.batch.changes
+    ops = [OpEvent(id=new_id(), user_id=user_id, node="worker", op=task, status="ok" if changes else "skipped",
+                   at=now)]
+    return ops + [OpEvent(id=new_id(), user_id=user_id, node="worker", op=OP_OF.get(c.event, c.event),
+                          memory_id=c.memory_id, category=c.meta.get("category"), at=now) for c in changes]
 
 
 class Lifecycle:
@@ -92,6 +106,7 @@ class Lifecycle:
         def build(stored: dict[str, MemoryRecord]) -> Mutation:
             m = Mutation(actor=f"system:{task}", at=now)
             report.update(plan(m, stored))
+            m.batch.op_events.extend(task_ops(task, job.user_id, m, now))
             fault("task_before_commit")
             nxt = task_job(job.user_id, task, self.schedule[task], now)
             if more:  # the run stopped at BATCH: go on at once
@@ -143,6 +158,7 @@ class Lifecycle:
         def build(stored: dict[str, MemoryRecord]) -> Mutation:
             m = Mutation(actor="system:insights", at=now)
             report.update(plan(m, stored))
+            m.batch.op_events.extend(task_ops("insights", user_id, m, now))
             return m
 
         commit_planned(self.backend, self.bus, {user_id: []}, build)

@@ -66,6 +66,16 @@ class Change(BaseModel):
     at: datetime = Field(default_factory=utcnow)
 
 
+class OpCount(BaseModel):
+    """How many op events of one kind a day saw (UTC day, ``YYYY-MM-DD``)."""
+
+    day: str
+    node: str
+    op: str
+    status: str
+    count: int
+
+
 class OpEvent(BaseModel):
     """Operational tracking: one decision step of formation or retrieval (node, operation, outcome)."""
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from memlane.model.errors import DimensionMismatchError, EmbedderMismatchError
 from memlane.model.filters import Condition
-from memlane.model.jobs import Change, Job, JobStatus, OpEvent
+from memlane.model.jobs import Change, Job, JobStatus, OpCount, OpEvent
 from memlane.model.record import HistoryEntry, MemoryRecord, Relation
 
 SCHEMA_VERSION = 4
@@ -241,9 +241,11 @@ class Backend(ABC):
         """Fingerprints of the user's pairs consolidation judged at or after ``since``."""
 
     @abstractmethod
-    def record_access(self, user_id: str, memory_ids: Sequence[str], at: datetime) -> None:
+    def record_access(self, user_id: str, memory_ids: Sequence[str], at: datetime,
+                      ops: Sequence[OpEvent] = ()) -> None:
         """Retrieval bookkeeping: ``access_count`` + 1 and ``last_accessed`` moved forward to ``at``
-        (never back) on the user's memories of those ids; no history, no event."""
+        (never back) on the user's memories of those ids, and the read's op events, in one
+        transaction; no history, no event."""
 
     @abstractmethod
     def fail_job(self, job_id: str, error: str, *, retry_at: datetime | None) -> None:
@@ -285,6 +287,11 @@ class Backend(ABC):
     @abstractmethod
     def op_events(self, user_id: str, *, limit: int = 100) -> builtins.list[OpEvent]:
         """Newest first."""
+
+    @abstractmethod
+    def op_counts(self, since: datetime, until: datetime, *, user_id: str | None = None) -> builtins.list[OpCount]:
+        """Op events in ``[since, until)`` counted per UTC day, node, op and status (one user's, or
+        everyone's: an operator's view, counts only), by day then node, op and status."""
 
     @contextmanager
     def user_lock(self, user_id: str) -> Iterator[None]:

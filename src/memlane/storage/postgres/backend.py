@@ -18,7 +18,7 @@ from psycopg_pool import ConnectionPool
 
 from memlane.model.errors import DimensionMismatchError
 from memlane.model.filters import Condition
-from memlane.model.jobs import Change, Job, JobStatus, OpEvent
+from memlane.model.jobs import Change, Job, JobStatus, OpCount, OpEvent
 from memlane.model.record import HistoryEntry, MemoryRecord, Relation
 from memlane.storage.base import Backend, ScoredRecord, WriteBatch
 from memlane.storage.filter_sql import POSTGRES, compile_conditions
@@ -328,10 +328,15 @@ class PostgresBackend(Backend):
         with self._connection() as conn:
             return jobs.checked_pairs(conn, user_id, since)
 
-    def record_access(self, user_id: str, memory_ids: Sequence[str], at: datetime) -> None:
-        if memory_ids:
+    def record_access(self, user_id: str, memory_ids: Sequence[str], at: datetime,
+                      ops: Sequence[OpEvent] = ()) -> None:
+        if memory_ids or ops:
             with self._connection() as conn:
-                jobs.record_access(conn, user_id, memory_ids, at)
+                jobs.record_access(conn, user_id, memory_ids, at, ops)
+
+    def op_counts(self, since: datetime, until: datetime, *, user_id: str | None = None) -> builtins.list[OpCount]:
+        with self._connection() as conn:
+            return jobs.op_counts(conn, since, until, user_id)
 
     def fail_job(self, job_id: str, error: str, *, retry_at: datetime | None) -> None:
         with self._connection() as conn:

@@ -15,7 +15,7 @@ import psycopg
 from psycopg.rows import dict_row
 
 from memlane.model.errors import LeaseLostError
-from memlane.model.jobs import Change, Job, JobStatus, OpEvent
+from memlane.model.jobs import Change, Job, JobStatus, OpCount, OpEvent
 from memlane.model.record import as_utc, utcnow
 from memlane.storage.postgres.rows import cell
 
@@ -129,10 +129,26 @@ def checked_pairs(conn: psycopg.Connection[Any], user_id: str, since: datetime) 
     return {r[0] for r in rows}
 
 
-def record_access(conn: psycopg.Connection[Any], user_id: str, memory_ids: Sequence[str], at: datetime) -> None:
-    conn.execute("UPDATE memories SET access_count = access_count + 1, "
-                 "last_accessed = GREATEST(COALESCE(last_accessed, %s), %s) WHERE user_id = %s AND id = ANY(%s)",
-                 (at, at, user_id, list(memory_ids)))
+def record_access(conn: psycopg.Connection[Any], user_id: str, memory_ids: Sequence[str], at: datetime,
+                  ops: Sequence[OpEvent]) -> None:
+    with conn.cursor() as cur:  # one transaction: the pooled connection's
+        if memory_ids:
+            cur.execute("UPDATE memories SET access_count = access_count + 1, last_accessed = "
+                        "GREATEST(COALESCE(last_accessed, %s), %s) WHERE user_id = %s AND id = ANY(%s)",
+                        (at, at, user_id, list(memory_ids)))
+        if ops:
+            cur.executemany(_INSERT_OP_EVENT, [[cell(getattr(e, f)) for f in OP_EVENT_FIELDS] for e in ops])
+
+
+def op_counts(conn: psycopg.Connection[Any], since: datetime, until: datetime, user_id: str | None) -> list[OpCount]:
+    mine = " AND user_id = %s" if user_id is not None else ""
+    with conn.cursor(row_factory=dict_row) as cur:
+        rows = cur.execute(
+            "SELECT to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, node, op, status, count(*) AS count "
+            f"FROM op_events WHERE at >= %s AND at < %s{mine} GROUP BY 1, node, op, status ORDER BY 1, node, op, status",
+            (since, until, *([user_id] if user_id is not None else [])),
+        ).fetchall()
+    return [OpCount.model_validate(r) for r in rows]
 
 
 def fail_job(conn: psycopg.Connection[Any], job_id: str, error: str, retry_at: datetime | None) -> None:

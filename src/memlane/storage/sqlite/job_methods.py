@@ -8,10 +8,16 @@ from contextlib import AbstractContextManager
 from datetime import datetime, timedelta
 from typing import Any
 
-from memlane.model.jobs import Change, Job, JobStatus, OpEvent
+from memlane.model.jobs import Change, Job, JobStatus, OpCount, OpEvent
 from memlane.model.record import utcnow
 from memlane.storage.filter_sql import iso
-from memlane.storage.sqlite.jobs import JOB_COLS, change_from_row, job_from_row, op_event_from_row
+from memlane.storage.sqlite.jobs import (
+    JOB_COLS,
+    change_from_row,
+    job_from_row,
+    op_event_from_row,
+    write_op_events,
+)
 
 
 class SqliteJobsMixin:
@@ -54,14 +60,17 @@ class SqliteJobsMixin:
         rows = self._rows("SELECT pair FROM pair_checks WHERE user_id = ? AND checked_at >= ?", (user_id, iso(since)))
         return {r[0] for r in rows}
 
-    def record_access(self, user_id: str, memory_ids: Sequence[str], at: datetime) -> None:
-        if not memory_ids:
+    def record_access(self, user_id: str, memory_ids: Sequence[str], at: datetime,
+                      ops: Sequence[OpEvent] = ()) -> None:
+        if not memory_ids and not ops:
             return
         marks = ", ".join("?" for _ in memory_ids)
         with self._tx() as c:  # ISO-8601 UTC strings order as times
-            c.execute("UPDATE memories SET access_count = access_count + 1, last_accessed = "
-                      "CASE WHEN last_accessed IS NULL OR last_accessed < ? THEN ? ELSE last_accessed END "
-                      f"WHERE user_id = ? AND id IN ({marks})", (iso(at), iso(at), user_id, *memory_ids))
+            if memory_ids:
+                c.execute("UPDATE memories SET access_count = access_count + 1, last_accessed = "
+                          "CASE WHEN last_accessed IS NULL OR last_accessed < ? THEN ? ELSE last_accessed END "
+                          f"WHERE user_id = ? AND id IN ({marks})", (iso(at), iso(at), user_id, *memory_ids))
+            write_op_events(c, ops)
 
     def fail_job(self, job_id: str, error: str, *, retry_at: datetime | None) -> None:
         status = "parked" if retry_at is None else "pending"
@@ -121,6 +130,13 @@ class SqliteJobsMixin:
         rows = self._rows("SELECT * FROM change_log WHERE user_id = ? AND seq > ? ORDER BY seq LIMIT ?",
                           (user_id, seq, limit))
         return [change_from_row(r) for r in rows]
+
+    def op_counts(self, since: datetime, until: datetime, *, user_id: str | None = None) -> builtins.list[OpCount]:
+        mine = " AND user_id = ?" if user_id is not None else ""
+        rows = self._rows("SELECT substr(at, 1, 10) AS day, node, op, status, count(*) AS count FROM op_events "
+                          f"WHERE at >= ? AND at < ?{mine} GROUP BY day, node, op, status ORDER BY day, node, op, status",
+                          (iso(since), iso(until), *([user_id] if user_id is not None else [])))
+        return [OpCount(day=r["day"], node=r["node"], op=r["op"], status=r["status"], count=r["count"]) for r in rows]
 
     def op_events(self, user_id: str, *, limit: int = 100) -> builtins.list[OpEvent]:
         rows = self._rows("SELECT * FROM op_events WHERE user_id = ? ORDER BY at DESC, rowid DESC LIMIT ?",
