@@ -378,6 +378,12 @@ def test_writing_constraints_trim_drop_and_cut() -> None:
     assert result.reason == "dropped 2 candidate(s): empty summary, over 280 chars"
 
 
+def test_writing_constraints_keep_at_most_two_sentences() -> None:
+    three = "User adopted a cat. The cat is named Miso. Miso is two years old."
+    [out] = enforce_writing_constraints(extraction(three)).candidates
+    assert out.summary == "User adopted a cat. The cat is named Miso."
+
+
 def test_writing_constraints_nothing_left_means_nothing_to_create() -> None:
     result = enforce_writing_constraints(extraction(" ", ""))
     assert result.should_create is False and result.candidates == []
@@ -400,7 +406,7 @@ def test_strict_schema_is_closed_and_self_contained() -> None:
     assert candidate["additionalProperties"] is False
     assert set(candidate["required"]) == set(Candidate.model_fields)
     assert schema["required"] == ["should_create", "candidates", "reason"]
-    assert PROMPT_VERSION.startswith("extract.v1+")
+    assert PROMPT_VERSION.startswith("extract.v2+")
 
 
 # --- registry ---------------------------------------------------------------------------------

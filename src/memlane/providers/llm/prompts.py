@@ -22,8 +22,8 @@ class Prompt:
 
 
 # Extraction: self-contained third-person facts (writing constraints), several per turn, with type and key.
-EXTRACT_V1 = Prompt(
-    version="extract.v1",
+EXTRACT_V2 = Prompt(
+    version="extract.v2",
     system="""\
 You are the memory archivist of a personal assistant. Extract new, permanent facts about the user \
 that are worth remembering in future conversations: identity, life, work, relationships, health, \
@@ -45,7 +45,8 @@ Paris.", not "User lives in Paris."
 6. One fact per candidate, at most 5 candidates.
 7. type: "semantic" for durable facts, preferences and corrections of facts (e.g. "User's dog Luna \
 is 4 years old." after "Luna turned 4"); "episodic" for decisions, events and outcomes tied to a \
-time (e.g. "User decided to switch from Bun to Node.").
+time (e.g. "User decided to switch from Bun to Node."). Write an episodic memory in the past tense, \
+about what was discussed, decided or done; leave stable facts out of it unless they changed.
 8. category: one of {categories}.
 9. importance: 1 (trivia) to 5 (core identity, health, safety, or something the user asked to keep).
 10. key: only for a slot that holds one value at a time, as a lowercase colon path such as \
@@ -167,7 +168,7 @@ The JSON object must match this JSON schema exactly (all properties required, no
     user="",
 )
 
-ALL_PROMPTS: tuple[Prompt, ...] = (EXTRACT_V1, SAME_FACT_V1, CONFLICT_V1, JUDGE_V1, INSIGHTS_V1, CORRECTION_V1,
+ALL_PROMPTS: tuple[Prompt, ...] = (EXTRACT_V2, SAME_FACT_V1, CONFLICT_V1, JUDGE_V1, INSIGHTS_V1, CORRECTION_V1,
                                    SCHEMA_HINT_V1)
 PROMPT_VERSION = "+".join(p.version for p in ALL_PROMPTS)
 
@@ -175,7 +176,7 @@ __all__ = [
     "ALL_PROMPTS",
     "CONFLICT_V1",
     "CORRECTION_V1",
-    "EXTRACT_V1",
+    "EXTRACT_V2",
     "INSIGHTS_V1",
     "JUDGE_V1",
     "PROMPT_VERSION",

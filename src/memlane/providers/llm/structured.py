@@ -28,11 +28,12 @@ from memlane.model.candidate import (
 )
 from memlane.model.category import DEFAULT_CATEGORIES
 from memlane.model.errors import ProviderError
+from memlane.model.writing import MAX_SENTENCES, sentences
 from memlane.providers.llm.base import MemoryLLM, T
 from memlane.providers.llm.prompts import (
     CONFLICT_V1,
     CORRECTION_V1,
-    EXTRACT_V1,
+    EXTRACT_V2,
     INSIGHTS_V1,
     JUDGE_V1,
     SAME_FACT_V1,
@@ -83,7 +84,7 @@ class StructuredLLM(MemoryLLM):
     # --- the three tasks ----------------------------------------------------------------------
 
     def extract(self, messages: Sequence[ChatMessage], existing: Sequence[str] = ()) -> Extraction:
-        system, user = EXTRACT_V1.render(
+        system, user = EXTRACT_V2.render(
             max_chars=str(self.max_chars),
             categories=", ".join(self.categories),
             existing="\n".join(f"- {e}" for e in existing) or "(none)",
@@ -132,7 +133,8 @@ class StructuredLLM(MemoryLLM):
 
 
 def enforce_writing_constraints(extraction: Extraction, max_chars: int = MAX_CANDIDATE_CHARS) -> Extraction:
-    """Trim each candidate; drop empty ones; cut over-long ones at a sentence boundary or drop them.
+    """Trim each candidate to at most two sentences (seed 001 §9); drop empty ones; cut over-long ones at a
+    sentence boundary or drop them.
 
     ``should_create`` ends up true only if a candidate survives; dropped ones are noted in ``reason``.
     """
@@ -141,7 +143,7 @@ def enforce_writing_constraints(extraction: Extraction, max_chars: int = MAX_CAN
     kept: list[Candidate] = []
     dropped: list[str] = []
     for cand in extraction.candidates:
-        summary = _fit(" ".join(cand.summary.split()), max_chars)
+        summary = _fit(" ".join(sentences(" ".join(cand.summary.split()))[:MAX_SENTENCES]), max_chars)
         if not summary:
             dropped.append("empty summary" if not cand.summary.strip() else f"over {max_chars} chars")
             continue
