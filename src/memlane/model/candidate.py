@@ -91,3 +91,22 @@ class Insights(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     insights: list[InsightProposal] = Field(default_factory=list, max_length=3)
+
+
+Outcome = Literal["decision", "tool_result", "next_step", "milestone", "recap", "none"]
+
+
+class Episode(BaseModel):
+    """What a finished turn amounts to as an episode (seed 002): the topic discussed and the approach
+    taken (decided, done, or next), or ``should_create`` false for a routine turn."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    should_create: bool
+    topic: str = Field("", description="What was discussed, as a short noun phrase (at most 80 characters).")
+    approach: str = Field("", description="Past tense, 1-2 sentences: what was decided, done or set as next step.")
+    outcome: Outcome = "none"
+    category: str = "Other"
+    importance: int = Field(2, ge=1, le=5)
+    tags: list[str] = Field(default_factory=list, max_length=5)
+    reason: str | None = None

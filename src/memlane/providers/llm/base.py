@@ -13,7 +13,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel
 
-from memlane.model.candidate import ChatMessage, ConflictVerdict, Extraction, Insights, SameFact
+from memlane.model.candidate import ChatMessage, ConflictVerdict, Episode, Extraction, Insights, SameFact
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -43,3 +43,11 @@ class MemoryLLM(ABC):
         """1-3 theory-of-mind insights about the user (seed 001 §3) from recent events, new facts and a
         conversation snippet. A provider that cannot infer them (the offline rules) proposes none."""
         return Insights()
+
+    def summarize_episode(self, messages: Sequence[ChatMessage]) -> Episode:
+        """What a finished turn (user, assistant and tool messages) amounts to as an episode (seed 002):
+        topic and approach when it had an outcome, else ``should_create`` false. The default is
+        extractive: this provider's episodic extractions and the turn's tool results."""
+        from memlane.providers.llm.episode_rules import summarize
+
+        return summarize(self.extract(messages), messages)

@@ -146,6 +146,29 @@ Recent conversation:
 {snippet}""",
 )
 
+# Post-turn episodic capture (seed 002): is the finished turn an episode, and what was discussed / done.
+EPISODE_V1 = Prompt(
+    version="episode.v1",
+    system="""\
+You decide whether a finished conversation turn between a user and an assistant is worth remembering \
+as an episode, and summarise it. An episode is an outcome: a decision the user took, something done \
+(a tool call and its result, a booking, a purchase), a next step agreed, or a milestone. Routine turns \
+(small talk, questions answered with general knowledge, thanks, pure statements of stable facts) are \
+not episodes: answer should_create false.
+
+For an episode:
+- topic: what was discussed, a short noun phrase (at most 80 characters), e.g. "the monthly budget".
+- approach: past tense, 1-2 sentences, third person starting with "User", about what was decided, \
+done or set as the next step, e.g. "User decided to cut eating out to 150 euros a month." Leave out \
+stable facts unless they changed. Ignore tool traces and boilerplate.
+- outcome: decision, tool_result, next_step, milestone, recap or none; category: one of {categories}; \
+importance 1-5 (2 for a routine outcome); tags: up to 3 lowercase words.
+Reply with a single JSON object only.""",
+    user="""\
+Turn (oldest first):
+{conversation}""",
+)
+
 # Appended to the user message when the first reply did not parse or validate.
 CORRECTION_V1 = Prompt(
     version="correction.v1",
@@ -168,7 +191,7 @@ The JSON object must match this JSON schema exactly (all properties required, no
     user="",
 )
 
-ALL_PROMPTS: tuple[Prompt, ...] = (EXTRACT_V2, SAME_FACT_V1, CONFLICT_V1, JUDGE_V1, INSIGHTS_V1, CORRECTION_V1,
+ALL_PROMPTS: tuple[Prompt, ...] = (EXTRACT_V2, SAME_FACT_V1, CONFLICT_V1, JUDGE_V1, INSIGHTS_V1, EPISODE_V1, CORRECTION_V1,
                                    SCHEMA_HINT_V1)
 PROMPT_VERSION = "+".join(p.version for p in ALL_PROMPTS)
 
@@ -176,6 +199,7 @@ __all__ = [
     "ALL_PROMPTS",
     "CONFLICT_V1",
     "CORRECTION_V1",
+    "EPISODE_V1",
     "EXTRACT_V2",
     "INSIGHTS_V1",
     "JUDGE_V1",

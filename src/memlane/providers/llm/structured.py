@@ -21,6 +21,7 @@ from memlane.model.candidate import (
     Candidate,
     ChatMessage,
     ConflictVerdict,
+    Episode,
     Extraction,
     Insights,
     Judgements,
@@ -33,6 +34,7 @@ from memlane.providers.llm.base import MemoryLLM, T
 from memlane.providers.llm.prompts import (
     CONFLICT_V1,
     CORRECTION_V1,
+    EPISODE_V1,
     EXTRACT_V2,
     INSIGHTS_V1,
     JUDGE_V1,
@@ -120,6 +122,12 @@ class StructuredLLM(MemoryLLM):
                 for i in range(1, len(existing) + 1)]
 
 
+    def summarize_episode(self, messages: Sequence[ChatMessage]) -> Episode:
+        shown = [m for m in messages if m.role in ("user", "assistant", "tool")]
+        system, user = EPISODE_V1.render(categories=", ".join(self.categories),
+                                         conversation="\n".join(_render_message(m) for m in shown) or "(empty)")
+        return self.generate(system, user, Episode)
+
     def insights(self, activity: Sequence[str], new_facts: Sequence[str], snippet: str = "") -> Insights:
         system, user = INSIGHTS_V1.render(
             activity="\n".join(f"- {a}" for a in activity) or "(none)",
@@ -143,7 +151,7 @@ def enforce_writing_constraints(extraction: Extraction, max_chars: int = MAX_CAN
     kept: list[Candidate] = []
     dropped: list[str] = []
     for cand in extraction.candidates:
-        summary = _fit(" ".join(sentences(" ".join(cand.summary.split()))[:MAX_SENTENCES]), max_chars)
+        summary = fit(" ".join(sentences(" ".join(cand.summary.split()))[:MAX_SENTENCES]), max_chars)
         if not summary:
             dropped.append("empty summary" if not cand.summary.strip() else f"over {max_chars} chars")
             continue
@@ -168,7 +176,7 @@ def enforce_writing_constraints(extraction: Extraction, max_chars: int = MAX_CAN
     return Extraction(should_create=bool(kept), candidates=kept, reason=reason)
 
 
-def _fit(summary: str, max_chars: int) -> str:
+def fit(summary: str, max_chars: int) -> str:
     """``summary`` if it fits, else its longest run of whole sentences that fits, else ``""``."""
     if len(summary) <= max_chars:
         return summary

@@ -1,0 +1,54 @@
+"""The extractive episode summary (seed 002, offline): a finished turn becomes an episode only when it
+has an outcome, either an event or decision the extractor found in the user's words ("I've decided to
+cancel my gym membership") or a tool result; the approach is that statement as extracted, the topic
+its object ("the gym membership"). Nothing is invented: a turn without an outcome is skipped."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from memlane.model.candidate import ChatMessage, Episode, Extraction
+from memlane.model.enums import MemoryType
+
+TOPIC_MAX = 80
+_LEAD = re.compile(
+    r"^(?:the )?user(?:'s)?\s+(?:has |have |had |finally |just |also )*"
+    r"(?:(?:decided|chose|agreed|planned|promised|started|stopped|began|opted|wanted|signed up|booked|"
+    r"accepted|declined|rejected|bought|sold|finished|completed|moved|switched|joined|quit|left|got|went|"
+    r"renewed|cancelled|canceled|set up|made|took|tried)\b)\s*(?:to\s+(?:\w+\s+)?)?(?:up\s+for\s+|for\s+|on\s+)?",
+    re.IGNORECASE,
+)
+_STEP = re.compile(r"\b(?:next|i will|i'll|we will|we'll|going to|plan to|tomorrow)\b", re.IGNORECASE)
+
+
+def topic_of(statement: str) -> str:
+    """The object of an extracted statement: "User decided to cancel their gym membership." -> "the
+    user's gym membership"; a statement with no recognised verb is its own topic."""
+    text = statement.strip().rstrip(".!")
+    rest = _LEAD.sub("", text, count=1) or text
+    rest = re.sub(r"^(?:to|for|on|up for)\s+", "", rest)
+    rest = re.sub(r"^(?:their|his|her)\b", "the user's", rest)
+    rest = re.sub(r"\b(?:their|his|her)\b", "the user's", rest)
+    return rest if len(rest) <= TOPIC_MAX else rest[:TOPIC_MAX].rsplit(" ", 1)[0]
+
+
+def summarize(extraction: Extraction, messages: Sequence[ChatMessage]) -> Episode:
+    """The episode of a turn from the extractor's episodic candidates and the turn's tool results."""
+    events = [c for c in extraction.candidates if c.type is MemoryType.EPISODIC]
+    tools = [m for m in messages if m.role == "tool" and m.content.strip()]
+    if events:
+        best = max(events, key=lambda c: c.importance)
+        approach = " ".join(dict.fromkeys(c.summary for c in events[:2]))
+        user_text = " ".join(m.content for m in messages if m.role == "user")
+        return Episode(should_create=True, topic=topic_of(best.summary), approach=approach,
+                       outcome="next_step" if _STEP.search(user_text) else "decision", category=best.category,
+                       importance=best.importance, tags=best.tags[:5], reason="an event or decision in the turn")
+    if tools:
+        asked = next((m.content for m in reversed(messages) if m.role == "user"), "")
+        topic = " ".join(asked.split())[:TOPIC_MAX].rstrip("?!. ") or "a tool call"
+        result = " ".join(tools[-1].content.split())
+        approach = f"A tool returned: {result[:200].rstrip()}" + ("" if result.endswith(".") else ".")
+        return Episode(should_create=True, topic=topic, approach=approach, outcome="tool_result",
+                       reason="a tool result in the turn")
+    return Episode(should_create=False, reason="routine turn: no event, decision or tool result")
