@@ -1,6 +1,7 @@
 """The hot path's guards on what a turn may store: the episodic guard (cooldown in turns and minutes, a
-daily quota, novelty against the last episodes), the cap on what the extractor may propose, and the
-daily cap on extraction writes. Every rule that drops a candidate reports it as a ``memory.error``
+daily quota, novelty against the last episodes) with the hot path proposing episodes
+(``EPISODIC_CAPTURE`` off; the same guard on captured turns is in test_episodic_capture.py), the cap on
+what the extractor may propose, and the daily cap on extraction writes. Every rule that drops a candidate reports it as a ``memory.error``
 event with its code and an op event; semantic candidates pass the episodic guard untouched.
 
 Real parts: the bundled all-MiniLM-L6-v2 embedder, SQLite files. The LLM is a :class:`ScriptedLLM` at
@@ -57,7 +58,7 @@ def episodes(mem: Memory) -> list[str]:
 def test_the_cooldown_in_turns_drops_episodes_and_reports_them(location: str) -> None:
     llm = ScriptedLLM()
     settings = {**OFF, "episodic_cooldown_turns": 3, "episodic_cooldown_minutes": 600}
-    with open_memory(location, llm, **settings) as mem:
+    with open_memory(location, llm, episodic_capture=False, **settings) as mem:
         log = EventLog(mem)
         assert turn(mem, llm, episode("User went hiking in the Alps."), at=T0) == ["User went hiking in the Alps."]
         assert turn(mem, llm, "User lives in Lisbon.", at=T0 + timedelta(minutes=1)) == ["User lives in Lisbon."]
@@ -80,7 +81,7 @@ def test_turns_queued_for_the_worker_are_guarded_in_the_order_they_were_accepted
     being extracted are not turns since the last episode."""
     llm = ScriptedLLM()
     settings = {**OFF, "episodic_cooldown_turns": 3, "episodic_cooldown_minutes": 600}
-    with open_memory(location, llm, **settings) as mem:
+    with open_memory(location, llm, episodic_capture=False, **settings) as mem:
         mem.start_worker = lambda: None  # type: ignore[method-assign]  # the turns wait for process_jobs
         log = EventLog(mem)
         llm.will_extract(episode("User went hiking in the Alps.")).will_extract(episode("User bought a new bike."))
@@ -96,7 +97,7 @@ def test_turns_queued_for_the_worker_are_guarded_in_the_order_they_were_accepted
 def test_the_cooldown_is_over_after_enough_minutes(location: str) -> None:
     llm = ScriptedLLM()
     settings = {**OFF, "episodic_cooldown_turns": 100, "episodic_cooldown_minutes": 10}
-    with open_memory(location, llm, **settings) as mem:
+    with open_memory(location, llm, episodic_capture=False, **settings) as mem:
         log = EventLog(mem)
         assert turn(mem, llm, episode("User went hiking in the Alps."), at=T0)
         assert turn(mem, llm, episode("User bought a new bike."), at=T0 + timedelta(minutes=5)) == []
@@ -108,7 +109,7 @@ def test_the_cooldown_is_over_after_enough_minutes(location: str) -> None:
 
 def test_the_daily_quota_keeps_the_most_important_episodes_and_counts_queued_ones(location: str) -> None:
     llm = ScriptedLLM()
-    with open_memory(location, llm, **{**OFF, "episodic_max_per_day": 2}) as mem:
+    with open_memory(location, llm, episodic_capture=False, **{**OFF, "episodic_max_per_day": 2}) as mem:
         mem.start_worker = lambda: None  # type: ignore[method-assign]  # decisions wait: candidates stay queued
         log = EventLog(mem)
         llm.will_extract(episode("User went hiking in the Alps.", 1), episode("User adopted a cat named Miso.", 5),
@@ -135,7 +136,7 @@ def test_an_episode_too_close_to_a_recent_one_is_not_novel(location: str) -> Non
     pottery = "User started a pottery class on Tuesday evenings."
     assert cosine(local_embedder(), hiking, again) > 0.85 > cosine(local_embedder(), hiking, pottery)
     llm = ScriptedLLM()
-    with open_memory(location, llm, **{**OFF, "episodic_novelty_min": 0.15}) as mem:
+    with open_memory(location, llm, episodic_capture=False, **{**OFF, "episodic_novelty_min": 0.15}) as mem:
         log = EventLog(mem)
         assert turn(mem, llm, episode(hiking), at=T0) == [hiking]
         assert turn(mem, llm, episode(again), episode(pottery), at=T0 + timedelta(hours=1)) == [pottery]
@@ -153,7 +154,7 @@ def test_an_episode_too_close_to_a_recent_one_is_not_novel(location: str) -> Non
 def test_the_guard_is_off_with_zero_knobs(location: str) -> None:
     llm = ScriptedLLM()
     settings = {"episodic_cooldown_turns": 0, "episodic_novelty_min": 0.0}
-    with open_memory(location, llm, **settings) as mem:
+    with open_memory(location, llm, episodic_capture=False, **settings) as mem:
         log = EventLog(mem)
         for i in range(3):
             assert turn(mem, llm, episode("User went hiking in the Alps."), at=T0 + timedelta(minutes=i))

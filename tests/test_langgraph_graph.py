@@ -56,6 +56,21 @@ def test_memory_events_reach_the_custom_stream(memory: Memory) -> None:
     assert events[0]["data"]["summary"] == "User's dog Rex is 3 years old."
 
 
+def test_the_graph_captures_the_finished_turn_as_an_episode_after_the_agent(memory: Memory) -> None:
+    graph = build_graph(memory, FakeEchoChatModel(), wait=True)
+    assert list(graph.get_graph().nodes) == ["__start__", "memory_hotpath", "memory_context", "agent",
+                                             "episodic_capture", "__end__"]
+    config = {"configurable": {**CONFIG["configurable"], "user_context": {"locale_info": {"time_zone": "Asia/Tokyo"}}}}
+    kinds = [e["type"] for e in _turn(graph, "I've decided to sell my motorbike.", config)]
+    assert kinds.count("memory.created") == 1  # the episode, made after the agent answered
+    [episode] = memory.list(user_id="maya", filters={"type": "episodic"})
+    assert "Approach: User decided to sell their motorbike." in episode.summary
+    [capture] = [j for j in memory.jobs(user_id="maya") if j.kind == "capture"]
+    assert capture.thread_id == "t1"
+    _turn(graph, "Thanks!")  # a routine turn: no episode
+    assert len(memory.list(user_id="maya", filters={"type": "episodic"})) == 1
+
+
 def test_hotpath_does_not_block_by_default(memory: Memory) -> None:
     graph = build_graph(memory, FakeEchoChatModel())
     assert [e["type"] for e in _turn(graph, "I live in Lisbon.")][:1] == ["memory.candidate"]

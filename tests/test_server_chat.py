@@ -107,7 +107,27 @@ def test_stream_is_relayed_byte_for_byte_and_fields_pass_through(tmp_path: Path,
                                                                           if k != "messages"}
         no_model = httpx.post(f"{url}/v1/chat/completions", json={"messages": [{"role": "user", "content": "hi"}]})
         assert no_model.status_code == 200 and fake.requests[-1]["model"] == MODEL
-        assert [j["status"] for j in wait_jobs_done(url, "maya")] == ["done"]  # formation ran, durably a job
+        jobs = wait_jobs_done(url, "maya")  # formation and the episodic capture ran, durably jobs
+        assert sorted((j["kind"], j["status"]) for j in jobs) == [("capture", "done"), ("turn", "done")]
+    mem.close()
+
+
+@pytest.mark.parametrize("stream", [True, False])
+def test_a_finished_turn_goes_to_the_episodic_capture_with_the_answer(
+        tmp_path: Path, upstream: tuple[ScriptedUpstream, str], stream: bool) -> None:
+    fake, up_url = upstream
+    fake.script.append("Good call: selling the motorbike frees up the garage.")
+    mem, running = serve(tmp_path, up_url)
+    with running as url:
+        body = {"model": MODEL, "stream": stream,
+                "messages": [{"role": "user", "content": "I've decided to sell my motorbike."}]}
+        with httpx.stream("POST", f"{url}/v1/chat/completions", json=body, headers=OWUI) as resp:
+            assert resp.status_code == 200
+            resp.read()
+        wait_jobs_done(url, "maya")
+        [episode] = mem.list(user_id="maya", filters={"type": "episodic"})
+        assert episode.summary.endswith("Approach: User decided to sell their motorbike.")
+        assert episode.thread_id == "chat-1"
     mem.close()
 
 
@@ -189,3 +209,14 @@ def test_keys_decide_the_user_of_a_chat(tmp_path: Path, upstream: tuple[Scripted
         assert "blue" in fake.requests[-1]["messages"][0]["content"]
         assert "green" not in fake.requests[-1]["messages"][0]["content"]
     mem.close()
+
+
+def test_the_answer_text_is_read_from_a_completion_or_its_stream() -> None:
+    from memlane.server.chat_capture import answer_text, streamed_text
+
+    body = b'{"choices": [{"index": 0, "message": {"role": "assistant", "content": "Sold!"}}]}'
+    assert answer_text(body) == "Sold!" and answer_text(b"not json") == "" and answer_text(b'{"choices": []}') == ""
+    chunks = [b'data: {"choices": [{"index": 0, "delta": {"role": "assistant"}}]}\n\n',
+              b'data: {"choices": [{"index": 0, "delta": {"content": "Go"}}]}\n\ndata: {"choices": [{"index": 0, ',
+              b'"delta": {"content": "od call"}}, {"index": 1, "delta": {"content": "other"}}]}\n\ndata: [DONE]\n\n']
+    assert streamed_text(chunks) == "Good call"

@@ -81,6 +81,34 @@ class FormationAPI:
         self._wake_worker()
         return turn_id
 
+    def capture_turn(
+        self,
+        messages: str | Sequence[ChatMessage | Mapping[str, Any]],
+        *,
+        user_id: str,
+        thread_id: str | None = None,
+        at: datetime | str | None = None,
+        time_zone: str | None = None,
+        wait: bool = False,
+    ) -> str:
+        """Episodic capture (seed 002), after the assistant answered: the finished turn (the user's
+        message, the answer, tool calls and results) becomes an episode if it had an outcome (a decision,
+        something done, a next step), within the episodic cooldown, daily cap and novelty, merged into the
+        last episode of the same theme when there is one. Dated in ``time_zone`` (an IANA name; default
+        ``MEMLANE_TIMEZONE``). The turn is a committed job before this returns; returns its id
+        (:meth:`outcomes` tells what became of it)."""
+        user = v.user_id(user_id)
+        thread = v.optional_scope("thread_id", thread_id)
+        when = v.when("at", at) or utcnow()
+        tz = self.settings.timezone if time_zone is None else v.time_zone(time_zone)
+        job_id = self.formation.enqueue_capture(v.messages(messages, when), user_id=user, thread_id=thread,
+                                                at=when, time_zone=tz)
+        if wait:
+            self.formation.drain()
+        else:
+            self._wake_worker()
+        return job_id
+
     def outcomes(self, turn_id: str, *, user_id: str) -> builtins.list[Outcome]:
         """What formation did with each candidate of the turn (so far): the action and the memory."""
         user = v.user_id(user_id)

@@ -175,3 +175,13 @@ def candidates(value: Any, max_chars: int) -> list[Candidate]:
 
 def metadata(value: Any, max_bytes: int) -> dict[str, Any]:
     return check_metadata(value, max_bytes)
+
+
+def time_zone(value: Any) -> str:
+    """An IANA time zone name (``Europe/Lisbon``)."""
+    from memlane.model.time_buckets import zone
+
+    if not isinstance(value, str) or not value.strip():
+        raise ValidationError(f"time_zone must be an IANA name such as Europe/Lisbon, got {value!r}")
+    zone(value.strip())
+    return value.strip()

@@ -66,9 +66,23 @@ def _apply_op(mem: Memory, step: dict[str, Any]) -> None:
         raise AssertionError(f"unknown op {op!r}")
 
 
+def _answered(steps: list[dict[str, Any]], n: int) -> bool:
+    """Whether the chat step ``n`` (a user message) gets an assistant reply next in its thread."""
+    step = steps[n]
+    for later in steps[n + 1:]:
+        if "text" in later and later.get("user", "u1") == step.get("user", "u1") \
+                and later.get("thread", "t1") == step.get("thread", "t1"):
+            return later.get("role", "user") == "assistant"
+    return False
+
+
 def replay(mem: Memory, scenario: dict[str, Any]) -> None:
+    """Facts through the decision path; chat messages as an assistant's host sends them: each user
+    message through the hot path, and each finished turn (after the reply, or at once when the
+    scenario gives none) through the episodic capture."""
     threads: dict[tuple[str, str], list[dict[str, str]]] = defaultdict(list)
-    for step in scenario["steps"]:
+    steps = scenario["steps"]
+    for n, step in enumerate(steps):
         user = step.get("user", "u1")
         if "op" in step:
             _apply_op(mem, step)
@@ -82,6 +96,8 @@ def replay(mem: Memory, scenario: dict[str, Any]) -> None:
             history.append({"role": step.get("role", "user"), "content": step["text"], "at": step["at"]})
             if history[-1]["role"] == "user":
                 mem.add(history[-12:], user_id=user, thread_id=thread, at=step["at"], wait=True)
+            if history[-1]["role"] == "assistant" or not _answered(steps, n):
+                mem.capture_turn(history[-12:], user_id=user, thread_id=thread, at=step["at"], wait=True)
 
 
 def check(mem: Memory, scenario: dict[str, Any], events: Counter[str]) -> list[str]:

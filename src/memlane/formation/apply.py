@@ -34,10 +34,11 @@ class Context:
     categories: list[str]
     tz: str
     link_min: float
+    node: str = "worker"  # the op events' node: "episodic" for an episode from the post-turn capture
 
 
 def _op(ctx: Context, op: str, d: Decision, memory_id: str | None, category: str | None) -> OpEvent:
-    return OpEvent(id=new_id(), user_id=ctx.user_id, thread_id=ctx.thread_id, node="worker", op=op,
+    return OpEvent(id=new_id(), user_id=ctx.user_id, thread_id=ctx.thread_id, node=ctx.node, op=op,
                    status="ok" if op != "ignore" else "skipped", memory_id=memory_id, category=category,
                    sim=d.score, at=ctx.at)
 

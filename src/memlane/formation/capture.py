@@ -18,11 +18,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
+from memlane.formation.episodic_guard import EpisodicGuard
+from memlane.formation.hotpath import Dropped
 from memlane.model.candidate import Candidate, ChatMessage, Episode
+from memlane.model.config import Settings
 from memlane.model.enums import MemoryType
 from memlane.model.ids import new_id
 from memlane.model.jobs import Job
 from memlane.model.time_buckets import buckets
+from memlane.providers.llm.base import MemoryLLM
 from memlane.providers.llm.structured import fit
 
 CAPTURE = "capture"
@@ -49,3 +53,18 @@ def episode_candidate(episode: Episode, at: datetime, time_zone: str, max_chars:
         return None
     return Candidate(summary=summary, type=MemoryType.EPISODIC, category=episode.category or "Other",
                      importance=episode.importance, tags=[t.strip().lower() for t in episode.tags if t.strip()][:3])
+
+
+def episodes(job: Job, llm: MemoryLLM, guard: EpisodicGuard,
+             settings: Settings) -> tuple[Episode, list[Candidate], list[Dropped]]:
+    """The turn's episode and the candidate the guard keeps (none for a routine turn), with what the
+    guard dropped. A provider error propagates: the job is retried."""
+    messages = [ChatMessage.model_validate(m) for m in job.payload["messages"]][-settings.episodic_window_n:]
+    at = datetime.fromisoformat(job.payload["at"])
+    episode = llm.summarize_episode(messages)
+    cand = episode_candidate(episode, at, job.payload.get("tz") or settings.timezone,
+                             settings.memory_candidate_max_chars)
+    if cand is None:
+        return episode, [], []
+    kept, dropped = guard.filter(job, at, [cand])
+    return episode, kept, dropped

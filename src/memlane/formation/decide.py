@@ -16,6 +16,7 @@ from memlane.formation.text import normalise
 from memlane.model.candidate import Candidate, ConflictVerdict
 from memlane.model.enums import MemoryType
 from memlane.model.record import MemoryRecord
+from memlane.model.time_buckets import undated
 from memlane.providers.llm.base import MemoryLLM
 from memlane.storage.base import ScoredRecord
 
@@ -76,7 +77,8 @@ def _decide_one(
             if n.score >= bands.auto:
                 decided = Decision("merge", f"same fact by similarity; {why}", n.record, n.score)
             elif n.score >= bands.low:
-                same = llm.same_fact(n.record.summary, cand.summary, cand.category if heuristics else None)
+                same = llm.same_fact(undated(n.record.summary), undated(cand.summary),
+                                     cand.category if heuristics else None)
                 if same.same_fact:
                     decided = Decision("merge", f"same fact: {same.reason or 'check band'}", n.record, n.score)
         if decided is not None:
@@ -98,20 +100,21 @@ def decide(
     """The decision for ``cand``. The keyed memory and every neighbour at or above the floor are judged
     in one :meth:`MemoryLLM.judge` call; a supersession also closes every other neighbour the candidate
     contradicts ("I don't eat meat anymore" replaces both "loves steak" and "eats meat every day")."""
-    norm = normalise(cand.summary)
     episodic = cand.type in (MemoryType.EPISODIC, MemoryType.SESSION)
+    text = undated if episodic else str  # an episode's date is not what makes it another episode
+    norm = normalise(text(cand.summary))
 
     def in_window(rec: MemoryRecord) -> bool:  # episodes merge only within EPISODIC_MERGE_WINDOW_HOURS
         return not episodic or abs(at - _observed(rec)) <= merge_window
 
     # exact / normalised-text match -> redundancy, with no judge asked
     for rec in ([keyed] if keyed else []) + [n.record for n in neighbours]:
-        if normalise(rec.summary) == norm and in_window(rec):
+        if normalise(text(rec.summary)) == norm and in_window(rec):
             return Decision("merge", "redundancy: same text", rec, 1.0)
     pool = [ScoredRecord(keyed, 1.0)] if keyed else []
     pool += [n for n in neighbours if n.score >= bands.floor and in_window(n.record)
              and (keyed is None or n.record.id != keyed.id)]
-    verdicts = llm.judge(cand.summary, [n.record.summary for n in pool]) if pool else []
+    verdicts = llm.judge(text(cand.summary), [text(n.record.summary) for n in pool]) if pool else []
     judged = list(zip(pool, verdicts, strict=True))
     d = _decide_one(cand, at=at, keyed=keyed, judged=judged, llm=llm, bands=bands, heuristics=heuristics)
     best = neighbours[0].score if neighbours else None

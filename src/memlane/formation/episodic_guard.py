@@ -3,7 +3,8 @@ become episodes. Semantic candidates pass untouched. Three rules, each reported 
 
 - ``episodic_cooldown``: the last turn that kept an episode was fewer than ``EPISODIC_COOLDOWN_TURNS``
   turns (the next turn is 1) and fewer than ``EPISODIC_COOLDOWN_MINUTES`` minutes ago; the cooldown is
-  over once either has passed. A turn is one accepted turn job of the user (every thread).
+  over once either has passed. A turn is one job of the user of the kind being guarded (every thread):
+  a captured turn (``capture``), or an accepted turn (``turn``) when the hot path proposes episodes.
 - ``episodic_daily_cap``: the user already has ``EPISODIC_MAX_PER_DAY`` episodic memories (stored
   and active, or queued as candidate jobs) on the turn's day in ``MEMLANE_TIMEZONE``; the most
   important candidates fill what is left.
@@ -19,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
-from memlane.formation.hotpath import CANDIDATE, TURN, Dropped
+from memlane.formation.hotpath import CANDIDATE, Dropped
 from memlane.model.candidate import Candidate
 from memlane.model.config import Settings
 from memlane.model.enums import MemoryType
@@ -75,7 +76,7 @@ class EpisodicGuard:
         turns, minutes = self.settings.episodic_cooldown_turns, self.settings.episodic_cooldown_minutes
         if turns <= 1 or minutes <= 0:
             return None
-        previous = self.backend.recent_jobs(turn.user_id, TURN, before=turn.created_at, limit=turns - 1)
+        previous = self.backend.recent_jobs(turn.user_id, turn.kind, before=turn.created_at, limit=turns - 1)
         for ago, job in enumerate(previous, 1):
             if job.payload.get("episodic") and "at" in job.payload:
                 gap = abs(at - datetime.fromisoformat(job.payload["at"]))

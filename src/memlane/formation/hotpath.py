@@ -108,16 +108,18 @@ def select(candidates: Sequence[Candidate], settings: Settings,
 def enqueue_candidates(
     backend: Backend, user_id: str, thread_id: str | None, candidates: Sequence[Candidate], at: datetime,
     *, dropped: Sequence[Dropped] = (), turn_id: str | None = None, owner: str | None = None,
+    time_zone: str | None = None, node: str = "hotpath",
 ) -> list[Job]:
     """Commit one candidate job per candidate (and close the turn job, if ``owner`` still holds its lease:
     else :class:`LeaseLostError` and nothing is written), atomically. The turn's result keeps its
     observed time and how many episodic candidates it kept (the episodic cooldown reads them)."""
     jobs = [Job(id=new_id(), user_id=user_id, thread_id=thread_id, kind=CANDIDATE,
-                payload={"candidate": c.model_dump(mode="json"), "at": at.isoformat(), "turn": turn_id})
+                payload={"candidate": c.model_dump(mode="json"), "at": at.isoformat(), "turn": turn_id,
+                         **({"tz": time_zone} if time_zone else {})})
             for c in candidates]
-    ops = [OpEvent(id=new_id(), user_id=user_id, thread_id=thread_id, node="hotpath", op="classify",
+    ops = [OpEvent(id=new_id(), user_id=user_id, thread_id=thread_id, node=node, op="classify",
                    status="ok" if candidates else "skipped", at=at)]
-    ops += [OpEvent(id=new_id(), user_id=user_id, thread_id=thread_id, node="hotpath", op=d.op,
+    ops += [OpEvent(id=new_id(), user_id=user_id, thread_id=thread_id, node=node, op=d.op,
                     status="skipped", at=at) for d in dropped]
     episodic = sum(c.type is MemoryType.EPISODIC for c in candidates)
     result = {"candidate_jobs": [j.id for j in jobs], "at": at.isoformat(), "episodic": episodic}

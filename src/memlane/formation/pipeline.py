@@ -10,6 +10,7 @@ from datetime import datetime, timedelta
 
 from memlane.formation.apply import Context, plan
 from memlane.formation.bands import bands_for
+from memlane.formation.capture import CAPTURE, capture_job, episodes
 from memlane.formation.decide import decide
 from memlane.formation.episodic_guard import EpisodicGuard
 from memlane.formation.events import EventBus, MemoryEvent
@@ -26,7 +27,7 @@ from memlane.formation.hotpath import (
 from memlane.formation.mutations import commit
 from memlane.model.candidate import Candidate, ChatMessage
 from memlane.model.config import Settings
-from memlane.model.enums import MemoryState
+from memlane.model.enums import MemoryState, MemoryType
 from memlane.model.errors import LeaseLostError, MemlaneError, ProviderError
 from memlane.model.filters import Condition, live
 from memlane.model.ids import deterministic_id, new_id
@@ -88,6 +89,13 @@ class Formation:
         self.backend.apply(WriteBatch(jobs=[job]))
         return job.id
 
+    def enqueue_capture(self, messages: Sequence[ChatMessage], *, user_id: str, thread_id: str | None,
+                        at: datetime, time_zone: str) -> str:
+        """Commit a finished turn for episodic capture (the worker decides it) and return the job's id."""
+        job = capture_job(user_id, thread_id, messages, at, time_zone)
+        self.backend.apply(WriteBatch(jobs=[job]))
+        return job.id
+
     def enqueue_facts(self, facts: Sequence[Candidate], *, user_id: str, thread_id: str | None,
                       at: datetime) -> None:
         """Ready candidates skip extraction: one committed candidate job each."""
@@ -96,7 +104,10 @@ class Formation:
     def _extract_turn(self, job: Job, messages: list[ChatMessage], at: datetime) -> list[Candidate]:
         existing = related_memories(self.backend, job.user_id, messages)
         extraction = extract(self.llm, messages, self.settings, existing)  # ProviderError: the caller keeps the job
-        proposed, dropped = cap_candidates(extraction.candidates, self.settings)
+        found = extraction.candidates
+        if self.settings.episodic_capture:  # seed 002: episodes come from the capture after the answer
+            found = [c for c in found if c.type is not MemoryType.EPISODIC]
+        proposed, dropped = cap_candidates(found, self.settings)
         guard = EpisodicGuard(self.backend, self.embedder, self.settings)  # the current embedder (metrics wrap it)
         guarded, skipped = guard.filter(job, at, proposed)
         now = utcnow()
@@ -118,7 +129,7 @@ class Formation:
     def run_once(self) -> bool:
         """Claim and process one job; False when none is runnable."""
         job = self.backend.claim_job(self.worker_id, lease_seconds=self.lease_seconds, now=utcnow(),
-                                     kinds=(TURN, CANDIDATE))
+                                     kinds=(TURN, CANDIDATE, CAPTURE))
         if job is None:
             return False
         try:
@@ -127,6 +138,8 @@ class Formation:
                 self._extract_turn(job, messages, datetime.fromisoformat(job.payload["at"]))
             elif job.kind == CANDIDATE:
                 self._decide(job)
+            elif job.kind == CAPTURE:
+                self._capture(job)
             else:
                 raise MemlaneError(f"unknown job kind {job.kind!r}")
         except LeaseLostError as exc:  # another worker took the job over and decides it: nothing was written
@@ -156,6 +169,32 @@ class Formation:
         self.bus.publish(MemoryEvent(type="memory.error", user_id=job.user_id, thread_id=job.thread_id,
                                      data={"code": code, "message": message, "job": job.id}))
 
+    def _capture(self, job: Job) -> None:
+        """A finished turn: skipped as routine, or one episodic candidate through the episodic guard."""
+        guard = EpisodicGuard(self.backend, self.embedder, self.settings)
+        episode, kept, dropped = episodes(job, self.llm, guard, self.settings)
+        at = datetime.fromisoformat(job.payload["at"])
+        if not episode.should_create or not (kept or dropped):
+            self.backend.apply(WriteBatch(
+                op_events=[OpEvent(id=new_id(), user_id=job.user_id, thread_id=job.thread_id, node="episodic",
+                                   op="skip", status="skipped", at=at)],
+                complete_job=job.id, job_owner=job.locked_by,
+                job_result={"action": "skip", "reason": episode.reason, "at": at.isoformat(), "episodic": 0}))
+            log.info(json.dumps({"event": "episodic.skip", "user_id": job.user_id, "job": job.id,
+                                 "reason": episode.reason}))
+            return
+        jobs = enqueue_candidates(self.backend, job.user_id, job.thread_id, kept, at, dropped=dropped,
+                                  turn_id=job.id, owner=job.locked_by, time_zone=job.payload.get("tz"),
+                                  node="episodic")
+        log.info(json.dumps({"event": "episodic.decide", "user_id": job.user_id, "job": job.id,
+                             "outcome": episode.outcome, "kept": len(kept), "dropped": [d.code for d in dropped]}))
+        for cand, cjob in zip(kept, jobs, strict=True):
+            self.bus.publish(MemoryEvent(type="memory.candidate", user_id=job.user_id, thread_id=job.thread_id,
+                                         data={**cand.model_dump(mode="json"), "turn": job.id,
+                                               "candidate_id": cjob.id}))
+        for d in dropped:
+            self._error(job, d.message, d.code)
+
     def _decide(self, job: Job) -> None:
         cand = Candidate.model_validate(job.payload["candidate"])
         at = datetime.fromisoformat(job.payload["at"])
@@ -175,11 +214,13 @@ class Formation:
             old_vector = None
             if d.action == "supersede" and d.target is not None and d.target.key:
                 old_vector = self.backend.vectors(user, [d.target.id]).get(d.target.id)
-            ctx = Context(user, job.thread_id, at, self.settings.categories, self.settings.timezone, bands.link)
+            ctx = Context(user, job.thread_id, at, self.settings.categories,
+                          job.payload.get("tz") or self.settings.timezone, bands.link,
+                          "episodic" if cand.type is MemoryType.EPISODIC else "worker")
             planned = plan(ctx, cand, d, vector, neighbours, old_vector, candidate_id=job.id)
             batch = planned.mutation.batch
             batch.op_events.insert(0, OpEvent(
-                id=new_id(), user_id=user, thread_id=job.thread_id, node="worker", op="search", category=cand.category,
+                id=new_id(), user_id=user, thread_id=job.thread_id, node=ctx.node, op="search", category=cand.category,
                 sim=neighbours[0].score if neighbours else None, at=at))
             batch.complete_job, batch.job_owner = job.id, self.worker_id
             batch.job_result = {"action": planned.action, "memory_id": planned.memory_id,
@@ -192,7 +233,8 @@ class Formation:
                         up.embedding = next(vectors)
             fault("before_commit")
             commit(self.backend, self.bus, planned.mutation)
-        log.info(json.dumps({"event": "memory_decision", "user_id": user, "job": job.id, "fact": cand.summary,
+        event = f"episodic.{d.action}" if cand.type is MemoryType.EPISODIC else "memory_decision"
+        log.info(json.dumps({"event": event, "user_id": user, "job": job.id, "fact": cand.summary,
                              "action": d.action, "target_id": d.target.id if d.target else None,
                              "score": d.score, "reason": d.reason}))
 

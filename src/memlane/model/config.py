@@ -108,6 +108,9 @@ class Settings(BaseSettings):
     episodic_max_per_day: int = Field(5, ge=0, validation_alias=_alias("EPISODIC_MAX_PER_DAY"))
     episodic_novelty_min: float = Field(0.15, ge=0, le=1, validation_alias=_alias("EPISODIC_NOVELTY_MIN"))
     episodic_window_n: int = Field(10, ge=1, validation_alias=_alias("EPISODIC_WINDOW_N"))
+    # Seed 002: the hot path writes semantic memories only; episodes come from the post-turn capture
+    # (Memory.capture_turn). Off: the hot path proposes episodes from the user's words, as before.
+    episodic_capture: bool = Field(True, validation_alias=_alias("EPISODIC_CAPTURE"))
     job_max_attempts: int = Field(5, validation_alias=_alias("MEMLANE_JOB_MAX_ATTEMPTS"))
 
     # --- retrieval: search, rerank, context block -----------------------------------------------

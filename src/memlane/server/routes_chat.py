@@ -5,7 +5,9 @@ proxy builds the context block for the user's last message (thread = ``X-OpenWeb
 injects it into the system prompt, forwards everything else unchanged, relays the answer unchanged
 (SSE chunks byte for byte when streaming). Once the upstream has answered, and before the first byte
 of the answer goes out, the user's last message is committed as a turn job (``Memory.enqueue_turn``, a
-local write): the background worker forms memories from it, also after a crash or restart. Without a
+local write): the background worker forms memories from it, also after a crash or restart. Once the
+answer is complete (the stream ended), the turn with the answer goes to the episodic capture
+(``Memory.capture_turn``, also a committed job). Without a
 user: anonymous mode, no memory read or written. Open WebUI's own task prompts (``### Task:``) are forwarded without memory.
 """
 
@@ -14,18 +16,22 @@ from __future__ import annotations
 import functools
 import logging
 import time
+from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
 import anyio
+import httpx
 from fastapi import APIRouter, Depends, Header
 from fastapi.responses import Response, StreamingResponse
 
 from memlane.formation.events import MemoryEvent
 from memlane.model.errors import MemlaneError
 from memlane.server.auth import Caller, ChatUser
+from memlane.server.chat_capture import answer_text, streamed_text
 from memlane.server.chat_messages import ChatCompletionRequest, inject, is_task, last_user_text
 from memlane.server.errors import error_responses
 from memlane.server.state import ServerState, get_state
+from memlane.server.upstream import Upstream
 
 log = logging.getLogger("memlane.server.chat")
 router = APIRouter(prefix="/v1", tags=["openai"])
@@ -64,19 +70,43 @@ async def _memories(state: ServerState, user: str, thread: str | None, query: st
     return block.text.strip(), len(block.semantic) + len(block.episodic) + len(block.sessions)
 
 
-async def _enqueue(state: ServerState, user: str, thread: str | None, text: str) -> None:
-    """Commit the user's message as a turn job. A failure does not withhold the upstream's answer: it is
-    logged, counted and published as ``memory.error`` on the user's event stream."""
-    call = functools.partial(state.memory.enqueue_turn, [{"role": "user", "content": text}], user_id=user,
-                             thread_id=thread)
+async def _record(state: ServerState, user: str, thread: str | None, call: functools.partial[Any], code: str) -> None:
+    """Run a local write of the turn. A failure does not withhold the upstream's answer: it is logged,
+    counted and published as ``memory.error`` (``code``) on the user's event stream."""
     try:
         await anyio.to_thread.run_sync(call)
     except Exception as exc:  # noqa: BLE001 - reported below, never silently dropped
-        log.error("chat turn of user %s not recorded: %s: %s", user, type(exc).__name__, exc,
+        log.error("chat turn of user %s not recorded (%s): %s: %s", user, code, type(exc).__name__, exc,
                   exc_info=not isinstance(exc, MemlaneError))
         state.metrics.background_failures.inc()
         state.memory.events.publish(MemoryEvent(type="memory.error", user_id=user, thread_id=thread, data={
-            "code": "formation_failed", "message": f"{type(exc).__name__}: {exc}"}))
+            "code": code, "message": f"{type(exc).__name__}: {exc}"}))
+
+
+async def _enqueue(state: ServerState, user: str, thread: str | None, text: str) -> None:
+    """Commit the user's message as a turn job (the hot path)."""
+    await _record(state, user, thread, functools.partial(
+        state.memory.enqueue_turn, [{"role": "user", "content": text}], user_id=user, thread_id=thread),
+        "formation_failed")
+
+
+async def _capture(state: ServerState, user: str, thread: str | None, text: str, answer: str) -> None:
+    """The finished turn, with the answer, to the episodic capture (a committed job)."""
+    turn = [{"role": "user", "content": text}] + ([{"role": "assistant", "content": answer}] if answer.strip() else [])
+    await _record(state, user, thread, functools.partial(state.memory.capture_turn, turn, user_id=user,
+                                                         thread_id=thread), "capture_failed")
+
+
+async def _relay_then_capture(state: ServerState, upstream: Upstream, reply: httpx.Response, started: float,
+                              user: str | None,
+                              thread: str | None, text: str) -> AsyncIterator[bytes]:
+    """The upstream's chunks unchanged; once the stream has ended, the turn goes to the capture."""
+    chunks: list[bytes] = []
+    async for chunk in upstream.relay(reply, started):
+        chunks.append(chunk)
+        yield chunk
+    if user is not None and text:
+        await _capture(state, user, thread, text, streamed_text(chunks))
 
 
 @router.post("/chat/completions", response_model=None, responses=CHAT_RESPONSES,
@@ -107,12 +137,13 @@ async def chat_completions(body: ChatCompletionRequest, user: ChatUser, state: S
             except BaseException:  # cancelled while committing: no response will read the reply
                 await reply.aclose()
                 raise
-        return StreamingResponse(upstream.relay(reply, started),
+        return StreamingResponse(_relay_then_capture(state, upstream, reply, started, user, chat_id, text),
                                  media_type=reply.headers.get("content-type", "text/event-stream"),
                                  headers={**headers, "Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
     answer = await upstream.complete(payload)
     if user is not None and text:
         await _enqueue(state, user, chat_id, text)
+        await _capture(state, user, chat_id, text, answer_text(answer))
     return Response(answer, media_type="application/json", headers=headers)
 
 

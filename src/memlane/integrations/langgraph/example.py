@@ -1,4 +1,4 @@
-"""An example graph: ``START → memory_hotpath → memory_context → agent → END``.
+"""An example graph: ``START → memory_hotpath → memory_context → agent → episodic_capture → END``.
 
     from langchain_openai import ChatOpenAI   # any LangChain chat model
     with example_graph(ChatOpenAI(model="gpt-4o-mini")) as graph:
@@ -26,7 +26,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
 from memlane.engine.memory import Memory
-from memlane.integrations.langgraph.nodes import MemoryState, memory_context, memory_hotpath
+from memlane.integrations.langgraph.nodes import MemoryState, episodic_capture, memory_context, memory_hotpath
 from memlane.integrations.langgraph.store import MemlaneStore
 from memlane.model.config import Settings
 
@@ -67,10 +67,12 @@ def build_graph(memory: Memory, model: BaseChatModel, *, checkpointer: BaseCheck
     graph.add_node("memory_hotpath", memory_hotpath(memory, wait=wait))
     graph.add_node("memory_context", memory_context(memory))
     graph.add_node("agent", agent)
+    graph.add_node("episodic_capture", episodic_capture(memory, wait=wait))
     graph.add_edge(START, "memory_hotpath")
     graph.add_edge("memory_hotpath", "memory_context")
     graph.add_edge("memory_context", "agent")
-    graph.add_edge("agent", END)
+    graph.add_edge("agent", "episodic_capture")
+    graph.add_edge("episodic_capture", END)
     return graph.compile(checkpointer=checkpointer, store=MemlaneStore(memory))
 
 

@@ -7,6 +7,10 @@
 - ``memory_context(memory)`` puts the turn's context block (``Memory.context``) into ``messages`` as one
   system message (replacing the previous turn's) and keeps the thread's memory revision in
   ``memory_rev``, so the next block carries the delta header of what changed since.
+- ``episodic_capture(memory)`` runs after the agent: the finished turn (the last user message, the
+  answer, tool calls and results) goes to ``Memory.capture_turn``, which keeps it as an episode when it
+  had an outcome (seed 002). The user's time zone is ``config["configurable"]["time_zone"]`` or
+  ``["user_context"]["locale_info"]["time_zone"]`` (default ``MEMLANE_TIMEZONE``).
 
 The user and thread are ``config["configurable"]["user_id"]`` and ``["thread_id"]``. The state needs
 LangGraph's ``add_messages`` reducer (``MessagesState``); :class:`MemoryState` adds ``memory_rev``.
@@ -19,7 +23,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from langchain_core.messages import BaseMessage, RemoveMessage, SystemMessage
+from langchain_core.messages import BaseMessage, RemoveMessage, SystemMessage, convert_to_messages
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph import MessagesState
 
@@ -54,6 +58,19 @@ def event_payload(event: MemoryEvent) -> dict[str, Any]:
     return event.model_dump(mode="json")
 
 
+def _streaming(mem: Memory, user: str, run: Callable[[], object]) -> None:
+    """``run()``, streaming the user's ``memory.*`` events it (and the worker meanwhile) publishes."""
+    write = _writer()
+    events: queue.SimpleQueue[MemoryEvent] = queue.SimpleQueue()
+    unsubscribe = mem.events.subscribe(events.put, user_id=user)
+    try:
+        run()
+    finally:
+        unsubscribe()
+        while not events.empty():  # written from the node's own thread, in publication order
+            write(event_payload(events.get()))
+
+
 def memory_hotpath(memory: Memory | None = None, *, wait: bool = False) -> Node:
     """A node that forms memories from the last user message (non-blocking unless ``wait``)."""
 
@@ -63,18 +80,40 @@ def memory_hotpath(memory: Memory | None = None, *, wait: bool = False) -> Node:
             return {}
         mem, user = memory_of(memory), configured(config, "user_id")
         thread = configured(config, "thread_id", required=False)
-        write = _writer()
-        events: queue.SimpleQueue[MemoryEvent] = queue.SimpleQueue()
-        unsubscribe = mem.events.subscribe(events.put, user_id=user)  # the worker may publish meanwhile
-        try:
-            mem.add([{"role": "user", "content": text}], user_id=user, thread_id=thread, wait=wait)
-        finally:
-            unsubscribe()
-            while not events.empty():  # written from the node's own thread, in publication order
-                write(event_payload(events.get()))
+        _streaming(mem, user, lambda: mem.add([{"role": "user", "content": text}], user_id=user,
+                                              thread_id=thread, wait=wait))
         return {}
 
     return memory_hotpath
+
+
+ROLES = {"human": "user", "ai": "assistant", "tool": "tool"}
+
+
+def last_turn(messages: list[Any]) -> list[dict[str, str]]:
+    """The finished turn: from the last user message to the end, system messages left out."""
+    found = convert_to_messages(list(messages or []))
+    start = max((i for i, m in enumerate(found) if m.type == "human"), default=None)
+    if start is None:
+        return []
+    return [{"role": ROLES[m.type], "content": m.text} for m in found[start:] if m.type in ROLES and m.text.strip()]
+
+
+def episodic_capture(memory: Memory | None = None, *, wait: bool = False) -> Node:
+    """A node after the agent: the finished turn through the episodic capture (non-blocking unless ``wait``)."""
+
+    def episodic_capture(state: MemoryState, config: RunnableConfig) -> dict[str, Any]:
+        turn = last_turn(state.get("messages", []))
+        if not turn:
+            return {}
+        mem, user = memory_of(memory), configured(config, "user_id")
+        conf = (config or {}).get("configurable") or {}
+        tz = conf.get("time_zone") or ((conf.get("user_context") or {}).get("locale_info") or {}).get("time_zone")
+        _streaming(mem, user, lambda: mem.capture_turn(turn, user_id=user, time_zone=tz, wait=wait,
+                                                       thread_id=configured(config, "thread_id", required=False)))
+        return {}
+
+    return episodic_capture
 
 
 def memory_context(memory: Memory | None = None, *, budget_tokens: int | None = None,
