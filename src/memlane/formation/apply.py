@@ -34,6 +34,8 @@ class Context:
     categories: list[str]
     tz: str
     link_min: float
+    actor: str = ACTOR  # who the writes' history names (an accepted proposal: its decider)
+    written: datetime | None = None  # when the writes are made, if not ``at`` (an accepted proposal)
 
 
 def _op(ctx: Context, op: str, d: Decision, memory_id: str | None, category: str | None) -> OpEvent:
@@ -57,7 +59,7 @@ def plan(
     old_vector: Sequence[float] | None = None,
 ) -> Planned:
     """``old_vector``: the superseded memory's vector, needed when it moves to an archive id."""
-    m = Mutation(actor=ACTOR, thread_id=ctx.thread_id, at=ctx.at)
+    m = Mutation(actor=ctx.actor, thread_id=ctx.thread_id, at=ctx.written or ctx.at)
     b = m.batch
     if d.action == "ignore" or d.target is None and d.action != "create":
         b.op_events.append(_op(ctx, "ignore", d, d.target.id if d.target else None, cand.category))
