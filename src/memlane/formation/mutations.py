@@ -146,11 +146,12 @@ class Mutation:
     def consent(self, p: Proposal, reason: str, old: MemoryRecord | None = None,
                 new: MemoryRecord | None = None) -> None:
         """A proposal written: queued or corroborated again (``PROPOSE``, a ``proposed`` change, with the
-        memory as it is and as it would become) or decided (``CONSENT``, a ``proposal_decided`` change)."""
+        memory as it is and as it would become) or decided (``CONSENT`` by its decider, a
+        ``proposal_decided`` change)."""
         self.batch.proposals.append(p)
         pending = p.status is ProposalStatus.PENDING
         self._history(HistoryEvent.PROPOSE if pending else HistoryEvent.CONSENT, p.memory_id, p.user_id, old, new,
-                      reason)
+                      reason, p.decided_by)
         self._row(p.user_id, p.memory_id, self.thread_id or p.thread_id, "proposed" if pending else "proposal_decided",
                   {"proposal": p.id, "field": p.field, "status": p.status.value, "signals": p.signals,
                    "summary": p.candidate.summary, "current": p.current, "decided_by": p.decided_by})
@@ -161,9 +162,9 @@ class Mutation:
 
     # --- rows ----------------------------------------------------------------------------------
     def _history(self, event: HistoryEvent, memory_id: str, user_id: str, old: MemoryRecord | None,
-                 new: MemoryRecord | None, reason: str) -> None:
+                 new: MemoryRecord | None, reason: str, actor: str | None = None) -> None:
         self.batch.history.append(history_entry(event, memory_id=memory_id, user_id=user_id, old=old, new=new,
-                                                reason=reason, actor=self.actor, at=self.at))
+                                                reason=reason, actor=actor or self.actor, at=self.at))
 
     def _change(self, rec: MemoryRecord, kind: str, meta: dict[str, Any]) -> None:
         self._row(rec.user_id, rec.id, self.thread_id if self.thread_id is not None else rec.thread_id, kind, meta)
