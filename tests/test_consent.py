@@ -4,12 +4,12 @@ rejects, and expires after 7 days on a controllable clock; a benign field (tone)
 statements corroborate it; every decision is in the memory's history.
 
 Real parts: the bundled local embedder, the rule-based extractor and judge, SQLite files, a PostgreSQL
-server. Times are real (now) where expiry is measured, so the 7 days run from when a proposal was made.
+server (the ``location`` fixture). Times are real (now) where expiry is measured, so the 7 days run from
+when a proposal was made.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from datetime import datetime, timedelta
 from typing import Any
@@ -32,13 +32,6 @@ MIN, DAY = timedelta(minutes=1), timedelta(days=1)
 def ago() -> datetime:
     """A statement's time a little in the past (history is ordered by time; decisions are made now)."""
     return utcnow() - 10 * MIN
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def location(request: pytest.FixtureRequest, tmp_path: os.PathLike[str]) -> str:
-    if request.param == "sqlite":
-        return os.path.join(tmp_path, "memlane.db")
-    return str(request.getfixturevalue("postgres_url"))
 
 
 def open_mem(location: str, **settings: Any) -> Memory:
