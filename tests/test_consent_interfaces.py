@@ -145,3 +145,34 @@ def test_cli_lists_accepts_and_rejects_with_one_error_line(db: Path) -> None:
     assert "confirmed by phone" in history[-1]["reason"]
     bad = cli(db, "proposals", "list", "--user", "maya", "--status", "open")
     assert bad.exit_code == 2 and "unknown proposal status 'open'" in bad.stderr
+
+
+# --- the scenario eval --------------------------------------------------------------------------
+
+
+def test_scenario_runner_reports_how_it_treats_consent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memlane.evaluation import scenarios
+    from memlane.providers.embed.hash import HashEmbedder
+
+    monkeypatch.setenv("MEMLANE_CONFIG", str(tmp_path / "no-config.toml"))
+    step = {"user": "lena", "type": "semantic", "category": "Personal", "key": "profile:residence:city"}
+    scenario = {"id": "moved", "mode": "facts", "steps": [
+        {**step, "at": "2026-01-05T10:00:00Z", "fact": "User lives in Lisbon."},
+        {**step, "at": "2026-04-18T09:00:00Z", "fact": "User lives in Berlin."}],
+        "expect": {"active": [{"matches": "Berlin", "user": "lena"}],
+                   "superseded": [{"matches": "Lisbon", "user": "lena"}]}}
+    path = tmp_path / "s.jsonl"
+    path.write_text(json.dumps(scenario) + "\n")
+    outcomes = {mode: scenarios.run(scenarios.load([path]), HashEmbedder(64), llm="rules", consent=mode)[0]
+                for mode in scenarios.CONSENT_MODES}
+    assert (outcomes["accept"].passed, outcomes["accept"].accepted) == (True, 1)
+    assert not outcomes["hold"].passed and "no active memory of lena matches 'Berlin'" in outcomes["hold"].reasons[0]
+    assert (outcomes["off"].passed, outcomes["off"].accepted) == (True, 0)
+
+    printed = CliRunner().invoke(app, ["eval", "scenarios", str(path), "--embedder", "hash"], env={"COLUMNS": "200"})
+    assert printed.exit_code == 0, printed.stderr
+    assert printed.stdout.splitlines()[-2:] == [
+        "consent: the runner accepted 1 proposed change(s) as the user in 1 scenario(s): moved "
+        "(--consent hold leaves them pending)", "1 passed, 0 failed"]
+    held = CliRunner().invoke(app, ["eval", "scenarios", str(path), "--embedder", "hash", "--consent", "hold"])
+    assert held.exit_code == 1 and held.stdout.splitlines()[-1] == "0 passed, 1 failed"
