@@ -46,7 +46,7 @@ def mem(location: str) -> Iterator[Memory]:
 
 
 def say(mem: Memory, text: str, at: datetime, user: str = U) -> str:
-    turn, _ = mem.add_turn(text, user_id=user, at=at, wait=True)
+    turn, _ = mem.add_turn(text, user_id=user, thread_id="t1", at=at, wait=True)
     return turn
 
 
@@ -88,8 +88,9 @@ def test_a_sensitive_change_in_chat_waits_as_a_proposal_and_the_stored_fact_stay
     # neither search nor the context block shows the pending value as a fact
     hits = [h.memory.summary for h in mem.search("where does the user live?", user_id=U)]
     assert hits[0] == "User lives in Porto." and not any("Lisbon" in h for h in hits)
-    block = mem.context("which city is the user in?", user_id=U)
+    block = mem.context("which city is the user in?", user_id=U, thread_id="t1", since_rev=0)
     assert "Porto" in block.text and "Lisbon" not in block.text
+    assert [c.event for c in block.delta] == ["created"]  # the delta header does not announce a proposal
 
     history = mem.history(p.memory_id, user_id=U)
     assert [(h.event, h.actor) for h in history] == [(HistoryEvent.ADD, "formation"), (HistoryEvent.PROPOSE, "formation")]
