@@ -217,6 +217,23 @@ def test_a_new_value_replaces_the_pending_one_and_a_repeat_only_counts_a_signal(
     assert active(mem) == ["User lives in Berlin."]
 
 
+def test_a_statement_closes_proposals_that_went_stale_or_expired(mem: Memory) -> None:
+    t0 = ago()
+    first = moved(mem, t0)
+    mem.put("User lives in Faro.", user_id=U, key="profile:residence:city", actor="user:maya")  # an explicit edit
+    say(mem, "I moved to Lisbon.", t0 + 2 * MIN)  # the same words, but Porto is no longer what it would change
+    (second,) = mem.proposals(user_id=U)
+    assert second.id != first.id and (second.current, second.signals) == ("User lives in Faro.", 1)
+    assert mem.proposal(first.id, user_id=U).status is ProposalStatus.REPLACED
+
+    later = second.expires_at + MIN  # a statement made after the proposal expired, before the task ran
+    say(mem, "I moved to Berlin.", later)
+    assert mem.proposal(second.id, user_id=U).status is ProposalStatus.EXPIRED
+    (third,) = mem.proposals(user_id=U, at=later)
+    assert third.candidate.summary == "User lives in Berlin." and third.expires_at == later + 7 * DAY
+    assert active(mem) == ["User lives in Faro."]
+
+
 def test_a_benign_change_applies_once_two_statements_corroborate_it(mem: Memory) -> None:
     t0 = ago()
     say(mem, "Please keep your answers short.", t0)  # a first statement applies

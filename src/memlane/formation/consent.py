@@ -9,7 +9,9 @@ written instead, in the same transaction as the candidate job's completion.
 - Benign field: the change applies, with the proposal marked accepted by ``system:consent``, once
   ``MEMORY_CONSENT_SIGNALS`` separate statements (candidate jobs) of the same value - the same summary
   up to case and punctuation - have been seen.
-- Another value for the same memory replaces the pending proposal (status ``replaced``).
+- Another value for the same memory replaces the pending proposal (status ``replaced``), and so does
+  any statement once the memory changed since the proposal was made; one past its expiry closes as
+  ``expired`` (the consent lifecycle task closes those no statement touches).
 
 Only changes are held: the first statement of a field (nothing stored yet) is a create and applies,
 and restating the stored value is a merge.
@@ -18,7 +20,7 @@ and restating the stored value is a merge.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from memlane.formation.apply import Context, Planned
 from memlane.formation.decide import Decision
@@ -38,7 +40,7 @@ SYSTEM = "system:consent"
 @dataclass(frozen=True)
 class Gate:
     proposal: Proposal  # pending (held), or accepted (corroborated: the change applies with it)
-    replaced: tuple[Proposal, ...] = ()  # pending proposals for the memory with another value, closed
+    closed: tuple[Proposal, ...] = ()  # the memory's other pending proposals: replaced or expired
 
     @property
     def applies(self) -> bool:
@@ -59,21 +61,29 @@ def field_for(settings: Settings, cand: Candidate, d: Decision) -> tuple[str, bo
 def gate(field: tuple[str, bool], cand: Candidate, d: Decision, pending: list[Proposal], ctx: Context,
          settings: Settings) -> Gate:
     """What to write for a change of ``field``, given the memory's pending proposals."""
-    assert d.target is not None
+    target = d.target
+    assert target is not None
     name, sensitive = field
-    same = next((p for p in pending if normalise(p.candidate.summary) == normalise(cand.summary)), None)
+    now = max(ctx.at, utcnow())
+    same = next((p for p in pending if p.expires_at > now and p.current == target.summary
+                 and normalise(p.candidate.summary) == normalise(cand.summary)), None)
     if same is not None:
         p = same.model_copy(update={"signals": same.signals + 1})
     else:
         p = Proposal(id=new_id(), user_id=ctx.user_id, thread_id=ctx.thread_id, field=name, sensitive=sensitive,
-                     memory_id=d.target.id, current=d.target.summary, candidate=cand, observed_at=ctx.at,
+                     memory_id=target.id, current=target.summary, candidate=cand, observed_at=ctx.at,
                      reason=d.reason, also=[o.id for o in d.also], created_at=ctx.at,
-                     expires_at=max(ctx.at, utcnow()) + timedelta(days=settings.memory_consent_ttl_days))
-    replaced = tuple(o.decided(ProposalStatus.REPLACED, SYSTEM, f"replaced by proposal {p.id}", ctx.at)
-                     for o in pending if o.id != p.id)
+                     expires_at=now + timedelta(days=settings.memory_consent_ttl_days))
+    closed = tuple(expired(o, ctx.at) if o.expires_at <= now else
+                   o.decided(ProposalStatus.REPLACED, SYSTEM, f"replaced by proposal {p.id}", ctx.at)
+                   for o in pending if o.id != p.id)
     if not sensitive and p.signals >= settings.memory_consent_signals:
         p = p.decided(ProposalStatus.ACCEPTED, SYSTEM, f"corroborated by {p.signals} statements", ctx.at)
-    return Gate(p, replaced)
+    return Gate(p, closed)
+
+
+def expired(p: Proposal, at: datetime) -> Proposal:
+    return p.decided(ProposalStatus.EXPIRED, SYSTEM, f"no decision by {p.expires_at:%Y-%m-%d %H:%M} UTC", at)
 
 
 def why(p: Proposal) -> str:
@@ -83,7 +93,7 @@ def why(p: Proposal) -> str:
 
 def record(m: Mutation, g: Gate, target: MemoryRecord, proposed: MemoryRecord | None = None) -> None:
     """The gate's proposal rows, with their history and change rows."""
-    for old in g.replaced:
+    for old in g.closed:
         m.consent(old, why(old))
     p = g.proposal
     if g.applies:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from memlane.formation.consent import SYSTEM, why
+from memlane.formation.consent import expired, why
 from memlane.formation.mutations import Mutation
 from memlane.model.consent import Proposal, ProposalFilter, ProposalStatus
 from memlane.storage.base import Backend
@@ -21,6 +21,6 @@ def expire(m: Mutation, backend: Backend, user_id: str, now: datetime, limit: in
     """Close the user's pending proposals past their expiry (read under the write lock)."""
     found = due(backend, user_id, now, limit)
     for p in found:
-        closed = p.decided(ProposalStatus.EXPIRED, SYSTEM, f"no decision by {p.expires_at:%Y-%m-%d %H:%M} UTC", now)
+        closed = expired(p, now)
         m.consent(closed, why(closed))
     return len(found)
