@@ -10,6 +10,7 @@ when a proposal was made.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from datetime import datetime, timedelta
 from typing import Any
@@ -312,6 +313,27 @@ def test_a_decision_is_written_once_and_a_refused_batch_writes_nothing(mem: Memo
     assert b.get(U, "extra") is None  # the whole batch rolled back
     assert b.get_proposal(U, p.id) == rejected and b.get_proposal(OTHER, p.id) is None
     assert b.proposals(OTHER, ProposalFilter(), limit=10) == []
+
+
+def test_two_deciders_at_once_decide_once(mem: Memory) -> None:
+    p = moved(mem, ago())
+    outcomes: list[str] = []
+
+    def decide(call: Any, actor: str) -> None:
+        try:
+            outcomes.append(call(p.id, user_id=U, actor=actor).status.value)
+        except ConflictError:
+            outcomes.append("refused")
+
+    threads = [threading.Thread(target=decide, args=(mem.accept_proposal, "user:maya")),
+               threading.Thread(target=decide, args=(mem.reject_proposal, "admin:ops"))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert sorted(outcomes) in (["accepted", "refused"], ["refused", "rejected"])
+    consents = [h for h in mem.history(p.memory_id, user_id=U) if h.event is HistoryEvent.CONSENT]
+    assert len(consents) == 1 and mem.proposal(p.id, user_id=U).status.value in outcomes
 
 
 def test_purge_and_delete_user_forget_proposals(mem: Memory) -> None:

@@ -209,6 +209,6 @@ class Formation:
             fault("before_commit")
             commit(self.backend, self.bus, planned.mutation)
         log.info(json.dumps({"event": "memory_decision", "user_id": user, "job": job.id, "fact": cand.summary,
-                             "action": d.action, "target_id": d.target.id if d.target else None,
+                             "action": planned.action, "target_id": d.target.id if d.target else None,
                              "score": d.score, "reason": d.reason}))
 
