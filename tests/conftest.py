@@ -57,6 +57,14 @@ def backend(request: pytest.FixtureRequest, tmp_path: os.PathLike[str]) -> Itera
         b.close()
 
 
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def location(request: pytest.FixtureRequest, tmp_path: os.PathLike[str]) -> str:
+    """Where a Memory's store lives: a SQLite file, or a fresh database on the real PostgreSQL server."""
+    if request.param == "sqlite":
+        return os.path.join(tmp_path, "memlane.db")
+    return str(request.getfixturevalue("postgres_url"))
+
+
 @pytest.fixture
 def pg(postgres_url: str) -> Iterator[Any]:
     """A PostgreSQL backend with a vector index of ``DIMS`` (tests/postgres_helpers.py)."""

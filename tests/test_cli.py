@@ -196,11 +196,13 @@ def test_demo_refuses_an_existing_file(db: Path, seeded: dict[str, Any]) -> None
 
 
 def test_demo_with_the_local_embedder(tmp_path: Path) -> None:
-    """The demo runs the formation pipeline: facts stored, chit-chat not, the move corrects the city."""
+    """The demo runs the formation pipeline: facts stored, chit-chat not, the move waits for consent and,
+    once the user says yes, corrects the city."""
     path = tmp_path / "demo.db"
     out = ok(cli("demo", db=path, embedder="local")).stdout
     assert "nothing to remember" in out  # chit-chat stores nothing
-    assert re.search(r"corrected: User lives in Lisbon\. -> .*Porto", out)
+    assert re.search(r"waits for consent: User lives in Lisbon\. -> .*Porto", out)
+    assert re.search(r"corrected: User lives in Lisbon\. -> .*Porto", out) and "accepted by user:maya" in out
     assert out.count("score = ") == 4
     stored = as_json(cli("list", "--user", "maya", "--json", db=path, embedder="local"))
     summaries = " | ".join(r["summary"] for r in stored)

@@ -37,9 +37,11 @@ def test_a_worker_process_forms_what_another_process_queued_and_stops_on_sigterm
             proc.send_signal(signal.SIGTERM)
             out, err = proc.communicate(timeout=30)
         assert proc.returncode == 0, err
-        assert "periodic tasks: ttl, purge, consolidate, insights" in out and "memlane worker stopped" in out
+        assert "periodic tasks: ttl, purge, consolidate, insights, consent" in out and "memlane worker stopped" in out
         left = mem.jobs(JobStatus.PENDING.value, user_id="maya") + mem.jobs(JobStatus.PARKED.value, user_id="maya")
-        assert sorted(j.kind for j in left) == ["task.consolidate", "task.insights", "task.purge", "task.ttl"]  # the next runs; no formation job left
+        # the next runs; no formation job left
+        assert sorted(j.kind for j in left) == ["task.consent", "task.consolidate", "task.insights", "task.purge",
+                                               "task.ttl"]
         summaries = " ".join(r.summary for r in mem.list(user_id="maya"))
         assert "Lisbon" in summaries and "Ivy" in summaries
 

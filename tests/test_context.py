@@ -191,21 +191,22 @@ def test_delta_header_lists_changes_since_the_revision_the_thread_saw(mem: Memor
     assert other.rev == 0 and other.delta == []  # another thread's changes are its own
 
 
-def test_delta_shows_updates_and_merges_once_per_memory(mem: Memory) -> None:
-    facts(mem, "t1", ("User lives in Lisbon.", "Personal"), key="profile:residence:city")
-    facts(mem, "t1", ("User lives in Porto.", "Personal"), key="profile:residence:city")
-    block = mem.context("city", user_id=U, thread_id="t1", since_rev=1)
-    assert block.text.splitlines()[:2] == ["Memory updates since rev 1:", "- ↑updated: [Personal] User lives in Porto."]
-    both = mem.context("city", user_id=U, thread_id="t1", since_rev=0)
-    assert len(both.delta) == 1  # created then updated: the latest event of that memory
-    facts(mem, "t1", ("User plays the cello.", "Interests"))
-    facts(mem, "t1", ("User lives in Braga.", "Personal"), key="profile:residence:city")
-    order = mem.context("city", user_id=U, thread_id="t1", since_rev=0)
-    assert [c.rev for c in order.delta] == [4, 3]  # newest first, one bullet per memory
-    facts(mem, "t1", ("User lives in Braga now.", "Personal"))
-    merged = mem.context("city", user_id=U, thread_id="t1", since_rev=4)
-    assert merged.delta and merged.delta[0].event == "merged"
-    assert merged.text.splitlines()[1].startswith("- ↔merged: [Personal] User lives in Braga")
+def test_delta_shows_updates_and_merges_once_per_memory(tmp_path: Path) -> None:
+    with open_mem(tmp_path, memory_consent_fields=[]) as mem:  # city changes apply at once (see test_consent.py)
+        facts(mem, "t1", ("User lives in Lisbon.", "Personal"), key="profile:residence:city")
+        facts(mem, "t1", ("User lives in Porto.", "Personal"), key="profile:residence:city")
+        block = mem.context("city", user_id=U, thread_id="t1", since_rev=1)
+        assert block.text.splitlines()[:2] == ["Memory updates since rev 1:", "- ↑updated: [Personal] User lives in Porto."]
+        both = mem.context("city", user_id=U, thread_id="t1", since_rev=0)
+        assert len(both.delta) == 1  # created then updated: the latest event of that memory
+        facts(mem, "t1", ("User plays the cello.", "Interests"))
+        facts(mem, "t1", ("User lives in Braga.", "Personal"), key="profile:residence:city")
+        order = mem.context("city", user_id=U, thread_id="t1", since_rev=0)
+        assert [c.rev for c in order.delta] == [4, 3]  # newest first, one bullet per memory
+        facts(mem, "t1", ("User lives in Braga now.", "Personal"))
+        merged = mem.context("city", user_id=U, thread_id="t1", since_rev=4)
+        assert merged.delta and merged.delta[0].event == "merged"
+        assert merged.text.splitlines()[1].startswith("- ↔merged: [Personal] User lives in Braga")
 
 
 def test_delta_respects_the_agent_allowlist_and_the_budget(mem: Memory) -> None:

@@ -51,7 +51,8 @@ def llm() -> ScriptedLLM:
 
 @pytest.fixture
 def mem(tmp_path: Path, llm: ScriptedLLM, emb: Embedder) -> Iterator[Memory]:
-    m = open_memory(str(tmp_path / "m.db"), llm)
+    # the decisions as made; consent, which holds changes of a city or a name for the user, is in test_consent.py
+    m = open_memory(str(tmp_path / "m.db"), llm, memory_consent_fields=[], memory_consent_benign_fields=[])
     yield m
     m.close()
 

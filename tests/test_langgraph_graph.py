@@ -86,7 +86,7 @@ def test_context_message_is_replaced_and_rev_kept(memory: Memory) -> None:
     _turn(graph, "I live in Lisbon.")
     first = graph.get_state(CONFIG).values
     assert "User lives in Lisbon." in first["messages"][-1].content  # the agent saw the memory
-    _turn(graph, "Actually I moved to Porto.")
+    _turn(graph, "I work as a nurse.")  # a new fact (a move would wait for consent: no delta bullet)
     state = graph.get_state(CONFIG).values
     contexts = [m for m in state["messages"] if (m.id or "").startswith(CONTEXT_ID)]
     assert len(contexts) == 1 and state["messages"][-2] is contexts[0]  # right before the reply

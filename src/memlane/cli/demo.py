@@ -2,7 +2,8 @@
 
 The conversation is plain data (speaker, text). Each user turn goes through the formation pipeline
 (``Memory.add``: rule-based extraction, then the dedup / merge / supersede decision), and the demo
-shows what each turn left in memory from the events the pipeline publishes.
+shows what each turn left in memory from the events the pipeline publishes. The move to another city
+waits for consent (docs/consent.md); the demo plays the consent UI: the user's "yes" accepts it.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from memlane.formation.events import MemoryEvent
 Turn = tuple[Literal["user", "assistant"], str]
 
 USER = "maya"
+CONFIRM = "Yes, please."  # the user's answer the demo takes as consent to the pending change
 CONVERSATION: tuple[Turn, ...] = (
     ("user", "Hi! I'm Maya."),
     ("assistant", "Nice to meet you, Maya! What can I help with?"),
@@ -35,22 +37,28 @@ CONVERSATION: tuple[Turn, ...] = (
     ("user", "Phew, long week. How's your day going?"),
     ("assistant", "Busy in a good way! Anything on your mind?"),
     ("user", "Big news: I just moved to Porto!"),
+    ("assistant", "Congratulations on the move! Shall I update your city to Porto?"),
+    ("user", CONFIRM),
     ("user", "Oh, and Luna turned 4 last week."),
-    ("assistant", "Congratulations on the move, and happy birthday to Luna!"),
+    ("assistant", "Happy birthday to Luna!"),
 )
 SEARCHES = ("Where does she live?", "How old is her cat?", "What should I cook for her tonight?",
             "How should I format answers?")
 TOP_HITS = 3
 LABELS = {"memory.created": ("added", "green"), "memory.merged": ("already known", "blue"),
-          "memory.changed_fact": ("corrected", "yellow"), "memory.error": ("error", "red")}
+          "memory.changed_fact": ("corrected", "yellow"), "memory.error": ("error", "red"),
+          "memory.proposed": ("waits for consent", "magenta"), "memory.proposal_decided": ("consent", "green")}
 
 
 def remember(mem: Memory, history: list[dict[str, str]]) -> list[MemoryEvent]:
-    """Run formation on the latest turn and return the write events it produced."""
+    """Run formation on the latest turn (accepting the pending changes when it is the user's yes) and
+    return the write events it produced."""
     seen: list[MemoryEvent] = []
     unsubscribe = mem.events.subscribe(seen.append, user_id=USER)
     try:
         mem.add(history[-6:], user_id=USER, thread_id="demo", wait=True)
+        for p in mem.proposals(user_id=USER) if history[-1]["content"] == CONFIRM else ():
+            mem.accept_proposal(p.id, user_id=USER, actor=f"user:{USER}", reason="said yes in the chat")
     finally:
         unsubscribe()
     return [e for e in seen if e.type in LABELS]
@@ -62,9 +70,12 @@ def turn_lines(turn: Turn, events: list[MemoryEvent]) -> list[Text]:
     lines = [Text.assemble((f"{name:>9}: ", "bold cyan" if speaker == "user" else "bold magenta"), text)]
     for event in events:
         label, style = LABELS[event.type]
-        old = event.data.get("old_summary")
-        change = Text.assemble((str(old), "dim"), " -> ", str(event.data.get("summary", ""))) if old else \
-            Text(str(event.data.get("summary") or event.data.get("message", "")))
+        data = event.data
+        old = data.get("old_summary") or data.get("current")
+        change = Text.assemble((str(old), "dim"), " -> ", str(data.get("summary", ""))) if old else \
+            Text(str(data.get("summary") or data.get("message", "")))
+        if event.type == "memory.proposal_decided":
+            change = Text(f"{data.get('status')} by {data.get('decided_by')}")
         lines.append(Text.assemble(" " * 11, (f"-> {label}: ", style), change))
     if speaker == "user" and not events:
         lines.append(Text(" " * 11 + "-> nothing to remember", style="dim"))

@@ -22,8 +22,13 @@ def run_scenarios(
     embedder: EmbedderOption = None,
     llm: Annotated[str | None, typer.Option(help="rules, openai or bedrock [default: $MEMLANE_LLM or rules]")] = None,
     only: Annotated[str | None, typer.Option(help="Run only scenarios whose id contains this.")] = None,
+    consent: Annotated[str, typer.Option(help="accept: accept each proposed change to a sensitive field as the "
+                                              "user would (counted); hold: leave them pending; off: no consent "
+                                              "fields (docs/consent.md).")] = "accept",
 ) -> None:
     """Replay scenarios into fresh stores; print PASS/FAIL per scenario and 'N passed, N failed'."""
+    if consent not in scenarios.CONSENT_MODES:
+        raise typer.BadParameter(f"use one of {', '.join(scenarios.CONSENT_MODES)}", param_hint="'--consent'")
     settings = load_settings()
     if embedder:
         settings = settings.model_copy(update={"embedder": embedder})
@@ -32,7 +37,12 @@ def run_scenarios(
     def report(o: scenarios.Outcome) -> None:
         typer.echo(f"PASS {o.id}" if o.passed else f"FAIL {o.id}: {'; '.join(o.reasons)}")
 
-    outcomes = scenarios.run(items, embedder_from_settings(settings), llm=llm, report=report)
+    outcomes = scenarios.run(items, embedder_from_settings(settings), llm=llm, report=report, consent=consent)
     passed = sum(o.passed for o in outcomes)
+    if consent == "accept":
+        accepted = [o for o in outcomes if o.accepted]
+        typer.echo(f"consent: the runner accepted {sum(o.accepted for o in accepted)} proposed change(s) as the user "
+                   f"in {len(accepted)} scenario(s){': ' if accepted else ''}{', '.join(o.id for o in accepted)} "
+                   "(--consent hold leaves them pending)")
     typer.echo(f"{passed} passed, {len(outcomes) - passed} failed")
     raise typer.Exit(0 if passed == len(outcomes) else 1)

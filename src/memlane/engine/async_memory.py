@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 
 from memlane.engine.memory import Memory
 from memlane.model.candidate import Candidate
+from memlane.model.consent import Proposal
 from memlane.model.jobs import Outcome
 from memlane.model.record import HistoryEntry, MemoryRecord, Relation, SearchHit
 from memlane.model.retrieval import ContextBlock, QueryResult
@@ -80,6 +81,15 @@ class AsyncMemory:
 
     async def history(self, memory_id: str, **kw: Any) -> builtins.list[HistoryEntry]:
         return await self._run(self.sync.history, memory_id, **kw)
+
+    async def proposals(self, **kw: Any) -> builtins.list[Proposal]:
+        return await self._run(self.sync.proposals, **kw)
+
+    async def accept_proposal(self, proposal_id: str, **kw: Any) -> Proposal:
+        return await self._run(self.sync.accept_proposal, proposal_id, **kw)
+
+    async def reject_proposal(self, proposal_id: str, **kw: Any) -> Proposal:
+        return await self._run(self.sync.reject_proposal, proposal_id, **kw)
 
     async def export_user(self, user_id: str) -> builtins.list[dict[str, Any]]:
         def collect() -> builtins.list[dict[str, Any]]:

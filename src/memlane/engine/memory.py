@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from memlane.engine import validate as v
+from memlane.engine.consent_api import ConsentAPI
 from memlane.engine.formation_api import FormationAPI
 from memlane.engine.procedures_api import ProceduresAPI
 from memlane.engine.reembed import ReembedReport, reembed
@@ -29,7 +30,7 @@ from memlane.retrieval.search import SearchRequest, search
 from memlane.storage import Backend, open_backend
 
 
-class Memory(FormationAPI, ProceduresAPI):
+class Memory(FormationAPI, ProceduresAPI, ConsentAPI):
     """Long-term memory for many users over one store.
 
     >>> mem = Memory("memlane.db", embedder="hash")

@@ -57,6 +57,22 @@ def optional_scope(name: str, value: Any) -> str | None:
     return text(name, value)
 
 
+def required_id(name: str, value: Any) -> str:
+    """An id the caller must give (a proposal's, a job's)."""
+    if value is None:
+        raise ValidationError(f"{name} is required")
+    return str(optional_scope(name, value))
+
+
+def reason(value: Any) -> str | None:
+    """A decision's free-text reason: at most 1,000 characters."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or len(value) > 1000:
+        raise ValidationError(f"reason must be a string of at most 1000 characters, got {value!r}")
+    return text("reason", value).strip() or None
+
+
 def summary(value: Any, max_chars: int) -> str:
     if not isinstance(value, str):
         raise ValidationError(f"summary must be a string, got {type(value).__name__}")

@@ -2,6 +2,11 @@
 
 Each scenario replays steps against a fresh, empty store, then checks what the memory holds and
 what it retrieves. Prints ``PASS id`` / ``FAIL id: reason`` and closes with ``N passed, N failed``.
+
+Consent (docs/consent.md): the scenarios' corrections of a city or a name are changes the user has
+to accept. ``consent="accept"`` (the default) accepts each proposal after the step that made it, as
+the user would (actor ``scenario``), and counts them; ``"hold"`` leaves them pending (what a user who
+never answers sees); ``"off"`` runs with no consent fields.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from memlane.engine.memory import Memory
+from memlane.model.config import Settings
 from memlane.model.enums import HistoryEvent, MemoryState
 from memlane.model.record import MemoryRecord
 from memlane.providers.embed import Embedder
@@ -23,11 +29,15 @@ from memlane.providers.embed import Embedder
 WHY_EVENTS = {HistoryEvent.SUPERSEDE, HistoryEvent.MERGE, HistoryEvent.DELETE}
 
 
+CONSENT_MODES = ("accept", "hold", "off")
+
+
 @dataclass
 class Outcome:
     id: str
     passed: bool
     reasons: list[str]
+    accepted: int = 0  # proposals the runner accepted as the user (consent="accept")
 
 
 def load(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
@@ -76,14 +86,19 @@ def _answered(steps: list[dict[str, Any]], n: int) -> bool:
     return False
 
 
-def replay(mem: Memory, scenario: dict[str, Any]) -> None:
-    """Facts through the decision path; chat messages as an assistant's host sends them: each user
-    message through the hot path, and each finished turn (after the reply, or at once when the
-    scenario gives none) through the episodic capture."""
+def replay(mem: Memory, scenario: dict[str, Any], *, accept: bool = False) -> int:
+    """Apply the steps: facts through the decision path; chat messages as an assistant's host sends them
+    (each user message through the hot path, each finished turn, after the reply or at once when the
+    scenario gives none, through the episodic capture). With ``accept``, accept the proposals each step
+    made. Returns how many were accepted."""
     threads: dict[tuple[str, str], list[dict[str, str]]] = defaultdict(list)
+    accepted = 0
     steps = scenario["steps"]
     for n, step in enumerate(steps):
         user = step.get("user", "u1")
+        for p in mem.proposals(user_id=user) if accept else ():  # left by the previous step
+            mem.accept_proposal(p.id, user_id=user, actor="scenario")
+            accepted += 1
         if "op" in step:
             _apply_op(mem, step)
         elif "fact" in step:
@@ -98,6 +113,11 @@ def replay(mem: Memory, scenario: dict[str, Any]) -> None:
                 mem.add(history[-12:], user_id=user, thread_id=thread, at=step["at"], wait=True)
             if history[-1]["role"] == "assistant" or not _answered(steps, n):
                 mem.capture_turn(history[-12:], user_id=user, thread_id=thread, at=step["at"], wait=True)
+    for user in {s.get("user", "u1") for s in scenario["steps"]} if accept else ():
+        for p in mem.proposals(user_id=user):
+            mem.accept_proposal(p.id, user_id=user, actor="scenario")
+            accepted += 1
+    return accepted
 
 
 def check(mem: Memory, scenario: dict[str, Any], events: Counter[str]) -> list[str]:
@@ -150,26 +170,33 @@ def ask(mem: Memory, scenario: dict[str, Any], search: Callable[..., list[Any]] 
     return bad
 
 
-def run_one(scenario: dict[str, Any], embedder: Embedder, workdir: Path, llm: str | None = None) -> Outcome:
-    mem = Memory(str(workdir / f"{scenario['id']}.db"), embedder=embedder, llm=llm)
+def run_one(scenario: dict[str, Any], embedder: Embedder, workdir: Path, llm: str | None = None,
+            consent: str = "accept") -> Outcome:
+    if consent not in CONSENT_MODES:
+        raise ValueError(f"consent must be one of {', '.join(CONSENT_MODES)}, got {consent!r}")
+    settings = Settings()
+    if consent == "off":
+        settings = settings.model_copy(update={"memory_consent_fields": [], "memory_consent_benign_fields": []})
+    mem = Memory(str(workdir / f"{scenario['id']}.db"), embedder=embedder, llm=llm, settings=settings)
     events: Counter[str] = Counter()
     mem.events.subscribe(lambda ev: events.update([ev.type]))
+    accepted = 0
     try:
-        replay(mem, scenario)
+        accepted = replay(mem, scenario, accept=consent == "accept")
         reasons = check(mem, scenario, events) + ask(mem, scenario)
     except AssertionError as exc:
         reasons = [str(exc)]
     finally:
         mem.close()
-    return Outcome(scenario["id"], not reasons, reasons)
+    return Outcome(scenario["id"], not reasons, reasons, accepted)
 
 
 def run(scenarios: Sequence[dict[str, Any]], embedder: Embedder, *, llm: str | None = None,
-        report: Callable[[Outcome], None] | None = None) -> list[Outcome]:
+        report: Callable[[Outcome], None] | None = None, consent: str = "accept") -> list[Outcome]:
     outcomes = []
     with tempfile.TemporaryDirectory(prefix="memlane-scenarios-") as tmp:
         for scenario in scenarios:
-            outcome = run_one(scenario, embedder, Path(tmp), llm)
+            outcome = run_one(scenario, embedder, Path(tmp), llm, consent)
             outcomes.append(outcome)
             if report:
                 report(outcome)

@@ -34,6 +34,8 @@ class Context:
     categories: list[str]
     tz: str
     link_min: float
+    actor: str = ACTOR  # who the writes' history names (an accepted proposal: its decider)
+    written: datetime | None = None  # when the writes are made, if not ``at`` (an accepted proposal)
     node: str = "worker"  # the op events' node: "episodic" for an episode from the post-turn capture
 
 
@@ -60,7 +62,7 @@ def plan(
 ) -> Planned:
     """``old_vector``: the superseded memory's vector, needed when it moves to an archive id;
     ``candidate_id``: the candidate's job id, which a merge records in ``merged_from``."""
-    m = Mutation(actor=ACTOR, thread_id=ctx.thread_id, at=ctx.at)
+    m = Mutation(actor=ctx.actor, thread_id=ctx.thread_id, at=ctx.written or ctx.at)
     b = m.batch
     if d.action == "ignore" or d.target is None and d.action != "create":
         b.op_events.append(_op(ctx, "ignore", d, d.target.id if d.target else None, cand.category))

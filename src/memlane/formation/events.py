@@ -17,6 +17,7 @@ log = logging.getLogger("memlane.events")
 EVENT_TYPES = (
     "memory.candidate", "memory.created", "memory.updated", "memory.merged", "memory.changed_fact",
     "memory.superseded", "memory.deleted", "memory.restored", "memory.purged", "memory.linked", "memory.error",
+    "memory.proposed", "memory.proposal_decided",
 )
 
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from memlane.formation.events import EventBus, MemoryEvent
 from memlane.model.audit import history_entry
+from memlane.model.consent import Proposal, ProposalStatus
 from memlane.model.enums import HistoryEvent, MemoryState
 from memlane.model.ids import new_id
 from memlane.model.jobs import Change
@@ -31,6 +32,7 @@ EVENT_OF = {
     "created": "memory.created", "updated": "memory.updated", "merged": "memory.merged",
     "changed_fact": "memory.changed_fact", "superseded": "memory.superseded", "deleted": "memory.deleted",
     "restored": "memory.restored", "purged": "memory.purged", "linked": "memory.linked",
+    "proposed": "memory.proposed", "proposal_decided": "memory.proposal_decided",
 }
 
 
@@ -142,20 +144,35 @@ class Mutation:
         if rec.state is not MemoryState.PURGED:
             self._change(rec, "created", {**_payload(rec), "imported": True})
 
+    def consent(self, p: Proposal, reason: str, old: MemoryRecord | None = None,
+                new: MemoryRecord | None = None) -> None:
+        """A proposal written: queued or corroborated again (``PROPOSE``, a ``proposed`` change, with the
+        memory as it is and as it would become) or decided (``CONSENT`` by its decider, a
+        ``proposal_decided`` change)."""
+        self.batch.proposals.append(p)
+        pending = p.status is ProposalStatus.PENDING
+        self._history(HistoryEvent.PROPOSE if pending else HistoryEvent.CONSENT, p.memory_id, p.user_id, old, new,
+                      reason, p.decided_by)
+        self._row(p.user_id, p.memory_id, self.thread_id or p.thread_id, "proposed" if pending else "proposal_decided",
+                  {"proposal": p.id, "field": p.field, "status": p.status.value, "signals": p.signals,
+                   "summary": p.candidate.summary, "current": p.current, "decided_by": p.decided_by})
+
     def touch(self, rec: MemoryRecord, vector: Sequence[float] | None = None) -> None:
         """Bookkeeping (a TTL restart, a new vector for unchanged text): no history, no event."""
         self.batch.upserts.append(Upsert(rec, vector))
 
     # --- rows ----------------------------------------------------------------------------------
     def _history(self, event: HistoryEvent, memory_id: str, user_id: str, old: MemoryRecord | None,
-                 new: MemoryRecord | None, reason: str) -> None:
+                 new: MemoryRecord | None, reason: str, actor: str | None = None) -> None:
         self.batch.history.append(history_entry(event, memory_id=memory_id, user_id=user_id, old=old, new=new,
-                                                reason=reason, actor=self.actor, at=self.at))
+                                                reason=reason, actor=actor or self.actor, at=self.at))
 
     def _change(self, rec: MemoryRecord, kind: str, meta: dict[str, Any]) -> None:
-        thread = self.thread_id if self.thread_id is not None else rec.thread_id
-        self.batch.changes.append(Change(id=new_id(), user_id=rec.user_id, thread_id=thread or "",
-                                         memory_id=rec.id, event=kind, meta=meta, at=self.at))
+        self._row(rec.user_id, rec.id, self.thread_id if self.thread_id is not None else rec.thread_id, kind, meta)
+
+    def _row(self, user_id: str, memory_id: str, thread: str | None, kind: str, meta: dict[str, Any]) -> None:
+        self.batch.changes.append(Change(id=new_id(), user_id=user_id, thread_id=thread or "",
+                                         memory_id=memory_id, event=kind, meta=meta, at=self.at))
 
 
 def event_from_change(change: Change) -> MemoryEvent:

@@ -6,12 +6,14 @@ import json
 import logging
 import os
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import datetime, timedelta
 
-from memlane.formation.apply import Context, plan
+from memlane.formation import consent
+from memlane.formation.apply import Context, Planned, plan
 from memlane.formation.bands import bands_for
 from memlane.formation.capture import CAPTURE, capture_job, episodes
-from memlane.formation.decide import decide
+from memlane.formation.decide import Decision, decide
 from memlane.formation.episodic_guard import EpisodicGuard
 from memlane.formation.events import EventBus, MemoryEvent
 from memlane.formation.hotpath import (
@@ -27,6 +29,7 @@ from memlane.formation.hotpath import (
 from memlane.formation.mutations import commit
 from memlane.model.candidate import Candidate, ChatMessage
 from memlane.model.config import Settings
+from memlane.model.consent import ProposalFilter, ProposalStatus
 from memlane.model.enums import MemoryState, MemoryType
 from memlane.model.errors import LeaseLostError, MemlaneError, ProviderError
 from memlane.model.filters import Condition, live
@@ -36,7 +39,7 @@ from memlane.model.record import utcnow
 from memlane.providers.embed import Embedder
 from memlane.providers.llm.base import MemoryLLM
 from memlane.retrieval.embed_text import memory_text
-from memlane.storage.base import Backend, WriteBatch
+from memlane.storage.base import Backend, ScoredRecord, WriteBatch
 
 log = logging.getLogger("memlane.formation")
 LEASE_SECONDS = 60.0
@@ -195,6 +198,33 @@ class Formation:
         for d in dropped:
             self._error(job, d.message, d.code)
 
+    def planned(self, ctx: Context, cand: Candidate, d: Decision, vector: Sequence[float],
+                neighbours: Sequence[ScoredRecord], *, gated: bool = True, candidate_id: str | None = None) -> Planned:
+        """The writes of decision ``d``. ``gated``: a change to a consent field is held as a proposal
+        instead, or applied with the proposal it corroborates (formation/consent.py)."""
+        held = None
+        field = consent.field_for(self.settings, cand, d) if gated else None
+        if field is not None and d.target is not None:
+            pending = self.backend.proposals(ctx.user_id, ProposalFilter(ProposalStatus.PENDING, d.target.id))
+            held = consent.gate(field, cand, d, pending, ctx, self.settings)
+            if not held.applies:
+                return consent.hold(ctx, cand, held, d.target)
+            d = replace(d, reason=f"{d.reason}; {held.proposal.note}")
+        old_vector = None
+        if d.action == "supersede" and d.target is not None and d.target.key:
+            old_vector = self.backend.vectors(ctx.user_id, [d.target.id]).get(d.target.id)
+        planned = plan(ctx, cand, d, vector, neighbours, old_vector, candidate_id=candidate_id)
+        if held is not None and d.target is not None:
+            consent.record(planned.mutation, held, d.target)
+        if self.settings.memory_embedding_header:  # store what retrieval embeds (summary + header)
+            upserts = planned.mutation.batch.upserts
+            texts = [memory_text(up.record, self.settings) for up in upserts if up.embedding]
+            vectors = iter(self.embedder.embed(texts)) if texts else iter(())
+            for up in upserts:
+                if up.embedding:
+                    up.embedding = next(vectors)
+        return planned
+
     def _decide(self, job: Job) -> None:
         cand = Candidate.model_validate(job.payload["candidate"])
         at = datetime.fromisoformat(job.payload["at"])
@@ -211,13 +241,10 @@ class Formation:
             d = decide(cand, at=at, keyed=keyed, neighbours=neighbours, llm=self.llm, bands=bands,
                        merge_window=timedelta(hours=self.settings.episodic_merge_window_hours),
                        heuristics=self.settings.memory_enable_entity_heuristics)
-            old_vector = None
-            if d.action == "supersede" and d.target is not None and d.target.key:
-                old_vector = self.backend.vectors(user, [d.target.id]).get(d.target.id)
             ctx = Context(user, job.thread_id, at, self.settings.categories,
                           job.payload.get("tz") or self.settings.timezone, bands.link,
-                          "episodic" if cand.type is MemoryType.EPISODIC else "worker")
-            planned = plan(ctx, cand, d, vector, neighbours, old_vector, candidate_id=job.id)
+                          node="episodic" if cand.type is MemoryType.EPISODIC else "worker")
+            planned = self.planned(ctx, cand, d, vector, neighbours, candidate_id=job.id)
             batch = planned.mutation.batch
             batch.op_events.insert(0, OpEvent(
                 id=new_id(), user_id=user, thread_id=job.thread_id, node=ctx.node, op="search", category=cand.category,
@@ -225,16 +252,10 @@ class Formation:
             batch.complete_job, batch.job_owner = job.id, self.worker_id
             batch.job_result = {"action": planned.action, "memory_id": planned.memory_id,
                                 "summary": cand.summary, "turn": job.payload.get("turn")}
-            if self.settings.memory_embedding_header:  # store what retrieval embeds (summary + header)
-                texts = [memory_text(up.record, self.settings) for up in batch.upserts if up.embedding]
-                vectors = iter(self.embedder.embed(texts)) if texts else iter(())
-                for up in batch.upserts:
-                    if up.embedding:
-                        up.embedding = next(vectors)
             fault("before_commit")
             commit(self.backend, self.bus, planned.mutation)
-        event = f"episodic.{d.action}" if cand.type is MemoryType.EPISODIC else "memory_decision"
+        event = f"episodic.{planned.action}" if cand.type is MemoryType.EPISODIC else "memory_decision"
         log.info(json.dumps({"event": event, "user_id": user, "job": job.id, "fact": cand.summary,
-                             "action": d.action, "target_id": d.target.id if d.target else None,
+                             "action": planned.action, "target_id": d.target.id if d.target else None,
                              "score": d.score, "reason": d.reason}))
 

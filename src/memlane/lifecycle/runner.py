@@ -13,7 +13,7 @@ from typing import Any
 from memlane.formation.bands import bands_for
 from memlane.formation.mutations import Mutation, commit_planned
 from memlane.formation.pipeline import Formation, fault
-from memlane.lifecycle import consolidate, insights, purge, ttl
+from memlane.lifecycle import consent, consolidate, insights, purge, ttl
 from memlane.lifecycle.schedule import kind_of, task_job
 from memlane.model.enums import MemoryType
 from memlane.model.errors import LeaseLostError
@@ -55,6 +55,7 @@ class Lifecycle:
         self.lease_seconds = LEASE_SECONDS
         self._tasks: dict[str, Callable[[Job, datetime], tuple[Sequence[str], Plan, bool]]] = {
             "ttl": self._ttl, "purge": self._purge, "consolidate": self._consolidate, "insights": self._insights,
+            "consent": self._consent,
         }
 
     @property
@@ -191,3 +192,11 @@ class Lifecycle:
             return report
 
         return [], plan, False
+
+    def _consent(self, job: Job, now: datetime) -> tuple[Sequence[str], Plan, bool]:
+        more = len(consent.due(self.backend, job.user_id, now, BATCH)) >= BATCH
+
+        def plan(m: Mutation, _: dict[str, MemoryRecord]) -> dict[str, Any]:
+            return {"expired": consent.expire(m, self.backend, job.user_id, now, BATCH)}
+
+        return [], plan, more

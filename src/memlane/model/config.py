@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import AliasChoices, Field, field_validator
+from pydantic import AliasChoices, Field, ValidationInfo, field_validator
 from pydantic_settings import (
     BaseSettings,
     NoDecode,
@@ -26,9 +26,10 @@ from memlane.model.api_keys import check_api_keys
 from memlane.model.candidate import MAX_CANDIDATES
 from memlane.model.category import DEFAULT_CATEGORIES
 from memlane.model.config_check import check_environment, check_keys, setting_names
+from memlane.model.consent import BENIGN_FIELDS, SENSITIVE_FIELDS, ConsentPolicy, check_fields
 
 DEFAULT_HOME = Path("~/.memlane").expanduser()
-TASKS = ("ttl", "purge", "consolidate", "insights")  # the periodic tasks a worker can run (memlane.lifecycle)
+TASKS = ("ttl", "purge", "consolidate", "insights", "consent")  # the periodic tasks a worker can run (memlane.lifecycle)
 
 
 def _alias(*names: str) -> AliasChoices:
@@ -169,9 +170,19 @@ class Settings(BaseSettings):
     worker: bool = Field(True, validation_alias=_alias("MEMLANE_WORKER"))
     # The periodic tasks a worker runs and every how many hours, per user ("ttl=24,purge=24"; 0 = off).
     memlane_schedule: Annotated[dict[str, float], NoDecode] = Field(
-        default_factory=lambda: {"ttl": 24.0, "purge": 24.0, "consolidate": 24.0, "insights": 24.0},
+        default_factory=lambda: {"ttl": 24.0, "purge": 24.0, "consolidate": 24.0, "insights": 24.0, "consent": 24.0},
         validation_alias=_alias("MEMLANE_SCHEDULE"),
     )
+    # Consent (seed 001 §10, docs/consent.md): formation's changes to these fields wait as proposals
+    # (sensitive: for a decision; benign: for MEMORY_CONSENT_SIGNALS statements); empty lists turn it off.
+    memory_consent_fields: Annotated[list[str], NoDecode] = Field(
+        default_factory=lambda: list(SENSITIVE_FIELDS), validation_alias=_alias("MEMORY_CONSENT_FIELDS")
+    )
+    memory_consent_benign_fields: Annotated[list[str], NoDecode] = Field(
+        default_factory=lambda: list(BENIGN_FIELDS), validation_alias=_alias("MEMORY_CONSENT_BENIGN_FIELDS")
+    )
+    memory_consent_ttl_days: float = Field(7, gt=0, validation_alias=_alias("MEMORY_CONSENT_TTL_DAYS"))
+    memory_consent_signals: int = Field(2, ge=1, validation_alias=_alias("MEMORY_CONSENT_SIGNALS"))
     memory_summary_max_chars: int = Field(2000, validation_alias=_alias("MEMORY_SUMMARY_MAX_CHARS"))
     memory_candidate_max_chars: int = Field(280, validation_alias=_alias("MEMORY_CANDIDATE_MAX_CHARS"))
     memory_metadata_max_bytes: int = Field(65_536, ge=2, validation_alias=_alias("MEMORY_METADATA_MAX_BYTES"))
@@ -244,6 +255,33 @@ class Settings(BaseSettings):
         if any(h < 0 for h in value.values()):
             raise ValueError("MEMLANE_SCHEDULE: hours must be >= 0 (0 turns a task off)")
         return value
+
+    @field_validator("memory_consent_fields", "memory_consent_benign_fields", mode="before")
+    @classmethod
+    def _consent_lists(cls, value: Any) -> Any:
+        """``"city,pronouns"`` (empty: none) or a list."""
+        if isinstance(value, str):
+            return [f.strip() for f in value.split(",") if f.strip()]
+        return value
+
+    @field_validator("memory_consent_fields")
+    @classmethod
+    def _consent_fields_valid(cls, value: list[str]) -> list[str]:
+        return check_fields(value, "MEMORY_CONSENT_FIELDS")
+
+    @field_validator("memory_consent_benign_fields")
+    @classmethod
+    def _benign_fields_valid(cls, value: list[str], info: ValidationInfo) -> list[str]:
+        both = sorted(set(value) & set(info.data.get("memory_consent_fields", ())))
+        if both:
+            raise ValueError(f"MEMORY_CONSENT_BENIGN_FIELDS: {', '.join(both)} is also a sensitive field "
+                             "(MEMORY_CONSENT_FIELDS); a field is one or the other")
+        return check_fields(value, "MEMORY_CONSENT_BENIGN_FIELDS")
+
+    @property
+    def consent(self) -> ConsentPolicy:
+        return ConsentPolicy(tuple(self.memory_consent_fields), tuple(self.memory_consent_benign_fields),
+                             self.memory_consent_signals)
 
     @field_validator("categories", mode="before")
     @classmethod

@@ -36,3 +36,5 @@ class HistoryEvent(StrEnum):
     RESTORE = "RESTORE"
     PURGE = "PURGE"
     LINK = "LINK"
+    PROPOSE = "PROPOSE"  # a change to a consent field, queued as a proposal (or corroborated again)
+    CONSENT = "CONSENT"  # a decision on a proposal: accepted, rejected, expired or replaced

@@ -46,9 +46,10 @@ class Outcome(BaseModel):
 
     job_id: str
     summary: str
-    action: str = Field(description="create | merge | supersede | ignore once decided; else the job's status "
-                                    "(pending | running | parked)")
-    memory_id: str | None = Field(None, description="The memory created, merged into or written by the supersede")
+    action: str = Field(description="create | merge | supersede | ignore | propose (a change held for consent) "
+                                    "once decided; else the job's status (pending | running | parked)")
+    memory_id: str | None = Field(None, description="The memory created, merged into, written by the supersede "
+                                                    "or that a proposal would change")
 
 
 class Change(BaseModel):

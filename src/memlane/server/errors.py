@@ -67,7 +67,8 @@ DESCRIPTIONS = {
     401: "Missing or unknown API key",
     403: "The key may not act for that user, or the category is not allowed for the agent",
     404: "No such memory for this user",
-    409: "The embedder (or its dimensions) differs from the store's, or an idempotency key was reused for another memory",
+    409: "The embedder (or its dimensions) differs from the store's, an idempotency key was reused for another "
+         "memory, or a proposal was already decided, expired or its memory changed since",
     413: "The request body is over MEMLANE_MAX_BODY_BYTES",
     422: "The request does not match the schema",
     429: "A per-user write cap was reached",

@@ -12,6 +12,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from memlane.model.candidate import Candidate
+from memlane.model.consent import Proposal
 from memlane.model.enums import MemoryType, Source
 from memlane.model.jobs import Job, Outcome
 from memlane.model.record import HistoryEntry, MemoryRecord, SearchHit
@@ -261,6 +262,10 @@ class DeleteUserResponse(BaseModel):
 
 class JobsResponse(BaseModel):
     jobs: list[Job]
+
+
+class ProposalsResponse(BaseModel):
+    proposals: list[Proposal]
 
 
 class Health(BaseModel):

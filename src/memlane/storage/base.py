@@ -18,12 +18,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from memlane.model.consent import Proposal, ProposalFilter
 from memlane.model.errors import DimensionMismatchError, EmbedderMismatchError
 from memlane.model.filters import Condition
 from memlane.model.jobs import Change, Job, JobStatus, OpCount, OpEvent
 from memlane.model.record import HistoryEntry, MemoryRecord, Relation
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 6  # PostgreSQL's (5: the shared-memories branch); SQLite's is in sqlite/migrations.py
 PENDING_EMBEDDER = "embedder:pending"  # meta: the embedder a started re-embed is switching to
 _LOCKS_GUARD = threading.Lock()
 
@@ -58,6 +59,9 @@ class WriteBatch:
     schedule: builtins.list[Job] = field(default_factory=list)  # enqueued unless a job of that id exists
     # (user_id, pair fingerprint, when): pairs consolidation judged; the time is replaced when judged again
     pair_checks: builtins.list[tuple[str, str, datetime]] = field(default_factory=list)
+    # Consent proposals, inserted or updated by id. An update applies only to a proposal still pending
+    # (and of the same user), or nothing is written (ConflictError): a proposal is decided once.
+    proposals: builtins.list[Proposal] = field(default_factory=list)
     complete_job: str | None = None  # marked done in the same transaction as the writes it made
     # With ``complete_job``: the worker that must still hold the job's lease, or nothing is written
     # (LeaseLostError): a worker whose lease expired cannot apply work another worker redoes.
@@ -220,9 +224,17 @@ class Backend(ABC):
     def list_users(self) -> builtins.list[str]: ...
 
     @abstractmethod
+    def proposals(self, user_id: str, where: ProposalFilter, *,
+                  limit: int = 100) -> builtins.list[Proposal]:
+        """The user's consent proposals matching ``where``, oldest first, filtered in the database."""
+
+    @abstractmethod
+    def get_proposal(self, user_id: str, proposal_id: str) -> Proposal | None: ...
+
+    @abstractmethod
     def delete_user(self, user_id: str) -> int:
-        """Remove everything the user has (memories, vectors, history, relations); return the count of
-        memories removed."""
+        """Remove everything the user has (memories, vectors, history, relations, proposals, jobs); return
+        the count of memories removed."""
 
     # --- background jobs, change log, op events -----------------------------------------------
     @abstractmethod

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
 
+from memlane.model.consent import ProposalFilter
 from memlane.model.filters import FIELDS, UNEXPIRED, Condition
 
 _CMP = {"$eq": "=", "$ne": "!=", "$gt": ">", "$gte": ">=", "$lt": "<", "$lte": "<="}
@@ -94,3 +95,12 @@ def compile_conditions(
             parts.append(f"{col} {_CMP[cond.op]} {p}")
             params.append(d.value(cond.value))
     return (" AND ".join(parts) if parts else "1=1"), params
+
+
+def proposal_where(user_id: str, f: ProposalFilter, d: Dialect) -> tuple[str, list[Any]]:
+    """The ``WHERE`` of a read of the user's proposals (the ``proposals`` table)."""
+    p = d.placeholder
+    given = [(f"status = {p}", f.status and f.status.value), (f"memory_id = {p}", f.memory_id),
+             (f"expires_at > {p}", f.expires_after), (f"expires_at <= {p}", f.expires_before)]
+    chosen = [(sql, value) for sql, value in given if value is not None]
+    return " AND ".join([f"user_id = {p}", *(sql for sql, _ in chosen)]), [user_id, *(d.value(v) for _, v in chosen)]

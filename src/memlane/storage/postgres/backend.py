@@ -16,13 +16,14 @@ from psycopg.conninfo import conninfo_to_dict
 from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
 
+from memlane.model.consent import Proposal, ProposalFilter
 from memlane.model.errors import DimensionMismatchError
 from memlane.model.filters import Condition
 from memlane.model.jobs import Change, Job, JobStatus, OpCount, OpEvent
 from memlane.model.record import HistoryEntry, MemoryRecord, Relation
 from memlane.storage.base import Backend, ScoredRecord, WriteBatch
 from memlane.storage.filter_sql import POSTGRES, compile_conditions
-from memlane.storage.postgres import jobs, migrations, search
+from memlane.storage.postgres import jobs, migrations, proposals, search
 from memlane.storage.postgres.errors import normalize_url, translate_errors
 from memlane.storage.postgres.locks import USER_LOCK_CLASS, UserLocks
 from memlane.storage.postgres.rows import (
@@ -313,6 +314,15 @@ class PostgresBackend(Backend):
                 conn.execute("DELETE FROM vector_users WHERE user_id = %s", (user_id,))
             jobs.delete_user(conn, user_id)
             return conn.execute("DELETE FROM memories WHERE user_id = %s", (user_id,)).rowcount
+
+    def proposals(self, user_id: str, where: ProposalFilter, *,
+                  limit: int = 100) -> builtins.list[Proposal]:
+        with self._connection() as conn:
+            return proposals.list_proposals(conn, user_id, where, limit)
+
+    def get_proposal(self, user_id: str, proposal_id: str) -> Proposal | None:
+        with self._connection() as conn:
+            return proposals.get_proposal(conn, user_id, proposal_id)
 
     # --- jobs, change log, op events, user locks --------------------------------------------
     def claim_job(self, worker_id: str, *, lease_seconds: float, now: datetime,

@@ -132,6 +132,23 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
             "checked_at timestamptz NOT NULL, PRIMARY KEY (user_id, pair))",
         ],
     ),
+    # 5 is the shared-memories branch's; migrate() takes the steps above the stored version in order
+    (
+        6,
+        [  # consent (model/consent.py): changes to sensitive fields wait here for a decision
+            """CREATE TABLE proposals (
+                seq bigint GENERATED ALWAYS AS IDENTITY,
+                id text PRIMARY KEY, user_id text NOT NULL, thread_id text, field text NOT NULL,
+                sensitive boolean NOT NULL, memory_id text NOT NULL, current text NOT NULL,
+                candidate jsonb NOT NULL, observed_at timestamptz NOT NULL, reason text NOT NULL,
+                also text[] NOT NULL DEFAULT '{}', signals integer NOT NULL, status text NOT NULL,
+                created_at timestamptz NOT NULL, expires_at timestamptz NOT NULL, decided_at timestamptz,
+                decided_by text, note text
+            )""",
+            "CREATE INDEX proposals_user_status ON proposals (user_id, status, expires_at)",
+            "CREATE INDEX proposals_user_memory ON proposals (user_id, memory_id)",
+        ],
+    ),
 ]
 
 

@@ -37,6 +37,8 @@ def purge(cur: psycopg.Cursor[Any], user_id: str, memory_id: str, with_vectors: 
     # a decided job's outcome names the memory and quotes the candidate
     cur.execute("UPDATE jobs SET payload = '{}' WHERE user_id = %s AND status = 'done' AND "
                 "payload->>'memory_id' = %s", (user_id, memory_id))
+    # proposals to change the memory quote it (and the change): they go
+    cur.execute("DELETE FROM proposals WHERE user_id = %s AND memory_id = %s", (user_id, memory_id))
     # reasons of other memories' rows that name this one ("superseded by <id>: <why>") may quote it
     cur.execute("UPDATE history SET reason = NULL WHERE user_id = %s AND strpos(reason, %s) > 0",
                 (user_id, memory_id))
@@ -49,6 +51,8 @@ def purge(cur: psycopg.Cursor[Any], user_id: str, memory_id: str, with_vectors: 
                     (user_id, words))
     cur.execute("UPDATE change_log SET meta = '{}' WHERE user_id = %s AND EXISTS "
                 "(SELECT 1 FROM jsonb_each_text(meta) AS m WHERE m.value = ANY(%s))", (user_id, words))
+    cur.execute("DELETE FROM proposals WHERE user_id = %s AND (current = ANY(%s) OR candidate->>'summary' = ANY(%s))",
+                (user_id, words, words))
     # jobs not yet done that carry the text would bring it back: they end here, with no payload
     needles = [f"%{_like(json.dumps(t, ensure_ascii=False)[1:-1])}%" for t in words]
     cur.execute("UPDATE jobs SET payload = '{}', status = 'done', last_error = 'purged' "

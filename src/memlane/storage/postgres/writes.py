@@ -11,6 +11,7 @@ from memlane.model.errors import BackendError, DimensionMismatchError
 from memlane.storage.base import WriteBatch
 from memlane.storage.postgres import jobs
 from memlane.storage.postgres.migrations import HNSW_MAX_DIMS
+from memlane.storage.postgres.proposals import write_proposals
 from memlane.storage.postgres.purge import purge
 from memlane.storage.postgres.rows import (
     INSERT_HISTORY_ROWS,
@@ -106,5 +107,6 @@ def apply_batch(conn: psycopg.Connection[Any], batch: WriteBatch, dims: int | No
             cur.execute(INSERT_HISTORY_ROWS, (history_json(batch.history),))
         if batch.relations:
             cur.executemany(INSERT_RELATION, [relation_params(r) for r in batch.relations])
+        write_proposals(cur, batch.proposals)
         jobs.write_in_batch(cur, batch.changes, batch.op_events, batch.jobs, batch.complete_job, batch.job_result,
                              batch.schedule, batch.job_owner, batch.pair_checks)

@@ -30,6 +30,7 @@ from memlane.storage.sqlite.jobs import (
     write_op_events,
 )
 from memlane.storage.sqlite.migrations import MIGRATIONS, SQLITE_SCHEMA_VERSION
+from memlane.storage.sqlite.proposals import SqliteProposalsMixin, write_proposals
 from memlane.storage.sqlite.purge import purge
 from memlane.storage.sqlite.rows import (
     RECORD_FIELDS,
@@ -65,7 +66,7 @@ def _vector_table_sql(dims: int) -> str:
             f"{VECTOR_LAYOUT[1]})")
 
 
-class SqliteBackend(SqliteSearchMixin, SqliteJobsMixin, Backend):
+class SqliteBackend(SqliteSearchMixin, SqliteJobsMixin, SqliteProposalsMixin, Backend):
     name = "sqlite"
     local_reads = True
 
@@ -244,6 +245,7 @@ class SqliteBackend(SqliteSearchMixin, SqliteJobsMixin, Backend):
                 c.executemany("INSERT INTO pair_checks(user_id, pair, checked_at) VALUES (?, ?, ?) "
                               "ON CONFLICT(user_id, pair) DO UPDATE SET checked_at = excluded.checked_at",
                               [(u, pair, iso(at)) for u, pair, at in batch.pair_checks])
+                write_proposals(c, batch.proposals)
                 if batch.complete_job:  # a done job keeps its outcome, not the user's text
                     owner = " AND locked_by = ? AND status = 'running'" if batch.job_owner else ""
                     done = c.execute("UPDATE jobs SET status = 'done', payload = ?, locked_by = NULL, "
@@ -402,7 +404,8 @@ class SqliteBackend(SqliteSearchMixin, SqliteJobsMixin, Backend):
             c.execute("DELETE FROM memories WHERE user_id = ?", (user_id,))
             c.execute("DELETE FROM history WHERE user_id = ?", (user_id,))
             c.execute("DELETE FROM relations WHERE user_id = ?", (user_id,))
-            for table in ("jobs", "change_log", "thread_revision", "user_revision", "op_events", "pair_checks"):
+            for table in ("jobs", "change_log", "thread_revision", "user_revision", "op_events", "pair_checks",
+                          "proposals"):
                 c.execute(f"DELETE FROM {table} WHERE user_id = ?", (user_id,))
         return len(rids)
 

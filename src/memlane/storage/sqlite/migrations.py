@@ -123,6 +123,21 @@ MIGRATIONS: list[tuple[int, list[Step]]] = [
             "checked_at TEXT NOT NULL, PRIMARY KEY (user_id, pair))",
         ],
     ),
+    # 7 is the shared-memories branch's; each runner takes the steps above the stored version in order
+    (
+        8,
+        [  # consent (model/consent.py): changes to sensitive fields wait here for a decision
+            """CREATE TABLE IF NOT EXISTS proposals (
+                id TEXT PRIMARY KEY, user_id TEXT NOT NULL, thread_id TEXT, field TEXT NOT NULL,
+                sensitive INTEGER NOT NULL, memory_id TEXT NOT NULL, current TEXT NOT NULL,
+                candidate TEXT NOT NULL, observed_at TEXT NOT NULL, reason TEXT NOT NULL,
+                also TEXT NOT NULL DEFAULT '[]', signals INTEGER NOT NULL, status TEXT NOT NULL,
+                created_at TEXT NOT NULL, expires_at TEXT NOT NULL, decided_at TEXT, decided_by TEXT, note TEXT
+            )""",
+            "CREATE INDEX IF NOT EXISTS proposals_user_status ON proposals(user_id, status, expires_at)",
+            "CREATE INDEX IF NOT EXISTS proposals_user_memory ON proposals(user_id, memory_id)",
+        ],
+    ),
 ]
 
 

@@ -43,6 +43,8 @@ def purge(c: Any, user_id: str, memory_id: str) -> None:
     # a decided job's outcome names the memory and quotes the candidate
     c.execute("UPDATE jobs SET payload = '{}' WHERE user_id = ? AND status = 'done' AND "
               "json_extract(payload, '$.memory_id') = ?", (user_id, memory_id))
+    # proposals to change the memory quote it (and the change): they go
+    c.execute("DELETE FROM proposals WHERE user_id = ? AND memory_id = ?", (user_id, memory_id))
     # reasons of other memories' rows that name this one ("superseded by <id>: <why>") may quote it
     c.execute("UPDATE history SET reason = NULL WHERE user_id = ? AND instr(reason, ?) > 0", (user_id, memory_id))
     for text in texts:  # copies of the text under other memories (a keyed fact's old version, a supersede)
@@ -51,6 +53,8 @@ def purge(c: Any, user_id: str, memory_id: str) -> None:
                       (user_id, text))
         c.execute("UPDATE change_log SET meta = '{}' WHERE user_id = ? AND EXISTS "
                   "(SELECT 1 FROM json_each(change_log.meta) WHERE value = ?)", (user_id, text))
+        c.execute("DELETE FROM proposals WHERE user_id = ? AND (current = ? OR json_extract(candidate, "
+                  "'$.summary') = ?)", (user_id, text, text))
         # jobs not yet done that carry the text would bring it back: they end here, with no payload
         c.execute("UPDATE jobs SET payload = '{}', status = 'done', last_error = 'purged' "
                   "WHERE user_id = ? AND instr(payload, ?) > 0", (user_id, json.dumps(text)[1:-1]))
