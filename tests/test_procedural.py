@@ -13,6 +13,7 @@ import httpx
 import pytest
 
 from memlane import Memory
+from memlane.model.category import UnknownCategoryWarning
 from memlane.model.config import Settings
 from memlane.model.enums import HistoryEvent, MemoryType
 from memlane.model.errors import NotFoundError, ValidationError
@@ -87,10 +88,11 @@ def test_bad_procedures_are_refused_and_nothing_is_stored(mem: Memory, name: str
     assert mem.procedures(user_id=U) == [] and mem.list(user_id=U) == []
 
 
-def test_a_procedural_memory_cannot_be_filed_under_another_category(mem: Memory) -> None:
-    with pytest.raises(ValidationError, match="category is Procedural"):
-        mem.put("How to cook rice: 1. Rinse it.", user_id=U, type="procedural", category="Tasks")
-    assert mem.put("How to cook rice: 1. Rinse it.", user_id=U, type="procedural").category == "Procedural"
+def test_a_procedural_memory_is_always_filed_under_procedural(mem: Memory) -> None:
+    with pytest.warns(UnknownCategoryWarning, match="filed under Procedural, not 'Tasks'"):
+        assert mem.put("How to cook rice: 1. Rinse it.", user_id=U, type="procedural",
+                       category="Tasks").category == "Procedural"
+    assert mem.put("How to bake bread: 1. Knead.", user_id=U, type="procedural").category == "Procedural"
     with pytest.raises(NotFoundError, match="no procedure 'cook rice'"):
         mem.procedure("cook rice", user_id=U)  # put by hand, not by name: only add_procedure names one
 

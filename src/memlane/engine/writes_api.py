@@ -7,6 +7,7 @@ under the write lock, and commits it through the one write path (one change row 
 from __future__ import annotations
 
 import builtins
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from datetime import timedelta
 from typing import Any
@@ -279,12 +280,13 @@ PUT_FIELDS = ("summary", "category", "importance", "pinned", "tags", "entities",
 
 
 def _category(mtype: MemoryType, value: Any, allowed: Sequence[str]) -> str:
-    """A procedural memory is always in ``Procedural``: agent allowlists decide who reads procedures."""
+    """A procedural memory is always in ``Procedural`` (another category given is a warning, as an unknown
+    one is): agent allowlists decide who reads procedures."""
     if mtype is not MemoryType.PROCEDURAL:
         return v.category(value, allowed)
     if value is not None and title_case(str(value)) != PROCEDURAL:
-        raise ValidationError(f"a procedural memory's category is {PROCEDURAL}, got {value!r}; "
-                              "omit the category, or use add_procedure()")
+        warnings.warn(f"a procedural memory is filed under {PROCEDURAL}, not {value!r}",
+                      v.UnknownCategoryWarning, stacklevel=4)
     return PROCEDURAL
 
 

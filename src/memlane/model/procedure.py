@@ -32,11 +32,11 @@ _SUBJECTS = {"i", "we", "he", "she", "they", "it", "user", "the user", "my", "ou
 
 def procedure_key(name: str) -> str:
     """``procedure:{slug}``: one memory per procedure name (case and punctuation do not matter)."""
-    return "procedure:" + "-".join(re.findall(r"[a-z0-9]+", name.lower()))
+    return "procedure:" + "-".join(re.findall(r"[^\W_]+", name.lower()))
 
 
 def check_name(name: Any) -> str:
-    if not isinstance(name, str) or not re.search(r"[A-Za-z0-9]", name):
+    if not isinstance(name, str) or not re.search(r"[^\W_]", name):
         raise ValidationError("a procedure needs a name saying what it does, e.g. 'deploy the blog'")
     clean = " ".join(name.split()).rstrip(".:")
     if len(clean) > MAX_NAME_CHARS:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from memlane.model.candidate import Candidate
 from memlane.model.consent import Proposal
@@ -19,6 +19,7 @@ from memlane.model.record import HistoryEntry, MemoryRecord, SearchHit
 from memlane.server.fields import (
     Body,
     Budget,
+    Clean,
     Flag,
     Importance,
     Instant,
@@ -129,11 +130,16 @@ class PutRequest(Strict):
     ]})
 
 
+# a letter or digit (any script) among at most 120 characters: what memlane.model.procedure accepts
+ProcedureName = Annotated[str, StringConstraints(min_length=1, max_length=120, pattern=r"^[^\x00]*[^\W_][^\x00]*$"),
+                          Clean]
+
+
 class ProcedureRequest(Strict):
     """A named workflow: steps as a list, or one text of numbered lines. Saving a name again replaces
     its steps (the old ones stay in history)."""
 
-    name: ShortName
+    name: ProcedureName
     steps: Annotated[list[Body], Field(min_length=1, max_length=20)] | Body
     tags: Labels | None = None
     importance: Importance = 3
