@@ -23,7 +23,7 @@ def aws_clients(settings: Settings) -> tuple[Any, Any]:
     except ImportError as e:  # pragma: no cover - depends on the environment
         raise ImportError("S3VectorsStore needs boto3: pip install 'memlane[aws]'") from e
     config = Config(connect_timeout=settings.s3v_timeout_s, read_timeout=settings.s3v_timeout_s,
-                    retries={"mode": "standard", "max_attempts": settings.s3v_max_attempts})
+                    retries={"mode": "standard", "total_max_attempts": settings.s3v_max_attempts})
     return (boto3.client("s3vectors", region_name=settings.aws_region, config=config),
             boto3.client("bedrock-runtime", region_name=settings.aws_region, config=config))
 
