@@ -11,7 +11,8 @@
 - **get** reads by ``GetVectors``; with ``get_by="query"`` (or a client without it) by a ``QueryVectors``
   filtered on the namespace labels and ``doc_key``.
 - **search** is semantic only: no query, no results (``[]``, as the seed defines it). The prefix must
-  name ``ns_0`` and ``ns_1`` (the user and the memory type): they, ``is_indexed=true`` and the value
+  name ``ns_0`` and ``ns_1`` (the user and the memory type; ``scope_labels=1``: the user only): its
+  labels, ``is_indexed=true`` and the value
   filters go to S3 Vectors as one filter, so tenancy is enforced by the service. Value filters are
   LangGraph's operators on ``filterable_fields`` only; any other field is refused, never ignored.
   ``offset`` is emulated by asking for ``offset + limit`` results (at most 100, the API's ``topK`` cap).
@@ -67,11 +68,14 @@ class S3VectorsStore(BaseStore):
                  default_index_fields: Sequence[str] | None = None, supports_ttl: bool = False, *,
                  filterable_fields: Sequence[str] = ("category",), embedder: Embedder | None = None,
                  metrics: AwsMetrics | None = None, get_by: Literal["get_vectors", "query"] = "get_vectors",
-                 on_embed_error: Literal["raise", "unindexed"] = "raise", validate_index: bool = True) -> None:
+                 on_embed_error: Literal["raise", "unindexed"] = "raise", validate_index: bool = True,
+                 scope_labels: int = 2) -> None:
         """``embedder`` replaces Titan (any memlane embedder of ``dims``). ``on_embed_error="unindexed"``
         stores an item whose embedding failed with ``is_indexed=false`` instead of raising (the seed's
         explicit opt-in). ``validate_index`` checks at once that the index exists with ``dims``,
-        ``distance`` and ``value_json`` non-filterable (``setup()`` creates it)."""
+        ``distance`` and ``value_json`` non-filterable (``setup()`` creates it). ``scope_labels``: how many
+        leading namespace labels every search must name, each a mandatory filter (2: the seed's
+        ``(user, type)``; 1: the user only)."""
         if supports_ttl:
             raise ValidationError("S3VectorsStore has no TTL: S3 Vectors cannot expire vectors")
         if get_by not in ("get_vectors", "query") or on_embed_error not in ("raise", "unindexed"):
@@ -93,6 +97,10 @@ class S3VectorsStore(BaseStore):
         self.embed_service = "bedrock-runtime" if embedder.name == "bedrock" else f"embedder-{embedder.name}"
         self.get_by = get_by if hasattr(s3v_client, "get_vectors") else "query"
         self.on_embed_error = on_embed_error
+        if isinstance(scope_labels, bool) or not isinstance(scope_labels, int) or scope_labels < 1:
+            raise ValidationError(f"scope_labels must be 1 or more, not {scope_labels!r}")
+        self.scope_labels = scope_labels
+        self.index_config = {"dims": self.dims, "fields": list(self.default_index_fields)}
         self.placeholder = [0.0] * self.dims
         if self.distance == "cosine":
             self.placeholder[0] = 1.0
@@ -137,10 +145,10 @@ class S3VectorsStore(BaseStore):
         if isinstance(op, GetOp | PutOp) and not op.namespace:
             raise InvalidNamespaceError("an item's namespace cannot be empty")
         if isinstance(op, SearchOp):
-            if len(op.namespace_prefix) < 2:
+            if len(op.namespace_prefix) < self.scope_labels:
                 raise InvalidNamespaceError(
-                    f"S3VectorsStore searches need a namespace prefix of two labels (user, type), got "
-                    f"{tuple(op.namespace_prefix)!r}: ns_0 and ns_1 are mandatory filters")
+                    f"S3VectorsStore searches need a namespace prefix of {self.scope_labels} label(s) (the seed's "
+                    f"user, type), got {tuple(op.namespace_prefix)!r}: they are mandatory filters (scope_labels)")
             self._filter_clauses(op.filter)
             if op.limit > 0 and op.offset + op.limit > limits.MAX_TOP_K:
                 raise ValidationError(f"offset + limit is {op.offset + op.limit}; S3 Vectors returns at most "
