@@ -155,15 +155,19 @@ class S3VectorsStore(BaseStore):
                                       f"{limits.MAX_TOP_K} results per query")
 
     # --- reads --------------------------------------------------------------------------------------
+    def _fetch(self, keys: Mapping[tuple[s3v_items.Namespace, str], str]) -> dict[str, Vector]:
+        """The stored vectors at these items' keys (by ``GetVectors``, or a filtered query per item)."""
+        if self.get_by == "get_vectors":
+            return self.index.get(list(keys.values()))
+        stored: dict[str, Vector] = {}
+        for ns, key in keys:
+            clauses = [clause("doc_key", "$eq", key), *self._namespace_clauses(ns), clause("ns_depth", "$eq", len(ns))]
+            stored.update((v["key"], v) for v in self.index.query_filtered(self.placeholder, 1, clauses))
+        return stored
+
     def _get(self, addresses: Sequence[tuple[s3v_items.Namespace, str]]) -> dict[tuple[s3v_items.Namespace, str], Item]:
         keys = {a: s3v_items.point_key(*a) for a in addresses}
-        if self.get_by == "get_vectors":
-            stored = self.index.get(list(keys.values()))
-        else:
-            stored = {}
-            for ns, key in keys:
-                clauses = [clause("doc_key", "$eq", key), *self._namespace_clauses(ns), clause("ns_depth", "$eq", len(ns))]
-                stored.update((v["key"], v) for v in self.index.query_filtered(self.placeholder, 1, clauses))
+        stored = self._fetch(keys)
         out: dict[tuple[s3v_items.Namespace, str], Item] = {}
         for address, point in keys.items():
             if point in stored:
@@ -219,7 +223,7 @@ class S3VectorsStore(BaseStore):
     def _put(self, puts: Sequence[PutOp]) -> None:
         last = {(tuple(op.namespace), op.key): op for op in puts}
         keys = {a: s3v_items.point_key(*a) for a in last}
-        existing = self.index.get(list(keys.values()))
+        existing = self._fetch(keys)
         now = s3v_items.utc_now_iso()
         deletes: list[str] = []
         vectors: list[Vector] = []
