@@ -16,8 +16,7 @@ from memlane.model.config_check import OWNED_PREFIXES, PROCESS_VARIABLES
 from memlane.model.errors import ConfigError
 
 REMOVED = ["CONTEXT_SESSION_GAP_MINUTES", "CONTEXT_SESSION_MIN_MESSAGES", "CONTEXT_SESSION_SUMMARY_MODEL",
-           "CONTEXT_SESSION_SUMMARY_VERSION", "CONTEXT_SESSION_SUMMARIZATION_ENABLED",
-           "S3V_BUCKET", "S3V_INDEX_MEMORY", "S3V_DISTANCE"]
+           "CONTEXT_SESSION_SUMMARY_VERSION", "CONTEXT_SESSION_SUMMARIZATION_ENABLED"]
 
 
 @pytest.fixture(autouse=True)
@@ -72,9 +71,18 @@ def test_an_unknown_config_file_key_is_an_error_naming_the_file(no_config_file: 
 
 
 def test_a_removed_knob_in_the_config_file_is_an_error(no_config_file: Path) -> None:
-    no_config_file.write_text('s3v_bucket = "memories"\n')
-    with pytest.raises(ConfigError, match="s3v_bucket in .* not supported: the S3 Vectors backend is not available"):
+    no_config_file.write_text("context_session_gap_minutes = 30\n")
+    with pytest.raises(ConfigError, match="context_session_gap_minutes in .* not supported: session summaries are not available"):
         Settings()
+
+
+def test_the_s3_vectors_settings_load_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name, value in {"S3V_BUCKET": "vera-ai-dev-s3-vector", "S3V_INDEX_MEMORY": "memory-search",
+                        "S3V_DISTANCE": "COSINE", "S3V_TIMEOUT_S": "4", "S3V_MAX_ATTEMPTS": "5"}.items():
+        monkeypatch.setenv(name, value)
+    s = Settings()
+    assert (s.s3v_bucket, s.s3v_index_memory, s.s3v_distance, s.s3v_timeout_s, s.s3v_max_attempts) == (
+        "vera-ai-dev-s3-vector", "memory-search", "COSINE", 4.0, 5)
 
 
 def test_known_config_file_keys_load(no_config_file: Path) -> None:

@@ -1,4 +1,5 @@
-"""LangGraph's own store test suites, run against ``MemlaneStore`` on SQLite and PostgreSQL.
+"""LangGraph's own store test suites, run against ``MemlaneStore`` on SQLite and PostgreSQL, and the
+in-memory suite against the seed's ``S3VectorsStore`` (moto plus the QueryVectors emulation: fakes).
 
 The suites (``tests/test_store.py`` of ``langgraph-checkpoint``, the in-memory store's; ``test_store.py``
 and ``test_async_store.py`` of ``langgraph-checkpoint-postgres``) are fetched from the installed
@@ -16,10 +17,12 @@ import pytest
 pytest.importorskip("langgraph.store.base")
 
 from tests.langgraph_suites import runner  # noqa: E402
-from tests.langgraph_suites.conftest import SKIPS  # noqa: E402
+from tests.langgraph_suites.conftest import S3V_SKIPS, SKIPS  # noqa: E402
 
 pytestmark = pytest.mark.postgres
-RUNS = [(suite, backend) for suite in runner.SUITES for backend in ("sqlite", "postgres")]
+# The seed's S3VectorsStore (on moto with the QueryVectors emulation) runs the in-memory suite only; its
+# out-of-scope skips are S3V_SKIPS in tests/langgraph_suites/conftest.py.
+RUNS = [(suite, backend) for suite in runner.SUITES for backend in ("sqlite", "postgres")] + [("inmemory", "s3vectors")]
 TIMEOUT_S = 1800
 
 
@@ -44,6 +47,6 @@ def test_upstream_store_suite(outcomes: dict[tuple[str, str], runner.Outcome], s
     assert not out.failed, f"{len(out.failed)} upstream test(s) failed: {out.failed[:20]}\n{tail}"
     assert out.ran > 0 and out.passed == out.ran, tail
     assert f"memlane-suite: {suite} on {backend}" in out.output, "the conftest did not point the suite at memlane"
-    unexpected = {name: why for name, why in out.skipped.items()
-                  if name.split("::")[-1].split("[")[0] not in SKIPS[suite]}
+    allowed = {**SKIPS[suite], **(S3V_SKIPS[suite] if backend == "s3vectors" else {})}
+    unexpected = {name: why for name, why in out.skipped.items() if name.split("::")[-1].split("[")[0] not in allowed}
     assert not unexpected, f"skips not on the out-of-scope list: {unexpected}"

@@ -50,6 +50,32 @@ SKIPS: dict[str, dict[str, str]] = {
     },
 }
 
+# With MEMLANE_LG_BACKEND=s3vectors the stand-ins open the seed's S3VectorsStore instead, on moto with
+# the QueryVectors emulation (memlane's tests/s3vectors_fake.py, copied beside this file by runner.py).
+# Its semantics differ from LangGraph's by design (seed 000); the upstream tests that rely on what it
+# leaves out are skipped with the reason here. Only the in-memory suite runs on it: the PostgreSQL
+# suite's fixtures create databases and run SQL on a server, which an S3 Vectors store has no use for.
+_NO_LIST = "S3VectorsStore has no listing: search(query=None) is [] and list_namespaces raises (seed 000)"
+_TWO_LABELS = ("S3VectorsStore searches must name their scope labels, each a mandatory filter (the seed's ns_0, "
+               "ns_1; the suite store's first label): an empty prefix is refused")
+_NO_TTL = "S3VectorsStore has no TTL (S3 Vectors cannot expire vectors)"
+_ONE_VECTOR = ("S3VectorsStore embeds an item's indexed fields joined into one text, one vector per item "
+               "(seed 000); LangGraph's stores keep a vector per field and score the best one")
+S3V_SKIPS: dict[str, dict[str, str]] = {
+    "inmemory": {
+        **{name: _NO_LIST for name in (
+            "test_list_namespaces_basic", "test_list_namespaces_with_wildcards", "test_list_namespaces_pagination",
+            "test_list_namespaces_max_depth", "test_list_namespaces_no_conditions", "test_list_namespaces_empty_store",
+            "test_search_pages_match_full_listing", "test_cannot_put_empty_namespace",
+            "test_async_batch_store_resilience", "test_async_batch_store_deduplication")},
+        "test_search_and_listing_keep_empty_prefixes_and_wildcards": _NO_LIST + "; " + _TWO_LABELS,
+        "test_async_search_and_listing_keep_empty_prefixes_and_wildcards": _NO_LIST + "; " + _TWO_LABELS,
+        "test_embed_with_path": _ONE_VECTOR,
+    },
+}
+# The top-level value fields the upstream suites filter on, declared filterable as a deployment would.
+S3V_FILTERABLE = ("category", "color", "score", "x", "data", "value", "even", "tag", "author", "index")
+
 _open: list[Any] = []  # stores opened by the current test, closed after it
 _stats = {"stores_opened": 0, "modules_patched": 0}
 _scratch = tempfile.mkdtemp(prefix="memlane-lg-suite-") if SUITE else ""
@@ -158,6 +184,60 @@ if SUITE:
                 await store.aclose()
 
 
+if SUITE and BACKEND == "s3vectors":
+    os.environ.setdefault("AWS_ACCESS_KEY_ID", "testing")
+    os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "testing")
+    import boto3
+    from moto import mock_aws
+
+    _aws = mock_aws()
+    _aws.start()
+    from memlane_s3vectors_fake import S3VectorsEmulation  # type: ignore[import-not-found]
+
+    _s3v_client = boto3.client("s3vectors", region_name="us-east-1")
+    S3VectorsEmulation(_s3v_client)
+
+    from memlane.integrations.langgraph import LangChainEmbedder, S3VectorsStore
+    from memlane.providers.embed.hash import HashEmbedder
+
+    class s3v_store(S3VectorsStore):  # noqa: N801 - stands in for the InMemoryStore class
+        """``InMemoryStore(...)``: an S3VectorsStore on a fresh index. The index config's ``embed``
+        replaces Titan (without one, memlane's hash embedder does) and its fields are the indexed
+        fields; the suites' namespaces are scoped by their first label (``scope_labels=1``)."""
+
+        def __init__(self, *, index: IndexConfig | None = None, ttl: TTLConfig | None = None, **_: Any) -> None:
+            _stats["stores_opened"] += 1
+            dims = int(index["dims"]) if index else 64
+            embedder = LangChainEmbedder(index["embed"], dims) if index and index.get("embed") else HashEmbedder(dims)
+            distance = {"cosine": "COSINE", "l2": "EUCLIDEAN"}.get(str((index or {}).get("distance_type", "cosine")))
+            if distance is None:
+                pytest.skip("S3 Vectors has cosine and euclidean distances only")
+            super().__init__(_s3v_client, None, "memlane-suite", f"i-{uuid.uuid4().hex}", dims=dims,
+                             model_id="suite-embeddings", distance=distance,  # type: ignore[arg-type]
+                             default_index_fields=list((index or {}).get("fields") or ["$"]), embedder=embedder,
+                             validate_index=False, filterable_fields=S3V_FILTERABLE, scope_labels=1,
+                             supports_ttl=bool(ttl))
+            if index:
+                self.index_config = dict(index)  # type: ignore[assignment]
+            self.setup()
+
+    class S3VPostgresStore:
+        MIGRATIONS: list[str] = []
+
+        @classmethod
+        @contextmanager
+        def from_conn_string(cls, conn_string: str, **kwargs: Any) -> Iterator[Any]:
+            yield s3v_store(**kwargs)
+
+    class S3VAsyncPostgresStore:
+        MIGRATIONS: list[str] = []
+
+        @classmethod
+        @asynccontextmanager
+        async def from_conn_string(cls, conn_string: str, **kwargs: Any) -> AsyncIterator[Any]:
+            yield await asyncio.to_thread(s3v_store, **kwargs)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     if not SUITE:
         return
@@ -166,8 +246,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     upstream_conftest = sys.modules.get("tests.conftest")
     if upstream_conftest is not None and hasattr(upstream_conftest, "DEFAULT_URI"):
         upstream_conftest.DEFAULT_URI = PG_URL  # type: ignore[attr-defined]
-    stand_ins = {"InMemoryStore": SuiteStore, "PostgresStore": SuitePostgresStore,
-                 "AsyncPostgresStore": SuiteAsyncPostgresStore, "DEFAULT_URI": PG_URL}
+    stand_ins: dict[str, Any] = {"InMemoryStore": SuiteStore, "PostgresStore": SuitePostgresStore,
+                                 "AsyncPostgresStore": SuiteAsyncPostgresStore, "DEFAULT_URI": PG_URL}
+    if BACKEND == "s3vectors":
+        stand_ins.update(InMemoryStore=s3v_store, PostgresStore=S3VPostgresStore,
+                         AsyncPostgresStore=S3VAsyncPostgresStore)
+    skips = {**SKIPS[SUITE], **(S3V_SKIPS[SUITE] if BACKEND == "s3vectors" else {})}
     patched = set()
     for item in items:
         module = getattr(item, "module", None)
@@ -175,7 +259,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             if module is not None and hasattr(module, name) and getattr(module, name) is not value:
                 setattr(module, name, value)
                 patched.add(module.__name__)
-        reason = SKIPS[SUITE].get(getattr(item, "originalname", item.name))
+        reason = skips.get(getattr(item, "originalname", item.name))
         if reason:
             item.add_marker(pytest.mark.skip(reason=f"out of scope: {reason}"))
     _stats["modules_patched"] = len(patched)
@@ -207,5 +291,7 @@ def _drop(url: str) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    if SUITE and BACKEND == "s3vectors":
+        _aws.stop()
     if _scratch:
         shutil.rmtree(_scratch, ignore_errors=True)

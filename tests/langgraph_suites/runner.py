@@ -64,6 +64,7 @@ def fetch(suite: str) -> Path:
             shutil.move(str(staged / "tests"), root / "tests")
     _write(root / "pytest.ini", INI)
     _write(root / "conftest.py", (HERE / "conftest.py").read_text())
+    _write(root / "memlane_s3vectors_fake.py", (HERE.parent / "s3vectors_fake.py").read_text())
     return root
 
 

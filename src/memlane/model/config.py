@@ -60,6 +60,12 @@ class Settings(BaseSettings):
     bedrock_embed_model_id: str = Field(
         "amazon.titan-embed-text-v2:0", validation_alias=_alias("BEDROCK_EMBED_MODEL_ID")
     )
+    # Amazon S3 Vectors (seed 000): the LangGraph S3VectorsStore (integrations/langgraph/s3v_factory.py)
+    s3v_bucket: str | None = Field(None, validation_alias=_alias("S3V_BUCKET"))
+    s3v_index_memory: str = Field("memory-search", validation_alias=_alias("S3V_INDEX_MEMORY"))
+    s3v_distance: str = Field("cosine", validation_alias=_alias("S3V_DISTANCE"))
+    s3v_timeout_s: float = Field(10.0, gt=0, validation_alias=_alias("S3V_TIMEOUT_S"))
+    s3v_max_attempts: int = Field(3, ge=1, validation_alias=_alias("S3V_MAX_ATTEMPTS"))
     llm: str = Field("rules", validation_alias=_alias("MEMLANE_LLM"))
     llm_model: str | None = Field(None, validation_alias=_alias("MEMLANE_LLM_MODEL"))
     memory_tiny_llm_model_id: str = Field(

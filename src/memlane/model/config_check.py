@@ -32,8 +32,6 @@ NOT_AVAILABLE = {
     **{name: "session summaries are not available yet (issue 12)" for name in (
         "CONTEXT_SESSION_GAP_MINUTES", "CONTEXT_SESSION_MIN_MESSAGES", "CONTEXT_SESSION_SUMMARY_MODEL",
         "CONTEXT_SESSION_SUMMARY_VERSION", "CONTEXT_SESSION_SUMMARIZATION_ENABLED")},
-    **{name: "the S3 Vectors backend is not available yet (issue 14)" for name in (
-        "S3V_BUCKET", "S3V_INDEX_MEMORY", "S3V_DISTANCE")},
 }
 
 

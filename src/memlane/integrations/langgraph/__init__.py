@@ -1,10 +1,13 @@
 """memlane for LangGraph: a ``BaseStore`` over memlane, memory search/put/update tools and ``memory.query``,
-the ``memory_hotpath`` / ``memory_context`` nodes and an example graph.
+the ``memory_hotpath`` / ``memory_context`` nodes and an example graph; and the seed's ``S3VectorsStore``
+on Amazon S3 Vectors (imported on first use: it needs boto3, the ``aws`` extra).
 
 Needs the ``langgraph`` extra: ``pip install 'memlane[langgraph]'``.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 try:
     import langgraph.store.base  # noqa: F401
@@ -17,4 +20,12 @@ from memlane.integrations.langgraph.aio import AsyncMemlaneStore
 from memlane.integrations.langgraph.store import MemlaneStore
 from memlane.integrations.langgraph.vectors import LangChainEmbedder
 
-__all__ = ["AsyncMemlaneStore", "LangChainEmbedder", "MemlaneStore"]
+__all__ = ["AsyncMemlaneStore", "LangChainEmbedder", "MemlaneStore", "S3VectorsStore"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "S3VectorsStore":
+        from memlane.integrations.langgraph.s3v_store import S3VectorsStore
+
+        return S3VectorsStore
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
