@@ -15,7 +15,7 @@ from memlane.model.config import Settings
 from memlane.model.config_check import OWNED_PREFIXES, PROCESS_VARIABLES
 from memlane.model.errors import ConfigError
 
-REMOVED = ["CONTEXT_SESSION_GAP_MINUTES", "CONTEXT_SESSION_MIN_MESSAGES", "CONTEXT_SESSION_SUMMARY_MODEL",
+REMOVED = ["CONTEXT_SESSION_MIN_MESSAGES", "CONTEXT_SESSION_SUMMARY_MODEL",
            "CONTEXT_SESSION_SUMMARY_VERSION", "CONTEXT_SESSION_SUMMARIZATION_ENABLED"]
 
 
@@ -71,8 +71,16 @@ def test_an_unknown_config_file_key_is_an_error_naming_the_file(no_config_file: 
 
 
 def test_a_removed_knob_in_the_config_file_is_an_error(no_config_file: Path) -> None:
-    no_config_file.write_text("context_session_gap_minutes = 30\n")
-    with pytest.raises(ConfigError, match="context_session_gap_minutes in .* not supported: session summaries are not available"):
+    no_config_file.write_text("context_session_min_messages = 4\n")
+    with pytest.raises(ConfigError, match="context_session_min_messages in .* not supported: session summaries are not available"):
+        Settings()
+
+
+def test_the_session_gap_loads_from_the_environment_and_must_be_positive(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CONTEXT_SESSION_GAP_MINUTES", "45")
+    assert Settings().context_session_gap_minutes == 45
+    monkeypatch.setenv("CONTEXT_SESSION_GAP_MINUTES", "0")
+    with pytest.raises(ValueError, match="context_session_gap_minutes|CONTEXT_SESSION_GAP_MINUTES"):
         Settings()
 
 

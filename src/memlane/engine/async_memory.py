@@ -15,6 +15,7 @@ from memlane.model.consent import Proposal
 from memlane.model.jobs import Outcome
 from memlane.model.record import HistoryEntry, MemoryRecord, Relation, SearchHit
 from memlane.model.retrieval import ContextBlock, QueryResult
+from memlane.model.session import ChatSession, SessionMessage
 
 R = TypeVar("R")
 
@@ -90,6 +91,15 @@ class AsyncMemory:
 
     async def reject_proposal(self, proposal_id: str, **kw: Any) -> Proposal:
         return await self._run(self.sync.reject_proposal, proposal_id, **kw)
+
+    async def record_messages(self, messages: Any, **kw: Any) -> builtins.list[SessionMessage]:
+        return await self._run(self.sync.record_messages, messages, **kw)
+
+    async def record_message(self, text: str, **kw: Any) -> SessionMessage:
+        return await self._run(self.sync.record_message, text, **kw)
+
+    async def sessions(self, **kw: Any) -> builtins.list[ChatSession]:
+        return await self._run(self.sync.sessions, **kw)
 
     async def export_user(self, user_id: str) -> builtins.list[dict[str, Any]]:
         def collect() -> builtins.list[dict[str, Any]]:

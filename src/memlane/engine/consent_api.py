@@ -10,26 +10,11 @@ from memlane.engine import validate as v
 from memlane.formation import consent_decide
 from memlane.formation.pipeline import Formation
 from memlane.model.consent import Proposal, ProposalFilter, ProposalStatus
-from memlane.model.errors import NotFoundError, ValidationError
+from memlane.model.errors import NotFoundError
 from memlane.model.record import utcnow
 from memlane.storage import Backend
 
-
-def _status(value: object) -> ProposalStatus | None:
-    if value is None:
-        return None
-    try:
-        return ProposalStatus(value if isinstance(value, str) else repr(value))
-    except ValueError:
-        raise ValidationError(f"unknown proposal status {value!r}; use one of "
-                              f"{', '.join(s.value for s in ProposalStatus)}") from None
-
-
-def _actor(value: object) -> str:
-    actor = v.optional_scope("actor", value)
-    if actor is None:
-        raise ValidationError("actor is required: who decides (e.g. user:maya, admin:ops, cli)")
-    return actor
+_ACTOR = "who decides (e.g. user:maya, admin:ops, cli)"
 
 
 class ConsentAPI:
@@ -42,7 +27,7 @@ class ConsentAPI:
                   limit: int = 100, at: datetime | str | None = None) -> builtins.list[Proposal]:
         """The user's proposals, oldest first: ``status="pending"`` (the default) lists those still open at
         ``at`` (default now); another status, those closed that way; ``None``, all of them."""
-        user, state = v.user_id(user_id), _status(status)
+        user, state = v.user_id(user_id), v.choice("proposal status", status, ProposalStatus)
         now = v.when("at", at) or utcnow()
         where = ProposalFilter(state, v.optional_scope("memory_id", memory_id),
                                expires_after=now if state is ProposalStatus.PENDING else None)
@@ -60,10 +45,12 @@ class ConsentAPI:
         """Apply the proposed change (the memory is superseded, with history naming ``actor``); a
         proposal already decided, expired or whose memory changed since is refused (ConflictError)."""
         return consent_decide.accept(self.formation, v.user_id(user_id), v.required_id("proposal_id", proposal_id),
-                                     actor=_actor(actor), note=v.reason(reason), now=v.when("at", at) or utcnow())
+                                     actor=v.required_id("actor", actor, _ACTOR), note=v.reason(reason),
+                                     now=v.when("at", at) or utcnow())
 
     def reject_proposal(self, proposal_id: str, *, user_id: str, actor: str = "api", reason: str | None = None,
                         at: datetime | str | None = None) -> Proposal:
         """Close the proposal; the memory stays as it is (the decision is in its history)."""
         return consent_decide.reject(self.formation, v.user_id(user_id), v.required_id("proposal_id", proposal_id),
-                                     actor=_actor(actor), note=v.reason(reason), now=v.when("at", at) or utcnow())
+                                     actor=v.required_id("actor", actor, _ACTOR), note=v.reason(reason),
+                                     now=v.when("at", at) or utcnow())

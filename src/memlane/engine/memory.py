@@ -12,6 +12,7 @@ from memlane.engine.consent_api import ConsentAPI
 from memlane.engine.formation_api import FormationAPI
 from memlane.engine.procedures_api import ProceduresAPI
 from memlane.engine.reembed import ReembedReport, reembed
+from memlane.engine.sessions_api import SessionsAPI
 from memlane.engine.worker import Worker
 from memlane.formation.events import EventBus
 from memlane.formation.pipeline import Formation
@@ -30,7 +31,7 @@ from memlane.retrieval.search import SearchRequest, search
 from memlane.storage import Backend, open_backend
 
 
-class Memory(FormationAPI, ProceduresAPI, ConsentAPI):
+class Memory(FormationAPI, ProceduresAPI, ConsentAPI, SessionsAPI):
     """Long-term memory for many users over one store.
 
     >>> mem = Memory("memlane.db", embedder="hash")

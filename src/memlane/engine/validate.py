@@ -5,7 +5,8 @@ from __future__ import annotations
 import warnings
 from collections.abc import Iterable, Mapping
 from datetime import datetime
-from typing import Any
+from enum import StrEnum
+from typing import Any, TypeVar
 
 from pydantic import ValidationError as PydanticError
 
@@ -17,6 +18,8 @@ from memlane.model.ids import USER_ID_RULE, is_valid_user_id
 from memlane.model.metadata import check_metadata
 from memlane.model.record import as_utc
 from memlane.model.text import check_text
+
+E = TypeVar("E", bound=StrEnum)
 
 
 def text(name: str, value: Any) -> str:
@@ -43,6 +46,16 @@ def category(value: Any, allowed: Iterable[str]) -> str:
     return normalise_category(value, allowed)
 
 
+def choice(name: str, value: Any, kind: type[E]) -> E | None:
+    """A member of the string enum ``kind`` by its value (None stays None)."""
+    if value is None:
+        return None
+    try:
+        return kind(value if isinstance(value, str) else repr(value))
+    except ValueError:
+        raise ValidationError(f"unknown {name} {value!r}; use one of {', '.join(m.value for m in kind)}") from None
+
+
 def user_id(value: Any) -> str:
     if not is_valid_user_id(value):
         raise ValidationError(f"invalid user_id {value!r}: expected {USER_ID_RULE}")
@@ -57,10 +70,10 @@ def optional_scope(name: str, value: Any) -> str | None:
     return text(name, value)
 
 
-def required_id(name: str, value: Any) -> str:
-    """An id the caller must give (a proposal's, a job's)."""
+def required_id(name: str, value: Any, what: str = "") -> str:
+    """An id the caller must give (a proposal's, a job's); ``what`` says what it is, for the error."""
     if value is None:
-        raise ValidationError(f"{name} is required")
+        raise ValidationError(f"{name} is required{': ' + what if what else ''}")
     return str(optional_scope(name, value))
 
 

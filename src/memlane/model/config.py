@@ -161,6 +161,8 @@ class Settings(BaseSettings):
     )
     context_session_memory_enabled: bool = Field(True, validation_alias=_alias("CONTEXT_SESSION_MEMORY_ENABLED"))
     context_session_max_retrieved: int = Field(3, validation_alias=_alias("CONTEXT_SESSION_MAX_RETRIEVED"))
+    # Group chats (seed 004): a silence longer than this closes a chat's session and opens a new one.
+    context_session_gap_minutes: float = Field(30, gt=0, validation_alias=_alias("CONTEXT_SESSION_GAP_MINUTES"))
 
     # --- lifecycle (expiry of unimportant memories, purge of deleted ones) and limits -------------
     memory_ttl_days: float = Field(60, validation_alias=_alias("MEMORY_TTL_DAYS"))

@@ -23,8 +23,9 @@ from memlane.model.errors import DimensionMismatchError, EmbedderMismatchError
 from memlane.model.filters import Condition
 from memlane.model.jobs import Change, Job, JobStatus, OpCount, OpEvent
 from memlane.model.record import HistoryEntry, MemoryRecord, Relation
+from memlane.model.session import ChatSession, SessionFilter, SessionMessage
 
-SCHEMA_VERSION = 6  # PostgreSQL's (5: the shared-memories branch); SQLite's is in sqlite/migrations.py
+SCHEMA_VERSION = 7  # PostgreSQL's (5: the shared-memories branch); SQLite's is in sqlite/migrations.py
 PENDING_EMBEDDER = "embedder:pending"  # meta: the embedder a started re-embed is switching to
 _LOCKS_GUARD = threading.Lock()
 
@@ -62,6 +63,10 @@ class WriteBatch:
     # Consent proposals, inserted or updated by id. An update applies only to a proposal still pending
     # (and of the same user), or nothing is written (ConflictError): a proposal is decided once.
     proposals: builtins.list[Proposal] = field(default_factory=list)
+    # Chat sessions, inserted or updated by id (an id of another user's refuses the batch: ConflictError),
+    # and chat messages, inserted (seed 004, model/session.py).
+    sessions: builtins.list[ChatSession] = field(default_factory=list)
+    messages: builtins.list[SessionMessage] = field(default_factory=list)
     complete_job: str | None = None  # marked done in the same transaction as the writes it made
     # With ``complete_job``: the worker that must still hold the job's lease, or nothing is written
     # (LeaseLostError): a worker whose lease expired cannot apply work another worker redoes.
@@ -232,8 +237,21 @@ class Backend(ABC):
     def get_proposal(self, user_id: str, proposal_id: str) -> Proposal | None: ...
 
     @abstractmethod
+    def chat_sessions(self, user_id: str, where: SessionFilter, *, limit: int = 100) -> builtins.list[ChatSession]:
+        """The user's chat sessions matching ``where``, oldest first, filtered in the database."""
+
+    @abstractmethod
+    def latest_sessions(self, user_id: str, chat_ids: Sequence[str]) -> dict[str, ChatSession]:
+        """Each of the chats' latest session (the last started), for the chats that have one."""
+
+    @abstractmethod
+    def session_messages(self, user_id: str, session_id: str, *, limit: int = 1000) -> builtins.list[SessionMessage]:
+        """The messages of one of the user's sessions, oldest first."""
+
+    @abstractmethod
     def delete_user(self, user_id: str) -> int:
-        """Remove everything the user has (memories, vectors, history, relations, proposals, jobs); return
+        """Remove everything the user has (memories, vectors, history, relations, proposals, sessions,
+        messages, jobs); return
         the count of memories removed."""
 
     # --- background jobs, change log, op events -----------------------------------------------

@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 from memlane.model.consent import ProposalFilter
 from memlane.model.filters import FIELDS, UNEXPIRED, Condition
+from memlane.model.session import SessionFilter
 
 _CMP = {"$eq": "=", "$ne": "!=", "$gt": ">", "$gte": ">=", "$lt": "<", "$lte": "<="}
 _NOT_NULL = {"type", "category", "state", "source", "pinned", "importance", "tags", "created_at", "updated_at"}
@@ -104,3 +105,17 @@ def proposal_where(user_id: str, f: ProposalFilter, d: Dialect) -> tuple[str, li
              (f"expires_at > {p}", f.expires_after), (f"expires_at <= {p}", f.expires_before)]
     chosen = [(sql, value) for sql, value in given if value is not None]
     return " AND ".join([f"user_id = {p}", *(sql for sql, _ in chosen)]), [user_id, *(d.value(v) for _, v in chosen)]
+
+
+def session_where(user_id: str, f: SessionFilter, d: Dialect) -> tuple[str, list[Any]]:
+    """The ``WHERE`` of a read of the user's chat sessions (the ``sessions`` table)."""
+    p = d.placeholder
+    given = [(f"chat_id = {p}", f.chat_id), (f"ended_at < {p}", f.ended_before),
+             (f"message_count >= {p}", f.min_messages), (f"summary_version < {p}", f.version_below)]
+    chosen = [(sql, value) for sql, value in given if value is not None]
+    parts = [f"user_id = {p}", *(sql for sql, _ in chosen)]
+    params = [user_id, *(d.value(v) for _, v in chosen)]
+    if f.statuses:
+        parts.append(f"status IN ({', '.join(p for _ in f.statuses)})")
+        params.extend(s.value for s in f.statuses)
+    return " AND ".join(parts), params

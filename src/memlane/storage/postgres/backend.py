@@ -21,9 +21,10 @@ from memlane.model.errors import DimensionMismatchError
 from memlane.model.filters import Condition
 from memlane.model.jobs import Change, Job, JobStatus, OpCount, OpEvent
 from memlane.model.record import HistoryEntry, MemoryRecord, Relation
+from memlane.model.session import ChatSession, SessionFilter, SessionMessage
 from memlane.storage.base import Backend, ScoredRecord, WriteBatch
 from memlane.storage.filter_sql import POSTGRES, compile_conditions
-from memlane.storage.postgres import jobs, migrations, proposals, search
+from memlane.storage.postgres import jobs, migrations, proposals, search, sessions
 from memlane.storage.postgres.errors import normalize_url, translate_errors
 from memlane.storage.postgres.locks import USER_LOCK_CLASS, UserLocks
 from memlane.storage.postgres.rows import (
@@ -323,6 +324,18 @@ class PostgresBackend(Backend):
     def get_proposal(self, user_id: str, proposal_id: str) -> Proposal | None:
         with self._connection() as conn:
             return proposals.get_proposal(conn, user_id, proposal_id)
+
+    def chat_sessions(self, user_id: str, where: SessionFilter, *, limit: int = 100) -> builtins.list[ChatSession]:
+        with self._connection() as conn:
+            return sessions.chat_sessions(conn, user_id, where, limit)
+
+    def latest_sessions(self, user_id: str, chat_ids: Sequence[str]) -> dict[str, ChatSession]:
+        with self._connection() as conn:
+            return sessions.latest_sessions(conn, user_id, chat_ids)
+
+    def session_messages(self, user_id: str, session_id: str, *, limit: int = 1000) -> builtins.list[SessionMessage]:
+        with self._connection() as conn:
+            return sessions.session_messages(conn, user_id, session_id, limit)
 
     # --- jobs, change log, op events, user locks --------------------------------------------
     def claim_job(self, worker_id: str, *, lease_seconds: float, now: datetime,

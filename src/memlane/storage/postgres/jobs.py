@@ -237,5 +237,6 @@ def op_events(conn: psycopg.Connection[Any], user_id: str, limit: int) -> list[O
 
 
 def delete_user(cur: psycopg.Cursor[Any] | psycopg.Connection[Any], user_id: str) -> None:
-    for table in ("jobs", "change_log", "thread_revision", "user_revision", "op_events", "pair_checks", "proposals"):
+    for table in ("jobs", "change_log", "thread_revision", "user_revision", "op_events", "pair_checks", "proposals",
+                  "sessions", "messages"):
         cur.execute(f"DELETE FROM {table} WHERE user_id = %s", (user_id,))  # table names are fixed above

@@ -149,6 +149,25 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
             "CREATE INDEX proposals_user_memory ON proposals (user_id, memory_id)",
         ],
     ),
+    (
+        7,
+        [  # group-chat sessions (model/session.py, seed 004) and the messages they hold
+            """CREATE TABLE sessions (
+                id text PRIMARY KEY, user_id text NOT NULL, chat_id text NOT NULL, started_at timestamptz NOT NULL,
+                ended_at timestamptz NOT NULL, message_count integer NOT NULL,
+                participants jsonb NOT NULL DEFAULT '[]'::jsonb, status text NOT NULL,
+                summary_version integer NOT NULL DEFAULT 0, memory_id text, error text, updated_at timestamptz NOT NULL
+            )""",
+            "CREATE INDEX sessions_user_chat ON sessions (user_id, chat_id, started_at DESC)",
+            "CREATE INDEX sessions_user_status ON sessions (user_id, status, ended_at)",
+            """CREATE TABLE messages (
+                seq bigint GENERATED ALWAYS AS IDENTITY,
+                id text PRIMARY KEY, user_id text NOT NULL, chat_id text NOT NULL, session_id text NOT NULL,
+                role text NOT NULL, sender text, text text NOT NULL, at timestamptz NOT NULL
+            )""",
+            "CREATE INDEX messages_user_session ON messages (user_id, session_id, at)",
+        ],
+    ),
 ]
 
 

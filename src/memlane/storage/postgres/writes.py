@@ -21,6 +21,7 @@ from memlane.storage.postgres.rows import (
     records_json,
     relation_params,
 )
+from memlane.storage.postgres.sessions import write_sessions
 
 UPSERT_VECTOR = (
     "INSERT INTO memory_vectors (id, user_id, indexed, embedding) VALUES (%s, %s, %s, %s) "
@@ -108,5 +109,6 @@ def apply_batch(conn: psycopg.Connection[Any], batch: WriteBatch, dims: int | No
         if batch.relations:
             cur.executemany(INSERT_RELATION, [relation_params(r) for r in batch.relations])
         write_proposals(cur, batch.proposals)
+        write_sessions(cur, batch.sessions, batch.messages)
         jobs.write_in_batch(cur, batch.changes, batch.op_events, batch.jobs, batch.complete_job, batch.job_result,
                              batch.schedule, batch.job_owner, batch.pair_checks)

@@ -42,6 +42,7 @@ from memlane.storage.sqlite.rows import (
     vector_blob,
 )
 from memlane.storage.sqlite.search_methods import MCOLS, SqliteSearchMixin
+from memlane.storage.sqlite.sessions import SqliteSessionsMixin, write_sessions
 from memlane.storage.sqlite.vector_cache import RESET, VectorCache, journal
 from memlane.storage.sqlite.vector_cache import compact as compact_journal
 
@@ -66,7 +67,7 @@ def _vector_table_sql(dims: int) -> str:
             f"{VECTOR_LAYOUT[1]})")
 
 
-class SqliteBackend(SqliteSearchMixin, SqliteJobsMixin, SqliteProposalsMixin, Backend):
+class SqliteBackend(SqliteSearchMixin, SqliteJobsMixin, SqliteProposalsMixin, SqliteSessionsMixin, Backend):
     name = "sqlite"
     local_reads = True
 
@@ -246,6 +247,7 @@ class SqliteBackend(SqliteSearchMixin, SqliteJobsMixin, SqliteProposalsMixin, Ba
                               "ON CONFLICT(user_id, pair) DO UPDATE SET checked_at = excluded.checked_at",
                               [(u, pair, iso(at)) for u, pair, at in batch.pair_checks])
                 write_proposals(c, batch.proposals)
+                write_sessions(c, batch.sessions, batch.messages)
                 if batch.complete_job:  # a done job keeps its outcome, not the user's text
                     owner = " AND locked_by = ? AND status = 'running'" if batch.job_owner else ""
                     done = c.execute("UPDATE jobs SET status = 'done', payload = ?, locked_by = NULL, "
@@ -405,7 +407,7 @@ class SqliteBackend(SqliteSearchMixin, SqliteJobsMixin, SqliteProposalsMixin, Ba
             c.execute("DELETE FROM history WHERE user_id = ?", (user_id,))
             c.execute("DELETE FROM relations WHERE user_id = ?", (user_id,))
             for table in ("jobs", "change_log", "thread_revision", "user_revision", "op_events", "pair_checks",
-                          "proposals"):
+                          "proposals", "sessions", "messages"):
                 c.execute(f"DELETE FROM {table} WHERE user_id = ?", (user_id,))
         return len(rids)
 

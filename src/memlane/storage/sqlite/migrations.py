@@ -138,6 +138,24 @@ MIGRATIONS: list[tuple[int, list[Step]]] = [
             "CREATE INDEX IF NOT EXISTS proposals_user_memory ON proposals(user_id, memory_id)",
         ],
     ),
+    (
+        9,
+        [  # group-chat sessions (model/session.py, seed 004) and the messages they hold
+            """CREATE TABLE IF NOT EXISTS sessions (
+                id TEXT PRIMARY KEY, user_id TEXT NOT NULL, chat_id TEXT NOT NULL, started_at TEXT NOT NULL,
+                ended_at TEXT NOT NULL, message_count INTEGER NOT NULL, participants TEXT NOT NULL DEFAULT '[]',
+                status TEXT NOT NULL, summary_version INTEGER NOT NULL DEFAULT 0, memory_id TEXT, error TEXT,
+                updated_at TEXT NOT NULL
+            )""",
+            "CREATE INDEX IF NOT EXISTS sessions_user_chat ON sessions(user_id, chat_id, started_at)",
+            "CREATE INDEX IF NOT EXISTS sessions_user_status ON sessions(user_id, status, ended_at)",
+            """CREATE TABLE IF NOT EXISTS messages (
+                id TEXT PRIMARY KEY, user_id TEXT NOT NULL, chat_id TEXT NOT NULL, session_id TEXT NOT NULL,
+                role TEXT NOT NULL, sender TEXT, text TEXT NOT NULL, at TEXT NOT NULL
+            )""",
+            "CREATE INDEX IF NOT EXISTS messages_user_session ON messages(user_id, session_id, at)",
+        ],
+    ),
 ]
 
 

@@ -1,0 +1,68 @@
+"""The group-chat half of :class:`memlane.Memory` (seed 004, docs/sessions.md): messages recorded per
+chat and split into sessions by inactivity."""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Mapping, Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+from memlane.engine import validate as v
+from memlane.formation import sessionize
+from memlane.model.candidate import ChatMessage
+from memlane.model.config import Settings
+from memlane.model.errors import ConfigError, ValidationError
+from memlane.model.ids import new_id
+from memlane.model.record import utcnow
+from memlane.model.session import ChatSession, SessionFilter, SessionMessage, SessionStatus
+from memlane.storage import Backend
+
+MAX_MESSAGES = 1000  # per call
+
+
+class SessionsAPI:
+    """Mixed into ``Memory``; every interface records group-chat messages through these methods."""
+
+    settings: Settings
+    backend: Backend
+
+    def record_messages(self, messages: Sequence[ChatMessage | Mapping[str, Any]], *, user_id: str, chat_id: str,
+                        at: datetime | str | None = None) -> builtins.list[SessionMessage]:
+        """Record a chat's messages (``{"role", "content", "name", "at"}``; ``name`` is the sender, ``at``
+        defaults to ``at`` or now) and assign each to a session by its own time; returns them with their
+        session ids. Refused (nothing recorded) with session memory off, or for a message older than the
+        chat's latest session."""
+        if not self.settings.context_session_memory_enabled:
+            raise ConfigError("session memory is off (CONTEXT_SESSION_MEMORY_ENABLED=false); nothing was recorded")
+        user, chat = v.user_id(user_id), v.required_id("chat_id", chat_id, "the group chat the messages belong to")
+        if isinstance(messages, list | tuple) and len(messages) > MAX_MESSAGES:
+            raise ValidationError(f"at most {MAX_MESSAGES} messages per call, got {len(messages)}")
+        now = utcnow()
+        checked = v.messages(list(messages) if isinstance(messages, list | tuple) else messages,
+                             v.when("at", at) or now)
+        for n, m in enumerate(checked):
+            if m.name is not None:
+                v.optional_scope(f"messages[{n}].name", m.name)
+        incoming = [SessionMessage(id=new_id(), user_id=user, chat_id=chat, session_id="", role=m.role,
+                                   sender=m.name, text=m.content, at=v.when("at", m.at) or now) for m in checked]
+        gap = timedelta(minutes=self.settings.context_session_gap_minutes)
+        return sessionize.record(self.backend, user, incoming, gap, now)
+
+    def record_message(self, text: str, *, user_id: str, chat_id: str, sender: str | None = None,
+                       role: str = "user", at: datetime | str | None = None) -> SessionMessage:
+        """Record one chat message (see :meth:`record_messages`)."""
+        item: dict[str, Any] = {"role": role, "content": text, "name": sender, "at": v.when("at", at)}
+        return self.record_messages([item], user_id=user_id, chat_id=chat_id)[0]
+
+    def sessions(self, *, user_id: str, chat_id: str | None = None, status: str | None = None,
+                 limit: int = 100) -> builtins.list[ChatSession]:
+        """The user's chat sessions, oldest first, of one chat and status when given."""
+        state = v.choice("session status", status, SessionStatus)
+        where = SessionFilter(chat_id=v.optional_scope("chat_id", chat_id), statuses=(state,) if state else ())
+        return self.backend.chat_sessions(v.user_id(user_id), where, limit=v.positive("limit", limit))
+
+    def session_messages(self, session_id: str, *, user_id: str, limit: int = 1000) -> builtins.list[SessionMessage]:
+        """A session's messages, oldest first."""
+        return self.backend.session_messages(v.user_id(user_id), v.required_id("session_id", session_id),
+                                             limit=v.positive("limit", limit))

@@ -1,0 +1,58 @@
+"""Sessionization (seed 004): assign incoming chat messages to sessions by their own times.
+
+Messages are taken in time order per chat. One at most ``gap`` after the chat's latest session's last
+message joins that session (a silence of exactly ``gap`` does not split); a longer silence closes it
+and opens a new one; so does any message after a session the background task already closed. A
+message older than the chat's latest session's start (or than the end of a closed one) is refused:
+history is recorded in time order (an import sends the oldest first).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime, timedelta
+
+from memlane.model.errors import ValidationError
+from memlane.model.ids import new_id
+from memlane.model.session import ChatSession, SessionMessage, SessionStatus
+from memlane.storage.base import Backend, WriteBatch
+
+
+def assign(latest: Mapping[str, ChatSession], incoming: Sequence[SessionMessage], gap: timedelta,
+           now: datetime) -> tuple[list[ChatSession], list[SessionMessage]]:
+    """The sessions to write (changed or new) and the messages with their session ids. ``latest`` maps
+    a chat to its latest stored session."""
+    current = dict(latest)
+    touched: dict[str, ChatSession] = {}
+    placed: list[SessionMessage] = []
+    for msg in sorted(incoming, key=lambda m: m.at):  # stable: equal times keep their given order
+        session = current.get(msg.chat_id)
+        is_open = session is not None and session.status is SessionStatus.OPEN
+        if session is not None and msg.at < (session.started_at if is_open else session.ended_at):
+            raise ValidationError(
+                f"message at {msg.at.isoformat()} is older than chat {msg.chat_id!r}'s latest session "
+                f"(from {session.started_at.isoformat()}); record a chat's messages in time order")
+        if session is None or not is_open or msg.at - session.ended_at > gap:
+            if session is not None and is_open:
+                touched[session.id] = session.model_copy(update={"status": SessionStatus.CLOSED, "updated_at": now})
+            session = ChatSession(id=new_id(), user_id=msg.user_id, chat_id=msg.chat_id, started_at=msg.at,
+                                  ended_at=msg.at, updated_at=now)
+        who = msg.sender or msg.role
+        session = session.model_copy(update={
+            "ended_at": max(session.ended_at, msg.at), "message_count": session.message_count + 1,
+            "participants": session.participants + ([who] if who not in session.participants else []),
+            "updated_at": now})
+        current[msg.chat_id] = touched[session.id] = session
+        placed.append(msg.model_copy(update={"session_id": session.id}))
+    return list(touched.values()), placed
+
+
+def record(backend: Backend, user_id: str, incoming: Sequence[SessionMessage], gap: timedelta,
+           now: datetime) -> list[SessionMessage]:
+    """Sessionize and store ``incoming`` (one user's) in one transaction; returns the stored messages.
+    The user lock makes the read of each chat's latest session and the write one step."""
+    with backend.user_lock(user_id):
+        latest = backend.latest_sessions(user_id, sorted({m.chat_id for m in incoming}))
+        sessions, placed = assign(latest, incoming, gap, now)
+        backend.apply(WriteBatch(sessions=sessions, messages=placed))
+    return placed

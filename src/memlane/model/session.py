@@ -1,0 +1,59 @@
+"""Group-chat sessions (seed 004): the messages of a chat, split into sessions by inactivity.
+
+A message belongs to its chat's latest session when it comes at most ``CONTEXT_SESSION_GAP_MINUTES``
+after that session's last message; a longer silence closes the session and opens a new one. A
+session is ``open`` while it may still grow, ``closed`` once it cannot, then ``summarized`` (or
+``failed``) by the background summariser.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+
+from pydantic import BaseModel, Field
+
+
+class SessionStatus(StrEnum):
+    OPEN = "open"
+    CLOSED = "closed"
+    SUMMARIZED = "summarized"
+    FAILED = "failed"
+
+
+class SessionMessage(BaseModel):
+    """One recorded chat message (its text stays in the messages table, never in a job payload)."""
+
+    id: str
+    user_id: str
+    chat_id: str
+    session_id: str
+    role: str = "user"  # user | assistant | system | tool
+    sender: str | None = None  # who wrote it in a group chat (a name or handle)
+    text: str
+    at: datetime
+
+
+class ChatSession(BaseModel):
+    id: str
+    user_id: str
+    chat_id: str
+    started_at: datetime
+    ended_at: datetime  # the time of its last message
+    message_count: int = 0
+    participants: list[str] = Field(default_factory=list)  # senders, in order of first message
+    status: SessionStatus = SessionStatus.OPEN
+    summary_version: int = 0  # the CONTEXT_SESSION_SUMMARY_VERSION of its summary (0: none)
+    memory_id: str | None = None  # its summary memory (type ``session``)
+    error: str | None = None  # why its last summary failed
+    updated_at: datetime
+
+
+class SessionFilter(BaseModel):
+    """Which of a user's sessions to read (every given field must hold; ``ended_before`` exclusive)."""
+
+    chat_id: str | None = None
+    statuses: tuple[SessionStatus, ...] = ()  # any of these (empty: any status)
+    ended_before: datetime | None = None
+    min_messages: int | None = None
+    version_below: int | None = None  # summary_version under this
