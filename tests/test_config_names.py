@@ -15,8 +15,7 @@ from memlane.model.config import Settings
 from memlane.model.config_check import OWNED_PREFIXES, PROCESS_VARIABLES
 from memlane.model.errors import ConfigError
 
-REMOVED = ["CONTEXT_SESSION_MIN_MESSAGES", "CONTEXT_SESSION_SUMMARY_MODEL",
-           "CONTEXT_SESSION_SUMMARY_VERSION", "CONTEXT_SESSION_SUMMARIZATION_ENABLED"]
+REMOVED = ["CONTEXT_SESSION_SUMMARY_MODEL"]
 
 
 @pytest.fixture(autouse=True)
@@ -71,8 +70,8 @@ def test_an_unknown_config_file_key_is_an_error_naming_the_file(no_config_file: 
 
 
 def test_a_removed_knob_in_the_config_file_is_an_error(no_config_file: Path) -> None:
-    no_config_file.write_text("context_session_min_messages = 4\n")
-    with pytest.raises(ConfigError, match="context_session_min_messages in .* not supported: session summaries are not available"):
+    no_config_file.write_text("context_session_summary_model = 'gpt-4.1-mini'\n")
+    with pytest.raises(ConfigError, match="context_session_summary_model in .* not supported: a separate session summary model is not available"):
         Settings()
 
 

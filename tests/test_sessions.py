@@ -14,8 +14,9 @@ import pytest
 
 from memlane import Memory
 from memlane.model.config import Settings
-from memlane.model.errors import ConfigError, ValidationError
+from memlane.model.errors import ConfigError, ConflictError, ValidationError
 from memlane.model.session import SessionStatus
+from memlane.storage.base import WriteBatch
 from tests.formation_helpers import local_embedder
 
 U, OTHER, CHAT = "maya", "lena", "trip-planning"
@@ -113,6 +114,17 @@ def test_bad_input_is_a_clear_error_and_changes_nothing(mem: Memory, call: Any, 
     with pytest.raises(ValidationError, match=error):
         call(mem)
     assert mem.sessions(user_id=U) == before
+
+
+def test_a_session_write_from_a_stale_read_is_refused(mem: Memory) -> None:
+    mem.record_messages([msg("a", T0, "ana"), msg("b", T0 + MIN, "ben")], user_id=U, chat_id=CHAT)
+    (session,) = mem.sessions(user_id=U)
+    stale = session.model_copy(update={"message_count": 1, "status": SessionStatus.SUMMARIZED})
+    with pytest.raises(ConflictError, match="got messages since it was read"):
+        mem.backend.apply(WriteBatch(sessions=[stale]))
+    with pytest.raises(ConflictError, match="another user"):
+        mem.backend.apply(WriteBatch(sessions=[session.model_copy(update={"user_id": OTHER})]))
+    assert mem.sessions(user_id=U) == [session] and mem.sessions(user_id=OTHER) == []
 
 
 def test_with_session_memory_off_nothing_is_recorded(location: str) -> None:

@@ -10,6 +10,7 @@ from typing import Any
 
 from memlane.engine import validate as v
 from memlane.formation import sessionize
+from memlane.lifecycle.schedule import task_job
 from memlane.model.candidate import ChatMessage
 from memlane.model.config import Settings
 from memlane.model.errors import ConfigError, ValidationError
@@ -47,7 +48,9 @@ class SessionsAPI:
         incoming = [SessionMessage(id=new_id(), user_id=user, chat_id=chat, session_id="", role=m.role,
                                    sender=m.name, text=m.content, at=v.when("at", m.at) or now) for m in checked]
         gap = timedelta(minutes=self.settings.context_session_gap_minutes)
-        return sessionize.record(self.backend, user, incoming, gap, now)
+        every = self.settings.memlane_schedule.get("sessions", 0)  # the background task closes and summarises
+        task = [task_job(user, "sessions", timedelta(hours=every), now)] if every > 0 else []
+        return sessionize.record(self.backend, user, incoming, gap, now, task)
 
     def record_message(self, text: str, *, user_id: str, chat_id: str, sender: str | None = None,
                        role: str = "user", at: datetime | str | None = None) -> SessionMessage:

@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 
 from memlane.model.errors import ValidationError
 from memlane.model.ids import new_id
+from memlane.model.jobs import Job
 from memlane.model.session import ChatSession, SessionMessage, SessionStatus
 from memlane.storage.base import Backend, WriteBatch
 
@@ -48,11 +49,12 @@ def assign(latest: Mapping[str, ChatSession], incoming: Sequence[SessionMessage]
 
 
 def record(backend: Backend, user_id: str, incoming: Sequence[SessionMessage], gap: timedelta,
-           now: datetime) -> list[SessionMessage]:
-    """Sessionize and store ``incoming`` (one user's) in one transaction; returns the stored messages.
-    The user lock makes the read of each chat's latest session and the write one step."""
+           now: datetime, schedule: Sequence[Job] = ()) -> list[SessionMessage]:
+    """Sessionize and store ``incoming`` (one user's) in one transaction, with ``schedule`` (the user's
+    next sessions task, enqueued unless it is); returns the stored messages. The user lock makes the
+    read of each chat's latest session and the write one step."""
     with backend.user_lock(user_id):
         latest = backend.latest_sessions(user_id, sorted({m.chat_id for m in incoming}))
         sessions, placed = assign(latest, incoming, gap, now)
-        backend.apply(WriteBatch(sessions=sessions, messages=placed))
+        backend.apply(WriteBatch(sessions=sessions, messages=placed, schedule=list(schedule)))
     return placed

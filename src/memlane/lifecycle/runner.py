@@ -13,7 +13,7 @@ from typing import Any
 from memlane.formation.bands import bands_for
 from memlane.formation.mutations import Mutation, commit_planned
 from memlane.formation.pipeline import Formation, fault
-from memlane.lifecycle import consent, consolidate, insights, purge, ttl
+from memlane.lifecycle import consent, consolidate, insights, purge, sessions, ttl
 from memlane.lifecycle.schedule import kind_of, task_job
 from memlane.model.enums import MemoryType
 from memlane.model.errors import LeaseLostError
@@ -55,7 +55,7 @@ class Lifecycle:
         self.lease_seconds = LEASE_SECONDS
         self._tasks: dict[str, Callable[[Job, datetime], tuple[Sequence[str], Plan, bool]]] = {
             "ttl": self._ttl, "purge": self._purge, "consolidate": self._consolidate, "insights": self._insights,
-            "consent": self._consent,
+            "consent": self._consent, "sessions": self._sessions,
         }
 
     @property
@@ -200,3 +200,14 @@ class Lifecycle:
             return {"expired": consent.expire(m, self.backend, job.user_id, now, BATCH)}
 
         return [], plan, more
+
+    def _sessions(self, job: Job, now: datetime) -> tuple[Sequence[str], Plan, bool]:
+        """The model (or the extractive digest) runs outside the write lock; the run reads the summary
+        memories it re-summarises."""
+        work = sessions.due(self.backend, job.user_id, self.settings, now)
+        sessions.summarize(work, self.backend, self.formation.llm, self.formation.embedder, self.settings)
+
+        def plan(m: Mutation, stored: dict[str, MemoryRecord]) -> dict[str, Any]:
+            return sessions.apply(m, work, stored, self.settings, now)
+
+        return sessions.memory_ids(work), plan, work.more

@@ -29,7 +29,7 @@ from memlane.model.config_check import check_environment, check_keys, setting_na
 from memlane.model.consent import BENIGN_FIELDS, SENSITIVE_FIELDS, ConsentPolicy, check_fields
 
 DEFAULT_HOME = Path("~/.memlane").expanduser()
-TASKS = ("ttl", "purge", "consolidate", "insights", "consent")  # the periodic tasks a worker can run (memlane.lifecycle)
+TASKS = ("ttl", "purge", "consolidate", "insights", "consent", "sessions")  # the periodic tasks a worker can run (memlane.lifecycle)
 
 
 def _alias(*names: str) -> AliasChoices:
@@ -163,6 +163,12 @@ class Settings(BaseSettings):
     context_session_max_retrieved: int = Field(3, validation_alias=_alias("CONTEXT_SESSION_MAX_RETRIEVED"))
     # Group chats (seed 004): a silence longer than this closes a chat's session and opens a new one.
     context_session_gap_minutes: float = Field(30, gt=0, validation_alias=_alias("CONTEXT_SESSION_GAP_MINUTES"))
+    # The sessions task summarises closed sessions of at least this many messages; a new version
+    # re-summarises those summarised under an older one.
+    context_session_min_messages: int = Field(4, ge=1, validation_alias=_alias("CONTEXT_SESSION_MIN_MESSAGES"))
+    context_session_summary_version: int = Field(1, ge=1, validation_alias=_alias("CONTEXT_SESSION_SUMMARY_VERSION"))
+    context_session_summarization_enabled: bool = Field(
+        True, validation_alias=_alias("CONTEXT_SESSION_SUMMARIZATION_ENABLED"))
 
     # --- lifecycle (expiry of unimportant memories, purge of deleted ones) and limits -------------
     memory_ttl_days: float = Field(60, validation_alias=_alias("MEMORY_TTL_DAYS"))
@@ -178,7 +184,8 @@ class Settings(BaseSettings):
     worker: bool = Field(True, validation_alias=_alias("MEMLANE_WORKER"))
     # The periodic tasks a worker runs and every how many hours, per user ("ttl=24,purge=24"; 0 = off).
     memlane_schedule: Annotated[dict[str, float], NoDecode] = Field(
-        default_factory=lambda: {"ttl": 24.0, "purge": 24.0, "consolidate": 24.0, "insights": 24.0, "consent": 24.0},
+        default_factory=lambda: {"ttl": 24.0, "purge": 24.0, "consolidate": 24.0, "insights": 24.0, "consent": 24.0,
+                                 "sessions": 1.0},
         validation_alias=_alias("MEMLANE_SCHEDULE"),
     )
     # Consent (seed 001 §10, docs/consent.md): formation's changes to these fields wait as proposals

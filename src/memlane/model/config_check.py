@@ -29,9 +29,9 @@ PROCESS_VARIABLES = frozenset({
 
 # Knobs that were documented but never implemented, removed until the issue that owns them builds them.
 NOT_AVAILABLE = {
-    **{name: "session summaries are not available yet (issue 12)" for name in (
-        "CONTEXT_SESSION_MIN_MESSAGES", "CONTEXT_SESSION_SUMMARY_MODEL",
-        "CONTEXT_SESSION_SUMMARY_VERSION", "CONTEXT_SESSION_SUMMARIZATION_ENABLED")},
+    # session summaries use the configured LLM (MEMLANE_LLM); a model of their own is not built yet
+    "CONTEXT_SESSION_SUMMARY_MODEL": "a separate session summary model is not available yet (issue 12); "
+                                     "session summaries use the configured LLM",
 }
 
 

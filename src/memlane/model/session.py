@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
+from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class SessionStatus(StrEnum):
@@ -28,7 +29,7 @@ class SessionMessage(BaseModel):
     user_id: str
     chat_id: str
     session_id: str
-    role: str = "user"  # user | assistant | system | tool
+    role: Literal["user", "assistant", "system", "tool"] = "user"
     sender: str | None = None  # who wrote it in a group chat (a name or handle)
     text: str
     at: datetime
@@ -57,3 +58,15 @@ class SessionFilter(BaseModel):
     ended_before: datetime | None = None
     min_messages: int | None = None
     version_below: int | None = None  # summary_version under this
+
+
+class SessionDigest(BaseModel):
+    """A closed session's summary payload (seed 004 §3), from a model or extracted offline."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    summary: str = Field(description="3-6 short factual sentences about what the session covered.")
+    topics: list[str] = Field(default_factory=list, max_length=6, description="Short topic tags.")
+    decisions: list[str] = Field(default_factory=list, max_length=6, description="Explicit decisions or agreements.")
+    open_questions: list[str] = Field(default_factory=list, max_length=6, description="Asks left unresolved.")
+    entities: list[str] = Field(default_factory=list, max_length=12, description="People, places, tools named.")

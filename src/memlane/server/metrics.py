@@ -19,6 +19,7 @@ from memlane.engine.memory import Memory
 from memlane.formation.events import MemoryEvent
 from memlane.model.candidate import ChatMessage, ConflictVerdict, Extraction, SameFact
 from memlane.model.jobs import JobStatus
+from memlane.model.session import SessionDigest
 from memlane.providers.embed.base import Embedder
 from memlane.providers.llm.base import MemoryLLM
 
@@ -99,6 +100,11 @@ class TimedLLM(MemoryLLM):
     def classify_conflict(self, existing: str, candidate: str) -> ConflictVerdict:
         result: ConflictVerdict = self._timed("classify_conflict",
                                               lambda: self.inner.classify_conflict(existing, candidate))
+        return result
+
+    def summarize_session(self, messages: Sequence[ChatMessage]) -> SessionDigest | None:
+        result: SessionDigest | None = self._timed("summarize_session",
+                                                   lambda: self.inner.summarize_session(messages))
         return result
 
 

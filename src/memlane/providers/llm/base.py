@@ -14,6 +14,7 @@ from typing import TypeVar
 from pydantic import BaseModel
 
 from memlane.model.candidate import ChatMessage, ConflictVerdict, Episode, Extraction, Insights, SameFact
+from memlane.model.session import SessionDigest
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -51,3 +52,8 @@ class MemoryLLM(ABC):
         from memlane.providers.llm.episode_rules import summarize
 
         return summarize(self.extract(messages), messages)
+
+    def summarize_session(self, messages: Sequence[ChatMessage]) -> SessionDigest | None:
+        """A closed group-chat session's summary payload (seed 004). None: this provider does not write
+        one (the offline rules), and the caller extracts it from the session's most central messages."""
+        return None

@@ -169,6 +169,22 @@ Turn (oldest first):
 {conversation}""",
 )
 
+SESSION_V1 = Prompt(
+    version="session.v1",
+    system="""\
+You summarise a finished group-chat session for long-term memory. Be extractive and factual: state only \
+what the messages say, name who said or decided what, invent nothing.
+- summary: 3-6 short sentences, plain text, about what the session covered and concluded.
+- topics: up to 4 short lowercase tags.
+- decisions: explicit decisions or agreements, each one short sentence (none: an empty list).
+- open_questions: questions or asks left unresolved at the end (none: an empty list).
+- entities: people, places, organisations and tools named (none: an empty list).
+Reply with a single JSON object only.""",
+    user="""\
+Chat session (oldest first):
+{conversation}""",
+)
+
 # Appended to the user message when the first reply did not parse or validate.
 CORRECTION_V1 = Prompt(
     version="correction.v1",
@@ -191,7 +207,8 @@ The JSON object must match this JSON schema exactly (all properties required, no
     user="",
 )
 
-ALL_PROMPTS: tuple[Prompt, ...] = (EXTRACT_V2, SAME_FACT_V1, CONFLICT_V1, JUDGE_V1, INSIGHTS_V1, EPISODE_V1, CORRECTION_V1,
+ALL_PROMPTS: tuple[Prompt, ...] = (EXTRACT_V2, SAME_FACT_V1, CONFLICT_V1, JUDGE_V1, INSIGHTS_V1, EPISODE_V1, SESSION_V1,
+                                   CORRECTION_V1,
                                    SCHEMA_HINT_V1)
 PROMPT_VERSION = "+".join(p.version for p in ALL_PROMPTS)
 
@@ -205,6 +222,7 @@ __all__ = [
     "JUDGE_V1",
     "PROMPT_VERSION",
     "SAME_FACT_V1",
+    "SESSION_V1",
     "SCHEMA_HINT_V1",
     "Prompt",
 ]

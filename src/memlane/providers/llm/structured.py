@@ -29,6 +29,7 @@ from memlane.model.candidate import (
 )
 from memlane.model.category import DEFAULT_CATEGORIES
 from memlane.model.errors import ProviderError
+from memlane.model.session import SessionDigest
 from memlane.model.writing import MAX_SENTENCES, sentences
 from memlane.providers.llm.base import MemoryLLM, T
 from memlane.providers.llm.prompts import (
@@ -39,6 +40,7 @@ from memlane.providers.llm.prompts import (
     INSIGHTS_V1,
     JUDGE_V1,
     SAME_FACT_V1,
+    SESSION_V1,
 )
 
 MAX_CANDIDATE_CHARS = 280
@@ -127,6 +129,10 @@ class StructuredLLM(MemoryLLM):
         system, user = EPISODE_V1.render(categories=", ".join(self.categories),
                                          conversation="\n".join(_render_message(m) for m in shown) or "(empty)")
         return self.generate(system, user, Episode)
+
+    def summarize_session(self, messages: Sequence[ChatMessage]) -> SessionDigest:
+        system, user = SESSION_V1.render(conversation="\n".join(_render_message(m) for m in messages) or "(empty)")
+        return self.generate(system, user, SessionDigest)
 
     def insights(self, activity: Sequence[str], new_facts: Sequence[str], snippet: str = "") -> Insights:
         system, user = INSIGHTS_V1.render(

@@ -23,7 +23,7 @@ _UPSERT = (
     f"INSERT INTO sessions ({S_COLS}) SELECT {S_COLS} FROM jsonb_populate_recordset(NULL::sessions, %s::jsonb) "
     f"ON CONFLICT (id) DO UPDATE SET "
     f"{', '.join(f'{f} = EXCLUDED.{f}' for f in S_FIELDS if f not in ('id', 'user_id', 'chat_id'))} "
-    "WHERE sessions.user_id = EXCLUDED.user_id RETURNING id"
+    "WHERE sessions.user_id = EXCLUDED.user_id AND sessions.message_count <= EXCLUDED.message_count RETURNING id"
 )
 _INSERT = (f"INSERT INTO messages ({M_COLS}) SELECT {M_COLS} "
            "FROM jsonb_populate_recordset(NULL::messages, %s::jsonb)")
@@ -32,12 +32,12 @@ _INSERT = (f"INSERT INTO messages ({M_COLS}) SELECT {M_COLS} "
 def write_sessions(cur: psycopg.Cursor[Any], sessions: Sequence[ChatSession],
                    messages: Sequence[SessionMessage]) -> None:
     """Upsert the sessions, insert the messages; ConflictError (the transaction rolls back) for a session id
-    that is another user's."""
+    that is another user's, or a write that would lower a session's message count (a stale read)."""
     if sessions:
         written = {r[0] for r in cur.execute(_UPSERT, (_SESSIONS.dump_json(list(sessions)).decode(),)).fetchall()}
         refused = sorted({s.id for s in sessions} - written)
         if refused:
-            raise ConflictError(f"session {', '.join(refused)} belongs to another user; nothing was written")
+            raise ConflictError(f"session {', '.join(refused)} belongs to another user or got messages since it was read; nothing was written")
     if messages:
         cur.execute(_INSERT, (_MESSAGES.dump_json(list(messages)).decode(),))
 

@@ -17,7 +17,7 @@ M_FIELDS: tuple[str, ...] = tuple(SessionMessage.model_fields)
 S_COLS, M_COLS = ", ".join(S_FIELDS), ", ".join(M_FIELDS)
 _UPSERT = (f"INSERT INTO sessions({S_COLS}) VALUES ({', '.join('?' for _ in S_FIELDS)}) ON CONFLICT(id) DO UPDATE "
            f"SET {', '.join(f'{f} = excluded.{f}' for f in S_FIELDS if f not in ('id', 'user_id', 'chat_id'))} "
-           "WHERE sessions.user_id = excluded.user_id RETURNING id")
+           "WHERE sessions.user_id = excluded.user_id AND sessions.message_count <= excluded.message_count RETURNING id")
 
 
 def _session_params(s: ChatSession) -> tuple[Any, ...]:
@@ -29,10 +29,10 @@ def _session_params(s: ChatSession) -> tuple[Any, ...]:
 
 def write_sessions(c: Any, sessions: Sequence[ChatSession], messages: Sequence[SessionMessage]) -> None:
     """Upsert the sessions, insert the messages; ConflictError (the transaction rolls back) for a session id
-    that is another user's."""
+    that is another user's, or a write that would lower a session's message count (a stale read)."""
     for s in sessions:
         if c.execute(_UPSERT, _session_params(s)).fetchone() is None:
-            raise ConflictError(f"session {s.id} belongs to another user; nothing was written")
+            raise ConflictError(f"session {s.id} belongs to another user or got messages since it was read; nothing was written")
     c.executemany(f"INSERT INTO messages({M_COLS}) VALUES ({', '.join('?' for _ in M_FIELDS)})",
                   [tuple(iso(m.at) if f == "at" else getattr(m, f) for f in M_FIELDS) for m in messages])
 

@@ -1,0 +1,127 @@
+"""The sessions task (seed 004): a background run per user that never blocks the message path.
+
+* Closes the user's open sessions whose last message is more than ``CONTEXT_SESSION_GAP_MINUTES`` old.
+* Summarises closed sessions of at least ``CONTEXT_SESSION_MIN_MESSAGES`` messages whose summary is
+  missing, failed, or older than ``CONTEXT_SESSION_SUMMARY_VERSION`` (a new version re-summarises), when
+  ``CONTEXT_SESSION_SUMMARIZATION_ENABLED``. The payload (:mod:`memlane.lifecycle.session_digest`) is
+  stored as a memory of type ``session`` through the write path: its text the flattened summary with a
+  header, its topics as tags, its entities, and the structured payload in ``metadata["session"]``. A
+  re-summarised session updates its memory (with history). A provider error marks the session
+  ``failed`` with the error; the next run tries it again.
+* A session write never lowers its message count (storage refuses it): a message recorded meanwhile
+  makes the run fail and retry, instead of overwriting it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from memlane.formation.mutations import Mutation
+from memlane.lifecycle.session_digest import digest, flatten
+from memlane.model.config import Settings
+from memlane.model.enums import MemoryType, Source
+from memlane.model.ids import deterministic_id
+from memlane.model.record import MemoryRecord
+from memlane.model.session import ChatSession, SessionDigest, SessionFilter, SessionStatus
+from memlane.providers.embed import Embedder
+from memlane.providers.llm.base import MemoryLLM
+from memlane.retrieval.embed_text import memory_text
+from memlane.storage.base import Backend
+
+BATCH = 20  # sessions summarised per run at most; a full run schedules the next one at once
+MAX_MESSAGES = 400  # a session's latest messages a summary reads
+SUMMARIZABLE = (SessionStatus.CLOSED, SessionStatus.SUMMARIZED, SessionStatus.FAILED)
+
+
+@dataclass
+class Summary:
+    session: ChatSession
+    payload: SessionDigest | None = None
+    model: str = ""
+    error: str | None = None
+    vector: list[float] = field(default_factory=list)
+
+
+@dataclass
+class Work:
+    close: list[ChatSession]
+    summaries: list[Summary]
+    more: bool
+
+
+def due(backend: Backend, user_id: str, settings: Settings, now: datetime) -> Work:
+    gap = timedelta(minutes=settings.context_session_gap_minutes)
+    idle = backend.chat_sessions(user_id, SessionFilter(statuses=(SessionStatus.OPEN,), ended_before=now - gap),
+                                 limit=BATCH)
+    closed = [s.model_copy(update={"status": SessionStatus.CLOSED, "updated_at": now}) for s in idle]
+    todo: list[ChatSession] = []
+    if settings.context_session_summarization_enabled:
+        todo = backend.chat_sessions(user_id, SessionFilter(
+            statuses=SUMMARIZABLE, min_messages=settings.context_session_min_messages,
+            version_below=settings.context_session_summary_version), limit=BATCH)
+        todo += [s for s in closed if s.message_count >= settings.context_session_min_messages]
+    return Work(closed, [Summary(s) for s in todo[:BATCH]], len(idle) >= BATCH or len(todo) >= BATCH)
+
+
+def summarize(work: Work, backend: Backend, llm: MemoryLLM, embedder: Embedder, settings: Settings) -> None:
+    """Each due session's payload (or error) and the vector of its memory text, outside the write lock."""
+    for s in work.summaries:
+        messages = backend.session_messages(s.session.user_id, s.session.id, limit=10**6)[-MAX_MESSAGES:]
+        try:
+            s.payload, s.model = digest(messages, llm, embedder)
+        except Exception as exc:  # noqa: BLE001 - recorded on the session as failed, tried again next run
+            s.error = f"{type(exc).__name__}: {exc}"
+    done = [s for s in work.summaries if s.payload is not None]
+    texts = [memory_text(record(s, settings, s.session.updated_at), settings) for s in done]
+    for s, vector in zip(done, embedder.embed(texts) if texts else [], strict=True):
+        s.vector = list(vector)
+
+
+def record(s: Summary, settings: Settings, now: datetime, old: MemoryRecord | None = None) -> MemoryRecord:
+    session, payload = s.session, s.payload
+    assert payload is not None
+    meta = {"session": {"id": session.id, "chat_id": session.chat_id, "started_at": session.started_at.isoformat(),
+                        "ended_at": session.ended_at.isoformat(), "message_count": session.message_count,
+                        "participants": session.participants, "summary_version": settings.context_session_summary_version,
+                        "model": s.model, **payload.model_dump()}}
+    fields = {"summary": flatten(session, payload), "tags": [t.strip().lower() for t in payload.topics if t.strip()][:4],
+              "entities": payload.entities, "metadata": meta, "valid_from": session.started_at,
+              "valid_to": session.ended_at, "updated_at": now}
+    if old is not None:
+        return old.model_copy(update=fields)
+    return MemoryRecord(id=deterministic_id(session.user_id, "session", session.id), user_id=session.user_id,
+                        chat_id=session.chat_id, type=MemoryType.SESSION, importance=2, source=Source.SYSTEM,
+                        created_at=now, **fields)
+
+
+def apply(m: Mutation, work: Work, stored: dict[str, MemoryRecord], settings: Settings,
+          now: datetime) -> dict[str, object]:
+    rows = {s.id: s for s in work.close}
+    summarized: list[str] = []
+    failed: list[str] = []
+    for s in work.summaries:
+        session = rows.get(s.session.id, s.session)
+        if s.payload is None:
+            rows[session.id] = session.model_copy(update={"status": SessionStatus.FAILED, "error": s.error,
+                                                          "updated_at": now})
+            failed.append(session.id)
+            continue
+        old = stored.get(session.memory_id or "")
+        rec = record(s, settings, now, old)
+        if old is None:
+            m.create(rec, s.vector, f"summary of chat session {session.id}")
+        else:
+            m.update(old, rec, s.vector, f"summary of chat session {session.id}, version "
+                                         f"{settings.context_session_summary_version}")
+        rows[session.id] = session.model_copy(update={
+            "status": SessionStatus.SUMMARIZED, "summary_version": settings.context_session_summary_version,
+            "memory_id": rec.id, "error": None, "updated_at": now})
+        summarized.append(session.id)
+    m.batch.sessions.extend(rows.values())
+    return {"closed": len(work.close), "summarized": summarized, "failed": failed}
+
+
+def memory_ids(work: Work) -> Sequence[str]:
+    return [s.session.memory_id for s in work.summaries if s.session.memory_id]
