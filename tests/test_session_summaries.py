@@ -15,10 +15,14 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
+import pytest
+
 from memlane import Memory
+from memlane.lifecycle import sessions as sessions_task
 from memlane.model.config import Settings
 from memlane.model.enums import HistoryEvent, MemoryType
 from memlane.model.errors import ProviderError
+from memlane.model.filters import Condition
 from memlane.model.record import utcnow
 from memlane.model.session import SessionDigest, SessionStatus
 from tests.formation_helpers import ScriptedTransportLLM, local_embedder
@@ -157,3 +161,31 @@ def test_the_context_block_shows_the_summary_and_the_disabled_flag_leaves_it_unc
     with open_mem(location, context_session_memory_enabled=False) as mem:
         after = mem.context(query, user_id=U)
         assert after.text == before and after.sessions == []
+
+
+def test_a_full_run_goes_on_at_once_and_failures_wait_for_a_later_run(location: str,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sessions_task, "BATCH", 3)
+    start = utcnow() - 10 * HOUR
+    four = [{"name": who, "content": f"{text} (session {k})", "at": start + k * HOUR + n * MIN}
+            for k in range(4) for n, (who, text) in enumerate(CABIN[:4])]
+    with open_mem(location, llm=model(*[ProviderError("the model timed out")] * 4)) as mem:
+        mem.record_messages(four, user_id=U, chat_id=CHAT)
+        assert mem.run_tasks(at=start + 12 * HOUR) == 2  # 3 sessions, then the 4th; the failed ones wait
+        assert [s.status for s in mem.sessions(user_id=U)] == [SessionStatus.FAILED] * 4
+    with open_mem(location, llm=model(*[REPLY] * 4)) as mem:
+        assert mem.run_tasks(at=start + 14 * HOUR) == 2
+        assert [s.status for s in mem.sessions(user_id=U)] == [SessionStatus.SUMMARIZED] * 4
+
+
+def test_a_summary_is_found_by_keyword_alone_and_by_vector(location: str) -> None:
+    start = utcnow() - HOUR
+    with open_mem(location) as mem:
+        record_cabin(mem, start)
+        mem.run_tasks(at=start + 3 * HOUR)
+        (session,) = mem.sessions(user_id=U)
+        only = [Condition("type", "$eq", MemoryType.SESSION.value)]
+        by_words = mem.backend.keyword_search(U, "kayak deposit", only)
+        by_vector = mem.backend.vector_search(U, local_embedder().embed_one("who pays for the lake house?"), only)
+        assert [h.record.id for h in by_words] == [h.record.id for h in by_vector] == [session.memory_id]
+        assert mem.backend.keyword_search("lena", "kayak deposit", only) == []

@@ -32,7 +32,6 @@ from memlane.storage.base import Backend
 
 BATCH = 20  # sessions summarised per run at most; a full run schedules the next one at once
 MAX_MESSAGES = 400  # a session's latest messages a summary reads
-SUMMARIZABLE = (SessionStatus.CLOSED, SessionStatus.SUMMARIZED, SessionStatus.FAILED)
 
 
 @dataclass
@@ -58,9 +57,13 @@ def due(backend: Backend, user_id: str, settings: Settings, now: datetime) -> Wo
     closed = [s.model_copy(update={"status": SessionStatus.CLOSED, "updated_at": now}) for s in idle]
     todo: list[ChatSession] = []
     if settings.context_session_summarization_enabled:
-        todo = backend.chat_sessions(user_id, SessionFilter(
-            statuses=SUMMARIZABLE, min_messages=settings.context_session_min_messages,
-            version_below=settings.context_session_summary_version), limit=BATCH)
+        def find(statuses: tuple[SessionStatus, ...], updated_before: datetime | None) -> list[ChatSession]:
+            return backend.chat_sessions(user_id, SessionFilter(
+                statuses=statuses, min_messages=settings.context_session_min_messages,
+                version_below=settings.context_session_summary_version, updated_before=updated_before), limit=BATCH)
+
+        # a failure is retried by a later run, not by a full run's immediate successor (same time)
+        todo = find((SessionStatus.CLOSED, SessionStatus.SUMMARIZED), None) + find((SessionStatus.FAILED,), now)
         todo += [s for s in closed if s.message_count >= settings.context_session_min_messages]
     return Work(closed, [Summary(s) for s in todo[:BATCH]], len(idle) >= BATCH or len(todo) >= BATCH)
 

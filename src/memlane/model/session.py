@@ -51,11 +51,12 @@ class ChatSession(BaseModel):
 
 
 class SessionFilter(BaseModel):
-    """Which of a user's sessions to read (every given field must hold; ``ended_before`` exclusive)."""
+    """Which of a user's sessions to read (every given field must hold; the ``_before`` times exclusive)."""
 
     chat_id: str | None = None
     statuses: tuple[SessionStatus, ...] = ()  # any of these (empty: any status)
     ended_before: datetime | None = None
+    updated_before: datetime | None = None
     min_messages: int | None = None
     version_below: int | None = None  # summary_version under this
 

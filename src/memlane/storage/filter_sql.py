@@ -110,7 +110,7 @@ def proposal_where(user_id: str, f: ProposalFilter, d: Dialect) -> tuple[str, li
 def session_where(user_id: str, f: SessionFilter, d: Dialect) -> tuple[str, list[Any]]:
     """The ``WHERE`` of a read of the user's chat sessions (the ``sessions`` table)."""
     p = d.placeholder
-    given = [(f"chat_id = {p}", f.chat_id), (f"ended_at < {p}", f.ended_before),
+    given = [(f"chat_id = {p}", f.chat_id), (f"ended_at < {p}", f.ended_before), (f"updated_at < {p}", f.updated_before),
              (f"message_count >= {p}", f.min_messages), (f"summary_version < {p}", f.version_below)]
     chosen = [(sql, value) for sql, value in given if value is not None]
     parts = [f"user_id = {p}", *(sql for sql, _ in chosen)]
