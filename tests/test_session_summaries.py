@@ -24,7 +24,7 @@ from memlane.model.enums import HistoryEvent, MemoryType
 from memlane.model.errors import ProviderError
 from memlane.model.filters import Condition
 from memlane.model.record import utcnow
-from memlane.model.session import SessionDigest, SessionStatus
+from memlane.model.session import ChatSession, SessionDigest, SessionStatus
 from tests.formation_helpers import ScriptedTransportLLM, local_embedder
 
 U, CHAT = "maya", "trip-planning"
@@ -48,6 +48,14 @@ def open_mem(location: str, llm: Any = "rules", **settings: Any) -> Memory:
 def record_cabin(mem: Memory, start: datetime) -> None:
     mem.record_messages([{"name": who, "content": text, "at": start + n * MIN} for n, (who, text) in enumerate(CABIN)],
                         user_id=U, chat_id=CHAT)
+
+
+def chat_and_run(mem: Memory, start: datetime) -> ChatSession:
+    """Record the cabin chat from ``start``, run the tasks due 3 hours later; the user's one session."""
+    record_cabin(mem, start)
+    mem.run_tasks(at=start + 3 * HOUR)
+    (session,) = mem.sessions(user_id=U)
+    return session
 
 
 def model(*replies: str | Exception) -> ScriptedTransportLLM:
@@ -102,9 +110,7 @@ def test_a_small_session_is_closed_but_not_summarised(location: str) -> None:
 def test_a_new_summary_version_resummarises_the_same_memory(location: str) -> None:
     start = utcnow() - HOUR
     with open_mem(location) as mem:
-        record_cabin(mem, start)
-        mem.run_tasks(at=start + 3 * HOUR)
-        (v1,) = mem.sessions(user_id=U)
+        v1 = chat_and_run(mem, start)
     llm = model("not json", REPLY)  # a malformed first reply is retried once with a correction
     with open_mem(location, llm=llm, context_session_summary_version=2) as mem:
         mem.run_tasks(at=start + 5 * HOUR)
@@ -124,9 +130,7 @@ def test_a_new_summary_version_resummarises_the_same_memory(location: str) -> No
 def test_a_failing_model_marks_the_session_failed_and_the_next_run_retries(location: str) -> None:
     start = utcnow() - HOUR
     with open_mem(location, llm=model(ProviderError("the model timed out"))) as mem:
-        record_cabin(mem, start)
-        mem.run_tasks(at=start + 3 * HOUR)
-        (session,) = mem.sessions(user_id=U)
+        session = chat_and_run(mem, start)
         assert session.status is SessionStatus.FAILED and "the model timed out" in str(session.error)
         assert session.memory_id is None and mem.list(user_id=U, filters={"type": "session"}) == []
     with open_mem(location, llm=model(REPLY)) as mem:
@@ -138,9 +142,7 @@ def test_a_failing_model_marks_the_session_failed_and_the_next_run_retries(locat
 def test_summarization_off_closes_sessions_without_summaries(location: str) -> None:
     start = utcnow() - HOUR
     with open_mem(location, context_session_summarization_enabled=False) as mem:
-        record_cabin(mem, start)
-        mem.run_tasks(at=start + 3 * HOUR)
-        (session,) = mem.sessions(user_id=U)
+        session = chat_and_run(mem, start)
         assert (session.status, session.memory_id) == (SessionStatus.CLOSED, None)
 
 
@@ -151,8 +153,7 @@ def test_the_context_block_shows_the_summary_and_the_disabled_flag_leaves_it_unc
         mem.put("Maya likes kayaking on mountain lakes.", user_id=U)
         before = mem.context(query, user_id=U).text
     with open_mem(location) as mem:
-        record_cabin(mem, start)
-        mem.run_tasks(at=start + 3 * HOUR)
+        chat_and_run(mem, start)
         block = mem.context(query, user_id=U)
         assert [h.memory.type for h in block.sessions] == [MemoryType.SESSION]
         assert "Relevant earlier session summaries:" in block.text and "Lakeview cabin" in block.text
@@ -181,9 +182,7 @@ def test_a_full_run_goes_on_at_once_and_failures_wait_for_a_later_run(location: 
 def test_a_summary_is_found_by_keyword_alone_and_by_vector(location: str) -> None:
     start = utcnow() - HOUR
     with open_mem(location) as mem:
-        record_cabin(mem, start)
-        mem.run_tasks(at=start + 3 * HOUR)
-        (session,) = mem.sessions(user_id=U)
+        session = chat_and_run(mem, start)
         only = [Condition("type", "$eq", MemoryType.SESSION.value)]
         by_words = mem.backend.keyword_search(U, "kayak deposit", only)
         by_vector = mem.backend.vector_search(U, local_embedder().embed_one("who pays for the lake house?"), only)
