@@ -3,7 +3,8 @@
     uvicorn --factory memlane.server.app:create_app       # or: memlane serve
 
 Routes: REST under ``/v1/memory`` (:mod:`routes_memory`), consent proposals under
-``/v1/memory/proposals`` (:mod:`routes_consent`), Server-Sent Events at ``/v1/memory/events`` (:mod:`routes_events`), the OpenAI-compatible chat proxy at
+``/v1/memory/proposals`` (:mod:`routes_consent`), group-chat sessions under ``/v1/memory/sessions``
+(:mod:`routes_sessions`), Server-Sent Events at ``/v1/memory/events`` (:mod:`routes_events`), the OpenAI-compatible chat proxy at
 ``/v1/chat/completions`` and ``/v1/models`` (:mod:`routes_chat`), ``/healthz`` and ``/metrics``.
 """
 
@@ -31,6 +32,7 @@ from memlane.server import (
     routes_events,
     routes_memory,
     routes_procedures,
+    routes_sessions,
     schema_errors,
 )
 from memlane.server.auth import Admin, KeyRing
@@ -110,6 +112,7 @@ def create_app(memory: Memory | None = None, settings: Settings | None = None) -
     app.add_middleware(RequestTimer, metrics=metrics)
     app.include_router(routes_events.router)  # before /v1/memory/{memory_id}
     app.include_router(routes_consent.router)  # before /v1/memory/{memory_id} too
+    app.include_router(routes_sessions.router)  # and this
     app.include_router(routes_procedures.router)
     app.include_router(routes_memory.router)
     app.include_router(routes_chat.router)

@@ -12,6 +12,7 @@ from fastapi import APIRouter, Body, Depends, Path, Query
 from memlane.model.consent import Proposal
 from memlane.server.auth import Caller, Principal, User
 from memlane.server.errors import error_responses
+from memlane.server.fields import PATH_ID
 from memlane.server.schemas import ProposalsResponse, ReasonRequest
 from memlane.server.state import ServerState, get_state
 
@@ -20,7 +21,7 @@ ERRORS = error_responses(400, 401, 403, 413, 422, 503)
 ONE = {**ERRORS, **error_responses(404)}
 DECIDE = {**ONE, **error_responses(409)}
 State = Annotated[ServerState, Depends(get_state)]
-ProposalId = Annotated[str, Path(min_length=1, max_length=256, pattern=r"^[^\x00-\x1f\x7f%]*[^\x00-\x20\x7f%][^\x00-\x1f\x7f%]*$",
+ProposalId = Annotated[str, Path(min_length=1, max_length=256, pattern=PATH_ID,
                                  description="Proposal id.")]
 Decision = Annotated[ReasonRequest | None, Body()]
 

@@ -16,6 +16,7 @@ from memlane.model.consent import Proposal
 from memlane.model.enums import MemoryType, Source
 from memlane.model.jobs import Job, Outcome
 from memlane.model.record import HistoryEntry, MemoryRecord, SearchHit
+from memlane.model.session import ChatSession, SessionMessage
 from memlane.server.fields import (
     Body,
     Budget,
@@ -272,6 +273,26 @@ class JobsResponse(BaseModel):
 
 class ProposalsResponse(BaseModel):
     proposals: list[Proposal]
+
+
+class RecordMessagesRequest(Strict):
+    """A group chat's messages (seed 004): ``name`` is the sender, ``at`` the message's time (default now)."""
+
+    chat_id: Name
+    messages: Annotated[list[TurnMessage], Field(min_length=1, max_length=1000)]
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{
+        "chat_id": "trip-planning", "messages": [
+            {"name": "ana", "content": "Shall we book the cabin for June?", "at": "2026-03-02T18:00:00Z"},
+            {"name": "ben", "content": "Yes, the one near the lake.", "at": "2026-03-02T18:10:00Z"}]}]})
+
+
+class MessagesResponse(BaseModel):
+    messages: list[SessionMessage]
+
+
+class SessionsResponse(BaseModel):
+    sessions: list[ChatSession]
 
 
 class Health(BaseModel):

@@ -1,0 +1,41 @@
+"""Group-chat sessions under ``/v1/memory/sessions`` (seed 004, docs/sessions.md): record a chat's
+messages, list the user's sessions and a session's messages."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Depends, Path, Query
+
+from memlane.server.auth import User
+from memlane.server.errors import error_responses
+from memlane.server.fields import PATH_ID, Name
+from memlane.server.schemas import MessagesResponse, RecordMessagesRequest, SessionsResponse
+from memlane.server.state import ServerState, get_state
+
+router = APIRouter(prefix="/v1/memory/sessions", tags=["sessions"])
+ERRORS = error_responses(400, 401, 403, 413, 422, 503)
+State = Annotated[ServerState, Depends(get_state)]
+SessionId = Annotated[str, Path(min_length=1, max_length=256, pattern=PATH_ID,
+                                description="Session id.")]
+
+
+@router.post("/messages", response_model=MessagesResponse, status_code=201, responses=ERRORS,
+             summary="Record a group chat's messages (each joins its chat's session by its time)")
+def record(body: RecordMessagesRequest, user: User, state: State) -> MessagesResponse:
+    stored = state.memory.record_messages([m.model_dump() for m in body.messages], user_id=user, chat_id=body.chat_id)
+    return MessagesResponse(messages=stored)
+
+
+@router.get("", response_model=SessionsResponse, responses=ERRORS, summary="The user's chat sessions, oldest first")
+def sessions(user: User, state: State, chat_id: Annotated[Name | None, Query()] = None,
+             status: Annotated[Literal["open", "closed", "summarized", "failed"] | None, Query()] = None,
+             limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> SessionsResponse:
+    return SessionsResponse(sessions=state.memory.sessions(user_id=user, chat_id=chat_id, status=status, limit=limit))
+
+
+@router.get("/{session_id}/messages", response_model=MessagesResponse, responses=ERRORS,
+            summary="A session's messages, oldest first")
+def messages(session_id: SessionId, user: User, state: State,
+             limit: Annotated[int, Query(ge=1, le=10_000)] = 1000) -> MessagesResponse:
+    return MessagesResponse(messages=state.memory.session_messages(session_id, user_id=user, limit=limit))
