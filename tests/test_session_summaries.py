@@ -20,7 +20,7 @@ import pytest
 from memlane import Memory
 from memlane.lifecycle import sessions as sessions_task
 from memlane.model.config import Settings
-from memlane.model.enums import HistoryEvent, MemoryType
+from memlane.model.enums import HistoryEvent, MemoryState, MemoryType
 from memlane.model.errors import ProviderError
 from memlane.model.filters import Condition
 from memlane.model.record import utcnow
@@ -125,6 +125,21 @@ def test_a_new_summary_version_resummarises_the_same_memory(location: str) -> No
         assert [h.event for h in mem.history(rec.id, user_id=U)] == [HistoryEvent.ADD, HistoryEvent.UPDATE]
         mem.run_tasks(at=start + 7 * HOUR)  # at the same version: nothing more
         assert llm.count("SessionDigest") == 2 and len(mem.history(rec.id, user_id=U)) == 2
+
+
+def test_a_new_version_does_not_bring_back_a_deleted_summary(location: str) -> None:
+    start = utcnow() - HOUR
+    with open_mem(location) as mem:
+        v1 = chat_and_run(mem, start)
+        mem.delete(str(v1.memory_id), user_id=U)
+    with open_mem(location, llm=model(REPLY), context_session_summary_version=2) as mem:
+        mem.run_tasks(at=start + 5 * HOUR)
+        (v2,) = mem.sessions(user_id=U)
+        assert (v2.summary_version, v2.status) == (2, SessionStatus.SUMMARIZED)
+        rec = mem.get(str(v1.memory_id), user_id=U)
+        assert rec.state is MemoryState.SOFT_DELETED and "Ana proposed" not in rec.summary
+        # (the task ran on a clock ahead of the delete's: compare the events, not their order)
+        assert sorted(h.event.value for h in mem.history(rec.id, user_id=U)) == ["ADD", "DELETE"]
 
 
 def test_a_failing_model_marks_the_session_failed_and_the_next_run_retries(location: str) -> None:

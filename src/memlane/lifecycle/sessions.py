@@ -6,7 +6,7 @@
   ``CONTEXT_SESSION_SUMMARIZATION_ENABLED``. The payload (:mod:`memlane.lifecycle.session_digest`) is
   stored as a memory of type ``session`` through the write path: its text the flattened summary with a
   header, its topics as tags, its entities, and the structured payload in ``metadata["session"]``. A
-  re-summarised session updates its memory (with history). A provider error marks the session
+  re-summarised session updates its memory (with history), unless the user deleted it. A provider error marks the session
   ``failed`` with the error; the next run tries it again.
 * A session write never lowers its message count (storage refuses it): a message recorded meanwhile
   makes the run fail and retry, instead of overwriting it.
@@ -21,7 +21,7 @@ from datetime import datetime, timedelta
 from memlane.formation.mutations import Mutation
 from memlane.lifecycle.session_digest import digest, flatten
 from memlane.model.config import Settings
-from memlane.model.enums import MemoryType, Source
+from memlane.model.enums import MemoryState, MemoryType, Source
 from memlane.model.ids import deterministic_id
 from memlane.model.record import MemoryRecord
 from memlane.model.session import ChatSession, SessionDigest, SessionFilter, SessionStatus
@@ -115,9 +115,10 @@ def apply(m: Mutation, work: Work, stored: dict[str, MemoryRecord], settings: Se
         rec = record(s, settings, now, old)
         if old is None:
             m.create(rec, s.vector, f"summary of chat session {session.id}")
-        else:
+        elif old.state is MemoryState.ACTIVE:
             m.update(old, rec, s.vector, f"summary of chat session {session.id}, version "
                                          f"{settings.context_session_summary_version}")
+        # else: the user deleted (or purged) the summary; a new version does not bring it back
         rows[session.id] = session.model_copy(update={
             "status": SessionStatus.SUMMARIZED, "summary_version": settings.context_session_summary_version,
             "memory_id": rec.id, "error": None, "updated_at": now})
