@@ -6,13 +6,14 @@ Times are the messages' own (an import with past timestamps), so the boundary is
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 
-from memlane import Memory
+from memlane import AsyncMemory, Memory
 from memlane.model.config import Settings
 from memlane.model.errors import ConfigError, ConflictError, ValidationError
 from memlane.model.session import SessionStatus
@@ -125,6 +126,19 @@ def test_a_session_write_from_a_stale_read_is_refused(mem: Memory) -> None:
     with pytest.raises(ConflictError, match="another user"):
         mem.backend.apply(WriteBatch(sessions=[session.model_copy(update={"user_id": OTHER})]))
     assert mem.sessions(user_id=U) == [session] and mem.sessions(user_id=OTHER) == []
+
+
+def test_async_memory_records_through_the_same_engine(mem: Memory) -> None:
+    amem = AsyncMemory(memory=mem)
+
+    async def run() -> list[str]:
+        await amem.record_messages([msg("a", T0, "ana")], user_id=U, chat_id=CHAT)
+        await amem.record_message("b", user_id=U, chat_id=CHAT, sender="ben", at=T0 + 31 * MIN)
+        first, second = await amem.sessions(user_id=U)
+        assert (first.status, second.status) == (SessionStatus.CLOSED, SessionStatus.OPEN)
+        return [m.text for m in await amem.session_messages(second.id, user_id=U)]
+
+    assert asyncio.run(run()) == ["b"]
 
 
 def test_with_session_memory_off_nothing_is_recorded(location: str) -> None:

@@ -101,6 +101,9 @@ class AsyncMemory:
     async def sessions(self, **kw: Any) -> builtins.list[ChatSession]:
         return await self._run(self.sync.sessions, **kw)
 
+    async def session_messages(self, session_id: str, **kw: Any) -> builtins.list[SessionMessage]:
+        return await self._run(self.sync.session_messages, session_id, **kw)
+
     async def export_user(self, user_id: str) -> builtins.list[dict[str, Any]]:
         def collect() -> builtins.list[dict[str, Any]]:
             rows: Iterator[dict[str, Any]] = self.sync.export_user(user_id)
