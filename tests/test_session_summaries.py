@@ -96,6 +96,14 @@ def test_an_idle_session_is_closed_and_summarised_by_extraction(location: str) -
         assert {r.user_id for r in mem.list(user_id=U, filters={"type": "session"})} == {U}
 
 
+def test_the_task_is_scheduled_by_recording_not_seeded_for_every_user(location: str) -> None:
+    with open_mem(location) as mem:
+        mem.put("Maya plays chess.", user_id="lena")
+        assert mem.lifecycle.seed(utcnow()) == 0 and mem.backend.scheduled_users("task.sessions") == set()
+        record_cabin(mem, utcnow() - HOUR)
+        assert mem.backend.scheduled_users("task.sessions") == {U}
+
+
 def test_a_small_session_is_closed_but_not_summarised(location: str) -> None:
     start = utcnow() - HOUR
     with open_mem(location, context_session_min_messages=4) as mem:

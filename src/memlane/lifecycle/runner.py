@@ -27,6 +27,9 @@ from memlane.storage.base import WriteBatch
 log = logging.getLogger("memlane.lifecycle")
 BATCH = 1000  # memories one run changes at most; a full run schedules the next one at once
 LEASE_SECONDS = 300.0
+# Tasks not seeded for every user: recording a group-chat message schedules its user's sessions run
+# (engine/sessions_api.py), so users who never record one cost nothing.
+BY_USE = frozenset({"sessions"})
 
 # A task's work: the ids to read under the write lock, and the plan that turns them into writes
 # (returning its report).
@@ -68,7 +71,7 @@ class Lifecycle:
         many were enqueued (from any number of workers at once: a run's job id is its slot)."""
         now = now or utcnow()
         users = self.backend.list_users()
-        jobs = [task_job(user, task, every, now) for task, every in self.schedule.items()
+        jobs = [task_job(user, task, every, now) for task, every in self.schedule.items() if task not in BY_USE
                 for user in sorted(set(users) - self.backend.scheduled_users(kind_of(task)))]
         if jobs:
             self.backend.apply(WriteBatch(schedule=jobs))
