@@ -36,3 +36,5 @@ class HistoryEvent(StrEnum):
     RESTORE = "RESTORE"
     PURGE = "PURGE"
     LINK = "LINK"
+    SHARE = "SHARE"  # a link opened: the memory is seen by another user (shared or global)
+    UNSHARE = "UNSHARE"  # a link closed: one user no longer sees it (the others keep theirs)

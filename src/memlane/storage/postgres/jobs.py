@@ -17,6 +17,8 @@ from psycopg.rows import dict_row
 from memlane.model.errors import LeaseLostError
 from memlane.model.jobs import Change, Job, JobStatus, OpEvent
 from memlane.model.record import as_utc, utcnow
+from memlane.storage.filter_sql import POSTGRES
+from memlane.storage.links import seen
 from memlane.storage.postgres.rows import cell
 
 JOB_FIELDS: tuple[str, ...] = tuple(Job.model_fields)
@@ -130,9 +132,9 @@ def checked_pairs(conn: psycopg.Connection[Any], user_id: str, since: datetime) 
 
 
 def record_access(conn: psycopg.Connection[Any], user_id: str, memory_ids: Sequence[str], at: datetime) -> None:
-    conn.execute("UPDATE memories SET access_count = access_count + 1, "
-                 "last_accessed = GREATEST(COALESCE(last_accessed, %s), %s) WHERE user_id = %s AND id = ANY(%s)",
-                 (at, at, user_id, list(memory_ids)))
+    conn.execute("UPDATE memories SET access_count = access_count + 1, last_accessed = "
+                 f"GREATEST(COALESCE(last_accessed, %s), %s) WHERE id = ANY(%s) AND {seen(POSTGRES, 'memories')}",
+                 (at, at, list(memory_ids), user_id, user_id))
 
 
 def fail_job(conn: psycopg.Connection[Any], job_id: str, error: str, retry_at: datetime | None) -> None:

@@ -15,6 +15,7 @@ from psycopg.rows import dict_row
 from memlane.model.filters import Condition
 from memlane.storage.base import ScoredRecord
 from memlane.storage.filter_sql import POSTGRES, compile_conditions
+from memlane.storage.links import linked_arm, union
 from memlane.storage.postgres.rows import RECORD_COLUMNS, record_from_row
 
 _HAS_WORD = re.compile(r"[^\W_]")
@@ -65,8 +66,11 @@ def keyword_search(
     limit: int,
     offset: int,
     common: Sequence[str] = (),
+    *,
+    shared: bool = False,
 ) -> list[ScoredRecord]:
-    """Memories matching any word of ``query`` but the ``common`` ones, best first.
+    """Memories matching any word of ``query`` but the ``common`` ones, best first (with ``shared``,
+    the memories linked to the user too).
 
     The tsquery is made first and the search planned with it in view (never a prepared, generic
     plan): a word in most memories ("user") makes the GIN index return the whole store, which the
@@ -80,13 +84,18 @@ def keyword_search(
     if words is None or words[0] is None:
         return []
     where, params = compile_conditions(conditions, POSTGRES)
-    sql = (
-        f"SELECT {RECORD_COLUMNS}, ts_rank_cd(m.fts, %s::tsquery) AS score FROM memories m "
-        f"WHERE m.user_id = %s AND m.fts @@ %s::tsquery AND {where} "
-        "ORDER BY score DESC, m.updated_at DESC, m.id LIMIT %s OFFSET %s"
-    )
+    q = words[0]
+    cols, order = f"{RECORD_COLUMNS}, ts_rank_cd(m.fts, %s::tsquery) AS score", "score DESC, m.updated_at DESC, m.id"
+    if shared:  # each arm's best limit + offset, then the two merged
+        want = limit + offset
+        sql = union(POSTGRES, cols, f"m.fts @@ %s::tsquery AND {where}", order)
+        args = [q, user_id, q, *params, want, q, user_id, user_id, q, *params, want, limit, offset]
+    else:
+        sql = (f"SELECT {cols} FROM memories m WHERE m.user_id = %s AND m.fts @@ %s::tsquery AND {where} "
+               f"ORDER BY {order} LIMIT %s OFFSET %s")
+        args = [q, user_id, q, *params, limit, offset]
     with conn.cursor(row_factory=dict_row) as cur:
-        rows = cur.execute(sql, [words[0], user_id, words[0], *params, limit, offset], prepare=False).fetchall()
+        rows = cur.execute(sql, args, prepare=False).fetchall()
     return [ScoredRecord(record_from_row(r), float(r["score"])) for r in rows]
 
 
@@ -112,12 +121,14 @@ def vector_search(
     offset: int,
     *,
     iterative_scan: bool,
+    shared: bool = False,
 ) -> list[ScoredRecord]:
     """Nearest first. A user whose vectors are not in the HNSW index (fewer than
     ``writes.INDEX_AFTER``) is searched exactly. Otherwise the HNSW part is searched through the
     index, and any vectors still outside it (written while the user was joining it) exactly.
     ``iterative_scan`` (pgvector >= 0.8) lets HNSW keep scanning until enough rows pass the user and
-    metadata filters; its relaxed order is restored by the outer ORDER BY."""
+    metadata filters; its relaxed order is restored by the outer ORDER BY. With ``shared``, the
+    memories linked to the user are ranked too (exactly: a user has few links)."""
     if limit <= 0:
         return []
     wanted = limit + offset
@@ -134,6 +145,11 @@ def vector_search(
         part_params = [*part_params, *part_params]
     else:
         nearest = _nearest(where, "true")
+    if shared:
+        nearest = (f"({nearest}) UNION ALL (SELECT {RECORD_COLUMNS}, v.embedding <=> %s AS distance "
+                   f"{linked_arm(POSTGRES, 'JOIN memory_vectors v ON v.id = m.id')} AND {where} "
+                   "ORDER BY distance LIMIT %s)")
+        part_params = [*part_params, query_vec, user_id, user_id, *params, wanted]
     sql = f"WITH nearest AS MATERIALIZED ({nearest}) SELECT * FROM nearest ORDER BY distance, id LIMIT %s OFFSET %s"
     with conn.cursor(row_factory=dict_row) as cur:
         rows = cur.execute(sql, [*part_params, limit, offset]).fetchall()
