@@ -2,7 +2,8 @@
 
     uvicorn --factory memlane.server.app:create_app       # or: memlane serve
 
-Routes: REST under ``/v1/memory`` (:mod:`routes_memory`), Server-Sent Events at
+Routes: REST under ``/v1/memory`` (:mod:`routes_memory`), sharing and ``/v1/global``
+(:mod:`routes_sharing`), Server-Sent Events at
 ``/v1/memory/events`` (:mod:`routes_events`), the OpenAI-compatible chat proxy at
 ``/v1/chat/completions`` and ``/v1/models`` (:mod:`routes_chat`), ``/healthz`` and ``/metrics``.
 """
@@ -23,7 +24,15 @@ from memlane import __version__
 from memlane.engine.memory import Memory
 from memlane.model.config import Settings
 from memlane.model.errors import MemlaneError
-from memlane.server import errors, openapi, routes_chat, routes_events, routes_memory, schema_errors
+from memlane.server import (
+    errors,
+    openapi,
+    routes_chat,
+    routes_events,
+    routes_memory,
+    routes_sharing,
+    schema_errors,
+)
 from memlane.server.auth import Admin, KeyRing
 from memlane.server.body_limit import BodyLimit
 from memlane.server.metrics import RequestTimer, ServerMetrics, TimedLLM, instrument_embedder
@@ -101,6 +110,7 @@ def create_app(memory: Memory | None = None, settings: Settings | None = None) -
     app.add_middleware(RequestTimer, metrics=metrics)
     app.include_router(routes_events.router)  # before /v1/memory/{memory_id}
     app.include_router(routes_memory.router)
+    app.include_router(routes_sharing.router)
     app.include_router(routes_chat.router)
 
     @app.get("/healthz", response_model=Health, tags=["service"], summary="Liveness and what is configured",
