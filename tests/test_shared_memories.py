@@ -17,7 +17,7 @@ from memlane import Memory
 from memlane.formation.bands import bands_for
 from memlane.model.config import Settings
 from memlane.model.enums import HistoryEvent, MemoryState, MemoryType
-from memlane.model.errors import ForbiddenError, MemlaneError, NotFoundError, ValidationError
+from memlane.model.errors import ConflictError, ForbiddenError, MemlaneError, NotFoundError, ValidationError
 from memlane.model.ids import GLOBAL_USER
 from tests.formation_helpers import EventLog, ScriptedLLM, cosine, local_embedder, open_memory
 
@@ -141,7 +141,7 @@ def test_only_the_owner_changes_a_shared_memory_and_a_refusal_changes_nothing(me
         (NotFoundError, lambda: mem.unshare(office.id, user_id="alice", from_users=["carol"])),
         (NotFoundError, lambda: mem.share("no-such-id", user_id="alice", with_users=["bob"])),
         (NotFoundError, lambda: mem.shared_with(office.id, user_id="carol")),
-        (ValidationError, lambda: mem.share(office.id, user_id="alice", with_users=["alice"])),
+        (ConflictError, lambda: mem.share(office.id, user_id="alice", with_users=["alice"])),
         (ValidationError, lambda: mem.share(office.id, user_id="alice", with_users="bob")),
         (ValidationError, lambda: mem.share(office.id, user_id="alice", with_users=[])),
         (ValidationError, lambda: mem.share(office.id, user_id="alice", with_users=[GLOBAL_USER])),

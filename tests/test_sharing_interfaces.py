@@ -59,7 +59,7 @@ def test_rest_sharing_acts_for_the_keys_user_and_refusals_change_nothing(url: st
         assert error(lena.delete(f"/v1/memory/{mid}"), 403)["type"] == "forbidden"
         assert error(lena.post(f"/v1/memory/{mid}/purge"), 403)["type"] == "forbidden"
         assert error(lena.post(f"/v1/memory/{mid}/share", json={"with_users": ["tom"]}), 403)["type"] == "forbidden"
-        error(maya.post(f"/v1/memory/{mid}/share", json={"with_users": ["maya"]}), 400)
+        assert error(maya.post(f"/v1/memory/{mid}/share", json={"with_users": ["maya"]}), 409)["type"] == "conflict"
         error(maya.post(f"/v1/memory/{mid}/share", json={"with_users": ["bad id"]}), 422)
         error(maya.post(f"/v1/memory/{mid}/share", json={"with_users": []}), 422)
         error(maya.post("/v1/memory/no-such-id/share", json={"with_users": ["lena"]}), 404)

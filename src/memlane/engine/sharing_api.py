@@ -19,7 +19,7 @@ from memlane.formation.mutations import Mutation, commit_planned
 from memlane.lifecycle.bootstrap import GlobalBootstrap
 from memlane.model.config import Settings
 from memlane.model.enums import MemoryState
-from memlane.model.errors import NotFoundError, ValidationError
+from memlane.model.errors import ConflictError, NotFoundError, ValidationError
 from memlane.model.ids import GLOBAL_USER
 from memlane.model.link import MemoryLink
 from memlane.model.record import MemoryRecord
@@ -61,12 +61,12 @@ class SharingAPI:
         Returns the links of ``with_users``."""
         user, mid = v.user_id(user_id), v.memory_id(memory_id)
         targets = _users("with_users", with_users)
-        if user in targets:
-            raise ValidationError(f"memory {mid} belongs to {user!r}: share it with other users")
         out: builtins.list[MemoryLink] = []
 
         def plan(stored: dict[str, MemoryRecord]) -> Mutation:
             rec = self._owned(stored, user, mid)
+            if user in targets:
+                raise ConflictError(f"memory {mid} already belongs to {user!r}; share it with other users")
             if rec.state is not MemoryState.ACTIVE:
                 raise ValidationError(f"cannot share memory {mid}: it is {rec.state.value}; only active memories "
                                       "can be shared")
