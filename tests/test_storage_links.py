@@ -155,3 +155,21 @@ def test_global_memories_belong_to_no_listed_user(backend: Backend) -> None:
     backend.apply(WriteBatch(links=[link("maya", "g1", by="system:bootstrap")]))
     assert backend.list_users() == ["maya"]
     assert set(ids(backend.vector_search("maya", vec(1), shared=True))) == {"g1", "m1"}
+
+
+def test_linked_memories_rank_beside_a_large_indexed_own_partition(backend: Backend,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The own arm takes its fast path (PostgreSQL: the HNSW index; SQLite: vec0 KNN or the in-memory
+    copy, per fixture) and the linked arm is searched beside it."""
+    if backend.name == "postgres":
+        from memlane.storage.postgres import writes
+
+        monkeypatch.setattr(writes, "INDEX_AFTER", 0)  # every vector in the HNSW index
+    backend.apply(WriteBatch(upserts=[Upsert(rec(f"b{i}", "bob", f"Bob's note {i}."), vec(1, i / 50, 0.3))
+                                      for i in range(60)]))
+    backend.apply(WriteBatch(upserts=[Upsert(rec("a1", "alice", "Alice's exact match."), vec(0, 0, 1))],
+                             links=[link("bob", "a1")]))
+    assert ids(backend.vector_search("bob", vec(0, 0, 1), limit=3, shared=True))[0] == "a1"
+    assert "a1" not in ids(backend.vector_search("bob", vec(0, 0, 1), limit=3))
+    assert ids(backend.vector_search("bob", vec(0, 0, 1), parse_filters({"type": "semantic"}), limit=1,
+                                     shared=True)) == ["a1"]

@@ -28,6 +28,11 @@ def linked_arm(d: Dialect, join: str = "") -> str:
             f"AND l.unlinked_at IS NULL AND m.state = 'active' AND m.user_id <> {p}")
 
 
+def has_links(d: Dialect) -> str:
+    """Whether a user holds an open link (most do not: their shared reads are their own); params: user."""
+    return f"EXISTS (SELECT 1 FROM memory_links WHERE user_id = {d.placeholder} AND unlinked_at IS NULL)"
+
+
 def seen(d: Dialect, alias: str = "m") -> str:
     """One row's test: the user owns it, or it is active and linked to them; params: user, user."""
     p = d.placeholder

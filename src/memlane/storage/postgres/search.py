@@ -15,7 +15,7 @@ from psycopg.rows import dict_row
 from memlane.model.filters import Condition
 from memlane.storage.base import ScoredRecord
 from memlane.storage.filter_sql import POSTGRES, compile_conditions
-from memlane.storage.links import linked_arm, union
+from memlane.storage.links import has_links, linked_arm, union
 from memlane.storage.postgres.rows import RECORD_COLUMNS, record_from_row
 
 _HAS_WORD = re.compile(r"[^\W_]")
@@ -80,9 +80,11 @@ def keyword_search(
     if limit <= 0 or not _HAS_WORD.search(query):
         return []
     text = query.replace("\x00", " ")  # PostgreSQL text cannot hold NUL
-    words = conn.execute(OR_TSQUERY, [text, list(common)]).fetchone()
+    # the user's open links come with the query words (no round trip of their own)
+    words = conn.execute(f"SELECT ({OR_TSQUERY}), {has_links(POSTGRES)}", [text, list(common), user_id]).fetchone()
     if words is None or words[0] is None:
         return []
+    shared = shared and bool(words[1])
     where, params = compile_conditions(conditions, POSTGRES)
     q = words[0]
     cols, order = f"{RECORD_COLUMNS}, ts_rank_cd(m.fts, %s::tsquery) AS score", "score DESC, m.updated_at DESC, m.id"
@@ -99,7 +101,8 @@ def keyword_search(
     return [ScoredRecord(record_from_row(r), float(r["score"])) for r in rows]
 
 
-_IN_INDEX = "SELECT EXISTS (SELECT 1 FROM memory_vectors WHERE user_id = %s AND indexed)"
+# whether the user's vectors are in the HNSW index, and whether the user holds an open link
+_PLACE = f"SELECT EXISTS (SELECT 1 FROM memory_vectors WHERE user_id = %s AND indexed), {has_links(POSTGRES)}"
 
 
 def _nearest(where: str, part: str) -> str:
@@ -135,7 +138,8 @@ def vector_search(
     where, params = compile_conditions(conditions, POSTGRES)
     query_vec = np.asarray(embedding, dtype=np.float32)
     part_params = [query_vec, user_id, user_id, *params, wanted]
-    row = conn.execute(_IN_INDEX, (user_id,)).fetchone()
+    row = conn.execute(_PLACE, (user_id, user_id)).fetchone()
+    shared = shared and row is not None and bool(row[1])
     if row is not None and row[0]:
         ef_search = min(max(40, wanted), _MAX_EF_SEARCH)
         conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(ef_search),))

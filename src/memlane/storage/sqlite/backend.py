@@ -420,8 +420,7 @@ class SqliteBackend(SqliteSearchMixin, SqliteJobsMixin, Backend):
 
     def _has_links(self, user_id: str) -> bool:
         """Whether the user holds an open link (most do not: their shared reads are the own reads)."""
-        return bool(self._rows("SELECT 1 FROM memory_links WHERE user_id = ? AND unlinked_at IS NULL LIMIT 1",
-                               (user_id,)))
+        return bool(self._rows(f"SELECT {link_sql.has_links(SQLITE)}", (user_id,))[0][0])
 
     def list_users(self) -> builtins.list[str]:
         return [r[0] for r in self._rows("SELECT DISTINCT user_id FROM memories WHERE user_id != ? ORDER BY user_id",
