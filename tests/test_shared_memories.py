@@ -321,3 +321,15 @@ def test_deleting_a_user_removes_their_links_but_not_the_memories_shared_with_th
     assert [k.user_id for k in mem.shared_with(office.id, user_id="alice")] == ["carol"]
     assert seen_by(mem, "carol", "office bicycle") == {OFFICE}
     assert mem.backend.links("bob") == []
+
+
+def test_reembedding_the_store_reembeds_the_global_memories_too(mem: Memory) -> None:
+    mem.put("Bob rides a red bicycle.", user_id="bob")
+    glob = mem.put_global(SUNDAYS)
+    stale = [0.0] * mem.embedder.dims
+    stale[0] = 1.0
+    mem.backend.upsert(mem.list_global()[0], stale)  # a vector the model would not give it
+    report = mem.reembed()
+    assert (report.users, report.scanned) == (2, 2)
+    assert mem.backend.vectors(GLOBAL_USER, [glob.id])[glob.id] == pytest.approx(local_embedder().embed_one(SUNDAYS),
+                                                                                 abs=1e-5)
