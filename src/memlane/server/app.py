@@ -3,7 +3,9 @@
     uvicorn --factory memlane.server.app:create_app       # or: memlane serve
 
 Routes: REST under ``/v1/memory`` (:mod:`routes_memory`), consent proposals under
-``/v1/memory/proposals`` (:mod:`routes_consent`), Server-Sent Events at ``/v1/memory/events`` (:mod:`routes_events`), the OpenAI-compatible chat proxy at
+``/v1/memory/proposals`` (:mod:`routes_consent`), procedures under ``/v1/memory/procedures``
+(:mod:`routes_procedures`), sharing and ``/v1/global`` (:mod:`routes_sharing`), Server-Sent Events at
+``/v1/memory/events`` (:mod:`routes_events`), the OpenAI-compatible chat proxy at
 ``/v1/chat/completions`` and ``/v1/models`` (:mod:`routes_chat`), ``/healthz`` and ``/metrics``.
 """
 
@@ -31,6 +33,7 @@ from memlane.server import (
     routes_events,
     routes_memory,
     routes_procedures,
+    routes_sharing,
     schema_errors,
 )
 from memlane.server.auth import Admin, KeyRing
@@ -112,6 +115,7 @@ def create_app(memory: Memory | None = None, settings: Settings | None = None) -
     app.include_router(routes_consent.router)  # before /v1/memory/{memory_id} too
     app.include_router(routes_procedures.router)
     app.include_router(routes_memory.router)
+    app.include_router(routes_sharing.router)
     app.include_router(routes_chat.router)
 
     @app.get("/healthz", response_model=Health, tags=["service"], summary="Liveness and what is configured",
