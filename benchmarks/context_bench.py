@@ -1,6 +1,6 @@
 """Issue 4 benchmark: context-block latency (``Memory.context``) per user store size, on each backend.
 
-    python benchmarks/context_bench.py --sizes 1000,10000 --backends sqlite,postgres
+    python benchmarks/context_bench.py --sizes 1000,10000 --backends sqlite,postgres [--shared 50]
 
 One user holds ``size`` memories (semantic across categories, episodic, insights, session summaries);
 a few other users hold some too. A thread has change-log rows from formation, so the delta header is
@@ -74,7 +74,8 @@ def items_for(user: str, size: int, seed: int) -> list[dict[str, object]]:
     return out
 
 
-def run(backend: str, size: int, calls: int, others: int, model: Embedder, table: dict[str, list[float]]) -> None:
+def run(backend: str, size: int, calls: int, others: int, model: Embedder, table: dict[str, list[float]],
+        shared: int = 0) -> None:
     ctx = sqlite_path() if backend == "sqlite" else postgres_url()
     with ctx as location:
         mem = Memory(location, embedder=Precomputed(model, table), settings=Settings(db=location))
@@ -84,6 +85,9 @@ def run(backend: str, size: int, calls: int, others: int, model: Embedder, table
             mem.put_many(data[i: i + 256])
         mem.add_facts([{"summary": f, "category": "Personal" if "name" in f else "Other"} for f in FACTS],
                       user_id=USER, thread_id="t1", wait=True)
+        if shared:  # memories of another user shared with the bench user: its reads have a linked arm
+            for rec in mem.list(user_id="other0", limit=shared):
+                mem.share(rec.id, user_id="other0", with_users=[USER])
         rev = mem.context("warm up", user_id=USER, thread_id="t1").rev
         rng = random.Random(3)
         picks = [rng.choice(QUERIES) for _ in range(calls)]
@@ -113,7 +117,8 @@ def run(backend: str, size: int, calls: int, others: int, model: Embedder, table
             del table[q]
         block = mem.context(picks[0], user_id=USER, thread_id="t1", since_rev=since, agent="supervisor")
         mem.close()
-    print(f"{backend} {size:,} memories/user ({others} other users with 500), {calls} calls, load average "
+    print(f"{backend} {size:,} memories/user ({others} other users with 500, {shared} shared with it), {calls} calls, "
+          "load average "
           f"{os.getloadavg()[0]:.1f}:")
     for name, (wall, cpu) in rows.items():
         print(f"  {name:48s} {summary_ms(wall)}   (this thread's CPU: {summary_ms(cpu)})")
@@ -127,6 +132,7 @@ def main() -> None:
     ap.add_argument("--backends", default="sqlite,postgres")
     ap.add_argument("--calls", type=int, default=200)
     ap.add_argument("--others", type=int, default=2, help="other users with 500 memories each")
+    ap.add_argument("--shared", type=int, default=0, help="memories of other0 shared with the bench user")
     ap.add_argument("--embedder", default="local", help="registry name of the query embedder (local, hash)")
     ap.add_argument("--torch-threads", type=int, default=0,
                     help="torch threads for the local model (0: its default, one per core); 1 is steadier on a busy machine")
@@ -146,7 +152,7 @@ def main() -> None:
              for t, v in zip(texts[i: i + 256], model.embed(texts[i: i + 256]), strict=True)}
     for backend in args.backends.split(","):
         for size in sizes:
-            run(backend, size, args.calls, args.others, model, table)
+            run(backend, size, args.calls, args.others, model, table, args.shared)
 
 
 if __name__ == "__main__":

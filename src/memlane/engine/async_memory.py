@@ -13,6 +13,7 @@ from memlane.engine.memory import Memory
 from memlane.model.candidate import Candidate
 from memlane.model.consent import Proposal
 from memlane.model.jobs import Outcome
+from memlane.model.link import MemoryLink
 from memlane.model.record import HistoryEntry, MemoryRecord, Relation, SearchHit
 from memlane.model.retrieval import ContextBlock, QueryResult
 from memlane.model.session import ChatSession, SessionMessage
@@ -70,6 +71,24 @@ class AsyncMemory:
 
     async def link(self, from_id: str, to_id: str, **kw: Any) -> Relation:
         return await self._run(self.sync.link, from_id, to_id, **kw)
+
+    async def share(self, memory_id: str, **kw: Any) -> builtins.list[MemoryLink]:
+        return await self._run(self.sync.share, memory_id, **kw)
+
+    async def unshare(self, memory_id: str, **kw: Any) -> builtins.list[MemoryLink]:
+        return await self._run(self.sync.unshare, memory_id, **kw)
+
+    async def shared_with(self, memory_id: str, **kw: Any) -> builtins.list[MemoryLink]:
+        return await self._run(self.sync.shared_with, memory_id, **kw)
+
+    async def put_global(self, summary: str, **kw: Any) -> MemoryRecord:
+        return await self._run(self.sync.put_global, summary, **kw)
+
+    async def list_global(self, **kw: Any) -> builtins.list[MemoryRecord]:
+        return await self._run(self.sync.list_global, **kw)
+
+    async def purge_global(self, memory_id: str, **kw: Any) -> None:
+        return await self._run(self.sync.purge_global, memory_id, **kw)
 
     async def add_turn(self, messages: Any, **kw: Any) -> tuple[str, builtins.list[Candidate]]:
         return await self._run(self.sync.add_turn, messages, **kw)

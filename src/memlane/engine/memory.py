@@ -13,12 +13,14 @@ from memlane.engine.formation_api import FormationAPI
 from memlane.engine.procedures_api import ProceduresAPI
 from memlane.engine.reembed import ReembedReport, reembed
 from memlane.engine.sessions_api import SessionsAPI
+from memlane.engine.sharing_api import SharingAPI
 from memlane.engine.worker import Worker
 from memlane.formation.events import EventBus
 from memlane.formation.pipeline import Formation
+from memlane.lifecycle.bootstrap import GlobalBootstrap
 from memlane.lifecycle.runner import Lifecycle
 from memlane.model.config import Settings
-from memlane.model.errors import ValidationError
+from memlane.model.errors import NotFoundError, ValidationError
 from memlane.model.filters import Condition, live, parse_filters
 from memlane.model.ids import new_id
 from memlane.model.jobs import OpCount, OpEvent
@@ -31,8 +33,9 @@ from memlane.retrieval.search import SearchRequest, search
 from memlane.storage import Backend, open_backend
 
 
-class Memory(FormationAPI, ProceduresAPI, ConsentAPI, SessionsAPI):
-    """Long-term memory for many users over one store.
+class Memory(FormationAPI, ProceduresAPI, ConsentAPI, SessionsAPI, SharingAPI):
+    """Long-term memory for many users over one store. A user's reads see their own memories and
+    those shared with them (see :class:`~memlane.engine.sharing_api.SharingAPI`).
 
     >>> mem = Memory("memlane.db", embedder="hash")
     >>> rec = mem.put("User lives in Lisbon.", user_id="maya", key="profile:residence:city")
@@ -73,6 +76,7 @@ class Memory(FormationAPI, ProceduresAPI, ConsentAPI, SessionsAPI):
         self._llm = llm
         self.formation = Formation(self.backend, self.embedder, self._make_llm, self.settings, self.events)
         self.lifecycle = Lifecycle(self.formation)
+        self.bootstrap = GlobalBootstrap(self.backend, self.events, self.settings.memory_global_bootstrap_below)
         self._worker: Worker | None = None
 
     def _make_llm(self) -> MemoryLLM:
@@ -109,7 +113,12 @@ class Memory(FormationAPI, ProceduresAPI, ConsentAPI, SessionsAPI):
 
     # --- reads ---------------------------------------------------------------------------------
     def get(self, memory_id: str, *, user_id: str) -> MemoryRecord:
-        return self._require(v.user_id(user_id), memory_id)
+        """The user's memory, or one shared with them."""
+        user, mid = v.user_id(user_id), v.memory_id(memory_id)
+        record = self.backend.get(user, mid, shared=True)
+        if record is None:
+            raise NotFoundError(f"no memory {memory_id!r} for user {user_id!r}")
+        return record
 
     def list(
         self,
@@ -122,8 +131,9 @@ class Memory(FormationAPI, ProceduresAPI, ConsentAPI, SessionsAPI):
     ) -> builtins.list[MemoryRecord]:
         user = v.user_id(user_id)
         conds = self._conditions(user, filters, include_inactive)
-        return self.backend.list(user, conds, limit=v.positive("limit", limit),
-                                 offset=v.positive("offset", offset, allow_zero=True, maximum=10**9))
+        limit, offset = v.positive("limit", limit), v.positive("offset", offset, allow_zero=True, maximum=10**9)
+        self.bootstrap.ensure(user)
+        return self.backend.list(user, conds, limit=limit, offset=offset, shared=True)
 
     def search(
         self,
@@ -147,6 +157,7 @@ class Memory(FormationAPI, ProceduresAPI, ConsentAPI, SessionsAPI):
         now = v.when("at", at) or utcnow()
         request = SearchRequest(user_id=user, query=query, conditions=conds, now=now, limit=limit,
                                 offset=offset, threshold=threshold)
+        self.bootstrap.ensure(user)
         hits = search(self.backend, self.embedder, self.settings, request)
         self.backend.record_access(user, [h.memory.id for h in hits], now)
         return hits
@@ -168,6 +179,7 @@ class Memory(FormationAPI, ProceduresAPI, ConsentAPI, SessionsAPI):
         from memlane.retrieval.context import build_context
 
         user, now = v.user_id(user_id), v.when("at", at) or utcnow()
+        self.bootstrap.ensure(user)
         block = build_context(self.backend, self.embedder, self.settings, query=query, user_id=user,
                               thread_id=v.optional_scope("thread_id", thread_id), since_rev=since_rev,
                               budget_tokens=budget_tokens, agent=agent, now=now)
@@ -207,6 +219,7 @@ class Memory(FormationAPI, ProceduresAPI, ConsentAPI, SessionsAPI):
         from memlane.retrieval.query import memory_query
 
         user, now = v.user_id(user_id), v.when("at", at) or utcnow()
+        self.bootstrap.ensure(user)
         result = memory_query(self.backend, self.embedder, self.settings, query=query, user_id=user,
                               agent=agent, categories=categories, filters=filters, top_k=top_k, return_=return_,
                               budget_tokens=budget_tokens, threshold=threshold, now=now)
@@ -214,9 +227,13 @@ class Memory(FormationAPI, ProceduresAPI, ConsentAPI, SessionsAPI):
         return result
 
     def history(self, memory_id: str, *, user_id: str, limit: int = 100) -> builtins.list[HistoryEntry]:
-        user = v.user_id(user_id)
-        self._require(user, memory_id)
-        return self.backend.history(user, memory_id, limit=v.positive("limit", limit, maximum=100_000))
+        """The memory's audit rows: of the user's own memory, all; of one shared with them, its owner's
+        rows and theirs; of one they no longer see (unshared, replaced), their own rows of it."""
+        user, mid = v.user_id(user_id), v.memory_id(memory_id)
+        rows = self.backend.history(user, mid, limit=v.positive("limit", limit, maximum=100_000), shared=True)
+        if not rows and self.backend.get(user, mid, shared=True) is None:
+            raise NotFoundError(f"no memory {memory_id!r} for user {user_id!r}")
+        return rows
 
     def users(self) -> builtins.list[str]:
         return self.backend.list_users()

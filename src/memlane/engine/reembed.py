@@ -22,6 +22,7 @@ from memlane.formation.mutations import Mutation, commit_planned
 from memlane.model.enums import MemoryState
 from memlane.model.errors import ValidationError
 from memlane.model.filters import Condition
+from memlane.model.ids import GLOBAL_USER
 from memlane.model.record import MemoryRecord
 from memlane.storage.base import PENDING_EMBEDDER
 
@@ -103,6 +104,8 @@ def reembed(
     state = _load_state(mem, sig, restart)
     report = ReembedReport(signature=sig, resumed=bool(state.get("resumed")), embedded=int(state["embedded"]))
     users = [user_id] if user_id else sorted(backend.list_users())
+    if not user_id and backend.count(GLOBAL_USER):  # global memories are vectors of this store too
+        users.append(GLOBAL_USER)
     live = [Condition("state", "$ne", MemoryState.PURGED.value)]
     counts = {u: backend.count(u, live) for u in users}
     total = sum(counts.values())

@@ -62,6 +62,12 @@ def user_id(value: Any) -> str:
     return str(value)
 
 
+def memory_id(value: Any) -> str:
+    if not isinstance(value, str) or not value:
+        raise ValidationError(f"memory id must be a non-empty string, got {value!r}")
+    return value
+
+
 def optional_scope(name: str, value: Any) -> str | None:
     if value is None:
         return None

@@ -19,8 +19,8 @@ from memlane.lifecycle.purge import with_superseded
 from memlane.model.category import title_case
 from memlane.model.config import Settings
 from memlane.model.enums import MemoryState, MemoryType
-from memlane.model.errors import ConflictError, NotFoundError, ValidationError
-from memlane.model.ids import deterministic_id, new_id
+from memlane.model.errors import ConflictError, ForbiddenError, NotFoundError, ValidationError
+from memlane.model.ids import GLOBAL_USER, deterministic_id, new_id
 from memlane.model.procedure import CATEGORY as PROCEDURAL
 from memlane.model.record import MemoryRecord, Relation, utcnow
 from memlane.model.time_buckets import buckets
@@ -47,14 +47,28 @@ class WritesAPI:
         return memory_text(record, self.settings)
 
     def _require(self, user_id: str, memory_id: str) -> MemoryRecord:
-        record = self.backend.get(user_id, _id(memory_id))
-        if record is None:
+        """The user's own memory (one only shared with them is a ForbiddenError)."""
+        return self._owned({v.memory_id(memory_id): self.backend.get(user_id, memory_id)}, user_id, memory_id)
+
+    def _owned(self, stored: Mapping[str, MemoryRecord | None], user_id: str, memory_id: str) -> MemoryRecord:
+        """``memory_id`` as read under the write lock (``stored``: the user's own records), or the error
+        that says why the user cannot change it: no such memory, or one they only see through a link."""
+        record = stored.get(memory_id)
+        if record is not None:
+            return record
+        seen = self.backend.get(user_id, memory_id, shared=True)
+        if seen is None:
             raise NotFoundError(f"no memory {memory_id!r} for user {user_id!r}")
-        return record
+        owner = "a global memory" if seen.user_id == GLOBAL_USER else f"shared with them by {seen.user_id!r}"
+        raise ForbiddenError(f"memory {memory_id} is {owner}: user {user_id!r} may read it but not change it; "
+                             "unshare it to remove it from their memories")
 
     def build_record(self, summary: str, *, user_id: str, **fields: Any) -> MemoryRecord:
         """Validate a new memory's fields and return the record (nothing is written)."""
-        user = v.user_id(user_id)
+        return self._build(summary, v.user_id(user_id), dict(fields))
+
+    def _build(self, summary: str, user: str, fields: dict[str, Any]) -> MemoryRecord:
+        """:meth:`build_record` for an owner already checked (a user, or ``GLOBAL_USER``)."""
         mtype = v.memory_type(fields.pop("type", MemoryType.SEMANTIC))
         key = v.key(fields.pop("key", None))
         retry_key = v.idempotency_key(fields.pop("idempotency_key", None))
@@ -107,6 +121,11 @@ class WritesAPI:
         if isinstance(items, Mapping) or not isinstance(items, Sequence):
             raise ValidationError("put_many takes a list of memories (dicts with at least 'summary')")
         built = [self.build_record(**{"user_id": user_id, **dict(item)}) for item in items]
+        return self._store(items, built, actor)
+
+    def _store(self, items: Sequence[Mapping[str, Any]], built: builtins.list[MemoryRecord], actor: str
+               ) -> builtins.list[MemoryRecord]:
+        """:meth:`put_many` once the records are built."""
         given = {b.id: set(dict(i)) for i, b in zip(items, built, strict=True)}
         retried = {b.id for i, b in zip(items, built, strict=True) if b.key is None and i.get("idempotency_key")}
         records = list({r.id: r for r in built}.values())  # the same key twice in one call: last wins
@@ -184,7 +203,7 @@ class WritesAPI:
         result: builtins.list[MemoryRecord] = []
 
         def plan(stored: dict[str, MemoryRecord]) -> Mutation:
-            old = _found(stored, user, memory_id)
+            old = self._owned(stored, user, memory_id)
             new = changed(old)
             m = Mutation(actor=actor)
             if all(getattr(new, k) == getattr(old, k) for k in clean):
@@ -194,7 +213,7 @@ class WritesAPI:
             result.append(new)
             return m
 
-        commit_planned(self.backend, self.events, {user: [_id(memory_id)]}, plan)
+        commit_planned(self.backend, self.events, {user: [v.memory_id(memory_id)]}, plan)
         return result[0]
 
     def _change_state(
@@ -206,7 +225,7 @@ class WritesAPI:
         result: builtins.list[MemoryRecord | None] = []
 
         def plan(stored: dict[str, MemoryRecord]) -> Mutation:
-            old = _found(stored, user, memory_id)
+            old = self._owned(stored, user, memory_id)
             if old.state not in allowed_from:
                 raise ValidationError(f"cannot {verb} memory {memory_id}: it is {old.state.value} "
                                       f"(allowed from: {', '.join(s.value for s in allowed_from)})")
@@ -214,7 +233,7 @@ class WritesAPI:
             result.append(write(m, old))
             return m
 
-        commit_planned(self.backend, self.events, {user: [_id(memory_id)]}, plan)
+        commit_planned(self.backend, self.events, {user: [v.memory_id(memory_id)]}, plan)
         return result[0]
 
     def delete(self, memory_id: str, *, user_id: str, actor: str = "api", reason: str | None = None) -> MemoryRecord:
@@ -236,11 +255,14 @@ class WritesAPI:
         metadata and vectors, and every copy of their text in history, the change log and job
         payloads, are removed; tombstones and the history's events (ids, event names, times,
         actors) remain. Purging a purged memory does nothing."""
-        user = v.user_id(user_id)
-        chain = with_superseded(self.backend, user, [_id(memory_id)])
+        self._purge(v.user_id(user_id), memory_id, actor, reason)
+
+    def _purge(self, user: str, memory_id: str, actor: str, reason: str | None) -> None:
+        """:meth:`purge` for an owner already checked (a user, or ``GLOBAL_USER``)."""
+        chain = with_superseded(self.backend, user, [v.memory_id(memory_id)])
 
         def plan(stored: dict[str, MemoryRecord]) -> Mutation:
-            _found(stored, user, memory_id)
+            self._owned(stored, user, memory_id)
             m = Mutation(actor=actor)
             for mid in chain:
                 old = stored.get(mid)
@@ -265,14 +287,14 @@ class WritesAPI:
 
         def plan(stored: dict[str, MemoryRecord]) -> Mutation:
             for mid in (from_id, to_id):
-                if _found(stored, user, mid).state is MemoryState.PURGED:
+                if self._owned(stored, user, mid).state is MemoryState.PURGED:
                     raise ValidationError(f"memory {mid} was purged and cannot be linked")
             m = Mutation(actor=actor)
             if not any(r.to_id == to_id for r in self.backend.relations(user, [from_id]) if r.from_id == from_id):
                 m.link(stored[from_id], rel, f"linked to {to_id} ({rel.relation_type})")
             return m
 
-        commit_planned(self.backend, self.events, {user: [_id(from_id), _id(to_id)]}, plan)
+        commit_planned(self.backend, self.events, {user: [v.memory_id(from_id), v.memory_id(to_id)]}, plan)
         return rel
 
 
@@ -293,19 +315,6 @@ def _category(mtype: MemoryType, value: Any, allowed: Sequence[str]) -> str:
 def _given(old: MemoryRecord, rec: MemoryRecord, given: set[str]) -> MemoryRecord:
     """``old`` with the fields a keyed put gave (the rest stay as stored)."""
     return old.model_copy(update={f: getattr(rec, f) for f in PUT_FIELDS if f in given})
-
-
-def _id(memory_id: object) -> str:
-    if not isinstance(memory_id, str) or not memory_id:
-        raise ValidationError(f"memory id must be a non-empty string, got {memory_id!r}")
-    return memory_id
-
-
-def _found(stored: dict[str, MemoryRecord], user_id: str, memory_id: str) -> MemoryRecord:
-    rec = stored.get(memory_id)
-    if rec is None:
-        raise NotFoundError(f"no memory {memory_id!r} for user {user_id!r}")
-    return rec
 
 
 class _Vectors:

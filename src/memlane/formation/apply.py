@@ -75,6 +75,8 @@ def plan(
         return Planned(m, rec.id, "create")
     target = d.target
     assert target is not None
+    if target.user_id != ctx.user_id:
+        return _over_linked(ctx, cand, d, target, vector, neighbours, m)
     if d.action == "merge":
         m.merge(target, merged(target, cand, ctx.at, candidate_id), d.reason, cand.summary, candidate_id)
         b.op_events.append(_op(ctx, "merge", d, target.id, target.category))
@@ -94,7 +96,36 @@ def plan(
     closed_ids = {target.id, *(o.id for o in d.also)}
     m.supersede(target, fresh, old, vector, old_vector, d.reason,
                 _links(ctx, fresh, [n for n in neighbours if n.record.id not in closed_ids]))
-    for other in d.also:
-        m.close(other, closed(other, at=ctx.at, superseded_by=fresh.id), fresh, "contradicted")
+    _close_others(ctx, m, d, fresh)
     b.op_events.append(_op(ctx, "supersede", d, fresh.id, fresh.category))
+    return Planned(m, fresh.id, "supersede")
+
+
+def _close_others(ctx: Context, m: Mutation, d: Decision, fresh: MemoryRecord) -> None:
+    """The further memories ``fresh`` contradicts: the user's own close; linked ones are unlinked for
+    this user only (their owner's memory, and the other users' links, stay)."""
+    for other in d.also:
+        if other.user_id == ctx.user_id:
+            m.close(other, closed(other, at=ctx.at, superseded_by=fresh.id), fresh, "contradicted")
+        else:
+            m.unshare(ctx.user_id, other.id, f"contradicted by {fresh.id}", replaced_by=fresh.id)
+
+
+def _over_linked(ctx: Context, cand: Candidate, d: Decision, target: MemoryRecord, vector: Sequence[float],
+                 neighbours: Sequence[ScoredRecord], m: Mutation) -> Planned:
+    """A decision about a memory the user sees through a link (shared with them, or global): it is not
+    theirs to change. The same fact again changes nothing; a correction unlinks it for this user
+    and creates their own memory (seed 003: old link removed, new memory inserted, audit row)."""
+    if d.action == "merge":
+        why = f"already known from shared memory {target.id}: {d.reason}"
+        m.batch.op_events.append(_op(ctx, "ignore", Decision("ignore", why, target, d.score), target.id, cand.category))
+        return Planned(m, target.id)
+    fresh = record_from_candidate(cand, user_id=ctx.user_id, thread_id=ctx.thread_id, at=ctx.at,
+                                  categories=ctx.categories, tz=ctx.tz)
+    closed_ids = {target.id, *(o.id for o in d.also)}
+    m.create(fresh, vector, f"replaces shared memory {target.id} for this user: {d.reason}",
+             _links(ctx, fresh, [n for n in neighbours if n.record.id not in closed_ids]))
+    m.unshare(ctx.user_id, target.id, f"superseded by {fresh.id}: {d.reason}", replaced_by=fresh.id)
+    _close_others(ctx, m, d, fresh)
+    m.batch.op_events.append(_op(ctx, "supersede", d, fresh.id, fresh.category))
     return Planned(m, fresh.id, "supersede")

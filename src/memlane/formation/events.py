@@ -16,8 +16,8 @@ log = logging.getLogger("memlane.events")
 
 EVENT_TYPES = (
     "memory.candidate", "memory.created", "memory.updated", "memory.merged", "memory.changed_fact",
-    "memory.superseded", "memory.deleted", "memory.restored", "memory.purged", "memory.linked", "memory.error",
-    "memory.proposed", "memory.proposal_decided",
+    "memory.superseded", "memory.deleted", "memory.restored", "memory.purged", "memory.linked",
+    "memory.shared", "memory.unshared", "memory.proposed", "memory.proposal_decided", "memory.error",
 )
 
 

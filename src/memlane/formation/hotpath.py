@@ -52,7 +52,7 @@ def related_memories(backend: Backend, user_id: str, messages: Sequence[ChatMess
     on the hot path)."""
     if not messages or messages[-1].role != "user":
         return []
-    hits = backend.keyword_search(user_id, messages[-1].content, live(), limit=limit)
+    hits = backend.keyword_search(user_id, messages[-1].content, live(), limit=limit, shared=True)
     return [h.record.summary for h in hits]
 
 

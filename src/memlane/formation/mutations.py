@@ -1,7 +1,7 @@
 """The one write path: every change to a memory is built here and committed by :func:`commit`.
 
 A :class:`Mutation` collects writes (create, update, merge, supersede, soft delete, restore, purge,
-link) into one :class:`WriteBatch`: the records and vectors, a history row per changed record, and one
+link, share, unshare) into one :class:`WriteBatch`: the records and vectors, a history row per changed record, and one
 change-log row per write. The change-log row is also the write's event: once the batch has committed,
 :func:`commit` publishes one ``memory.<kind>`` event per change row, carrying the per-user sequence
 number the backend gave the row, so a client of the event stream can resume from the change log
@@ -24,8 +24,9 @@ from memlane.model.consent import Proposal, ProposalStatus
 from memlane.model.enums import HistoryEvent, MemoryState
 from memlane.model.ids import new_id
 from memlane.model.jobs import Change
-from memlane.model.record import MemoryRecord, Relation, utcnow
-from memlane.storage.base import Backend, Purge, Upsert, WriteBatch
+from memlane.model.link import MemoryLink
+from memlane.model.record import HistoryEntry, MemoryRecord, Relation, utcnow
+from memlane.storage.base import Backend, Purge, Unlink, Upsert, WriteBatch
 
 # change-log kinds and the event each publishes
 EVENT_OF = {
@@ -33,6 +34,7 @@ EVENT_OF = {
     "changed_fact": "memory.changed_fact", "superseded": "memory.superseded", "deleted": "memory.deleted",
     "restored": "memory.restored", "purged": "memory.purged", "linked": "memory.linked",
     "proposed": "memory.proposed", "proposal_decided": "memory.proposal_decided",
+    "shared": "memory.shared", "unshared": "memory.unshared",
 }
 
 
@@ -137,6 +139,34 @@ class Mutation:
         self._change(source, "linked", {"id": rel.from_id, "to": rel.to_id, "relation_type": rel.relation_type,
                                         "strength": rel.strength})
 
+    def share(self, rec: MemoryRecord, links: Sequence[MemoryLink], reason: str, *, owner_row: bool = True) -> None:
+        """Open ``links`` to ``rec``: each user it reaches gets a SHARE history row (the link as new value)
+        and a ``shared`` change carrying the memory, so their event stream shows it; with ``owner_row``,
+        the owner gets one row and change naming the users."""
+        self.batch.links.extend(links)
+        for link in links:
+            self._link_history(HistoryEvent.SHARE, link.user_id, rec.id, link.model_dump(mode="json"), reason)
+            self._change(rec, "shared", {**_payload(rec), "by": link.linked_by}, user_id=link.user_id)
+        if owner_row and links:
+            users = [link.user_id for link in links]
+            self._link_history(HistoryEvent.SHARE, rec.user_id, rec.id, {"with": users}, f"shared with {', '.join(users)}")
+            self._change(rec, "shared", {"id": rec.id, "with": users})
+
+    def unshare(self, user_id: str, memory_id: str, reason: str, *, owner: str | None = None,
+                replaced_by: str | None = None) -> None:
+        """Close ``user_id``'s link to ``memory_id``; the other users' links stay. The UNSHARE row is the
+        audit of seed 003's ``memory_updates``: user, old memory, new memory (``replaced_by``, when a
+        contradiction replaced it), reason and time. ``owner``: the owner closed it (they get a row too)."""
+        self.batch.unlinks.append(Unlink(user_id, memory_id, self.at))
+        after = {"user_id": user_id, "memory_id": memory_id, "unlinked_at": self.at.isoformat(),
+                 **({"replaced_by": replaced_by} if replaced_by else {})}
+        self._link_history(HistoryEvent.UNSHARE, user_id, memory_id, after, reason)
+        meta = {"id": memory_id, "reason": reason, **({"replaced_by": replaced_by} if replaced_by else {})}
+        self.batch.changes.append(Change(id=new_id(), user_id=user_id, thread_id=self.thread_id or "",
+                                         memory_id=memory_id, event="unshared", meta=meta, at=self.at))
+        if owner is not None:
+            self._link_history(HistoryEvent.UNSHARE, owner, memory_id, {"from": user_id}, f"unshared from {user_id}")
+
     def load(self, rec: MemoryRecord, vector: Sequence[float] | None) -> None:
         """A record brought from an export. Its history rows come with it, so none is added here;
         a live record is announced as created."""
@@ -167,8 +197,18 @@ class Mutation:
         self.batch.history.append(history_entry(event, memory_id=memory_id, user_id=user_id, old=old, new=new,
                                                 reason=reason, actor=actor or self.actor, at=self.at))
 
-    def _change(self, rec: MemoryRecord, kind: str, meta: dict[str, Any]) -> None:
-        self._row(rec.user_id, rec.id, self.thread_id if self.thread_id is not None else rec.thread_id, kind, meta)
+    def _link_history(self, event: HistoryEvent, user_id: str, memory_id: str, after: dict[str, Any],
+                      reason: str) -> None:
+        """A link's row holds the link, never the memory's text (a purge has nothing to find there)."""
+        self.batch.history.append(HistoryEntry(id=new_id(), memory_id=memory_id, user_id=user_id, event=event,
+                                               new_value=after, reason=reason, actor=self.actor, at=self.at))
+
+    def _change(self, rec: MemoryRecord, kind: str, meta: dict[str, Any], *, user_id: str | None = None) -> None:
+        """A change row of ``user_id`` (default: the owner); another user's is tied to no thread of the owner."""
+        user = user_id or rec.user_id
+        thread = self.thread_id if self.thread_id is not None else rec.thread_id if user == rec.user_id else None
+        self.batch.changes.append(Change(id=new_id(), user_id=user, thread_id=thread or "",
+                                         memory_id=rec.id, event=kind, meta=meta, at=self.at))
 
     def _row(self, user_id: str, memory_id: str, thread: str | None, kind: str, meta: dict[str, Any]) -> None:
         self.batch.changes.append(Change(id=new_id(), user_id=user_id, thread_id=thread or "",

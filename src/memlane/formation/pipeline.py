@@ -211,7 +211,7 @@ class Formation:
                 return consent.hold(ctx, cand, held, d.target)
             d = replace(d, reason=f"{d.reason}; {held.proposal.note}")
         old_vector = None
-        if d.action == "supersede" and d.target is not None and d.target.key:
+        if d.action == "supersede" and d.target is not None and d.target.key and d.target.user_id == ctx.user_id:
             old_vector = self.backend.vectors(ctx.user_id, [d.target.id]).get(d.target.id)
         planned = plan(ctx, cand, d, vector, neighbours, old_vector, candidate_id=candidate_id)
         if held is not None and d.target is not None:
@@ -236,7 +236,9 @@ class Formation:
                 found = self.backend.get(user, deterministic_id(user, cand.type.value, cand.key))
                 keyed = found if found is not None and found.state is MemoryState.ACTIVE else None
             conds = [*live(), Condition("type", "$eq", cand.type.value)]
-            neighbours = self.backend.vector_search(user, vector, conds, limit=self.settings.memory_neighbors_k)
+            # memories linked to the user too: a correction of a shared fact unlinks it for this user
+            neighbours = self.backend.vector_search(user, vector, conds, limit=self.settings.memory_neighbors_k,
+                                                    shared=True)
             bands = bands_for(self.embedder.name, cand.type, self.settings)
             d = decide(cand, at=at, keyed=keyed, neighbours=neighbours, llm=self.llm, bands=bands,
                        merge_window=timedelta(hours=self.settings.episodic_merge_window_hours),

@@ -7,6 +7,7 @@ from memlane.model.errors import (
     DimensionMismatchError,
     EmbedderMismatchError,
     FilterError,
+    ForbiddenError,
     MemlaneError,
     NotFoundError,
     ProviderError,
@@ -14,6 +15,7 @@ from memlane.model.errors import (
     SchemaVersionError,
     ValidationError,
 )
+from memlane.model.link import MemoryLink
 from memlane.model.record import HistoryEntry, MemoryRecord, Relation, ScoreBreakdown, SearchHit
 
 __all__ = [
@@ -21,9 +23,11 @@ __all__ = [
     "DimensionMismatchError",
     "EmbedderMismatchError",
     "FilterError",
+    "ForbiddenError",
     "HistoryEntry",
     "HistoryEvent",
     "MemlaneError",
+    "MemoryLink",
     "MemoryRecord",
     "MemoryState",
     "MemoryType",

@@ -174,6 +174,9 @@ class Settings(BaseSettings):
     memory_ttl_days: float = Field(60, validation_alias=_alias("MEMORY_TTL_DAYS"))
     memory_ttl_importance_below: int = Field(3, validation_alias=_alias("MEMORY_TTL_IMPORTANCE_BELOW"))
     memory_purge_after_days: float = Field(30, validation_alias=_alias("MEMORY_PURGE_AFTER_DAYS"))
+    # Global memories are linked to a user with fewer than this many personal (own, active) memories
+    # when they read (seed 003 §4.5); 0 = never. Links made stay when the user has more memories.
+    memory_global_bootstrap_below: int = Field(5, ge=0, validation_alias=_alias("MEMORY_GLOBAL_BOOTSTRAP_BELOW"))
     # Daily consolidation, per user and run: pairs judged at most, and the judge's token budget.
     memory_consolidation_max_pairs: int = Field(50, ge=0, validation_alias=_alias("MEMORY_CONSOLIDATION_MAX_PAIRS"))
     memory_consolidation_token_budget: int = Field(

@@ -38,3 +38,5 @@ class HistoryEvent(StrEnum):
     LINK = "LINK"
     PROPOSE = "PROPOSE"  # a change to a consent field, queued as a proposal (or corroborated again)
     CONSENT = "CONSENT"  # a decision on a proposal: accepted, rejected, expired or replaced
+    SHARE = "SHARE"  # a link opened: the memory is seen by another user (shared or global)
+    UNSHARE = "UNSHARE"  # a link closed: one user no longer sees it (the others keep theirs)

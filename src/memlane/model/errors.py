@@ -39,6 +39,11 @@ class SchemaVersionError(MemlaneError):
     """The database schema is newer than this version of memlane understands."""
 
 
+class ForbiddenError(MemlaneError):
+    """The user sees the memory (it is shared with them) but may not change it: only its owner can.
+    Nothing was changed."""
+
+
 class BackendError(MemlaneError):
     """The storage backend failed or cannot do the operation asked of it."""
 

@@ -146,8 +146,9 @@ def _always(
     breakdown has similarity 0), best ``memory_context_topn`` by importance, recency and pinning."""
     conds = [*conds, Condition("category", "$in", list(always))]
     topn = settings.memory_context_topn
-    pool = {r.id: r for r in backend.list(user_id, [*conds, Condition("pinned", "$eq", True)], limit=topn)}
-    pool.update((r.id, r) for r in backend.list(user_id, conds, limit=ALWAYS_POOL) if r.id not in pool)
+    pool = {r.id: r for r in backend.list(user_id, [*conds, Condition("pinned", "$eq", True)], limit=topn,
+                                          shared=True)}
+    pool.update((r.id, r) for r in backend.list(user_id, conds, limit=ALWAYS_POOL, shared=True) if r.id not in pool)
     decay = settings.memory_decay_half_life_days if settings.memory_decay_enabled else None
     hits = []
     for rec in pool.values():
@@ -169,7 +170,7 @@ def delta_lines(
                                              limit=DELTA_WINDOW) if c.rev <= rev and c.event in DELTA_LABELS]
     latest = sorted({c.memory_id: c for c in rows}.values(), key=lambda c: c.rev, reverse=True)
     lookup = [c.memory_id for c in latest if "category" not in c.meta or c.event == "merged"]
-    records = {r.id: r for r in backend.get_many(user_id, lookup)} if lookup else {}
+    records = {r.id: r for r in backend.get_many(user_id, lookup, shared=True)} if lookup else {}
     out: list[tuple[Change, str]] = []
     for change in latest:
         rec = records.get(change.memory_id)

@@ -1,6 +1,7 @@
 """Hybrid candidates: dense and keyword searches fused on one scale, filtered in the database.
 
-Every channel is a database query scoped to the user and the request's conditions:
+Every channel is a database query scoped to the user (their own memories and those shared with them,
+``shared=True``) and the request's conditions:
 
 - dense: the ``pool`` nearest memories by cosine similarity;
 - keyword: the ``pool`` best full-text matches (FTS5 / tsvector); they join the pool, so a memory
@@ -109,22 +110,22 @@ def gather(
     keyword_score: dict[str, float] = {}
     if backend.local_reads:  # ids and scores per channel, then the union's records in one read
         if keyword:
-            keyword_score = dict(backend.keyword_ids(user_id, query, conds, limit=pool_size))
+            keyword_score = dict(backend.keyword_ids(user_id, query, conds, limit=pool_size, shared=True))
         for channel in channels:
-            similarity.update(backend.vector_ids(user_id, vector, channel, limit=pool_size))
+            similarity.update(backend.vector_ids(user_id, vector, channel, limit=pool_size, shared=True))
         ids = list(dict.fromkeys([*similarity, *keyword_score]))
-        records = {r.id: r for r in backend.get_many(user_id, ids)} if ids else {}
+        records = {r.id: r for r in backend.get_many(user_id, ids, shared=True)} if ids else {}
     else:  # over a network: the records come with each channel (fewer round trips)
         if keyword:
-            for hit in backend.keyword_search(user_id, query, conds, limit=pool_size):
+            for hit in backend.keyword_search(user_id, query, conds, limit=pool_size, shared=True):
                 records[hit.record.id], keyword_score[hit.record.id] = hit.record, hit.score
         for channel in channels:
-            for hit in backend.vector_search(user_id, vector, channel, limit=pool_size):
+            for hit in backend.vector_search(user_id, vector, channel, limit=pool_size, shared=True):
                 records[hit.record.id], similarity[hit.record.id] = hit.record, hit.score
     pool = Pool()
     if keyword_score:
         positive = {cid: max(score, 0.0) for cid, score in keyword_score.items()}
-        pool.keyword_sd = keyword_sd(list(positive.values()), backend.count(user_id, conds))
+        pool.keyword_sd = keyword_sd(list(positive.values()), backend.count(user_id, conds, shared=True))
     for cid, record in records.items():
         cand = pool.add(record)
         cand.similarity = similarity.get(cid)
@@ -132,7 +133,7 @@ def gather(
         cand.keyword_norm = cand.keyword / pool.keyword_sd if pool.keyword_sd else 0.0
     missing = [cid for cid, c in pool.candidates.items() if c.similarity is None]
     if missing and dense:
-        sims = cosines(vector, backend.vectors(user_id, missing))
+        sims = cosines(vector, backend.vectors(user_id, missing, shared=True))
         for cid in missing:
             pool.candidates[cid].similarity = sims.get(cid, 0.0)
     if plan.window is not None:
@@ -145,4 +146,4 @@ def neighbour_similarity(backend: Backend, user_id: str, vector: Sequence[float]
     """Cosine of memories outside the pool (relation neighbours), from their stored vectors."""
     if not ids:
         return {}
-    return cosines(vector, backend.vectors(user_id, list(ids)))
+    return cosines(vector, backend.vectors(user_id, list(ids), shared=True))

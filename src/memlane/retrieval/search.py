@@ -68,14 +68,15 @@ def search(backend: Backend, embedder: Embedder, settings: Settings, req: Search
                        Condition("valid_from", "$lt", plan.window.end)]
     pool_size = max(settings.memory_context_topk, req.limit + req.offset)
     if req.mode == "keyword":
-        found = backend.keyword_search(req.user_id, req.query, conditions, limit=req.limit, offset=req.offset)
+        found = backend.keyword_search(req.user_id, req.query, conditions, limit=req.limit, offset=req.offset,
+                                       shared=True)
         return [SearchHit(memory=h.record, score=h.score, breakdown=ScoreBreakdown(keyword=h.score, final=h.score))
                 for h in found]
     thread = req.thread_id or _scope_value(conditions, "thread_id")
     text = query_text(req.query, settings, thread_id=thread, topic=_scope_value(conditions, "category"))
     if req.mode == "dense":
         found = backend.vector_search(req.user_id, embedder.embed_one(text), conditions, limit=req.limit,
-                                      offset=req.offset)
+                                      offset=req.offset, shared=True)
         return [SearchHit(memory=h.record, score=h.score,
                           breakdown=ScoreBreakdown(similarity=h.score, final=h.score)) for h in found]
     vector = embedder.embed_one(text)

@@ -65,8 +65,9 @@ def add_neighbours(
                if types is None or e.relation_type in types} - set(pool.candidates)
     if not outside:
         return
-    found = backend.list(user_id, [*conditions, Condition("id", "$in", sorted(outside))], limit=len(outside))
-    sims = cosines(vector, backend.vectors(user_id, [r.id for r in found]))
+    found = backend.list(user_id, [*conditions, Condition("id", "$in", sorted(outside))], limit=len(outside),
+                         shared=True)
+    sims = cosines(vector, backend.vectors(user_id, [r.id for r in found], shared=True))
     for record in found:
         pool.add(record).similarity = sims.get(record.id, 0.0)
 

@@ -4,7 +4,9 @@
 
 Routes: REST under ``/v1/memory`` (:mod:`routes_memory`), consent proposals under
 ``/v1/memory/proposals`` (:mod:`routes_consent`), group-chat sessions under ``/v1/memory/sessions``
-(:mod:`routes_sessions`), Server-Sent Events at ``/v1/memory/events`` (:mod:`routes_events`), the OpenAI-compatible chat proxy at
+(:mod:`routes_sessions`), procedures under ``/v1/memory/procedures`` (:mod:`routes_procedures`), sharing
+and ``/v1/global`` (:mod:`routes_sharing`), Server-Sent Events at ``/v1/memory/events`` (:mod:`routes_events`),
+the OpenAI-compatible chat proxy at
 ``/v1/chat/completions`` and ``/v1/models`` (:mod:`routes_chat`), ``/healthz`` and ``/metrics``.
 """
 
@@ -33,6 +35,7 @@ from memlane.server import (
     routes_memory,
     routes_procedures,
     routes_sessions,
+    routes_sharing,
     schema_errors,
 )
 from memlane.server.auth import Admin, KeyRing
@@ -115,6 +118,7 @@ def create_app(memory: Memory | None = None, settings: Settings | None = None) -
     app.include_router(routes_sessions.router)  # and this
     app.include_router(routes_procedures.router)
     app.include_router(routes_memory.router)
+    app.include_router(routes_sharing.router)
     app.include_router(routes_chat.router)
 
     @app.get("/healthz", response_model=Health, tags=["service"], summary="Liveness and what is configured",

@@ -1,6 +1,7 @@
 """JSON errors with one stable shape: ``{"error": {"type": ..., "message": ..., "details": ...}}``.
 
-Engine errors map to statuses here (bad input 400, not found 404, a forbidden scope or category 403,
+Engine errors map to statuses here (bad input 400, not found 404, a forbidden scope or category or a
+change to a memory only shared with the user 403,
 a dimension mismatch 409, a rate limit 429, a provider failure 502, the store unavailable 503);
 a request that does not match the OpenAPI schema is a 422 ``invalid_request`` (:mod:`.schema_errors`).
 A server-side failure (5xx) names no file path of the server (its log has the whole message).
@@ -24,6 +25,7 @@ from memlane.model.errors import (
     DimensionMismatchError,
     EmbedderMismatchError,
     FilterError,
+    ForbiddenError,
     MemlaneError,
     NotFoundError,
     ProviderError,
@@ -65,7 +67,8 @@ class ApiError(Exception):
 DESCRIPTIONS = {
     400: "Bad input: memlane refused a value (nothing was changed)",
     401: "Missing or unknown API key",
-    403: "The key may not act for that user, or the category is not allowed for the agent",
+    403: "The key may not act for that user (or needs an admin key), the memory is only shared with the user "
+         "(read-only), or the category is not allowed for the agent",
     404: "No such memory for this user",
     409: "The embedder (or its dimensions) differs from the store's, an idempotency key was reused for another "
          "memory, or a proposal was already decided, expired or its memory changed since",
@@ -93,6 +96,7 @@ def classify(exc: MemlaneError) -> tuple[int, str]:
         return 400, "filter_error" if isinstance(exc, FilterError) else "validation_error"
     table: list[tuple[type[MemlaneError], int, str]] = [
         (NotFoundError, 404, "not_found"),
+        (ForbiddenError, 403, "forbidden"),
         (DimensionMismatchError, 409, "dimension_mismatch"),
         (ConflictError, 409, "conflict"),
         (EmbedderMismatchError, 409, "embedder_mismatch"),

@@ -56,7 +56,7 @@ def _mem(state: ServerState) -> Memory:
     return state.memory
 
 
-def _fits(state: ServerState, *summaries: str | None) -> None:
+def fits(state: ServerState, *summaries: str | None) -> None:
     """``MEMORY_SUMMARY_MAX_CHARS`` (the OpenAPI document states the configured value)."""
     limit = state.settings.memory_summary_max_chars
     for n, summary in enumerate(summaries):
@@ -84,7 +84,7 @@ def add_turn(body: TurnRequest, user: User, state: State) -> Any:
     **ERRORS, 200: {"model": FormationResponse, "description": "Decisions ran to the end (wait=true)"}},
     summary="Add ready candidate memories (decision only)")
 def add_facts(body: FactsRequest, user: User, state: State) -> Any:
-    _fits(state, *(f.summary for f in body.facts))
+    fits(state, *(f.summary for f in body.facts))
     facts = [f.model_dump() for f in body.facts]
     cands = _mem(state).add_facts(facts, user_id=user, thread_id=body.thread_id, at=body.at, wait=body.wait)
     out = FormationResponse(candidates=cands, waited=body.wait)
@@ -97,7 +97,7 @@ IdempotencyKey = Annotated[str | None, Header(
                 "the first one stored (409 if the key was used for another summary)")]
 
 
-def _stored(state: ServerState, record: MemoryRecord, category: str | None) -> StoredMemory:
+def stored(state: ServerState, record: MemoryRecord, category: str | None) -> StoredMemory:
     notice = category_notice(category, state.settings.categories)
     return StoredMemory(**record.model_dump(), warnings=[notice] if notice else [])
 
@@ -105,12 +105,12 @@ def _stored(state: ServerState, record: MemoryRecord, category: str | None) -> S
 @router.post("", response_model=StoredMemory, responses={**ERRORS, **error_responses(409)},
              summary="Store a memory (put)")
 def put(body: PutRequest, user: User, state: State, idempotency_key: IdempotencyKey = None) -> StoredMemory:
-    _fits(state, body.summary)
+    fits(state, body.summary)
     fields = body.model_dump(exclude_unset=True)
     summary = fields.pop("summary")
     if idempotency_key is not None:
         fields["idempotency_key"] = idempotency_key
-    return _stored(state, _mem(state).put(summary, user_id=user, actor=ACTOR, **fields), body.category)
+    return stored(state, _mem(state).put(summary, user_id=user, actor=ACTOR, **fields), body.category)
 
 
 @router.get("", response_model=ListResponse, responses=ERRORS, summary="List memories")
@@ -201,11 +201,11 @@ def get(memory_id: MemoryId, user: User, state: State) -> MemoryRecord:
 
 @router.patch("/{memory_id}", response_model=StoredMemory, responses=ONE, summary="Update a memory")
 def update(memory_id: MemoryId, body: UpdateRequest, user: User, state: State) -> StoredMemory:
-    _fits(state, body.summary)
+    fits(state, body.summary)
     changes = body.model_dump(exclude_unset=True)
     reason = changes.pop("reason", None)
     record = _mem(state).update(memory_id, user_id=user, actor=ACTOR, reason=reason, **changes)
-    return _stored(state, record, body.category)
+    return stored(state, record, body.category)
 
 
 @router.delete("/{memory_id}", response_model=MemoryRecord, responses=ONE, summary="Soft-delete a memory")

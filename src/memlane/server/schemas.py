@@ -15,8 +15,10 @@ from memlane.model.candidate import Candidate
 from memlane.model.consent import Proposal
 from memlane.model.enums import MemoryType, Source
 from memlane.model.jobs import Job, Outcome
+from memlane.model.link import MemoryLink
 from memlane.model.record import HistoryEntry, MemoryRecord, SearchHit
 from memlane.model.session import ChatSession, SessionMessage
+from memlane.server.auth import USER_PATTERN
 from memlane.server.fields import (
     Body,
     Budget,
@@ -180,6 +182,30 @@ class StoredMemory(MemoryRecord):
 
 class ReasonRequest(Strict):
     reason: Reason | None = None
+
+
+UserIds = Annotated[list[Annotated[str, Field(pattern=USER_PATTERN)]], Field(min_length=1, max_length=100)]
+
+
+class ShareRequest(Strict):
+    """The users who may see the memory (read, search, context), never change it."""
+
+    with_users: UserIds
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"with_users": ["lena", "sam"]}]})
+
+
+class UnshareRequest(Strict):
+    """The owner names the users to unshare from (default: all); a user it is shared with unshares it from
+    themselves (no ``from_users``, or only themselves)."""
+
+    from_users: UserIds | None = None
+    reason: Reason | None = None
+
+
+class LinksResponse(BaseModel):
+    memory_id: str
+    links: list[MemoryLink] = Field(description="Open links have no unlinked_at.")
 
 
 class SearchRequest(Strict):

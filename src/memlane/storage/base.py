@@ -1,7 +1,9 @@
 """The one storage contract every backend implements (and the shared contract tests exercise).
 
 Tenancy lives here: every read takes ``user_id`` as a required argument and every backend filters on
-it in the database. Writes go through :meth:`Backend.apply`, which commits a :class:`WriteBatch`
+it in the database. A read with ``shared=True`` (what retrieval asks for) also sees the active
+memories of others linked to the user (shared with them, or global; see :mod:`memlane.storage.links`);
+without it, only the user's own. Writes go through :meth:`Backend.apply`, which commits a :class:`WriteBatch`
 (records, vectors, history, relations) in one transaction, so a write that fails midway leaves
 nothing half-written.
 """
@@ -22,10 +24,11 @@ from memlane.model.consent import Proposal, ProposalFilter
 from memlane.model.errors import DimensionMismatchError, EmbedderMismatchError
 from memlane.model.filters import Condition
 from memlane.model.jobs import Change, Job, JobStatus, OpCount, OpEvent
+from memlane.model.link import MemoryLink
 from memlane.model.record import HistoryEntry, MemoryRecord, Relation
 from memlane.model.session import ChatSession, SessionFilter, SessionMessage
 
-SCHEMA_VERSION = 7  # PostgreSQL's (5: the shared-memories branch); SQLite's is in sqlite/migrations.py
+SCHEMA_VERSION = 7  # PostgreSQL's; SQLite's is in sqlite/migrations.py
 PENDING_EMBEDDER = "embedder:pending"  # meta: the embedder a started re-embed is switching to
 _LOCKS_GUARD = threading.Lock()
 
@@ -48,12 +51,23 @@ class Purge:
     memory_id: str
 
 
+@dataclass(frozen=True)
+class Unlink:
+    """Close ``user_id``'s open link to ``memory_id`` at ``at`` (the other users' links stay)."""
+
+    user_id: str
+    memory_id: str
+    at: datetime
+
+
 @dataclass
 class WriteBatch:
     upserts: builtins.list[Upsert] = field(default_factory=list)
     history: builtins.list[HistoryEntry] = field(default_factory=list)
     relations: builtins.list[Relation] = field(default_factory=list)
     purges: builtins.list[Purge] = field(default_factory=list)
+    links: builtins.list[MemoryLink] = field(default_factory=list)  # opened (or reopened), before any unlink
+    unlinks: builtins.list[Unlink] = field(default_factory=list)
     changes: builtins.list[Change] = field(default_factory=list)  # rev (per thread) and seq (per user) set on commit
     op_events: builtins.list[OpEvent] = field(default_factory=list)
     jobs: builtins.list[Job] = field(default_factory=list)  # enqueued in the same transaction
@@ -157,10 +171,11 @@ class Backend(ABC):
 
     # --- reads (all scoped to one user) -----------------------------------------------------
     @abstractmethod
-    def get(self, user_id: str, memory_id: str) -> MemoryRecord | None: ...
+    def get(self, user_id: str, memory_id: str, *, shared: bool = False) -> MemoryRecord | None: ...
 
     @abstractmethod
-    def get_many(self, user_id: str, memory_ids: Sequence[str]) -> builtins.list[MemoryRecord]: ...
+    def get_many(self, user_id: str, memory_ids: Sequence[str], *, shared: bool = False
+                 ) -> builtins.list[MemoryRecord]: ...
 
     @abstractmethod
     def list(
@@ -171,11 +186,12 @@ class Backend(ABC):
         limit: int = 100,
         offset: int = 0,
         newest_first: bool = True,
+        shared: bool = False,
     ) -> builtins.list[MemoryRecord]:
         """Memories of one user matching ``conditions``, ordered by ``updated_at`` then id."""
 
     @abstractmethod
-    def count(self, user_id: str, conditions: Sequence[Condition] = ()) -> int: ...
+    def count(self, user_id: str, conditions: Sequence[Condition] = (), *, shared: bool = False) -> int: ...
 
     @abstractmethod
     def vector_search(
@@ -186,6 +202,7 @@ class Backend(ABC):
         *,
         limit: int = 10,
         offset: int = 0,
+        shared: bool = False,
     ) -> builtins.list[ScoredRecord]:
         """Nearest memories by cosine similarity, best first, filtered in the database."""
 
@@ -198,36 +215,50 @@ class Backend(ABC):
         *,
         limit: int = 10,
         offset: int = 0,
+        shared: bool = False,
     ) -> builtins.list[ScoredRecord]:
         """Full-text matches (FTS5 / tsvector), best first, filtered in the database."""
 
     def vector_ids(
-        self, user_id: str, embedding: Sequence[float], conditions: Sequence[Condition] = (), *, limit: int = 10
+        self, user_id: str, embedding: Sequence[float], conditions: Sequence[Condition] = (), *, limit: int = 10,
+        shared: bool = False,
     ) -> builtins.list[tuple[str, float]]:
         """:meth:`vector_search`'s ids and scores only: with :attr:`local_reads`, retrieval reads its
         channels' ids and then the union's records once; a backend overrides it to skip the records."""
-        return [(h.record.id, h.score) for h in self.vector_search(user_id, embedding, conditions, limit=limit)]
+        hits = self.vector_search(user_id, embedding, conditions, limit=limit, shared=shared)
+        return [(h.record.id, h.score) for h in hits]
 
     def keyword_ids(
-        self, user_id: str, query: str, conditions: Sequence[Condition] = (), *, limit: int = 10
+        self, user_id: str, query: str, conditions: Sequence[Condition] = (), *, limit: int = 10,
+        shared: bool = False,
     ) -> builtins.list[tuple[str, float]]:
         """:meth:`keyword_search`'s ids and scores only (see :meth:`vector_ids`)."""
-        return [(h.record.id, h.score) for h in self.keyword_search(user_id, query, conditions, limit=limit)]
+        return [(h.record.id, h.score) for h in self.keyword_search(user_id, query, conditions, limit=limit,
+                                                                     shared=shared)]
 
     @abstractmethod
-    def history(self, user_id: str, memory_id: str | None = None, *, limit: int = 100) -> builtins.list[HistoryEntry]:
-        """History rows, oldest first; all of the user's when ``memory_id`` is None."""
+    def history(self, user_id: str, memory_id: str | None = None, *, limit: int = 100,
+                shared: bool = False) -> builtins.list[HistoryEntry]:
+        """History rows, oldest first; all of the user's when ``memory_id`` is None. With ``shared`` (and
+        a ``memory_id``), also the owner's rows of a memory linked to the user (not their share rows)."""
 
     @abstractmethod
     def relations(self, user_id: str, memory_ids: Sequence[str]) -> builtins.list[Relation]:
         """Edges touching any of ``memory_ids`` (either end)."""
 
     @abstractmethod
-    def vectors(self, user_id: str, memory_ids: Sequence[str]) -> dict[str, builtins.list[float]]:
+    def vectors(self, user_id: str, memory_ids: Sequence[str], *, shared: bool = False
+                ) -> dict[str, builtins.list[float]]:
         """Stored vectors of the given memories (those that have one)."""
 
     @abstractmethod
-    def list_users(self) -> builtins.list[str]: ...
+    def links(self, user_id: str, memory_id: str | None = None) -> builtins.list[MemoryLink]:
+        """Memory links, open and closed: every link the user holds (``memory_id`` None); or the links of
+        one memory: all of them when the user owns it, else the user's own link to it (if any)."""
+
+    @abstractmethod
+    def list_users(self) -> builtins.list[str]:
+        """Users with memories or history (not the owner of global memories, ``GLOBAL_USER``)."""
 
     @abstractmethod
     def proposals(self, user_id: str, where: ProposalFilter, *,
@@ -252,8 +283,8 @@ class Backend(ABC):
     @abstractmethod
     def delete_user(self, user_id: str) -> int:
         """Remove everything the user has (memories, vectors, history, relations, proposals, sessions,
-        messages, jobs); return
-        the count of memories removed."""
+        messages, jobs, the links they hold and the links to their memories); return the count of
+        memories removed."""
 
     # --- background jobs, change log, op events -----------------------------------------------
     @abstractmethod
@@ -275,8 +306,8 @@ class Backend(ABC):
     def record_access(self, user_id: str, memory_ids: Sequence[str], at: datetime,
                       ops: Sequence[OpEvent] = ()) -> None:
         """Retrieval bookkeeping: ``access_count`` + 1 and ``last_accessed`` moved forward to ``at``
-        (never back) on the user's memories of those ids, and the read's op events, in one
-        transaction; no history, no event."""
+        (never back) on the memories of those ids the user owns or has linked (a shared memory in use is
+        not unused), and the read's op events, in one transaction; no history, no event."""
 
     @abstractmethod
     def fail_job(self, job_id: str, error: str, *, retry_at: datetime | None) -> None:

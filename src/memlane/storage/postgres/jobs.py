@@ -17,6 +17,8 @@ from psycopg.rows import dict_row
 from memlane.model.errors import LeaseLostError
 from memlane.model.jobs import Change, Job, JobStatus, OpCount, OpEvent
 from memlane.model.record import as_utc, utcnow
+from memlane.storage.filter_sql import POSTGRES
+from memlane.storage.links import seen
 from memlane.storage.postgres.rows import cell
 
 JOB_FIELDS: tuple[str, ...] = tuple(Job.model_fields)
@@ -134,8 +136,8 @@ def record_access(conn: psycopg.Connection[Any], user_id: str, memory_ids: Seque
     with conn.cursor() as cur:  # one transaction: the pooled connection's
         if memory_ids:
             cur.execute("UPDATE memories SET access_count = access_count + 1, last_accessed = "
-                        "GREATEST(COALESCE(last_accessed, %s), %s) WHERE user_id = %s AND id = ANY(%s)",
-                        (at, at, user_id, list(memory_ids)))
+                        f"GREATEST(COALESCE(last_accessed, %s), %s) WHERE id = ANY(%s) AND {seen(POSTGRES, 'memories')}",
+                        (at, at, list(memory_ids), user_id, user_id))
         if ops:
             cur.executemany(_INSERT_OP_EVENT, [[cell(getattr(e, f)) for f in OP_EVENT_FIELDS] for e in ops])
 

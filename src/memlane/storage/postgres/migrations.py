@@ -132,7 +132,15 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
             "checked_at timestamptz NOT NULL, PRIMARY KEY (user_id, pair))",
         ],
     ),
-    # 5 is the shared-memories branch's; migrate() takes the steps above the stored version in order
+    (
+        5,
+        [  # memory links: a user sees another user's (or a global) memory; closed links are kept
+            "CREATE TABLE memory_links (user_id text NOT NULL, memory_id text NOT NULL, "
+            "linked_at timestamptz NOT NULL, linked_by text NOT NULL, unlinked_at timestamptz, "
+            "PRIMARY KEY (user_id, memory_id))",
+            "CREATE INDEX memory_links_memory ON memory_links (memory_id)",
+        ],
+    ),
     (
         6,
         [  # consent (model/consent.py): changes to sensitive fields wait here for a decision

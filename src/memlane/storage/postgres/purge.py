@@ -12,6 +12,9 @@ from typing import Any
 
 import psycopg
 
+from memlane.storage.filter_sql import POSTGRES
+from memlane.storage.links import forget_links
+
 _TOMBSTONE = (
     "UPDATE memories SET summary = '[purged]', tags = '{}', entities = '{}', metadata = '{}', key = NULL, "
     "source_ref = NULL, state = 'purged' WHERE user_id = %s AND id = %s"
@@ -42,6 +45,7 @@ def purge(cur: psycopg.Cursor[Any], user_id: str, memory_id: str, with_vectors: 
     # reasons of other memories' rows that name this one ("superseded by <id>: <why>") may quote it
     cur.execute("UPDATE history SET reason = NULL WHERE user_id = %s AND strpos(reason, %s) > 0",
                 (user_id, memory_id))
+    forget_links(cur, POSTGRES, user_id, memory_id)  # its links, and what the users it was linked to hold of it
     if not texts:
         return
     words = sorted(texts)

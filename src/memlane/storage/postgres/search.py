@@ -15,6 +15,7 @@ from psycopg.rows import dict_row
 from memlane.model.filters import Condition
 from memlane.storage.base import ScoredRecord
 from memlane.storage.filter_sql import POSTGRES, compile_conditions
+from memlane.storage.links import has_links, linked_arm, union
 from memlane.storage.postgres.rows import RECORD_COLUMNS, record_from_row
 
 _HAS_WORD = re.compile(r"[^\W_]")
@@ -65,8 +66,11 @@ def keyword_search(
     limit: int,
     offset: int,
     common: Sequence[str] = (),
+    *,
+    shared: bool = False,
 ) -> list[ScoredRecord]:
-    """Memories matching any word of ``query`` but the ``common`` ones, best first.
+    """Memories matching any word of ``query`` but the ``common`` ones, best first (with ``shared``,
+    the memories linked to the user too).
 
     The tsquery is made first and the search planned with it in view (never a prepared, generic
     plan): a word in most memories ("user") makes the GIN index return the whole store, which the
@@ -76,21 +80,29 @@ def keyword_search(
     if limit <= 0 or not _HAS_WORD.search(query):
         return []
     text = query.replace("\x00", " ")  # PostgreSQL text cannot hold NUL
-    words = conn.execute(OR_TSQUERY, [text, list(common)]).fetchone()
+    # the user's open links come with the query words (no round trip of their own)
+    words = conn.execute(f"SELECT ({OR_TSQUERY}), {has_links(POSTGRES)}", [text, list(common), user_id]).fetchone()
     if words is None or words[0] is None:
         return []
+    shared = shared and bool(words[1])
     where, params = compile_conditions(conditions, POSTGRES)
-    sql = (
-        f"SELECT {RECORD_COLUMNS}, ts_rank_cd(m.fts, %s::tsquery) AS score FROM memories m "
-        f"WHERE m.user_id = %s AND m.fts @@ %s::tsquery AND {where} "
-        "ORDER BY score DESC, m.updated_at DESC, m.id LIMIT %s OFFSET %s"
-    )
+    q = words[0]
+    cols, order = f"{RECORD_COLUMNS}, ts_rank_cd(m.fts, %s::tsquery) AS score", "score DESC, m.updated_at DESC, m.id"
+    if shared:  # each arm's best limit + offset, then the two merged
+        want = limit + offset
+        sql = union(POSTGRES, cols, f"m.fts @@ %s::tsquery AND {where}", order)
+        args = [q, user_id, q, *params, want, q, user_id, user_id, q, *params, want, limit, offset]
+    else:
+        sql = (f"SELECT {cols} FROM memories m WHERE m.user_id = %s AND m.fts @@ %s::tsquery AND {where} "
+               f"ORDER BY {order} LIMIT %s OFFSET %s")
+        args = [q, user_id, q, *params, limit, offset]
     with conn.cursor(row_factory=dict_row) as cur:
-        rows = cur.execute(sql, [words[0], user_id, words[0], *params, limit, offset], prepare=False).fetchall()
+        rows = cur.execute(sql, args, prepare=False).fetchall()
     return [ScoredRecord(record_from_row(r), float(r["score"])) for r in rows]
 
 
-_IN_INDEX = "SELECT EXISTS (SELECT 1 FROM memory_vectors WHERE user_id = %s AND indexed)"
+# whether the user's vectors are in the HNSW index, and whether the user holds an open link
+_PLACE = f"SELECT EXISTS (SELECT 1 FROM memory_vectors WHERE user_id = %s AND indexed), {has_links(POSTGRES)}"
 
 
 def _nearest(where: str, part: str) -> str:
@@ -112,19 +124,22 @@ def vector_search(
     offset: int,
     *,
     iterative_scan: bool,
+    shared: bool = False,
 ) -> list[ScoredRecord]:
     """Nearest first. A user whose vectors are not in the HNSW index (fewer than
     ``writes.INDEX_AFTER``) is searched exactly. Otherwise the HNSW part is searched through the
     index, and any vectors still outside it (written while the user was joining it) exactly.
     ``iterative_scan`` (pgvector >= 0.8) lets HNSW keep scanning until enough rows pass the user and
-    metadata filters; its relaxed order is restored by the outer ORDER BY."""
+    metadata filters; its relaxed order is restored by the outer ORDER BY. With ``shared``, the
+    memories linked to the user are ranked too (exactly: a user has few links)."""
     if limit <= 0:
         return []
     wanted = limit + offset
     where, params = compile_conditions(conditions, POSTGRES)
     query_vec = np.asarray(embedding, dtype=np.float32)
     part_params = [query_vec, user_id, user_id, *params, wanted]
-    row = conn.execute(_IN_INDEX, (user_id,)).fetchone()
+    row = conn.execute(_PLACE, (user_id, user_id)).fetchone()
+    shared = shared and row is not None and bool(row[1])
     if row is not None and row[0]:
         ef_search = min(max(40, wanted), _MAX_EF_SEARCH)
         conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(ef_search),))
@@ -134,6 +149,11 @@ def vector_search(
         part_params = [*part_params, *part_params]
     else:
         nearest = _nearest(where, "true")
+    if shared:
+        nearest = (f"({nearest}) UNION ALL (SELECT {RECORD_COLUMNS}, v.embedding <=> %s AS distance "
+                   f"{linked_arm(POSTGRES, 'JOIN memory_vectors v ON v.id = m.id')} AND {where} "
+                   "ORDER BY distance LIMIT %s)")
+        part_params = [*part_params, query_vec, user_id, user_id, *params, wanted]
     sql = f"WITH nearest AS MATERIALIZED ({nearest}) SELECT * FROM nearest ORDER BY distance, id LIMIT %s OFFSET %s"
     with conn.cursor(row_factory=dict_row) as cur:
         rows = cur.execute(sql, [*part_params, limit, offset]).fetchall()

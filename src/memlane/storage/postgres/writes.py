@@ -9,6 +9,8 @@ import psycopg
 
 from memlane.model.errors import BackendError, DimensionMismatchError
 from memlane.storage.base import WriteBatch
+from memlane.storage.filter_sql import POSTGRES
+from memlane.storage.links import write_links
 from memlane.storage.postgres import jobs
 from memlane.storage.postgres.migrations import HNSW_MAX_DIMS
 from memlane.storage.postgres.proposals import write_proposals
@@ -102,6 +104,7 @@ def apply_batch(conn: psycopg.Connection[Any], batch: WriteBatch, dims: int | No
                 )
         if vectors and dims is not None:
             cur.executemany(UPSERT_VECTOR, place_vectors(cur, vectors, dims))
+        write_links(cur, POSTGRES, batch.links, [(u.user_id, u.memory_id, u.at) for u in batch.unlinks])
         for target in batch.purges:
             purge(cur, target.user_id, target.memory_id, with_vectors=dims is not None)
         if batch.history:

@@ -16,7 +16,10 @@ import numpy as np
 
 from memlane.model.errors import BackendError, DimensionMismatchError, LeaseLostError, SchemaVersionError
 from memlane.model.filters import Condition
+from memlane.model.ids import GLOBAL_USER
+from memlane.model.link import MemoryLink
 from memlane.model.record import HistoryEntry, MemoryRecord, Relation, utcnow
+from memlane.storage import links as link_sql
 from memlane.storage.base import Backend, Upsert, WriteBatch
 from memlane.storage.filter_sql import SQLITE, compile_conditions, iso
 from memlane.storage.sqlite.checkpoint import Checkpointer, defer_checkpoints
@@ -235,6 +238,7 @@ class SqliteBackend(SqliteSearchMixin, SqliteJobsMixin, SqliteProposalsMixin, Sq
                     [(r.from_id, r.to_id, r.user_id, r.relation_type, r.strength, iso(r.created_at))
                      for r in batch.relations],
                 )
+                link_sql.write_links(c, SQLITE, batch.links, [(u.user_id, u.memory_id, u.at) for u in batch.unlinks])
                 for target in batch.purges:
                     purge(c, target.user_id, target.memory_id)
                 write_changes(c, batch.changes)
@@ -326,17 +330,22 @@ class SqliteBackend(SqliteSearchMixin, SqliteJobsMixin, SqliteProposalsMixin, Sq
                 c.execute("UPDATE memory_vectors SET state = ? WHERE rowid = ?", (record.state.value, rid))
 
     # --- reads -------------------------------------------------------------------------------
-    def get(self, user_id: str, memory_id: str) -> MemoryRecord | None:
-        rows = self._rows(f"SELECT {_COLS} FROM memories WHERE +user_id = ? AND id = ?", (user_id, memory_id))
-        return record_from_row(rows[0]) if rows else None
+    def _scope(self, user_id: str, shared: bool) -> tuple[str, builtins.list[str]]:
+        """One row's user test, for reads by id (``+``: the id index, not the user's whole index)."""
+        return (link_sql.seen(SQLITE), [user_id, user_id]) if shared else ("+m.user_id = ?", [user_id])
 
-    def get_many(self, user_id: str, memory_ids: Sequence[str]) -> builtins.list[MemoryRecord]:
+    def get(self, user_id: str, memory_id: str, *, shared: bool = False) -> MemoryRecord | None:
+        found = self.get_many(user_id, [memory_id], shared=shared)
+        return found[0] if found else None
+
+    def get_many(self, user_id: str, memory_ids: Sequence[str], *, shared: bool = False
+                 ) -> builtins.list[MemoryRecord]:
         if not memory_ids:
             return []
         marks = ",".join("?" for _ in memory_ids)
-        rows = self._rows(
-            f"SELECT {_COLS} FROM memories WHERE +user_id = ? AND id IN ({marks})", (user_id, *memory_ids)
-        )
+        scope, params = self._scope(user_id, shared)
+        rows = self._rows(f"SELECT {MCOLS} FROM memories m WHERE {scope} AND m.id IN ({marks})",
+                          (*params, *memory_ids))
         by_id = {r["id"]: record_from_row(r) for r in rows}
         return [by_id[i] for i in memory_ids if i in by_id]
 
@@ -348,27 +357,41 @@ class SqliteBackend(SqliteSearchMixin, SqliteJobsMixin, SqliteProposalsMixin, Sq
         limit: int = 100,
         offset: int = 0,
         newest_first: bool = True,
+        shared: bool = False,
     ) -> builtins.list[MemoryRecord]:
         where, params = compile_conditions(conditions, SQLITE)
         order = "DESC" if newest_first else "ASC"
+        by = f"m.updated_at {order}, m.id {order}"
+        if shared and self._has_links(user_id):
+            want = limit + offset
+            rows = self._rows(link_sql.union(SQLITE, MCOLS, where, by),
+                              (user_id, *params, want, user_id, user_id, *params, want, limit, offset))
+            return [record_from_row(r) for r in rows]
         by_id = any(c.field == "id" for c in conditions)  # given ids: look them up, not the user's whole index
         rows = self._rows(
             f"SELECT {MCOLS} FROM memories m WHERE {'+' if by_id else ''}m.user_id = ? AND {where} "
-            f"ORDER BY m.updated_at {order}, m.id {order} LIMIT ? OFFSET ?",
+            f"ORDER BY {by} LIMIT ? OFFSET ?",
             (user_id, *params, limit, offset),
         )
         return [record_from_row(r) for r in rows]
 
-    def count(self, user_id: str, conditions: Sequence[Condition] = ()) -> int:
+    def count(self, user_id: str, conditions: Sequence[Condition] = (), *, shared: bool = False) -> int:
         where, params = compile_conditions(conditions, SQLITE)
+        if shared and self._has_links(user_id):
+            return int(self._rows(link_sql.count(SQLITE, where), (user_id, *params, user_id, user_id, *params))[0][0])
         return int(self._rows(f"SELECT count(*) FROM memories m WHERE m.user_id = ? AND {where}",
                               (user_id, *params))[0][0])
 
-    def history(self, user_id: str, memory_id: str | None = None, *, limit: int = 100) -> builtins.list[HistoryEntry]:
-        sql, params = "SELECT * FROM history WHERE user_id = ?", [user_id]
-        if memory_id is not None:
-            sql += " AND memory_id = ?"
-            params.append(memory_id)
+    def history(self, user_id: str, memory_id: str | None = None, *, limit: int = 100,
+                shared: bool = False) -> builtins.list[HistoryEntry]:
+        if shared and memory_id is not None:
+            sql, params = f"SELECT * FROM history WHERE {link_sql.history_scope(SQLITE)}", \
+                [memory_id, user_id, user_id, user_id, memory_id]
+        else:
+            sql, params = "SELECT * FROM history WHERE user_id = ?", [user_id]
+            if memory_id is not None:
+                sql += " AND memory_id = ?"
+                params.append(memory_id)
         rows = self._rows(sql + " ORDER BY at, rowid LIMIT ?", (*params, limit))
         return [history_from_row(r) for r in rows]
 
@@ -382,22 +405,34 @@ class SqliteBackend(SqliteSearchMixin, SqliteJobsMixin, SqliteProposalsMixin, Sq
         )
         return [relation_from_row(r) for r in rows]
 
-    def vectors(self, user_id: str, memory_ids: Sequence[str]) -> dict[str, builtins.list[float]]:
+    def vectors(self, user_id: str, memory_ids: Sequence[str], *, shared: bool = False
+                ) -> dict[str, builtins.list[float]]:
         if not memory_ids or self._dims() is None:
             return {}
         marks = ",".join("?" for _ in memory_ids)
+        scope, params = self._scope(user_id, shared)
         rows = self._rows(
             "SELECT m.id AS id, v.embedding AS e FROM memories m "  # by id (+: not the user index), then vec0 point lookups
-            f"CROSS JOIN memory_vectors v ON v.rowid = m.rid WHERE +m.user_id = ? AND m.id IN ({marks})",
-            (user_id, *memory_ids),
+            f"CROSS JOIN memory_vectors v ON v.rowid = m.rid WHERE {scope} AND m.id IN ({marks})",
+            (*params, *memory_ids),
         )
         return {r["id"]: np.frombuffer(r["e"], dtype=np.float32).tolist() for r in rows}
 
+    def links(self, user_id: str, memory_id: str | None = None) -> builtins.list[MemoryLink]:
+        params = (user_id,) if memory_id is None else (memory_id, user_id, user_id)
+        return [link_sql.link_from_row(r) for r in self._rows(link_sql.links_sql(SQLITE, memory_id is not None), params)]
+
+    def _has_links(self, user_id: str) -> bool:
+        """Whether the user holds an open link (most do not: their shared reads are the own reads)."""
+        return bool(self._rows(f"SELECT {link_sql.has_links(SQLITE)}", (user_id,))[0][0])
+
     def list_users(self) -> builtins.list[str]:
-        return [r[0] for r in self._rows("SELECT DISTINCT user_id FROM memories ORDER BY user_id")]
+        return [r[0] for r in self._rows("SELECT DISTINCT user_id FROM memories WHERE user_id != ? ORDER BY user_id",
+                                         (GLOBAL_USER,))]
 
     def delete_user(self, user_id: str) -> int:
         with self._tx() as c:
+            link_sql.forget_user_links(c, SQLITE, user_id)
             rids = [r[0] for r in c.execute("SELECT rid FROM memories WHERE user_id = ?", (user_id,))]
             if self._dims() is not None:
                 c.execute("DELETE FROM memory_vectors WHERE user_id = ?", (user_id,))

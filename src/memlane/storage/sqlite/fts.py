@@ -38,10 +38,10 @@ def fts_row(rid: int, user_id: str, summary: str, tags: Sequence[str]) -> tuple[
     return rid, token, indexed_text(token, summary), indexed_text(token, " ".join(tags))
 
 
-def match_query(user_id: str, words: Sequence[str]) -> str:
-    """An FTS5 query for any of ``words`` in the user's summaries and tags."""
-    token = user_token(user_id)
-    return "{summary tags} : (" + " OR ".join(f'"{token}{w}"' for w in words) + ")"
+def match_query(user_ids: Sequence[str], words: Sequence[str]) -> str:
+    """An FTS5 query for any of ``words`` in the summaries and tags of these users' memories."""
+    terms = [f'"{user_token(u)}{w}"' for u in user_ids for w in words]
+    return "{summary tags} : (" + " OR ".join(terms) + ")"
 
 
 def refill(c: Any) -> None:

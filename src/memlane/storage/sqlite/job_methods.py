@@ -10,7 +10,8 @@ from typing import Any
 
 from memlane.model.jobs import Change, Job, JobStatus, OpCount, OpEvent
 from memlane.model.record import utcnow
-from memlane.storage.filter_sql import iso
+from memlane.storage.filter_sql import SQLITE, iso
+from memlane.storage.links import seen
 from memlane.storage.sqlite.jobs import (
     JOB_COLS,
     change_from_row,
@@ -69,7 +70,8 @@ class SqliteJobsMixin:
             if memory_ids:
                 c.execute("UPDATE memories SET access_count = access_count + 1, last_accessed = "
                           "CASE WHEN last_accessed IS NULL OR last_accessed < ? THEN ? ELSE last_accessed END "
-                          f"WHERE user_id = ? AND id IN ({marks})", (iso(at), iso(at), user_id, *memory_ids))
+                          f"WHERE id IN ({marks}) AND {seen(SQLITE, 'memories')}",
+                          (iso(at), iso(at), *memory_ids, user_id, user_id))
             write_op_events(c, ops)
 
     def fail_job(self, job_id: str, error: str, *, retry_at: datetime | None) -> None:

@@ -123,7 +123,15 @@ MIGRATIONS: list[tuple[int, list[Step]]] = [
             "checked_at TEXT NOT NULL, PRIMARY KEY (user_id, pair))",
         ],
     ),
-    # 7 is the shared-memories branch's; each runner takes the steps above the stored version in order
+    (
+        7,
+        [  # memory links: a user sees another user's (or a global) memory; closed links are kept
+            "CREATE TABLE IF NOT EXISTS memory_links (user_id TEXT NOT NULL, memory_id TEXT NOT NULL, "
+            "linked_at TEXT NOT NULL, linked_by TEXT NOT NULL, unlinked_at TEXT, "
+            "PRIMARY KEY (user_id, memory_id)) WITHOUT ROWID",
+            "CREATE INDEX IF NOT EXISTS memory_links_memory ON memory_links(memory_id)",
+        ],
+    ),
     (
         8,
         [  # consent (model/consent.py): changes to sensitive fields wait here for a decision

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from memlane.storage.filter_sql import SQLITE
+from memlane.storage.links import forget_links
 from memlane.storage.sqlite.vector_cache import journal
 
 TOMBSTONE = ("UPDATE memories SET summary = '[purged]', tags = '[]', entities = '[]', metadata = '{}', "
@@ -58,3 +60,4 @@ def purge(c: Any, user_id: str, memory_id: str) -> None:
         # jobs not yet done that carry the text would bring it back: they end here, with no payload
         c.execute("UPDATE jobs SET payload = '{}', status = 'done', last_error = 'purged' "
                   "WHERE user_id = ? AND instr(payload, ?) > 0", (user_id, json.dumps(text)[1:-1]))
+    forget_links(c, SQLITE, user_id, memory_id)  # its links, and what the users it was linked to hold of it

@@ -2,6 +2,9 @@
 
 Each search has a ``*_rows`` form returning rows of ``score`` then the requested columns: the full
 record (``vector_search``, ``keyword_search``) or just the id (``vector_ids``, ``keyword_ids``).
+
+A ``shared`` search of a user who holds open links also ranks the memories linked to them (exactly:
+a user has few) and merges the two rankings by score; without links it is the own search alone.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from typing import Any
 
 from memlane.model.errors import DimensionMismatchError
 from memlane.model.filters import Condition
+from memlane.storage import links as link_sql
 from memlane.storage.base import ScoredRecord
 from memlane.storage.filter_sql import SQLITE, compile_conditions
 from memlane.storage.keywords import query_words
@@ -40,6 +44,9 @@ class SqliteSearchMixin:
     def _dims(self) -> int | None:
         raise NotImplementedError
 
+    def _has_links(self, user_id: str) -> bool:
+        raise NotImplementedError
+
     def vector_search(
         self,
         user_id: str,
@@ -48,23 +55,40 @@ class SqliteSearchMixin:
         *,
         limit: int = 10,
         offset: int = 0,
+        shared: bool = False,
     ) -> builtins.list[ScoredRecord]:
-        rows = self._vector_rows(user_id, embedding, conditions, limit, offset, MCOLS)
+        rows = self._vector_rows(user_id, embedding, conditions, limit, offset, MCOLS, shared)
         return [ScoredRecord(record_from_row(r), float(r["score"])) for r in rows]
 
     def vector_ids(
-        self, user_id: str, embedding: Sequence[float], conditions: Sequence[Condition] = (), *, limit: int = 10
+        self, user_id: str, embedding: Sequence[float], conditions: Sequence[Condition] = (), *, limit: int = 10,
+        shared: bool = False,
     ) -> builtins.list[tuple[str, float]]:
-        return [(r["id"], float(r["score"])) for r in self._vector_rows(user_id, embedding, conditions, limit, 0, _ID)]
+        rows = self._vector_rows(user_id, embedding, conditions, limit, 0, _ID, shared)
+        return [(r["id"], float(r["score"])) for r in rows]
 
     def _vector_rows(self, user_id: str, embedding: Sequence[float], conditions: Sequence[Condition], limit: int,
-                     offset: int, cols: str) -> builtins.list[Any]:
+                     offset: int, cols: str, shared: bool) -> builtins.list[Any]:
         """Nearest first: rows of ``score`` (cosine similarity) then ``cols``."""
         dims = self._dims()
         if dims is None:
             return []
         if len(embedding) != dims:
             raise DimensionMismatchError(f"query vector has {len(embedding)} dims, the store expects {dims}")
+        if not (shared and self._has_links(user_id)):
+            return self._own_vector_rows(dims, user_id, embedding, conditions, limit, offset, cols)
+        want = limit + offset
+        where, params = compile_conditions(conditions, SQLITE)
+        linked = self._rows(
+            f"SELECT 1.0 - vec_distance_cosine(v.embedding, ?) AS score, {cols} "
+            f"{link_sql.linked_arm(SQLITE, 'CROSS JOIN memory_vectors v ON v.rowid = m.rid')} AND m.has_vector = 1 "
+            f"AND {where} ORDER BY score DESC LIMIT ?",
+            (vector_blob(embedding), user_id, user_id, *params, want))
+        own = self._own_vector_rows(dims, user_id, embedding, conditions, want, 0, cols)
+        return _merged(own, linked, limit, offset)
+
+    def _own_vector_rows(self, dims: int, user_id: str, embedding: Sequence[float], conditions: Sequence[Condition],
+                         limit: int, offset: int, cols: str) -> builtins.list[Any]:
         pushed = [c for c in conditions if c.field in _VEC_PUSHDOWN and c.op in ("$eq", "$in")]
         rest = [c for c in conditions if c not in pushed]
         with self._lock:
@@ -141,22 +165,41 @@ class SqliteSearchMixin:
         *,
         limit: int = 10,
         offset: int = 0,
+        shared: bool = False,
     ) -> builtins.list[ScoredRecord]:
-        rows = self._keyword_rows(user_id, query, conditions, limit, offset, MCOLS)
+        rows = self._keyword_rows(user_id, query, conditions, limit, offset, MCOLS, shared)
         return [ScoredRecord(record_from_row(r), float(r["score"])) for r in rows]
 
     def keyword_ids(
-        self, user_id: str, query: str, conditions: Sequence[Condition] = (), *, limit: int = 10
+        self, user_id: str, query: str, conditions: Sequence[Condition] = (), *, limit: int = 10,
+        shared: bool = False,
     ) -> builtins.list[tuple[str, float]]:
-        return [(r["id"], float(r["score"])) for r in self._keyword_rows(user_id, query, conditions, limit, 0, _ID)]
+        rows = self._keyword_rows(user_id, query, conditions, limit, 0, _ID, shared)
+        return [(r["id"], float(r["score"])) for r in rows]
 
     def _keyword_rows(self, user_id: str, query: str, conditions: Sequence[Condition], limit: int, offset: int,
-                      cols: str) -> builtins.list[Any]:
+                      cols: str, shared: bool) -> builtins.list[Any]:
         """Best bm25 first: rows of ``score`` (bm25, higher is better) then ``cols``."""
         words = query_words(query)
         if not words:
             return []
-        fts = match_query(user_id, words)
+        if not (shared and self._has_links(user_id)):
+            return self._own_keyword_rows(user_id, words, conditions, limit, offset, cols)
+        want = limit + offset
+        # linked memories are indexed under their owners' tokens (fts.py): ask for those, on the linked rowids
+        owners = [r[0] for r in self._rows(f"SELECT DISTINCT m.user_id {link_sql.linked_arm(SQLITE)}", (user_id, user_id))]
+        where, params = compile_conditions(conditions, SQLITE)
+        linked = self._rows(
+            "WITH f AS MATERIALIZED (SELECT rowid, bm25(memories_fts, 0.0, 1.0, 0.5) AS rank FROM memories_fts "
+            f"WHERE memories_fts MATCH ? AND rowid IN (SELECT m.rid {link_sql.linked_arm(SQLITE)})) "
+            f"SELECT -f.rank AS score, {cols} FROM f JOIN memories m ON m.rid = f.rowid WHERE {where} "
+            "ORDER BY f.rank LIMIT ?",
+            (match_query(owners, words), user_id, user_id, *params, want)) if owners else []
+        return _merged(self._own_keyword_rows(user_id, words, conditions, want, 0, cols), linked, limit, offset)
+
+    def _own_keyword_rows(self, user_id: str, words: Sequence[str], conditions: Sequence[Condition], limit: int,
+                          offset: int, cols: str) -> builtins.list[Any]:
+        fts = match_query([user_id], words)
         where, params = compile_conditions(conditions, SQLITE)
         want = limit + offset
         k = max(want * 4, FTS_MIN_K)
@@ -175,3 +218,8 @@ class SqliteSearchMixin:
             if len(rows) >= limit or n_fts < k:
                 return rows
             k *= 4  # the filters left too few of the best k: widen
+
+
+def _merged(own: Sequence[Any], linked: Sequence[Any], limit: int, offset: int) -> builtins.list[Any]:
+    """Two rankings, each already filtered in the database, as one by score (best first), paged."""
+    return sorted([*own, *linked], key=lambda r: -float(r["score"]))[offset: offset + limit]
