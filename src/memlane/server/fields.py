@@ -123,6 +123,8 @@ Body = Annotated[str, StringConstraints(min_length=1, max_length=20_000, pattern
 Name = Annotated[str, StringConstraints(min_length=1, max_length=256, pattern=HAS_TEXT), Clean]
 # An id in a path: a visible character, no control characters, no % (a path segment is decoded once)
 PATH_ID = r"^[^\x00-\x1f\x7f%]*[^\x00-\x20\x7f%][^\x00-\x1f\x7f%]*$"
+PATH_NAME = r"^[^\x00-\x1f\x7f%]*[^\W_][^\x00-\x1f\x7f%]*$"  # a name in a path: a letter or digit (any script)
+HAS_LETTER = r"^[^\x00]*[^\W_][^\x00]*$"  # a letter or digit (any script), no NUL
 ShortName = Annotated[str, StringConstraints(min_length=1, max_length=128, pattern=HAS_TEXT), Clean]
 QueryText = Annotated[str, StringConstraints(min_length=1, max_length=8000, pattern=HAS_TEXT), Clean]
 Reason = Annotated[str, StringConstraints(max_length=1000, pattern=NO_NUL), Clean]

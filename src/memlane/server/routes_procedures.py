@@ -10,13 +10,14 @@ from fastapi import APIRouter, Depends, Path, Query
 from memlane.model.record import MemoryRecord
 from memlane.server.auth import User
 from memlane.server.errors import error_responses
+from memlane.server.fields import PATH_NAME
 from memlane.server.schemas import ListResponse, ProcedureRequest
 from memlane.server.state import ServerState, get_state
 
 router = APIRouter(prefix="/v1/memory/procedures", tags=["procedures"])
 ERRORS = error_responses(400, 401, 403, 413, 422, 429, 503)
 State = Annotated[ServerState, Depends(get_state)]
-ProcedureName = Annotated[str, Path(min_length=1, max_length=120, pattern=r"^[^\x00-\x1f\x7f%]*[^\W_][^\x00-\x1f\x7f%]*$",
+ProcedureName = Annotated[str, Path(min_length=1, max_length=120, pattern=PATH_NAME,
                                     description="The procedure's name.")]
 
 

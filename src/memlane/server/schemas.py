@@ -20,6 +20,7 @@ from memlane.model.record import HistoryEntry, MemoryRecord, SearchHit
 from memlane.model.session import ChatSession, SessionMessage
 from memlane.server.auth import USER_PATTERN
 from memlane.server.fields import (
+    HAS_LETTER,
     Body,
     Budget,
     Clean,
@@ -134,7 +135,7 @@ class PutRequest(Strict):
 
 
 # a letter or digit (any script) among at most 120 characters: what memlane.model.procedure accepts
-ProcedureName = Annotated[str, StringConstraints(min_length=1, max_length=120, pattern=r"^[^\x00]*[^\W_][^\x00]*$"),
+ProcedureName = Annotated[str, StringConstraints(min_length=1, max_length=120, pattern=HAS_LETTER),
                           Clean]
 
 
