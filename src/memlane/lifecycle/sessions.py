@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -22,6 +23,7 @@ from memlane.formation.mutations import Mutation
 from memlane.lifecycle.session_digest import digest, flatten
 from memlane.model.config import Settings
 from memlane.model.enums import MemoryState, MemoryType, Source
+from memlane.model.errors import ProviderError
 from memlane.model.ids import deterministic_id
 from memlane.model.record import MemoryRecord
 from memlane.model.session import ChatSession, SessionDigest, SessionFilter, SessionStatus
@@ -29,6 +31,8 @@ from memlane.providers.embed import Embedder
 from memlane.providers.llm.base import MemoryLLM
 from memlane.retrieval.embed_text import memory_text
 from memlane.storage.base import Backend
+
+log = logging.getLogger("memlane.lifecycle.sessions")
 
 BATCH = 20  # sessions summarised per run at most; a full run schedules the next one at once
 MAX_MESSAGES = 400  # a session's latest messages a summary reads
@@ -76,6 +80,8 @@ def summarize(work: Work, backend: Backend, llm: MemoryLLM, embedder: Embedder, 
             s.payload, s.model = digest(messages, llm, embedder)
         except Exception as exc:  # noqa: BLE001 - recorded on the session as failed, tried again next run
             s.error = f"{type(exc).__name__}: {exc}"
+            log.warning("session %s of user %s not summarised: %s", s.session.id, s.session.user_id, s.error,
+                        exc_info=not isinstance(exc, ProviderError))  # a bug, not a provider outage: its trace
     done = [s for s in work.summaries if s.payload is not None]
     texts = [memory_text(record(s, settings, s.session.updated_at), settings) for s in done]
     for s, vector in zip(done, embedder.embed(texts) if texts else [], strict=True):

@@ -18,6 +18,7 @@ try:
 except ImportError as e:  # pragma: no cover - depends on the environment
     raise ImportError("Amazon S3 Vectors needs boto3: pip install 'memlane[aws]'") from e
 
+AWS_ERRORS = (BotoCoreError, ClientError)  # what a boto3 call raises for AWS or transport failures
 THROTTLED = ("TooManyRequestsException", "ThrottlingException", "ServiceUnavailableException",
              "InternalServerException", "RequestTimeoutException")
 
@@ -26,10 +27,10 @@ def error_code(e: BaseException) -> str:
     return str(e.response.get("Error", {}).get("Code", "")) if isinstance(e, ClientError) else ""
 
 
-def wrap(e: Exception, operation: str, where: str) -> Exception:
-    """The memlane error for an exception of ``operation`` on ``where`` (``index I in vector bucket B``).
+def wrap(e: BotoCoreError | ClientError, operation: str, where: str) -> Exception:
+    """The memlane error for an AWS failure of ``operation`` on ``where`` (``index I in vector bucket B``).
     A refused request is a :class:`ValidationError` (nothing was written); the rest are
-    :class:`BackendError`; any other exception is returned as it is."""
+    :class:`BackendError`."""
     if isinstance(e, NoCredentialsError):
         return BackendError(f"S3 Vectors {operation} on {where}: no AWS credentials; configure a profile, role "
                             "or the AWS_* variables")
@@ -38,8 +39,6 @@ def wrap(e: Exception, operation: str, where: str) -> Exception:
                             "network and region, or raise S3V_TIMEOUT_S / S3V_MAX_ATTEMPTS")
     if isinstance(e, BotoCoreError):
         return BackendError(f"S3 Vectors {operation} on {where}: {e}")
-    if not isinstance(e, ClientError):
-        return e
     code = error_code(e)
     message = e.response.get("Error", {}).get("Message", str(e))
     text = f"S3 Vectors {operation} on {where}: {code}: {message}"

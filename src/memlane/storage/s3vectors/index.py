@@ -10,7 +10,7 @@ from typing import Any
 
 from memlane.model.errors import ValidationError
 from memlane.storage.s3vectors import limits
-from memlane.storage.s3vectors.errors import is_not_found, response_list, wrap
+from memlane.storage.s3vectors.errors import AWS_ERRORS, is_not_found, response_list, wrap
 from memlane.storage.s3vectors.filters import Clause, shapes
 from memlane.storage.s3vectors.metrics import AwsMetrics
 
@@ -33,11 +33,8 @@ class S3VectorsIndex:
         try:
             with self.metrics.timed("s3vectors", operation):
                 return method(**params)
-        except Exception as e:  # every AWS failure becomes a typed memlane error that says what to do
-            raised = wrap(e, operation, self.where)
-            if raised is e:
-                raise
-            raise raised from e
+        except AWS_ERRORS as e:  # every AWS failure becomes a typed memlane error that says what to do
+            raise wrap(e, operation, self.where) from e
 
     @property
     def _ids(self) -> dict[str, str]:
@@ -49,7 +46,7 @@ class S3VectorsIndex:
         try:
             with self.metrics.timed("s3vectors", "GetIndex"):
                 found = self.client.get_index(**self._ids)
-        except Exception as e:
+        except AWS_ERRORS as e:
             if is_not_found(e):
                 return None
             raise wrap(e, "GetIndex", self.where) from e
@@ -86,7 +83,7 @@ class S3VectorsIndex:
         try:
             with self.metrics.timed("s3vectors", "GetVectorBucket"):
                 self.client.get_vector_bucket(vectorBucketName=self.bucket)
-        except Exception as e:
+        except AWS_ERRORS as e:
             if not is_not_found(e):
                 raise wrap(e, "GetVectorBucket", self.where) from e
             self._call("CreateVectorBucket", self.client.create_vector_bucket, vectorBucketName=self.bucket)

@@ -37,7 +37,7 @@ class AwsMetrics:
         outcome = "ok"
         try:
             yield
-        except BaseException as e:
+        except BaseException as e:  # labelled by what was raised, then raised on unchanged
             outcome = type(e).__name__
             raise
         finally:
