@@ -16,12 +16,9 @@ from typing import Any
 
 import httpx
 import pytest
-
-pytest.importorskip("mcp")
-
-from mcp import ClientSession, StdioServerParameters  # noqa: E402
-from mcp.client.stdio import stdio_client  # noqa: E402
-from mcp.client.streamable_http import streamable_http_client  # noqa: E402
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
 
 TOOLS = {"add_memory", "search_memories", "memory_query", "get_context", "list_memories", "update_memory",
          "delete_memory", "memory_history"}

@@ -134,7 +134,6 @@ def test_cli_procedure_add_show_and_list(tmp_path: Path) -> None:
 
 
 def test_the_langgraph_tool_saves_for_the_configured_user(mem: Memory) -> None:
-    pytest.importorskip("langgraph.prebuilt")
     from memlane.integrations.langgraph.tools import memory_tools
 
     tools = {t.name: t for t in memory_tools(mem)}

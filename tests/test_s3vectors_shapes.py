@@ -10,17 +10,14 @@ from collections.abc import Iterator
 from typing import Any
 from uuid import NAMESPACE_URL, uuid5
 
+import boto3
 import pytest
+from botocore.response import StreamingBody
+from botocore.stub import ANY, Stubber
 
-pytest.importorskip("langgraph.store.base")
-
-import boto3  # noqa: E402
-from botocore.response import StreamingBody  # noqa: E402
-from botocore.stub import ANY, Stubber  # noqa: E402
-
-from memlane.integrations.langgraph.s3v_store import S3VectorsStore  # noqa: E402
-from memlane.model.config import Settings  # noqa: E402
-from memlane.model.errors import ConfigError  # noqa: E402
+from memlane.integrations.langgraph.s3v_store import S3VectorsStore
+from memlane.model.config import Settings
+from memlane.model.errors import ConfigError
 
 BUCKET, INDEX, TITAN = "vera-ai-dev-s3-vector", "memory-search", "amazon.titan-embed-text-v2:0"
 IDS = {"vectorBucketName": BUCKET, "indexName": INDEX}
@@ -108,7 +105,6 @@ def env(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
 
 
 def test_the_factory_builds_the_store_and_its_clients_from_the_environment(env: None) -> None:
-    pytest.importorskip("moto")
     from moto import mock_aws
 
     from memlane.integrations.langgraph.s3v_factory import aws_clients, store_from_settings

@@ -11,20 +11,16 @@ from datetime import datetime
 from typing import Any
 from uuid import NAMESPACE_URL, uuid5
 
+import boto3
 import pytest
+from langgraph.store.base import InvalidNamespaceError, PutOp
+from moto import mock_aws
 
-pytest.importorskip("langgraph.store.base")
-pytest.importorskip("moto")
-
-import boto3  # noqa: E402
-from langgraph.store.base import InvalidNamespaceError, PutOp  # noqa: E402
-from moto import mock_aws  # noqa: E402
-
-from memlane.integrations.langgraph.s3v_store import S3VectorsStore  # noqa: E402
-from memlane.model.errors import BackendError, FilterError, ProviderError, ValidationError  # noqa: E402
-from memlane.providers.embed.hash import HashEmbedder  # noqa: E402
-from tests.bedrock_fake import FakeTitan  # noqa: E402
-from tests.s3vectors_fake import S3VectorsEmulation  # noqa: E402
+from memlane.integrations.langgraph.s3v_store import S3VectorsStore
+from memlane.model.errors import BackendError, FilterError, ProviderError, ValidationError
+from memlane.providers.embed.hash import HashEmbedder
+from tests.bedrock_fake import FakeTitan
+from tests.s3vectors_fake import S3VectorsEmulation
 
 BUCKET, INDEX, DIMS = "memlane-test", "memory-search", 256
 MAYA = ("maya", "semantic")
