@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from memlane.storage.base import Backend
+from tests.scripted_chat_server import server  # noqa: F401 - the scripted OpenAI-compatible server fixture
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")

@@ -17,7 +17,7 @@ from memlane.model.config import Settings
 from memlane.model.enums import HistoryEvent, MemoryType
 from memlane.model.errors import ValidationError
 from tests.formation_helpers import EventLog, local_embedder
-from tests.test_llm_clients import ScriptedChatServer, openai_llm, server  # noqa: F401 - the fixture
+from tests.scripted_chat_server import ScriptedChatServer, openai_llm
 
 U = "maya"
 T0 = datetime(2026, 1, 4, 23, 30, tzinfo=UTC)  # a Sunday in UTC, Monday 5 January in Tokyo
@@ -122,7 +122,7 @@ def test_bad_input_is_refused_and_leaves_no_job(mem: Memory, kwargs: dict[str, A
     assert mem.jobs() == []
 
 
-def test_openai_episode_request_and_reply(server: ScriptedChatServer) -> None:  # noqa: F811
+def test_openai_episode_request_and_reply(server: ScriptedChatServer) -> None:
     from memlane.model.candidate import ChatMessage
 
     server.reply({"should_create": True, "topic": "the monthly budget", "approach": "User cut eating out to 150 euros.",

@@ -15,7 +15,7 @@ from memlane.model.config import Settings
 from memlane.model.enums import HistoryEvent, MemoryType, Source
 from memlane.model.errors import ValidationError
 from tests.formation_helpers import ScriptedLLM, local_embedder, open_memory
-from tests.test_llm_clients import ScriptedChatServer, openai_llm, server  # noqa: F401 - the fixture
+from tests.scripted_chat_server import ScriptedChatServer, openai_llm
 
 U = "maya"
 T0 = datetime(2026, 5, 4, 9, 0, tzinfo=UTC)
@@ -126,7 +126,7 @@ def test_bad_input_is_refused(mem: Memory, kwargs: dict[str, object], fragment: 
         mem.run_insights(**kwargs)  # type: ignore[arg-type]
 
 
-def test_openai_insights_request_and_reply(server: ScriptedChatServer) -> None:  # noqa: F811
+def test_openai_insights_request_and_reply(server: ScriptedChatServer) -> None:
     server.reply({"insights": [{"summary": TRUST, "tags": ["trust"], "importance": 2}]})
     reply = openai_llm(server).insights(["User reviewed the budget."], ["User is a nurse."], "x" * 1500)
     assert [i.summary for i in reply.insights] == [TRUST]

@@ -1,8 +1,8 @@
-"""The openai and bedrock LLM clients, the retry policy, the writing constraints and the registry.
+"""The openai and bedrock LLM clients, the retry policy, the strict schema and the registry.
 
 No hosted model is reachable here, so the fakes sit at the provider boundary only:
 - openai: the real ``openai`` SDK talks HTTP to a scripted OpenAI-compatible server on 127.0.0.1
-  that replies with canned ``/v1/chat/completions`` bodies (queued per test) and records requests.
+  (tests/scripted_chat_server.py) that replies with canned bodies and records requests.
 - bedrock: a real boto3 ``bedrock-runtime`` client whose wire is replaced by ``botocore.stub.Stubber``
   (request shapes are validated against the service model); nothing reaches AWS.
 What a real model would answer to the prompts is not tested here.
@@ -13,13 +13,9 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import threading
 import time
-from collections import deque
 from collections.abc import Iterator
-from dataclasses import dataclass
 from datetime import datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import boto3
@@ -34,7 +30,8 @@ from memlane.providers.llm.bedrock import BedrockLLM
 from memlane.providers.llm.openai import OpenAILLM
 from memlane.providers.llm.prompts import PROMPT_VERSION
 from memlane.providers.llm.registry import get_llm, llm_from_settings
-from memlane.providers.llm.structured import enforce_writing_constraints, strict_json_schema
+from memlane.providers.llm.structured import strict_json_schema
+from tests.scripted_chat_server import ScriptedChatServer, openai_llm
 
 EXTRACTION = {
     "should_create": True,
@@ -56,90 +53,6 @@ MESSAGES = [
     ChatMessage(role="assistant", content="Hi! How can I help?"),
     ChatMessage(role="user", content="My sister lives in Paris now.", at=datetime(2025, 3, 1, 9, 30)),
 ]
-
-
-# --- the scripted OpenAI-compatible server ----------------------------------------------------
-
-
-@dataclass
-class Reply:
-    content: str | None = None
-    status: int = 200
-    delay: float = 0.0
-
-
-class ScriptedChatServer:
-    def __init__(self) -> None:
-        self.replies: deque[Reply] = deque()
-        self.requests: list[dict[str, Any]] = []
-        self.stopping = threading.Event()
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-
-    def reply(self, content: str | dict[str, Any] | None, *, status: int = 200, delay: float = 0.0) -> None:
-        text = json.dumps(content) if isinstance(content, dict) else content
-        self.replies.append(Reply(text, status, delay))
-
-    def _handler(self) -> type[BaseHTTPRequestHandler]:
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-                server.requests.append({"path": self.path, "json": json.loads(body)})
-                reply = server.replies.popleft() if server.replies else Reply(None, 500)
-                if reply.delay:
-                    server.stopping.wait(reply.delay)
-                if reply.status == 200:
-                    payload: dict[str, Any] = {
-                        "id": "chatcmpl-test",
-                        "object": "chat.completion",
-                        "created": 0,
-                        "model": "test-model",
-                        "choices": [
-                            {
-                                "index": 0,
-                                "message": {"role": "assistant", "content": reply.content},
-                                "finish_reason": "stop",
-                            }
-                        ],
-                    }
-                else:
-                    payload = {"error": {"message": "scripted error", "type": "invalid_request_error"}}
-                data = json.dumps(payload).encode()
-                try:
-                    self.send_response(reply.status)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(data)))
-                    self.end_headers()
-                    self.wfile.write(data)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass  # the client gave up (timeout test)
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-        return Handler
-
-
-@pytest.fixture
-def server() -> Iterator[ScriptedChatServer]:
-    s = ScriptedChatServer()
-    s.thread.start()
-    try:
-        yield s
-    finally:
-        s.stopping.set()
-        s.httpd.shutdown()
-        s.httpd.server_close()
-
-
-def openai_llm(server: ScriptedChatServer, **options: Any) -> OpenAILLM:
-    return OpenAILLM(model="test-model", base_url=server.url, api_key="test-key", timeout=5.0, **options)
 
 
 # --- openai --------------------------------------------------------------------------------------
@@ -361,41 +274,7 @@ def test_bedrock_timeout_is_a_provider_error_without_sdk_retries(monkeypatch: py
     assert sends == [1]
 
 
-# --- writing constraints and schema -----------------------------------------------------------
-
-
-def extraction(*summaries: str, should_create: bool = True) -> Extraction:
-    return Extraction(should_create=should_create, candidates=[Candidate(summary=s) for s in summaries])
-
-
-def test_writing_constraints_trim_drop_and_cut() -> None:
-    two = "User moved to Lyon in 2024. " + "User works at a bakery near the old town " * 8 + "."
-    result = enforce_writing_constraints(
-        extraction("  User   likes\n tea. ", "   ", "User " + "x" * 300 + ".", two), max_chars=280
-    )
-    assert [c.summary for c in result.candidates] == ["User likes tea.", "User moved to Lyon in 2024."]
-    assert result.should_create
-    assert result.reason == "dropped 2 candidate(s): empty summary, over 280 chars"
-
-
-def test_writing_constraints_keep_at_most_two_sentences() -> None:
-    three = "User adopted a cat. The cat is named Miso. Miso is two years old."
-    [out] = enforce_writing_constraints(extraction(three)).candidates
-    assert out.summary == "User adopted a cat. The cat is named Miso."
-
-
-def test_writing_constraints_nothing_left_means_nothing_to_create() -> None:
-    result = enforce_writing_constraints(extraction(" ", ""))
-    assert result.should_create is False and result.candidates == []
-    assert enforce_writing_constraints(extraction("User likes tea.", should_create=False)).candidates == []
-
-
-def test_writing_constraints_normalise_key_and_tags() -> None:
-    cand = Candidate(
-        summary="User's dog Luna is 4.", key=" profile:pet:Luna:age ", tags=["Pets", "pets", " "]
-    )
-    [out] = enforce_writing_constraints(Extraction(should_create=True, candidates=[cand])).candidates
-    assert out.key == "profile:pet:luna:age" and out.tags == ["pets"]
+# --- schema -------------------------------------------------------------------------------------
 
 
 def test_strict_schema_is_closed_and_self_contained() -> None:
