@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,11 +24,6 @@ GYM = [{"role": "user", "content": "My gym costs 60 euros a month and I barely g
        {"role": "assistant", "content": "If you rarely go, cancelling would save you money."},
        {"role": "user", "content": "You're right. I've decided to cancel my gym membership."},
        {"role": "assistant", "content": "Good call, that saves you 720 euros a year."}]
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def location(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    return str(tmp_path / "e.db") if request.param == "sqlite" else request.getfixturevalue("postgres_url")
 
 
 def open_mem(location: str, **settings: Any) -> Memory:

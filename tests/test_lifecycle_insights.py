@@ -27,9 +27,8 @@ def llm() -> ScriptedLLM:
     return ScriptedLLM()
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def mem(request: pytest.FixtureRequest, tmp_path: Path, llm: ScriptedLLM) -> Iterator[Memory]:
-    location = str(tmp_path / "i.db") if request.param == "sqlite" else request.getfixturevalue("postgres_url")
+@pytest.fixture
+def mem(location: str, llm: ScriptedLLM) -> Iterator[Memory]:
     m = open_memory(location, llm, worker=False, memlane_schedule={"insights": 24})
     yield m
     m.close()

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -17,11 +16,6 @@ from tests.formation_helpers import ScriptedLLM, open_memory
 
 U, OTHER = "maya", "lena"
 T0 = datetime(2026, 6, 1, 9, 0, tzinfo=UTC)
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def location(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    return str(tmp_path / "o.db") if request.param == "sqlite" else request.getfixturevalue("postgres_url")
 
 
 @pytest.fixture

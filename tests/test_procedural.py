@@ -25,9 +25,8 @@ U = "maya"
 DEPLOY = ["run the test suite", "then build the site with hugo", "you should push the build to the main branch"]
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def mem(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Memory]:
-    location = str(tmp_path / "p.db") if request.param == "sqlite" else request.getfixturevalue("postgres_url")
+@pytest.fixture
+def mem(location: str) -> Iterator[Memory]:
     m = Memory(location, embedder=local_embedder(), llm="rules", settings=Settings(db=location, worker=False))
     yield m
     m.close()
