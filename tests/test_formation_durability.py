@@ -56,15 +56,6 @@ def emb(workers: WarmWorkers) -> Embedder:
     return local_embedder()
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def location(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """Where the store lives: a SQLite file, or a fresh database on the real PostgreSQL server."""
-    if request.param == "sqlite":
-        return str(tmp_path / "memlane.db")
-    url: str = request.getfixturevalue("postgres_url")
-    return url
-
-
 @pytest.fixture
 def db(tmp_path: Path, emb: Embedder) -> str:
     return str(tmp_path / "memlane.db")

@@ -11,7 +11,6 @@ the provider boundary.
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,15 +25,6 @@ U = "maya"
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 # only the rule under test bites
 OFF: dict[str, Any] = {"episodic_cooldown_turns": 0, "episodic_max_per_day": 100, "episodic_novelty_min": 0.0}
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def location(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """Where the store lives: a SQLite file, or a fresh database on the real PostgreSQL server."""
-    if request.param == "sqlite":
-        return str(tmp_path / "m.db")
-    url: str = request.getfixturevalue("postgres_url")
-    return url
 
 
 def episode(summary: str, importance: int = 3) -> dict[str, Any]:

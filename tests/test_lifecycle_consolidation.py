@@ -5,11 +5,8 @@ not judged again within 14 days; the per-user pair cap and token budget hold."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from datetime import timedelta
-
-import pytest
 
 from memlane import Memory
 from memlane.model.candidate import ConflictVerdict
@@ -35,13 +32,6 @@ class CountingJudge(RulesLLM):
     def judge(self, candidate: str, existing: Sequence[str]) -> list[ConflictVerdict]:
         self.calls.append((candidate, len(existing)))
         return super().judge(candidate, existing)
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def location(request: pytest.FixtureRequest, tmp_path: os.PathLike[str]) -> str:
-    if request.param == "sqlite":
-        return os.path.join(tmp_path, "memlane.db")
-    return str(request.getfixturevalue("postgres_url"))
 
 
 def open_mem(location: str, judge: RulesLLM, **settings: object) -> Memory:

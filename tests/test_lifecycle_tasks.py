@@ -29,13 +29,6 @@ U = "maya"
 DAY = timedelta(days=1)
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def location(request: pytest.FixtureRequest, tmp_path: os.PathLike[str]) -> str:
-    if request.param == "sqlite":
-        return os.path.join(tmp_path, "memlane.db")
-    return str(request.getfixturevalue("postgres_url"))
-
-
 def open_mem(location: str, **settings: object) -> Memory:
     """TTL and purge only (consolidation has its own tests)."""
     chosen: dict[str, object] = {"memlane_schedule": {"ttl": 24, "purge": 24}, **settings}
