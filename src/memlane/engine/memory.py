@@ -172,17 +172,20 @@ class Memory(FormationAPI, ProceduresAPI, ConsentAPI, SessionsAPI, SharingAPI):
         budget_tokens: int | None = None,
         agent: str | None = None,
         at: datetime | str | None = None,
+        chat_id: str | None = None,
     ) -> ContextBlock:
         """The context block for a turn: semantic memories first, then recent episodic, then
-        session summaries, within a token budget; the delta header when memories changed since
-        ``since_rev`` (the revision the thread last saw; the block carries the current one)."""
+        session summaries and earlier group-chat messages (of ``chat_id`` when given), within a token
+        budget; the delta header when memories changed since ``since_rev`` (the revision the thread
+        last saw; the block carries the current one)."""
         from memlane.retrieval.context import build_context
 
         user, now = v.user_id(user_id), v.when("at", at) or utcnow()
         self.bootstrap.ensure(user)
         block = build_context(self.backend, self.embedder, self.settings, query=query, user_id=user,
                               thread_id=v.optional_scope("thread_id", thread_id), since_rev=since_rev,
-                              budget_tokens=budget_tokens, agent=agent, now=now)
+                              budget_tokens=budget_tokens, agent=agent, now=now,
+                              chat_id=v.optional_scope("chat_id", chat_id))
         shown = [*block.semantic, *block.episodic, *block.sessions]
         op = OpEvent(id=new_id(), user_id=user, thread_id=thread_id, node="context", op="search",
                      status="ok" if shown else "skipped", at=now,

@@ -161,6 +161,8 @@ class Settings(BaseSettings):
     )
     context_session_memory_enabled: bool = Field(True, validation_alias=_alias("CONTEXT_SESSION_MEMORY_ENABLED"))
     context_session_max_retrieved: int = Field(3, validation_alias=_alias("CONTEXT_SESSION_MAX_RETRIEVED"))
+    # Recorded group-chat messages the context block shows at most (message-level recall, seed 004).
+    context_session_max_messages: int = Field(4, ge=0, validation_alias=_alias("CONTEXT_SESSION_MAX_MESSAGES"))
     # Group chats (seed 004): a silence longer than this closes a chat's session and opens a new one.
     context_session_gap_minutes: float = Field(30, gt=0, validation_alias=_alias("CONTEXT_SESSION_GAP_MINUTES"))
     # The sessions task summarises closed sessions of at least this many messages; a new version
