@@ -11,6 +11,10 @@ def open_backend(location: str, settings: Settings | None = None) -> Backend:
     """``postgresql://...`` opens PostgreSQL; a file path (or ``:memory:``) SQLite; any other URL
     scheme is a ValidationError. With ``settings.vectors == "s3vectors"`` the dense search goes to an
     Amazon S3 Vectors index (:mod:`memlane.storage.s3vectors.channel`)."""
+    if settings is not None and settings.vectors == "s3vectors":
+        from memlane.storage.s3vectors.channel import check_settings
+
+        check_settings(settings)
     inner: Backend
     if backend_kind(location) == "postgres":
         from memlane.storage.postgres.backend import PostgresBackend
@@ -20,7 +24,7 @@ def open_backend(location: str, settings: Settings | None = None) -> Backend:
         from memlane.storage.sqlite.backend import SqliteBackend
 
         inner = SqliteBackend(location)
-    if settings is None or settings.vectors == "local":
+    if settings is None or settings.vectors != "s3vectors":
         return inner
     try:
         from memlane.storage.s3vectors.channel import channel_from_settings

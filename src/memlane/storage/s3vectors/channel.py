@@ -194,12 +194,17 @@ class S3VectorsChannel(DelegatingBackend):
         return [(r, sims[r.id]) for r in records if r.id in sims]
 
 
-def channel_from_settings(inner: Backend, settings: Settings) -> S3VectorsChannel:
-    """``MEMLANE_VECTORS=s3vectors``: ``inner`` with the index ``S3V_INDEX_VECTORS`` of ``S3V_BUCKET``."""
+def check_settings(settings: Settings) -> str:
+    """The vector bucket of ``MEMLANE_VECTORS=s3vectors``, or a ConfigError (before anything is opened)."""
     if not settings.s3v_bucket:
         raise ConfigError("MEMLANE_VECTORS=s3vectors needs S3V_BUCKET (the vector bucket); S3V_INDEX_VECTORS "
                           "names the index (one per memlane store)")
+    return settings.s3v_bucket
+
+
+def channel_from_settings(inner: Backend, settings: Settings) -> S3VectorsChannel:
+    """``MEMLANE_VECTORS=s3vectors``: ``inner`` with the index ``S3V_INDEX_VECTORS`` of ``S3V_BUCKET``."""
     from memlane.storage.s3vectors import clients  # looked up at call time: tests hand in a moto client
 
     client = clients.aws_client("s3vectors", settings)
-    return S3VectorsChannel(inner, S3VectorsIndex(client, settings.s3v_bucket, settings.s3v_index_vectors))
+    return S3VectorsChannel(inner, S3VectorsIndex(client, check_settings(settings), settings.s3v_index_vectors))
