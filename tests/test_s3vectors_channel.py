@@ -6,6 +6,7 @@ the query emulation of ``s3vectors_fake.py``: fakes at the AWS boundary, not int
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -219,7 +220,9 @@ def test_the_demo_runs_with_s3vectors_on_moto(settings: Settings, moto_client: A
     db = tmp_path / "demo.db"
     result = CliRunner().invoke(app, ["demo", "--db", str(db), "--vectors", "s3vectors"])
     assert result.exit_code == 0, result.output
-    assert "sqlite+s3vectors" in result.output and "Porto" in result.output
+    out = result.output
+    assert "vectors: sqlite+s3vectors" in out and out.count("score = ") == 4  # the four searches ran
+    assert re.search(r"corrected: User lives in Lisbon\. -> .*Porto", out)
     with SqliteBackend(str(db)) as backend:
         memories = backend.list("maya", limit=100)
         assert memories and backend.list_jobs(user_id="maya", limit=1000)

@@ -127,5 +127,5 @@ def demo(
             out.print(render.search_table(hits, title=f'search "{query}"', show_ids=False,
                                           pin_margin=mem.settings.memory_pin_margin))
     out.print()
-    out.print(f'Try: memlane search "where does she live?" --user {USER} --db {location}'
-              + (f" --embedder {embedder}" if embedder else ""))
+    out.print(f'Try: {"MEMLANE_VECTORS=" + vectors + " " if vectors else ""}memlane search "where does she live?" '
+              f'--user {USER} --db {location}' + (f" --embedder {embedder}" if embedder else ""))
