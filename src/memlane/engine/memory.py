@@ -65,7 +65,7 @@ class Memory(FormationAPI, ProceduresAPI, ConsentAPI, SessionsAPI, SharingAPI):
 
             chosen = self.settings if embedder is None else self.settings.model_copy(update={"embedder": embedder})
             self.embedder = embedder_from_settings(chosen)
-        self.backend = backend or open_backend(self.settings.db)
+        self.backend = backend or open_backend(self.settings.db, self.settings)
         try:
             self.backend.bind_embedder(self.embedder.identity, self.embedder.dims, switching=switch_embedder)
         except Exception:
@@ -78,6 +78,8 @@ class Memory(FormationAPI, ProceduresAPI, ConsentAPI, SessionsAPI, SharingAPI):
         self.lifecycle = Lifecycle(self.formation)
         self.bootstrap = GlobalBootstrap(self.backend, self.events, self.settings.memory_global_bootstrap_below)
         self._worker: Worker | None = None
+        if self.backend.job_kinds:  # the backend's own jobs (a vector channel's sync) wake the worker
+            self.backend.on_jobs = self._wake_worker
 
     def _make_llm(self) -> MemoryLLM:
         if isinstance(self._llm, MemoryLLM):

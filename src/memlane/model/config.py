@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import AliasChoices, Field, ValidationInfo, field_validator
 from pydantic_settings import (
@@ -60,9 +60,14 @@ class Settings(BaseSettings):
     bedrock_embed_model_id: str = Field(
         "amazon.titan-embed-text-v2:0", validation_alias=_alias("BEDROCK_EMBED_MODEL_ID")
     )
+    # Where the vectors are searched: "local" (the database's own index) or "s3vectors" (an S3 Vectors
+    # index in S3V_BUCKET / S3V_INDEX_VECTORS; the database keeps the records; docs/s3vectors.md)
+    vectors: Literal["local", "s3vectors"] = Field("local", validation_alias=_alias("MEMLANE_VECTORS"))
     # Amazon S3 Vectors (seed 000): the LangGraph S3VectorsStore (integrations/langgraph/s3v_factory.py)
+    # and the vector channel (storage/s3vectors/channel.py)
     s3v_bucket: str | None = Field(None, validation_alias=_alias("S3V_BUCKET"))
     s3v_index_memory: str = Field("memory-search", validation_alias=_alias("S3V_INDEX_MEMORY"))
+    s3v_index_vectors: str = Field("memlane-vectors", validation_alias=_alias("S3V_INDEX_VECTORS"))
     s3v_distance: str = Field("cosine", validation_alias=_alias("S3V_DISTANCE"))
     s3v_timeout_s: float = Field(10.0, gt=0, validation_alias=_alias("S3V_TIMEOUT_S"))
     s3v_max_attempts: int = Field(3, ge=1, validation_alias=_alias("S3V_MAX_ATTEMPTS"))

@@ -21,7 +21,7 @@ from datetime import datetime
 from typing import Any
 
 from memlane.model.consent import Proposal, ProposalFilter
-from memlane.model.errors import DimensionMismatchError, EmbedderMismatchError
+from memlane.model.errors import BackendError, DimensionMismatchError, EmbedderMismatchError
 from memlane.model.filters import Condition
 from memlane.model.jobs import Change, Job, JobStatus, OpCount, OpEvent
 from memlane.model.link import MemoryLink
@@ -100,6 +100,11 @@ class Backend(ABC):
 
     name: str
     local_reads = False  # True: a read costs no round trip (in-process), so more, smaller reads are fine
+    # Jobs of these kinds are the backend's own work (a vector channel's sync): the worker claims them
+    # with formation's and runs them with :meth:`run_job`; ``on_jobs`` (set by ``Memory``) is called
+    # after a commit that enqueued some, to wake the worker.
+    job_kinds: tuple[str, ...] = ()
+    on_jobs: Callable[[], None] | None = None
 
     # --- lifecycle -------------------------------------------------------------------------
     @abstractmethod
@@ -154,6 +159,10 @@ class Backend(ABC):
                 f"{identity}; configure {recorded} again (MEMLANE_EMBEDDER, --embedder), or re-embed every "
                 "memory with the new one: `memlane reembed --embedder ...` (Memory.reembed)"
             )
+
+    def run_job(self, job: Job) -> dict[str, Any]:
+        """Run one of the :attr:`job_kinds` jobs (idempotently); return the outcome the done job keeps."""
+        raise BackendError(f"the {self.name} backend runs no {job.kind!r} jobs")
 
     # --- writes ------------------------------------------------------------------------------
     @abstractmethod
