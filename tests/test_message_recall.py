@@ -168,3 +168,27 @@ def test_a_bad_message_ref_is_refused_and_nothing_recorded(tmp_path: Any, bad: A
         with pytest.raises(ValidationError, match="ref"):
             mem.record_messages([{"content": "hello", "ref": bad}], user_id=U, chat_id=CHAT)
         assert mem.sessions(user_id=U) == []
+
+
+def test_backfill_embeds_what_is_missing_once_and_only_for_the_user_asked(location: str) -> None:
+    with open_mem(location) as mem:
+        record(mem)
+        record(mem, user=OTHER)
+        seen: list[tuple[int, int, int]] = []
+        report = mem.backfill_sessions(user_id=U, batch_size=2, progress=lambda *a: seen.append(a))
+        assert (report.users, report.messages) == (1, len(TRIP))
+        assert seen[-1] == (1, 1, len(TRIP))
+        assert mem.backend.messages_without_vector(U, mem.embedder.identity) == []
+        assert len(mem.backend.messages_without_vector(OTHER, mem.embedder.identity)) == len(TRIP)
+        assert mem.backfill_sessions(user_id=U).messages == 0  # resumable: nothing twice
+        everyone = mem.backfill_sessions()  # users found by their scheduled sessions task
+        assert everyone.messages == len(TRIP) and everyone.users == 2
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [({"rate": 0}, "rate"), ({"batch_size": 0}, "batch_size")])
+def test_backfill_refuses_bad_arguments(tmp_path: Any, kwargs: dict[str, Any], message: str) -> None:
+    with open_mem(str(tmp_path / "m.db")) as mem:
+        record(mem)
+        with pytest.raises(ValueError, match=message):
+            mem.backfill_sessions(**kwargs)
+        assert len(mem.backend.messages_without_vector(U, mem.embedder.identity)) == len(TRIP)

@@ -12,6 +12,7 @@ from memlane.engine.consent_api import ConsentAPI
 from memlane.engine.formation_api import FormationAPI
 from memlane.engine.procedures_api import ProceduresAPI
 from memlane.engine.reembed import ReembedReport, reembed
+from memlane.engine.session_backfill import BackfillReport
 from memlane.engine.sessions_api import SessionsAPI
 from memlane.engine.sharing_api import SharingAPI
 from memlane.engine.worker import Worker
@@ -106,6 +107,16 @@ class Memory(FormationAPI, ProceduresAPI, ConsentAPI, SessionsAPI, SharingAPI):
         resumable, see :mod:`memlane.engine.reembed`."""
         return reembed(self, missing_only=missing_only, user_id=user_id, batch_size=batch_size,
                        restart=restart, progress=progress)
+
+    def backfill_sessions(self, *, user_id: str | None = None, batch_size: int = 64, rate: float | None = None,
+                          progress: Callable[[int, int, int], None] | None = None) -> BackfillReport:
+        """Embed the recorded messages (and session summaries) that have no vector of the current
+        embedder: missing-only, resumable, at most ``rate`` texts a second; see
+        :mod:`memlane.engine.session_backfill`."""
+        from memlane.engine.session_backfill import backfill
+
+        return backfill(self, user_id=None if user_id is None else v.user_id(user_id), batch_size=batch_size,
+                        rate=rate, progress=progress)
 
     def _conditions(self, user_id: str, filters: Mapping[str, Any] | None, include_inactive: bool) -> builtins.list[Condition]:
         conds = parse_filters(filters, user_id=user_id)
