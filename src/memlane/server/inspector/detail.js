@@ -53,7 +53,7 @@ export class DetailPanel {
   }
 
   draw(m, history, earlier, replacedBy) {
-    $("detail-title").textContent = m.summary;
+    $("detail-title").textContent = m.summary || "(content purged)";
     const facts = [
       ["State", stateBadge(m.state)], ["Type", m.type], ["Category", m.category], ["Key", m.key],
       ["Importance", m.importance], ["Pinned", m.pinned ? "yes" : "no"], ["Tags", show(m.tags)],

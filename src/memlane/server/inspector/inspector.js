@@ -180,7 +180,6 @@ function select(tab, focus = true) {
   if (focus) tab.focus();
   if (tab.id === "tab-memories") app.memories.load();
   if (tab.id === "tab-consent") app.consent.load();
-  if (tab.id === "tab-search") $("q").focus();
 }
 for (const tab of tabs) {
   tab.addEventListener("click", () => select(tab));

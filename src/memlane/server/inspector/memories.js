@@ -54,7 +54,7 @@ export class MemoriesView {
     return el("tr", { dataset: { id: m.id }, class: `state-${m.state}` },
       el("th", { scope: "row", id: sid, class: "summary" },
         m.pinned ? el("span", { class: "badge pinned" }, "pinned") : null,
-        m.summary,
+        m.summary || el("em", {}, "(content purged)"),
         m.key ? el("code", { class: "key" }, m.key) : null),
       el("td", {}, m.type),
       el("td", {}, m.category),
