@@ -30,9 +30,10 @@ def open_as_admin(page: Any, user: str) -> None:
     page.get_by_label("API key").fill(ADMIN_KEY)
     page.get_by_role("button", name="Connect").click()
     page.get_by_label("User", exact=True).fill(user)
-    page.get_by_role("button", name="Open").click()
+    page.get_by_role("button", name="Open user").click()
     expect(page.locator("#who")).to_have_text(f"Inspecting {user}")
     expect(page.locator("#memories-caption")).to_contain_text(f"of {user}")
+    drawn(page)
 
 
 def open_as_bound_user(page: Any) -> None:
@@ -40,6 +41,12 @@ def open_as_bound_user(page: Any) -> None:
     page.get_by_label("API key").fill(BOUND_KEY)
     page.get_by_role("button", name="Connect").click()
     expect(page.locator("#who")).to_have_text(f"Acting for {BOUND_USER} (your key is bound to this user)")
+    drawn(page)
+
+
+def drawn(page: Any) -> None:
+    """Wait until the memories table shows the answer to its last request (it is aria-busy meanwhile)."""
+    expect(page.locator("#memories")).to_have_attribute("aria-busy", "false")
 
 
 def row(page: Any, text: str) -> Any:

@@ -14,7 +14,16 @@ from playwright.sync_api import expect
 from memlane import Memory
 from tests.ui.a11y import low_contrast, unnamed_controls
 from tests.ui.conftest import shot
-from tests.ui.helpers import ADMIN_KEY, BOUND_USER, open_as_admin, open_as_bound_user, row, seed, shown_summaries
+from tests.ui.helpers import (
+    ADMIN_KEY,
+    BOUND_USER,
+    drawn,
+    open_as_admin,
+    open_as_bound_user,
+    row,
+    seed,
+    shown_summaries,
+)
 
 
 def test_the_page_ships_in_the_package_and_is_served_at_ui(base_url: str) -> None:
@@ -64,11 +73,13 @@ def test_an_admin_picks_a_user_and_filters_by_type_category_state_and_pinned(pag
              ("#f-state", "superseded", {"state": "superseded"})]
     for select, value, filters in cases:
         page.locator(select).select_option(value)
+        drawn(page)
         expected = sorted(m.summary for m in memory.list(user_id="ines", filters=filters))
         assert expected, filters
         expect(page.locator("#memories tbody tr")).to_have_count(len(expected))
         assert shown_summaries(page) == expected
         page.locator(select).select_option(index=0)
+        drawn(page)
     expect(row(page, "Luna is 3")).to_have_count(0)  # back to active only
 
     page.get_by_role("tabpanel", name="Memories").get_by_label("Category").fill("Work")
@@ -76,7 +87,7 @@ def test_an_admin_picks_a_user_and_filters_by_type_category_state_and_pinned(pag
     expect(page.locator("#memories tbody tr")).to_have_count(1)
     expect(row(page, "User works as a nurse.")).to_be_visible()
     page.locator("#f-pinned").select_option("true")
-    expect(page.locator("#memories-caption")).to_have_text("No memories match these filters.")
+    expect(page.locator("#memories-caption")).to_have_text("No memories of ines match these filters.")
 
 
 def test_search_shows_each_result_with_its_score_breakdown(page: Any, memory: Memory) -> None:
@@ -164,6 +175,7 @@ def test_keyboard_only_and_accessible(page: Any, memory: Memory) -> None:
     page.keyboard.press("Home")
     expect(memories_tab).to_be_focused()
 
+    drawn(page)  # the list is drawn again when its tab is shown
     delete = row(page, "works as a nurse").get_by_role("button", name="Delete")
     delete.focus()
     outline = delete.evaluate("e => [getComputedStyle(e).outlineStyle, parseFloat(getComputedStyle(e).outlineWidth)]")

@@ -12,15 +12,17 @@ export class ConsentView {
 
   async load() {
     const key = focusKey();
+    const call = (this.call = (this.call || 0) + 1); // only the latest answer is drawn
     let out, pending;
     try {
       const status = $("p-status").value;
       out = await this.app.api.get("/v1/memory/proposals", { status, limit: 200 });
       pending = status === "pending" ? out : await this.app.api.get("/v1/memory/proposals", { limit: 200 });
     } catch (err) {
-      this.app.fail(err);
+      if (call === this.call) this.app.fail(err);
       return;
     }
+    if (call !== this.call) return;
     const n = pending.proposals.length;
     $("consent-count").textContent = n ? `(${n})` : "";
     $("consent-count").setAttribute("aria-label", n ? `${n} pending` : "");

@@ -24,6 +24,7 @@ export class DetailPanel {
 
   async open(id, { focus = true } = {}) {
     const api = this.app.api;
+    const call = (this.call = (this.call || 0) + 1); // only the latest answer is drawn
     let m, history, earlier, replacedBy = null;
     try {
       [m, history, earlier] = await Promise.all([
@@ -33,10 +34,12 @@ export class DetailPanel {
       ]);
       if (m.superseded_by) replacedBy = await api.get(`/v1/memory/${enc(m.superseded_by)}`).catch(() => null);
     } catch (err) {
-      if (err.status === 404 && this.id === id && !focus) { this.close(); return; } // gone (purged elsewhere)
+      if (call !== this.call) return;
+      if (err.status === 404 && this.id === id && !focus) { this.close(); return; } // gone (the user was deleted)
       this.app.fail(err);
       return;
     }
+    if (call !== this.call) return;
     this.id = id;
     this.draw(m, history.history, earlier.memories, replacedBy);
     $("detail").hidden = false;
@@ -53,7 +56,7 @@ export class DetailPanel {
   }
 
   draw(m, history, earlier, replacedBy) {
-    $("detail-title").textContent = m.summary || "(content purged)";
+    $("detail-title").textContent = m.summary;
     const facts = [
       ["State", stateBadge(m.state)], ["Type", m.type], ["Category", m.category], ["Key", m.key],
       ["Importance", m.importance], ["Pinned", m.pinned ? "yes" : "no"], ["Tags", show(m.tags)],

@@ -74,7 +74,8 @@ function onEvent(type, event) {
   const name = type.replace(/^memory\./, "");
   const text = describe(event);
   const open = event.memory_id && type !== "memory.purged" && type !== "memory.candidate"
-    ? el("button", { type: "button", class: "link", onclick: () => app.openDetail(event.memory_id) }, "open") : null;
+    ? el("button", { type: "button", class: "link", "aria-label": `open: ${short(text, 60)}`,
+      onclick: () => app.openDetail(event.memory_id) }, "open") : null;
   const log = $("event-log");
   log.prepend(el("li", { class: `ev ev-${name}` },
     el("time", { datetime: event.at }, when(event.at).slice(11)), " ",

@@ -26,23 +26,28 @@ export class MemoriesView {
     const offset = more ? this.rows.length : 0;
     const limit = more ? PAGE : Math.max(PAGE, this.rows.length); // a refresh keeps what was shown
     const key = focusKey();
+    const call = (this.call = (this.call || 0) + 1); // only the latest answer is drawn
+    const table = $("memories");
+    table.setAttribute("aria-busy", "true");
     let page;
     try {
       page = await this.app.api.get("/v1/memory", { ...this.query(), limit, offset });
     } catch (err) {
-      this.app.fail(err);
+      if (call === this.call) { this.app.fail(err); table.setAttribute("aria-busy", "false"); }
       return;
     }
+    if (call !== this.call) return;
     this.rows = more ? [...this.rows, ...page.memories] : page.memories;
     this.draw(page.memories.length === limit);
-    restoreFocus($("memories"), key, $("memories-caption"));
+    table.setAttribute("aria-busy", "false");
+    restoreFocus(table, key, $("memories-caption"));
   }
 
   draw(hasMore) {
     const body = $("memories").tBodies[0];
     body.replaceChildren(...this.rows.map((m) => this.row(m)));
     const n = this.rows.length;
-    $("memories-caption").textContent = n === 0 ? "No memories match these filters."
+    $("memories-caption").textContent = n === 0 ? `No memories of ${this.app.api.user} match these filters.`
       : `${n}${hasMore ? "+" : ""} ${n === 1 ? "memory" : "memories"} of ${this.app.api.user}, newest first`;
     $("more").hidden = !hasMore;
     for (const m of this.rows) this.categories.add(m.category);
@@ -54,7 +59,7 @@ export class MemoriesView {
     return el("tr", { dataset: { id: m.id }, class: `state-${m.state}` },
       el("th", { scope: "row", id: sid, class: "summary" },
         m.pinned ? el("span", { class: "badge pinned" }, "pinned") : null,
-        m.summary || el("em", {}, "(content purged)"),
+        m.summary,
         m.key ? el("code", { class: "key" }, m.key) : null),
       el("td", {}, m.type),
       el("td", {}, m.category),

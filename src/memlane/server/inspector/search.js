@@ -19,15 +19,17 @@ export class SearchView {
     const query = $("q").value.trim();
     if (!query) { if (!refresh) $("q").focus(); return; }
     const key = focusKey();
+    const call = (this.call = (this.call || 0) + 1); // only the latest answer is drawn
     let out;
     try {
       out = await this.app.api.post("/v1/memory/search", {
         query, limit: Number($("q-limit").value), include_inactive: $("q-inactive").checked,
       });
     } catch (err) {
-      this.app.fail(err);
+      if (call === this.call) this.app.fail(err);
       return;
     }
+    if (call !== this.call) return;
     this.hits = out.results;
     $("search-caption").textContent = out.results.length === 0 ? `Nothing found for “${query}”.`
       : `${out.results.length} ${out.results.length === 1 ? "result" : "results"} for “${query}”, best first`;
