@@ -93,9 +93,9 @@ def page(browser: Any, base_url: str, request: pytest.FixtureRequest) -> Iterato
     assert not errors, f"JavaScript errors on the page: {errors}"
 
 
-def shot(pg: Any, name: str) -> Path:
-    """Save a full-page screenshot under test-artifacts/inspector/ (gitignored)."""
+def shot(pg: Any, name: str, *, full_page: bool = True) -> Path:
+    """Save a screenshot under test-artifacts/inspector/ (gitignored); docs/inspector/ holds copies."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     path = ARTIFACTS / f"{name}.png"
-    pg.screenshot(path=str(path), full_page=True)
+    pg.screenshot(path=str(path), full_page=full_page)
     return path

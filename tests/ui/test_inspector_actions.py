@@ -29,7 +29,7 @@ def test_edit_pin_delete_restore_and_purge(page: Any, memory: Memory) -> None:
     dialog.get_by_label("Summary").fill("User drinks green tea every morning.")
     dialog.get_by_label("Importance").select_option("5")
     dialog.get_by_label("Reason").fill("changed habit")
-    shot(page, "edit-dialog")
+    shot(page, "edit-dialog", full_page=False)  # a modal covers the viewport
     dialog.get_by_role("button", name="Save").click()
     expect(dialog).to_be_hidden()
     expect(row(page, "drinks green tea")).to_have_count(1)
@@ -52,7 +52,7 @@ def test_edit_pin_delete_restore_and_purge(page: Any, memory: Memory) -> None:
     row(page, "green tea").get_by_role("button", name="Delete").click()
     confirm = page.get_by_role("dialog", name="Delete this memory?")
     expect(confirm).to_contain_text("can be restored")
-    shot(page, "confirm-delete")
+    shot(page, "confirm-delete", full_page=False)
     confirm.get_by_role("button", name="Cancel").click()
     expect(confirm).to_be_hidden()
     assert state_of(memory, "omar", coffee) is MemoryState.ACTIVE  # cancel changes nothing

@@ -5,7 +5,10 @@ page shows, compared with what the store holds."""
 from __future__ import annotations
 
 import re
+import tomllib
+from fnmatch import fnmatch
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -26,10 +29,17 @@ from tests.ui.helpers import (
 )
 
 
-def test_the_page_ships_in_the_package_and_is_served_at_ui(base_url: str) -> None:
+def test_the_package_data_ships_every_file_of_the_page() -> None:
+    root = Path(__file__).resolve().parents[2]
+    patterns = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["memlane"]
     assets = resources.files("memlane.server") / "inspector"
-    for name in ("index.html", "inspector.js", "api.js", "inspector.css"):
-        assert (assets / name).is_file(), name
+    names = sorted(f.name for f in assets.iterdir())
+    assert {"index.html", "inspector.js", "api.js", "inspector.css"} <= set(names)
+    for name in names:
+        assert any(fnmatch(f"server/inspector/{name}", p) for p in patterns), f"{name} is not package data"
+
+
+def test_the_page_is_served_at_ui(base_url: str) -> None:
     with httpx.Client(base_url=base_url) as http:
         moved = http.get("/ui")
         assert moved.status_code == 308 and moved.headers["location"] == "ui/"

@@ -58,7 +58,7 @@ async function errorOf(response) {
 
 // Parse one SSE block ("id: 3\nevent: memory.created\ndata: {...}") into {id, event, data}.
 function parseBlock(block) {
-  const out = { id: null, event: "message", data: [] , retry: null };
+  const out = { id: null, event: "message", data: [], retry: null };
   for (const line of block.split(/\r\n|\r|\n/)) {
     if (!line || line.startsWith(":")) continue;
     const at = line.indexOf(":");
