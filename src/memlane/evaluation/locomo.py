@@ -160,11 +160,13 @@ def cited(hits: Sequence[SearchHit]) -> list[str]:
     return [d for h in hits for d in re.split(r"[,;\s]+", h.memory.source_ref or "") if d]
 
 
-def ask(mem: Memory, conv: Conversation, q: Question, method: str, limit: int) -> tuple[list[str], float]:
+def ask(mem: Memory, conv: Conversation, q: Question, method: str, limit: int,
+        turns_only: bool = False) -> tuple[list[str], float]:
+    conds = [Condition("state", "$eq", MemoryState.ACTIVE.value)]
+    if turns_only:  # the session summaries are the chat methods' (see run)
+        conds.append(Condition("type", "$eq", MemoryType.EPISODIC.value))
     req = SearchRequest(user_id=conv.sample_id, query=q.text, now=conv.last_at + ASK_AFTER, limit=limit,
-                        conditions=[Condition("state", "$eq", MemoryState.ACTIVE.value),
-                                    Condition("type", "$ne", MemoryType.SESSION.value)],  # the chat methods
-                        mode="hybrid" if method == "memlane" else method)
+                        conditions=conds, mode="hybrid" if method == "memlane" else method)
     start = time.perf_counter()
     hits = search(mem.backend, mem.embedder, mem.settings, req)
     return cited(hits), (time.perf_counter() - start) * 1000.0
@@ -221,7 +223,7 @@ def run(
                         elif method in CHAT_METHODS:
                             ranked, ms = chat_cited(mem, conv, q, method, refs, max(ks))
                         else:
-                            ranked, ms = ask(mem, conv, q, method, max(ks))
+                            ranked, ms = ask(mem, conv, q, method, max(ks), turns_only=sessions)
                         ranks[method] = ranked
                         recalls = {k: recall_at(ranked, q.evidence, k) for k in ks}
                         scores[method].add(q.category_name, recalls, ndcg_at(distinct(ranked), q.evidence, 10), ms)
