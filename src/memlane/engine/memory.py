@@ -246,9 +246,11 @@ class Memory(FormationAPI, ProceduresAPI, ConsentAPI, SessionsAPI, SharingAPI):
         """Remove everything a user has; returns how many memories went."""
         return self.backend.delete_user(v.user_id(user_id))
 
-    def import_rows(self, rows: Iterable[Mapping[str, Any]], *, batch_size: int = 64) -> int:
-        """Load rows written by :meth:`export_user` (re-embedding memories); returns memories imported."""
+    def import_rows(self, rows: Iterable[Mapping[str, Any]], *, batch_size: int = 64,
+                    user_id: str | None = None) -> int:
+        """Load rows written by :meth:`export_user` (re-embedding memories); returns memories imported.
+        With ``user_id``, one user's export is imported as that user's (new ids; see ``import_as``)."""
         from memlane.engine.importer import import_rows
 
-        return import_rows(self, rows, batch_size=batch_size)
+        return import_rows(self, rows, batch_size=batch_size, user_id=user_id)
 
