@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, cast
+from typing import TYPE_CHECKING, Annotated, cast
 
 import typer
 from rich.table import Table
@@ -10,7 +10,9 @@ from rich.text import Text
 
 from memlane.cli import render
 from memlane.cli.app import DbOption, EmbedderOption, JsonOption, UserOption, app, open_memory, print_json
-from memlane.model.consent import Proposal
+
+if TYPE_CHECKING:
+    from memlane.model.consent import Proposal
 
 proposals_app = typer.Typer(help="Consent: changes to sensitive fields wait here for a decision.",
                             no_args_is_help=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console, ConsoleOptions, Group, RenderResult
 from rich.measure import Measurement
@@ -12,7 +12,8 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from memlane.model.record import HistoryEntry, MemoryRecord, ScoreBreakdown, SearchHit
+if TYPE_CHECKING:
+    from memlane.model.record import HistoryEntry, MemoryRecord, ScoreBreakdown, SearchHit
 
 SIGNALS = ("similarity", "importance", "recency", "pinned")
 SHORT = {"similarity": "sim", "keyword": "kw", "importance": "imp", "recency": "rec", "pinned": "pin",

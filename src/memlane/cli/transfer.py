@@ -14,7 +14,6 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from memlane.cli import render
 from memlane.cli.app import CliError, DbOption, EmbedderOption, UserOption, app, open_memory
-from memlane.engine.importer import import_rows
 
 PANEL = "Transfer"
 
@@ -86,6 +85,8 @@ def import_(
     embedder: EmbedderOption = None,
 ) -> None:
     """Import memories (re-embedded), relations and history from JSONL; all rows are checked first."""
+    from memlane.engine.importer import import_rows
+
     rows = read_jsonl(file)
     total = sum(1 for r in rows if isinstance(r, dict) and r.get("kind", "memory") == "memory")
     with open_memory(db, embedder) as mem:
