@@ -48,7 +48,7 @@ def add(
     for o in outcomes:
         out.print(Text.assemble((f"{ACTIONS.get(o.action, o.action)}: ", "bold"), o.summary))
         if o.memory_id:
-            out.print(Text.assemble("  memory ", render.id_text(o.memory_id)))
+            out.print(Text.assemble("  memory ", (o.memory_id, "dim")))
     for item in left_out:
         out.print(Text.assemble(("left out: ", "bold red"), _left_out_text(item)))
 

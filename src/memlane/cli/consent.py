@@ -49,9 +49,9 @@ def list_proposals(
         table.add_column(col, ratio=1 if col.startswith("now") else None,
                          no_wrap=col.startswith("expires"))
     for p in found:
-        status = Text(p.status.value) + (Text(f"\nby {p.decided_by}", style="dim") if p.decided_by else Text())
+        decided = Text(p.status.value) + (Text(f"\nby {p.decided_by}", style="dim") if p.decided_by else Text())
         table.add_row(render.id_text(p.id, style=""), p.field, Text.assemble((p.current, "dim"), " -> ",
-                      p.candidate.summary), str(p.signals), status, render.when(p.expires_at))
+                      p.candidate.summary), str(p.signals), decided, render.when(p.expires_at))
     render.console().print(table)
 
 

@@ -141,8 +141,8 @@ def search_table(hits: Sequence[SearchHit], *, title: str | None = None, show_id
     table.add_column("category")
     table.add_column("summary (id)" if show_ids else "summary", ratio=1)
     for rank, hit in enumerate(hits, start=1):
-        signals = [f"{getattr(hit.breakdown, name):.2f}" for name in shown]
-        table.add_row(str(rank), f"{hit.score:.3f}", *signals, hit.memory.type.value, hit.memory.category,
+        values = [f"{getattr(hit.breakdown, name):.2f}" for name in shown]
+        table.add_row(str(rank), f"{hit.score:.3f}", *values, hit.memory.type.value, hit.memory.category,
                       summary_cell(hit.memory, show_id=show_ids))
     return table
 

@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
 
+from memlane import telemetry
 from memlane.formation import consent
 from memlane.formation.apply import Context, Planned, plan
 from memlane.formation.bands import bands_for
@@ -19,6 +20,7 @@ from memlane.formation.events import EventBus, MemoryEvent
 from memlane.formation.hotpath import (
     CANDIDATE,
     TURN,
+    Dropped,
     cap_candidates,
     enqueue_candidates,
     extract,
@@ -40,6 +42,7 @@ from memlane.providers.embed import Embedder
 from memlane.providers.llm.base import MemoryLLM
 from memlane.retrieval.embed_text import memory_text
 from memlane.storage.base import Backend, ScoredRecord, WriteBatch
+from memlane.telemetry import record, span
 
 log = logging.getLogger("memlane.formation")
 LEASE_SECONDS = 60.0
@@ -105,6 +108,12 @@ class Formation:
         enqueue_candidates(self.backend, user_id, thread_id, facts, at)
 
     def _extract_turn(self, job: Job, messages: list[ChatMessage], at: datetime) -> list[Candidate]:
+        with span("formation.extract", messages=len(messages)) as current:
+            kept, dropped = self._extract(job, messages, at)
+            record(current, candidates=len(kept), dropped=len(dropped))
+        return kept
+
+    def _extract(self, job: Job, messages: list[ChatMessage], at: datetime) -> tuple[list[Candidate], list[Dropped]]:
         existing = related_memories(self.backend, job.user_id, messages)
         extraction = extract(self.llm, messages, self.settings, existing)  # ProviderError: the caller keeps the job
         found = extraction.candidates
@@ -126,7 +135,7 @@ class Formation:
                                                "candidate_id": cjob.id}))
         for d in dropped:  # reported, never silently lost
             self._error(job, d.message, d.code)
-        return kept
+        return kept, dropped
 
     # --- background ---------------------------------------------------------------------------
     def run_once(self) -> bool:
@@ -135,6 +144,11 @@ class Formation:
                                      kinds=(TURN, CANDIDATE, CAPTURE))
         if job is None:
             return False
+        with span("job", kind=job.kind, attempt=job.attempts):
+            self._run(job)
+        return True
+
+    def _run(self, job: Job) -> None:
         try:
             if job.kind == TURN:
                 messages = [ChatMessage.model_validate(m) for m in job.payload["messages"]]
@@ -149,7 +163,6 @@ class Formation:
             log.warning("job %s: %s", job.id, exc)
         except Exception as exc:  # noqa: BLE001 - the job is retried or parked, never dropped
             self.failed(job, exc)
-        return True
 
     def drain(self, max_jobs: int | None = None) -> int:
         done = 0
@@ -159,6 +172,7 @@ class Formation:
 
     def failed(self, job: Job, exc: Exception) -> None:
         error = f"{type(exc).__name__}: {exc}"
+        telemetry.failed(exc, parked=job.attempts >= self.settings.job_max_attempts)
         if job.attempts >= self.settings.job_max_attempts:
             self.backend.fail_job(job.id, error, retry_at=None)
             log.error("job %s parked after %d attempts: %s", job.id, job.attempts, error)
@@ -173,7 +187,13 @@ class Formation:
                                      data={"code": code, "message": message, "job": job.id}))
 
     def _capture(self, job: Job) -> None:
-        """A finished turn: skipped as routine, or one episodic candidate through the episodic guard."""
+        with span("formation.capture") as current:
+            kept, dropped = self._capture_job(job)
+            record(current, candidates=kept, dropped=dropped)
+
+    def _capture_job(self, job: Job) -> tuple[int, int]:
+        """A finished turn: skipped as routine, or one episodic candidate through the episodic guard.
+        Returns how many candidates it kept and how many the guard left out."""
         guard = EpisodicGuard(self.backend, self.embedder, self.settings)
         episode, kept, dropped = episodes(job, self.llm, guard, self.settings)
         at = datetime.fromisoformat(job.payload["at"])
@@ -185,7 +205,7 @@ class Formation:
                 job_result={"action": "skip", "reason": episode.reason, "at": at.isoformat(), "episodic": 0}))
             log.info(json.dumps({"event": "episodic.skip", "user_id": job.user_id, "job": job.id,
                                  "reason": episode.reason}))
-            return
+            return 0, 0
         jobs = enqueue_candidates(self.backend, job.user_id, job.thread_id, kept, at, dropped=dropped,
                                   turn_id=job.id, owner=job.locked_by, time_zone=job.payload.get("tz"),
                                   node="episodic")
@@ -197,6 +217,7 @@ class Formation:
                                                "candidate_id": cjob.id}))
         for d in dropped:
             self._error(job, d.message, d.code)
+        return len(kept), len(dropped)
 
     def planned(self, ctx: Context, cand: Candidate, d: Decision, vector: Sequence[float],
                 neighbours: Sequence[ScoredRecord], *, gated: bool = True, candidate_id: str | None = None) -> Planned:
@@ -226,6 +247,11 @@ class Formation:
         return planned
 
     def _decide(self, job: Job) -> None:
+        with span("formation.decide") as current:
+            action, neighbours = self._decide_job(job)
+            record(current, action=action, neighbours=neighbours)
+
+    def _decide_job(self, job: Job) -> tuple[str, int]:
         cand = Candidate.model_validate(job.payload["candidate"])
         at = datetime.fromisoformat(job.payload["at"])
         user = job.user_id
@@ -260,4 +286,5 @@ class Formation:
         log.info(json.dumps({"event": event, "user_id": user, "job": job.id, "fact": cand.summary,
                              "action": planned.action, "target_id": d.target.id if d.target else None,
                              "score": d.score, "reason": d.reason}))
+        return planned.action, len(neighbours)
 
