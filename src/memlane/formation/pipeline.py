@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
@@ -36,7 +37,7 @@ from memlane.model.enums import MemoryState, MemoryType
 from memlane.model.errors import LeaseLostError, MemlaneError, ProviderError
 from memlane.model.filters import Condition, live
 from memlane.model.ids import deterministic_id, new_id
-from memlane.model.jobs import Job, OpEvent
+from memlane.model.jobs import Job, JobStatus, OpEvent
 from memlane.model.record import utcnow
 from memlane.providers.embed import Embedder
 from memlane.providers.llm.base import MemoryLLM
@@ -103,9 +104,9 @@ class Formation:
         return job.id
 
     def enqueue_facts(self, facts: Sequence[Candidate], *, user_id: str, thread_id: str | None,
-                      at: datetime) -> None:
-        """Ready candidates skip extraction: one committed candidate job each."""
-        enqueue_candidates(self.backend, user_id, thread_id, facts, at)
+                      at: datetime) -> list[str]:
+        """Ready candidates skip extraction: one committed candidate job each; returns their ids."""
+        return [j.id for j in enqueue_candidates(self.backend, user_id, thread_id, facts, at)]
 
     def _extract_turn(self, job: Job, messages: list[ChatMessage], at: datetime) -> list[Candidate]:
         with span("formation.extract", messages=len(messages)) as current:
@@ -163,6 +164,21 @@ class Formation:
             log.warning("job %s: %s", job.id, exc)
         except Exception as exc:  # noqa: BLE001 - the job is retried or parked, never dropped
             self.failed(job, exc)
+
+    def finish(self, user_id: str, job_ids: Sequence[str], poll: float = 0.02) -> None:
+        """Run what is runnable here, then wait while another worker (this process's background one, or
+        a ``memlane worker``) still runs one of ``job_ids`` or the candidate jobs they made: a caller that
+        asked to wait sees every decision. A job waiting out a retry backoff is not waited for; a worker
+        that died is waited for until its lease ends."""
+        deadline = time.monotonic() + self.lease_seconds
+        while True:
+            self.drain()
+            jobs = self.backend.get_jobs(user_id, list(job_ids))
+            made = [i for j in jobs for i in j.payload.get("candidate_jobs", [])]
+            jobs += self.backend.get_jobs(user_id, made) if made else []
+            if all(j.status is not JobStatus.RUNNING for j in jobs) or time.monotonic() > deadline:
+                return
+            time.sleep(poll)
 
     def drain(self, max_jobs: int | None = None) -> int:
         done = 0
