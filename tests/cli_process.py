@@ -13,6 +13,7 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import memlane
@@ -36,9 +37,15 @@ def cli_env(tmp_path: Path, **extra: str) -> dict[str, str]:
     return env
 
 
+@dataclass(frozen=True)
+class Listening:
+    url: str
+    line: str  # what ``memlane serve`` printed when it started listening
+
+
 @contextmanager
-def serving(env: dict[str, str], *args: str, timeout: float = 240) -> Iterator[str]:
-    """``memlane serve --port 0 ARGS`` in the background; yields its base URL once it listens."""
+def serving(env: dict[str, str], *args: str, timeout: float = 240) -> Iterator[Listening]:
+    """``memlane serve --port 0 ARGS`` in the background, once it listens."""
     proc = subprocess.Popen(["memlane", "serve", "--port", "0", "--log-level", "warning", *args], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -52,7 +59,7 @@ def serving(env: dict[str, str], *args: str, timeout: float = 240) -> Iterator[s
             proc.wait(10)
 
 
-def _wait_listening(proc: subprocess.Popen[str], timeout: float) -> str:
+def _wait_listening(proc: subprocess.Popen[str], timeout: float) -> Listening:
     assert proc.stdout is not None
     deadline, seen = time.monotonic() + timeout, []
     while time.monotonic() < deadline:
@@ -61,7 +68,7 @@ def _wait_listening(proc: subprocess.Popen[str], timeout: float) -> str:
             line = proc.stdout.readline()
             seen.append(line)
             if found := LISTENING.search(line):
-                return found.group(1)
+                return Listening(found.group(1), line.strip())
         if proc.poll() is not None:
             break
     raise AssertionError(f"memlane serve did not start: {''.join(seen)}{proc.stderr.read() if proc.stderr else ''}")

@@ -54,8 +54,8 @@ def test_the_readme_curl_block_runs_against_memlane_serve(tmp_path: Path) -> Non
     with scripted_upstream() as (upstream, upstream_url):
         env = cli_env(tmp_path, MEMLANE_DB=str(tmp_path / "memlane.db"), MEMLANE_UPSTREAM_BASE_URL=upstream_url,
                       MEMLANE_UPSTREAM_MODEL=MODEL)
-        with serving(env) as url:
-            done = run_bash(rest_block().replace(ADDRESS, url), env)
+        with serving(env) as served:
+            done = run_bash(rest_block().replace(ADDRESS, served.url), env)
     assert done.returncode == 0, done.stderr[-3000:]
     out = done.stdout
     assert '"status":"ok"' in out and '"embedder":"local:all-MiniLM-L6-v2:384"' in out
