@@ -102,26 +102,32 @@ def demo(
     keep: Annotated[bool, typer.Option("--keep", help="Keep the temporary database to explore it afterwards.")]
     = False,
     embedder: EmbedderOption = None,
+    vectors: Annotated[Literal["local", "s3vectors"] | None, typer.Option(
+        "--vectors", help="Where vectors are searched: local, or s3vectors (S3V_BUCKET, S3V_INDEX_VECTORS) "
+                          "\\[default: MEMLANE_VECTORS].", show_default=False)] = None,
 ) -> None:
     """Replay a short conversation into a fresh store; show the memories and a few searches. The
     temporary database goes away afterwards unless --keep."""
     location = fresh_location(db)
     try:
-        _replay(location, embedder)
+        _replay(location, embedder, vectors)
     finally:
         if db is None and not keep:
             shutil.rmtree(location.parent, ignore_errors=True)
     if db is None and not keep:
         render.console().print("The demo's database was removed; run 'memlane demo --keep' to explore it.")
         return
-    render.console().print(f'Try: memlane search "where does she live?" --user {USER} --db {location}'
+    render.console().print(f'Try: {"MEMLANE_VECTORS=" + vectors + " " if vectors else ""}memlane search '
+                           f'"where does she live?" --user {USER} --db {location}'
                            + (f" --embedder {embedder}" if embedder else ""))
 
 
-def _replay(location: Path, embedder: str | None) -> None:
+def _replay(location: Path, embedder: str | None, vectors: str | None) -> None:
     out: Console = render.console()
-    with open_memory(str(location), embedder) as mem:
-        out.print(Text.assemble(("memlane demo", "bold"), f"  database: {location}  embedder: {mem.embedder.identity}"))
+    with open_memory(str(location), embedder, vectors=vectors) as mem:
+        where = f"  vectors: {mem.backend.name}" if mem.settings.vectors != "local" else ""
+        out.print(Text.assemble(("memlane demo", "bold"),
+                                f"  database: {location}  embedder: {mem.embedder.identity}{where}"))
         out.print(Rule("conversation", align="left"))
         history: list[dict[str, str]] = []
         outcomes: list[list[MemoryEvent]] = []

@@ -7,7 +7,8 @@ Routes: REST under ``/v1/memory`` (:mod:`routes_memory`), consent proposals unde
 (:mod:`routes_sessions`), procedures under ``/v1/memory/procedures`` (:mod:`routes_procedures`), sharing
 and ``/v1/global`` (:mod:`routes_sharing`), Server-Sent Events at ``/v1/memory/events`` (:mod:`routes_events`),
 the OpenAI-compatible chat proxy at
-``/v1/chat/completions`` and ``/v1/models`` (:mod:`routes_chat`), ``/healthz`` and ``/metrics``.
+``/v1/chat/completions`` and ``/v1/models`` (:mod:`routes_chat`), ``/healthz`` and ``/metrics``, and the
+memory inspector's page at ``/ui`` (:mod:`ui`).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from memlane.server import (
     routes_sessions,
     routes_sharing,
     schema_errors,
+    ui,
 )
 from memlane.server.auth import Admin, KeyRing
 from memlane.server.body_limit import BodyLimit
@@ -120,6 +122,7 @@ def create_app(memory: Memory | None = None, settings: Settings | None = None) -
     app.include_router(routes_memory.router)
     app.include_router(routes_sharing.router)
     app.include_router(routes_chat.router)
+    ui.install(app)  # the memory inspector at /ui
 
     @app.get("/healthz", response_model=Health, tags=["service"], summary="Liveness and what is configured",
              responses=errors.error_responses(503))
