@@ -17,18 +17,16 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
-from pydantic import ValidationError as PydanticError
-from pydantic_settings import SettingsError
 from typer.core import TyperGroup
 
-from memlane.engine.memory import Memory
-from memlane.model.config import Settings
 from memlane.model.errors import MemlaneError, NotFoundError
-from memlane.model.invalid import describe
-from memlane.storage.location import backend_kind
+
+if TYPE_CHECKING:  # imported where used: `memlane --help` and usage errors never load the engine
+    from memlane.engine.memory import Memory
+    from memlane.model.config import Settings
 
 EXIT_NOT_FOUND = 1
 EXIT_BAD_INPUT = 2
@@ -112,14 +110,18 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of 
 IdArgument = Annotated[str, typer.Argument(metavar="ID", help="Memory id.", show_default=False)]
 
 
-# Settings reads its fields from the environment; typed loosely so mypy without the pydantic plugin
-# does not take every field for a required argument.
-_make_settings: Callable[..., Settings] = Settings
-
-
 def load_settings() -> Settings:
+    from pydantic import ValidationError as PydanticError
+    from pydantic_settings import SettingsError
+
+    from memlane.model.config import Settings
+    from memlane.model.invalid import describe
+
+    # Settings reads its fields from the environment; typed loosely so mypy does not take every field
+    # for a required argument.
+    make: Callable[..., Settings] = Settings
     try:
-        return _make_settings()
+        return make()
     except PydanticError as exc:
         raise CliError(f"invalid memlane settings (environment or config file): {describe(exc)}") from None
     except (SettingsError, ValueError) as exc:
@@ -128,6 +130,8 @@ def load_settings() -> Settings:
 
 def is_sqlite_path(location: str) -> bool:
     """A SQLite file (not ``:memory:``); an unsupported URL scheme is a ValidationError."""
+    from memlane.storage.location import backend_kind
+
     return backend_kind(location) == "sqlite" and location != ":memory:"
 
 
@@ -143,6 +147,8 @@ def open_memory(db: str | None, embedder: str | None, *, must_exist: bool = Fals
     location = db or settings.db
     if must_exist and is_sqlite_path(location) and not Path(location).expanduser().exists():
         raise NotFoundError(f"no memlane database at {location} (store a memory first, or pass --db)")
+    from memlane.engine.memory import Memory
+
     memory = Memory(location, embedder=embedder, settings=settings, switch_embedder=switch_embedder)
     try:
         yield memory

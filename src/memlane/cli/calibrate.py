@@ -5,32 +5,19 @@ from __future__ import annotations
 from dataclasses import asdict
 from datetime import timedelta
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import numpy as np
 import typer
 from rich.table import Table
 
 from memlane.cli.app import EmbedderOption, JsonOption, app, load_settings, print_json
 from memlane.cli.render import console
-from memlane.formation.bands import DEFAULTS, Bands, bands_for
-from memlane.formation.calibrate import (
-    EXPECTED,
-    ActionScore,
-    BandStats,
-    Calibration,
-    Pair,
-    Replay,
-    TypeFit,
-    calibrate,
-    load_pairs,
-    replay,
-    score_pairs,
-)
-from memlane.model.config import Settings
-from memlane.model.enums import MemoryType
-from memlane.providers.embed.settings import embedder_from_settings
-from memlane.providers.llm.registry import llm_from_settings
+
+if TYPE_CHECKING:  # the calibration code is imported when the command runs (`memlane --help` stays fast)
+    import numpy as np
+
+    from memlane.formation.calibrate import ActionScore, BandStats, Calibration, Pair, Replay, TypeFit
+    from memlane.model.config import Settings
 
 
 def _pct(value: float | None) -> str:
@@ -76,6 +63,8 @@ def _tables(fit: TypeFit, cal: Calibration) -> tuple[Table, Table]:
 
 
 def _suggestions(cal: Calibration) -> list[str]:
+    from memlane.formation.bands import DEFAULTS
+
     lines = [f"{name}={value}" for name, value in cal.env().items()]
     table = DEFAULTS.get(cal.embedder, {})
     for fit in cal.fits:
@@ -89,6 +78,11 @@ def _suggestions(cal: Calibration) -> list[str]:
 
 def _replays(cal: Calibration, pairs: list[Pair], scores: np.ndarray, settings: Settings) -> list[Replay]:
     """``decide`` on every pair with the configured bands and with the fitted ones."""
+    from memlane.formation.bands import Bands, bands_for
+    from memlane.formation.calibrate import replay
+    from memlane.model.enums import MemoryType
+    from memlane.providers.llm.registry import llm_from_settings
+
     llm = llm_from_settings(settings)
     current = {f.type: bands_for(cal.embedder, MemoryType(f.type), settings) for f in cal.fits}
     fitted = {f.type: Bands(f.auto, f.low, current[f.type].floor if f.floor is None else f.floor,
@@ -100,6 +94,8 @@ def _replays(cal: Calibration, pairs: list[Pair], scores: np.ndarray, settings: 
 
 
 def _replay_table(replays: list[Replay], llm: str) -> Table:
+    from memlane.formation.calibrate import EXPECTED
+
     table = Table(title=f"decide() on each pair ({llm} checks): text_a stored, text_b an hour later",
                   title_justify="left")
     for name in ("pairs", "want", *(r.name for r in replays)):
@@ -139,6 +135,9 @@ def calibrate_command(
 ) -> None:
     """Fit the create/update bands (auto, low, floor) per memory type; print precision and recall per band
     and the settings that apply them."""
+    from memlane.formation.calibrate import calibrate, load_pairs, score_pairs
+    from memlane.providers.embed.settings import embedder_from_settings
+
     settings = load_settings()
     if embedder:
         settings = settings.model_copy(update={"embedder": embedder})

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Annotated, cast
+from typing import TYPE_CHECKING, Annotated, cast
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
 from memlane.cli import render
 from memlane.cli.app import DbOption, EmbedderOption, JsonOption, UserOption, app, open_memory, print_json
-from memlane.model.consent import Proposal
+
+if TYPE_CHECKING:
+    from memlane.model.consent import Proposal
 
 proposals_app = typer.Typer(help="Consent: changes to sensitive fields wait here for a decision.",
                             no_args_is_help=True)
@@ -42,11 +45,13 @@ def list_proposals(
         print_json([p.model_dump(mode="json") for p in found])
         return
     table = Table(title=f"{render.plural(len(found), 'proposal')}", title_justify="left")
-    for col in ("id", "field", "now", "proposed", "signals", "status", "expires", "decided by"):
-        table.add_column(col)
+    for col in ("id", "field", "now -> proposed", "sig", "status", "expires (UTC)"):
+        table.add_column(col, ratio=1 if col.startswith("now") else None,
+                         no_wrap=col.startswith("expires"))
     for p in found:
-        table.add_row(p.id, p.field, p.current, p.candidate.summary, str(p.signals), p.status.value,
-                      render.when(p.expires_at), p.decided_by or "")
+        decided = Text(p.status.value) + (Text(f"\nby {p.decided_by}", style="dim") if p.decided_by else Text())
+        table.add_row(render.id_text(p.id, style=""), p.field, Text.assemble((p.current, "dim"), " -> ",
+                      p.candidate.summary), str(p.signals), decided, render.when(p.expires_at))
     render.console().print(table)
 
 

@@ -8,9 +8,10 @@ waits for consent (docs/consent.md); the demo plays the consent UI: the user's "
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 from rich.console import Console
@@ -19,8 +20,10 @@ from rich.text import Text
 
 from memlane.cli import render
 from memlane.cli.app import CliError, EmbedderOption, app, is_sqlite_path, open_memory
-from memlane.engine.memory import Memory
-from memlane.formation.events import MemoryEvent
+
+if TYPE_CHECKING:
+    from memlane.engine.memory import Memory
+    from memlane.formation.events import MemoryEvent
 
 Turn = tuple[Literal["user", "assistant"], str]
 
@@ -94,15 +97,32 @@ def fresh_location(db: Path | None) -> Path:
 
 @app.command(rich_help_panel="Demo")
 def demo(
-    db: Annotated[Path | None, typer.Option("--db", help="New SQLite file to create \\[default: a temporary one].",
-                                            dir_okay=False, show_default=False)] = None,
+    db: Annotated[Path | None, typer.Option("--db", help="New SQLite file to create and keep \\[default: a "
+                                            "temporary one].", dir_okay=False, show_default=False)] = None,
+    keep: Annotated[bool, typer.Option("--keep", help="Keep the temporary database to explore it afterwards.")]
+    = False,
     embedder: EmbedderOption = None,
     vectors: Annotated[Literal["local", "s3vectors"] | None, typer.Option(
         "--vectors", help="Where vectors are searched: local, or s3vectors (S3V_BUCKET, S3V_INDEX_VECTORS) "
                           "\\[default: MEMLANE_VECTORS].", show_default=False)] = None,
 ) -> None:
-    """Replay a short conversation into a fresh store; show the memories and a few searches."""
+    """Replay a short conversation into a fresh store; show the memories and a few searches. The
+    temporary database goes away afterwards unless --keep."""
     location = fresh_location(db)
+    try:
+        _replay(location, embedder, vectors)
+    finally:
+        if db is None and not keep:
+            shutil.rmtree(location.parent, ignore_errors=True)
+    if db is None and not keep:
+        render.console().print("The demo's database was removed; run 'memlane demo --keep' to explore it.")
+        return
+    render.console().print(f'Try: {"MEMLANE_VECTORS=" + vectors + " " if vectors else ""}memlane search '
+                           f'"where does she live?" --user {USER} --db {location}'
+                           + (f" --embedder {embedder}" if embedder else ""))
+
+
+def _replay(location: Path, embedder: str | None, vectors: str | None) -> None:
     out: Console = render.console()
     with open_memory(str(location), embedder, vectors=vectors) as mem:
         where = f"  vectors: {mem.backend.name}" if mem.settings.vectors != "local" else ""
@@ -127,5 +147,3 @@ def demo(
             out.print(render.search_table(hits, title=f'search "{query}"', show_ids=False,
                                           pin_margin=mem.settings.memory_pin_margin))
     out.print()
-    out.print(f'Try: {"MEMLANE_VECTORS=" + vectors + " " if vectors else ""}memlane search "where does she live?" '
-              f'--user {USER} --db {location}' + (f" --embedder {embedder}" if embedder else ""))

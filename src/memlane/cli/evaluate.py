@@ -8,8 +8,6 @@ from typing import Annotated
 import typer
 
 from memlane.cli.app import EmbedderOption, app, load_settings
-from memlane.evaluation import scenarios
-from memlane.providers.embed.settings import embedder_from_settings
 
 eval_app = typer.Typer(help="Evaluate memory behaviour and retrieval.", no_args_is_help=True)
 app.add_typer(eval_app, name="eval")
@@ -27,6 +25,9 @@ def run_scenarios(
                                               "fields (docs/consent.md).")] = "accept",
 ) -> None:
     """Replay scenarios into fresh stores; print PASS/FAIL per scenario and 'N passed, N failed'."""
+    from memlane.evaluation import scenarios
+    from memlane.providers.embed.settings import embedder_from_settings
+
     if consent not in scenarios.CONSENT_MODES:
         raise typer.BadParameter(f"use one of {', '.join(scenarios.CONSENT_MODES)}", param_hint="'--consent'")
     settings = load_settings()

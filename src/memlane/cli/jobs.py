@@ -31,9 +31,9 @@ def list_jobs(
         return
     table = Table(title=f"{len(jobs)} job(s)", title_justify="left")
     for col in ("id", "kind", "user", "status", "attempts", "created", "last error"):
-        table.add_column(col)
+        table.add_column(col, ratio=1 if col == "last error" else None)
     for j in jobs:
-        table.add_row(j.id, j.kind, j.user_id, j.status.value, str(j.attempts),
+        table.add_row(render.id_text(j.id, style=""), j.kind, j.user_id, j.status.value, str(j.attempts),
                       j.created_at.strftime("%Y-%m-%d %H:%M:%S"), (j.last_error or "")[:80])
     render.console().print(table)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -13,9 +13,9 @@ from rich.table import Table
 from memlane.cli import render
 from memlane.cli.app import CliError, EmbedderOption, load_settings
 from memlane.cli.evaluate import eval_app
-from memlane.evaluation import locomo, locomo_data
-from memlane.providers.embed.base import Embedder
-from memlane.providers.embed.settings import embedder_from_settings
+
+if TYPE_CHECKING:
+    from memlane.providers.embed.base import Embedder
 
 
 def _ks(text: str) -> list[int]:
@@ -64,6 +64,9 @@ def run_locomo(
 ) -> None:
     """Ingest each conversation as its own user, ask every question, and report evidence recall@k,
     NDCG@10 and search latency per category for memlane, keyword-only and dense-only search."""
+    from memlane.evaluation import locomo, locomo_data
+    from memlane.providers.embed.settings import embedder_from_settings
+
     ks = _ks(k)
     settings = load_settings()
     if embedder:

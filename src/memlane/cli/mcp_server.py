@@ -28,7 +28,7 @@ def mcp_command(
     from memlane.cli.app import CliError, load_settings
     from memlane.engine import validate as v
     from memlane.integrations.mcp import build_server
-    from memlane.server.run import check_exposure
+    from memlane.server.listen import check_exposure
 
     if user is not None:
         v.user_id(user)

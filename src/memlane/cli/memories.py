@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, cast
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import typer
 
@@ -20,7 +20,9 @@ from memlane.cli.app import (
     print_json,
 )
 from memlane.model.enums import MemoryState, MemoryType
-from memlane.model.record import HistoryEntry, SearchHit
+
+if TYPE_CHECKING:
+    from memlane.model.record import HistoryEntry, SearchHit
 
 PANEL = "Memories"
 

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from memlane.cli import render
 from memlane.cli.app import DbOption, EmbedderOption, JsonOption, UserOption, app, open_memory, print_json
-from memlane.model.record import MemoryRecord
+
+if TYPE_CHECKING:
+    from memlane.model.record import MemoryRecord
 
 procedure_app = typer.Typer(help="Procedures: how-to steps agents allowed `procedural` can fetch.",
                             no_args_is_help=True)

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console, Group
+from rich.console import Console, ConsoleOptions, Group, RenderResult
+from rich.measure import Measurement
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from memlane.model.record import HistoryEntry, MemoryRecord, ScoreBreakdown, SearchHit
+if TYPE_CHECKING:
+    from memlane.model.record import HistoryEntry, MemoryRecord, ScoreBreakdown, SearchHit
 
 SIGNALS = ("similarity", "importance", "recency", "pinned")
 SHORT = {"similarity": "sim", "keyword": "kw", "importance": "imp", "recency": "rec", "pinned": "pin",
@@ -32,11 +34,34 @@ def when(value: datetime | None) -> str:
     return value.strftime("%Y-%m-%d %H:%M") if value else "-"
 
 
-def summary_cell(rec: MemoryRecord, *, show_id: bool = True) -> Text:
-    text = Text(rec.summary)
-    if show_id:
-        text.append(f"\n{rec.id}", style="dim")
-    return text
+NARROW = 100  # below this many columns (80 when output is piped) the search table stacks its signals
+
+
+class IdText:
+    """An id on one line; where its column is narrower, its start gives way to an ellipsis (UUIDv7 ids
+    made in the same minute share their first characters, their random tails tell them apart)."""
+
+    MIN = 13  # the ellipsis and the last 12 characters
+
+    def __init__(self, value: str, style: str = "dim") -> None:
+        self.value, self.style = value, style
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        width, value = options.max_width, self.value
+        yield Text(value if len(value) <= width else "…" + value[len(value) - width + 1:], style=self.style,
+                   no_wrap=True, overflow="crop")
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement(min(self.MIN, len(self.value)), len(self.value))
+
+
+def id_text(value: str, style: str = "dim") -> IdText:
+    return IdText(value, style)
+
+
+def summary_cell(rec: MemoryRecord, *, show_id: bool = True) -> Group:
+    """The summary (wrapped at word boundaries), then the id on a line of its own."""
+    return Group(Text(rec.summary), *([id_text(rec.id)] if show_id else []))
 
 
 def memory_panel(rec: MemoryRecord, *, title: str = "memory") -> Panel:
@@ -63,7 +88,7 @@ def memories_table(records: Sequence[MemoryRecord], *, title: str | None = None,
     table.add_column("pin", justify="center")
     if show_state:
         table.add_column("state")
-    table.add_column("summary (id)", ratio=1, overflow="fold")
+    table.add_column("summary (id)", ratio=1)
     for n, rec in enumerate(records, start=1):
         cells = [str(n), rec.type.value, rec.category, str(rec.importance), "*" if rec.pinned else ""]
         if show_state:
@@ -101,14 +126,23 @@ def search_table(hits: Sequence[SearchHit], *, title: str | None = None, show_id
     table = Table(title=title, title_justify="left", caption=caption, caption_justify="left")
     table.add_column("#", justify="right", style="dim")
     table.add_column("score", justify="right", style="bold")
+    if console().width < NARROW:  # the signals and the type under each summary, not in columns of their own
+        table.add_column("summary, signals, type" + (" (id)" if show_ids else ""), ratio=1)
+        for rank, hit in enumerate(hits, start=1):
+            rec = hit.memory
+            signals = Text(" ".join(f"{SHORT[name]} {getattr(hit.breakdown, name):.2f}" for name in shown), style="dim")
+            kind = Text(f"{rec.type.value} {rec.category}", style="dim") + (Text(f"  {rec.id}", style="dim")
+                                                                          if show_ids else Text())
+            table.add_row(str(rank), f"{hit.score:.3f}", Group(Text(rec.summary), signals, kind))
+        return table
     for name in shown:
         table.add_column(SHORT[name], justify="right")
     table.add_column("type")
     table.add_column("category")
-    table.add_column("summary (id)" if show_ids else "summary", ratio=1, overflow="fold")
+    table.add_column("summary (id)" if show_ids else "summary", ratio=1)
     for rank, hit in enumerate(hits, start=1):
-        signals = [f"{getattr(hit.breakdown, name):.2f}" for name in shown]
-        table.add_row(str(rank), f"{hit.score:.3f}", *signals, hit.memory.type.value, hit.memory.category,
+        values = [f"{getattr(hit.breakdown, name):.2f}" for name in shown]
+        table.add_row(str(rank), f"{hit.score:.3f}", *values, hit.memory.type.value, hit.memory.category,
                       summary_cell(hit.memory, show_id=show_ids))
     return table
 
@@ -130,14 +164,18 @@ def change_text(entry: HistoryEntry) -> Text:
 
 
 def history_table(entries: Sequence[HistoryEntry], *, title: str | None = None) -> Table:
+    narrow = console().width < NARROW  # the reason goes under the change instead of in a column
     table = Table(title=title, title_justify="left")
     table.add_column("time (UTC)", no_wrap=True)
     table.add_column("event", style="bold")
     table.add_column("actor")
-    table.add_column("reason")
-    table.add_column("summary: old -> new", ratio=1)
+    if not narrow:
+        table.add_column("reason")
+    table.add_column("summary: old -> new" + (" (reason)" if narrow else ""), ratio=1)
     for entry in entries:
-        table.add_row(when(entry.at), entry.event.value, entry.actor or "-", entry.reason or "-", change_text(entry))
+        reason = entry.reason or "-"
+        cells = [Group(change_text(entry), Text(reason, style="dim"))] if narrow else [reason, change_text(entry)]
+        table.add_row(when(entry.at), entry.event.value, entry.actor or "-", *cells)
     return table
 
 

@@ -27,8 +27,7 @@ def serve(
     """Serve memory over HTTP: REST under /v1/memory, events at /v1/memory/events, an OpenAI-compatible
     chat proxy at /v1/chat/completions, /healthz and /metrics. Refuses non-loopback addresses without
     API keys (MEMLANE_API_KEYS)."""
-    from memlane.server.run import check_exposure
-    from memlane.server.run import serve as run
+    from memlane.server.listen import bind, check_exposure
 
     settings = load_settings()
     changes: dict[str, object] = {k: v for k, v in {"db": db, "embedder": embedder,
@@ -36,11 +35,14 @@ def serve(
     if worker is not None:
         changes["worker"] = worker
     settings = settings.model_copy(update=changes)
-    check_exposure(host or settings.server_host, settings)
+    host = host or settings.server_host
+    check_exposure(host, settings)
+    sock = bind(host, settings.server_port if port is None else port)  # before the app and its model load
+    from memlane.server.run import serve as run
 
     def ready(url: str) -> None:
         keys = f"{len(settings.api_keys)} API key(s)" if settings.api_keys else "no API keys: loopback clients only"
         chat = settings.upstream_base_url or "not configured (chat proxy answers 503)"
         typer.echo(f"memlane listening on {url}  (API docs {url}/docs; {keys}; upstream LLM {chat})")
 
-    run(settings, host=host, port=port, log_level=log_level, on_ready=ready)
+    run(settings, host=host, port=port, log_level=log_level, on_ready=ready, sock=sock)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Annotated, cast
+from typing import TYPE_CHECKING, Annotated, cast
 
 import typer
 from rich.table import Table
@@ -20,8 +20,10 @@ from memlane.cli.app import (
     open_memory,
     print_json,
 )
-from memlane.model.link import MemoryLink
-from memlane.model.record import MemoryRecord
+
+if TYPE_CHECKING:
+    from memlane.model.link import MemoryLink
+    from memlane.model.record import MemoryRecord
 
 PANEL = "Sharing"
 UsersOption = Annotated[list[str] | None, typer.Option("--from", help="A user to unshare from (repeat for several; "

@@ -14,7 +14,6 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from memlane.cli import render
 from memlane.cli.app import CliError, DbOption, EmbedderOption, UserOption, app, open_memory
-from memlane.engine.importer import import_rows
 
 PANEL = "Transfer"
 
@@ -78,11 +77,16 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
 def import_(
     file: Annotated[Path, typer.Argument(metavar="FILE", help="JSONL written by 'memlane export' ('-' for stdin).",
                                          show_default=False)],
+    user: Annotated[str | None, typer.Option("--user", "-u", help="Import as this user (another user's export "
+                                             "gets new ids) \\[default: the users in the file].",
+                                             show_default=False)] = None,
     batch_size: Annotated[int, typer.Option(min=1, max=10_000, help="Memories embedded per batch.")] = 64,
     db: DbOption = None,
     embedder: EmbedderOption = None,
 ) -> None:
     """Import memories (re-embedded), relations and history from JSONL; all rows are checked first."""
+    from memlane.engine.importer import import_rows
+
     rows = read_jsonl(file)
     total = sum(1 for r in rows if isinstance(r, dict) and r.get("kind", "memory") == "memory")
     with open_memory(db, embedder) as mem:
@@ -90,6 +94,6 @@ def import_(
                             console=render.console(stderr=True), transient=True)
         with progress:
             task = progress.add_task("import", total=total)
-            count = import_rows(mem, rows, batch_size=batch_size, progress=lambda n: progress.advance(task, n))
+            count = import_rows(mem, rows, batch_size=batch_size, user_id=user, progress=lambda n: progress.advance(task, n))
         target = mem.settings.db
-    typer.echo(f"imported {render.plural(count, 'memory')} into {target}")
+    typer.echo(f"imported {render.plural(count, 'memory')} into {target}" + (f" as {user}" if user else ""))

@@ -9,7 +9,6 @@ from typing import Annotated, Any
 import typer
 
 from memlane.cli.app import DbOption, EmbedderOption, app, open_memory
-from memlane.engine.worker import Worker
 
 
 @app.command()
@@ -26,6 +25,8 @@ def worker(
     Any number of workers can share a PostgreSQL database (each job runs once, SKIP LOCKED); on
     SQLite they take turns at the file's write lock. A worker killed mid-job leaves it to another once
     its lease ends. Run `memlane serve --no-worker` when workers run separately."""
+    from memlane.engine.worker import Worker
+
     with open_memory(db, embedder) as mem:
         if once:
             ran = mem.process_jobs()

@@ -58,7 +58,7 @@ class FormationAPI:
         turn = v.messages(messages, when)
         turn_id, candidates = self.formation.accept(turn, user_id=user, thread_id=thread, at=when)
         if wait:
-            self.formation.drain()
+            self.formation.finish(user, [turn_id])
         else:
             self._wake_worker()
         return turn_id, candidates
@@ -104,7 +104,7 @@ class FormationAPI:
         job_id = self.formation.enqueue_capture(v.messages(messages, when), user_id=user, thread_id=thread,
                                                 at=when, time_zone=tz)
         if wait:
-            self.formation.drain()
+            self.formation.finish(user, [job_id])
         else:
             self._wake_worker()
         return job_id
@@ -144,9 +144,9 @@ class FormationAPI:
         thread = v.optional_scope("thread_id", thread_id)
         when = v.when("at", at) or utcnow()
         cands = v.candidates(facts, self.settings.memory_summary_max_chars)
-        self.formation.enqueue_facts(cands, user_id=user, thread_id=thread, at=when)
+        jobs = self.formation.enqueue_facts(cands, user_id=user, thread_id=thread, at=when)
         if wait:
-            self.formation.drain()
+            self.formation.finish(user, jobs)
         else:
             self._wake_worker()
         return cands

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError as PydanticError
 
 from memlane.engine import validate as v
+from memlane.engine.import_as import as_user
 from memlane.formation.mutations import Mutation, commit
 from memlane.model.enums import MemoryState
 from memlane.model.errors import ValidationError
@@ -54,7 +55,10 @@ def import_rows(
     *,
     batch_size: int = 64,
     progress: Callable[[int], None] | None = None,
+    user_id: str | None = None,
 ) -> int:
+    if user_id is not None:
+        rows = as_user(rows, v.user_id(user_id))
     memories, history, relations = parse_rows(rows, memory.settings.memory_summary_max_chars)
     for start in range(0, len(memories), batch_size):
         chunk = memories[start: start + batch_size]

@@ -32,6 +32,7 @@ from memlane.providers.llm.base import MemoryLLM
 from memlane.retrieval.query import check_query, check_threshold
 from memlane.retrieval.search import SearchRequest, search
 from memlane.storage import Backend, open_backend
+from memlane.telemetry import record, span
 
 
 class Memory(FormationAPI, ProceduresAPI, ConsentAPI, SessionsAPI, SharingAPI):
@@ -170,9 +171,11 @@ class Memory(FormationAPI, ProceduresAPI, ConsentAPI, SessionsAPI, SharingAPI):
         now = v.when("at", at) or utcnow()
         request = SearchRequest(user_id=user, query=query, conditions=conds, now=now, limit=limit,
                                 offset=offset, threshold=threshold)
-        self.bootstrap.ensure(user)
-        hits = search(self.backend, self.embedder, self.settings, request)
-        self.backend.record_access(user, [h.memory.id for h in hits], now)
+        with span("search", limit=limit, conditions=len(conds)) as current:
+            self.bootstrap.ensure(user)
+            hits = search(self.backend, self.embedder, self.settings, request)
+            self.backend.record_access(user, [h.memory.id for h in hits], now)
+            record(current, results=len(hits))
         return hits
 
     def context(
@@ -194,16 +197,20 @@ class Memory(FormationAPI, ProceduresAPI, ConsentAPI, SessionsAPI, SharingAPI):
         from memlane.retrieval.context import build_context
 
         user, now = v.user_id(user_id), v.when("at", at) or utcnow()
-        self.bootstrap.ensure(user)
-        block = build_context(self.backend, self.embedder, self.settings, query=query, user_id=user,
-                              thread_id=v.optional_scope("thread_id", thread_id), since_rev=since_rev,
-                              budget_tokens=budget_tokens, agent=agent, now=now,
-                              chat_id=v.optional_scope("chat_id", chat_id))
-        shown = [*block.semantic, *block.episodic, *block.sessions]
-        op = OpEvent(id=new_id(), user_id=user, thread_id=thread_id, node="context", op="search",
-                     status="ok" if shown else "skipped", at=now,
-                     sim=max((h.breakdown.similarity for h in shown), default=None))
-        self.backend.record_access(user, [h.memory.id for h in shown], now, [op])
+        with span("context") as current:
+            self.bootstrap.ensure(user)
+            block = build_context(self.backend, self.embedder, self.settings, query=query, user_id=user,
+                                  thread_id=v.optional_scope("thread_id", thread_id), since_rev=since_rev,
+                                  budget_tokens=budget_tokens, agent=agent, now=now,
+                                  chat_id=v.optional_scope("chat_id", chat_id))
+            shown = [*block.semantic, *block.episodic, *block.sessions]
+            op = OpEvent(id=new_id(), user_id=user, thread_id=thread_id, node="context", op="search",
+                         status="ok" if shown else "skipped", at=now,
+                         sim=max((h.breakdown.similarity for h in shown), default=None))
+            self.backend.record_access(user, [h.memory.id for h in shown], now, [op])
+            record(current, semantic=len(block.semantic), episodic=len(block.episodic), sessions=len(block.sessions),
+                   messages=len(block.messages),
+                   changes=len(block.delta), tokens=block.tokens, dropped=block.dropped)
         return block
 
     def op_counts(self, *, since: datetime | str | None = None, until: datetime | str | None = None,
@@ -235,11 +242,14 @@ class Memory(FormationAPI, ProceduresAPI, ConsentAPI, SessionsAPI, SharingAPI):
         from memlane.retrieval.query import memory_query
 
         user, now = v.user_id(user_id), v.when("at", at) or utcnow()
-        self.bootstrap.ensure(user)
-        result = memory_query(self.backend, self.embedder, self.settings, query=query, user_id=user,
-                              agent=agent, categories=categories, filters=filters, top_k=top_k, return_=return_,
-                              budget_tokens=budget_tokens, threshold=threshold, now=now)
-        self.backend.record_access(user, [str(item["id"]) for item in result.items if "id" in item], now)
+        with span("query", top_k=top_k) as current:
+            self.bootstrap.ensure(user)
+            result = memory_query(self.backend, self.embedder, self.settings, query=query, user_id=user,
+                                  agent=agent, categories=categories, filters=filters, top_k=top_k,
+                                  return_=return_, budget_tokens=budget_tokens, threshold=threshold, now=now)
+            self.backend.record_access(user, [str(item["id"]) for item in result.items if "id" in item], now)
+            record(current, results=len(result.items), categories=len(result.categories), tokens=result.tokens,
+                   dropped=result.dropped)
         return result
 
     def history(self, memory_id: str, *, user_id: str, limit: int = 100) -> builtins.list[HistoryEntry]:
@@ -262,9 +272,11 @@ class Memory(FormationAPI, ProceduresAPI, ConsentAPI, SessionsAPI, SharingAPI):
         """Remove everything a user has; returns how many memories went."""
         return self.backend.delete_user(v.user_id(user_id))
 
-    def import_rows(self, rows: Iterable[Mapping[str, Any]], *, batch_size: int = 64) -> int:
-        """Load rows written by :meth:`export_user` (re-embedding memories); returns memories imported."""
+    def import_rows(self, rows: Iterable[Mapping[str, Any]], *, batch_size: int = 64,
+                    user_id: str | None = None) -> int:
+        """Load rows written by :meth:`export_user` (re-embedding memories); returns memories imported.
+        With ``user_id``, one user's export is imported as that user's (new ids; see ``import_as``)."""
         from memlane.engine.importer import import_rows
 
-        return import_rows(self, rows, batch_size=batch_size)
+        return import_rows(self, rows, batch_size=batch_size, user_id=user_id)
 

@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 import logging
 import os
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
 
+from memlane import telemetry
 from memlane.formation import consent
 from memlane.formation.apply import Context, Planned, plan
 from memlane.formation.bands import bands_for
@@ -19,6 +21,7 @@ from memlane.formation.events import EventBus, MemoryEvent
 from memlane.formation.hotpath import (
     CANDIDATE,
     TURN,
+    Dropped,
     cap_candidates,
     enqueue_candidates,
     extract,
@@ -34,12 +37,13 @@ from memlane.model.enums import MemoryState, MemoryType
 from memlane.model.errors import LeaseLostError, MemlaneError, ProviderError
 from memlane.model.filters import Condition, live
 from memlane.model.ids import deterministic_id, new_id
-from memlane.model.jobs import Job, OpEvent
+from memlane.model.jobs import Job, JobStatus, OpEvent
 from memlane.model.record import utcnow
 from memlane.providers.embed import Embedder
 from memlane.providers.llm.base import MemoryLLM
 from memlane.retrieval.embed_text import memory_text
 from memlane.storage.base import Backend, ScoredRecord, WriteBatch
+from memlane.telemetry import record, span
 
 log = logging.getLogger("memlane.formation")
 LEASE_SECONDS = 60.0
@@ -100,11 +104,17 @@ class Formation:
         return job.id
 
     def enqueue_facts(self, facts: Sequence[Candidate], *, user_id: str, thread_id: str | None,
-                      at: datetime) -> None:
-        """Ready candidates skip extraction: one committed candidate job each."""
-        enqueue_candidates(self.backend, user_id, thread_id, facts, at)
+                      at: datetime) -> list[str]:
+        """Ready candidates skip extraction: one committed candidate job each; returns their ids."""
+        return [j.id for j in enqueue_candidates(self.backend, user_id, thread_id, facts, at)]
 
     def _extract_turn(self, job: Job, messages: list[ChatMessage], at: datetime) -> list[Candidate]:
+        with span("formation.extract", messages=len(messages)) as current:
+            kept, dropped = self._extract(job, messages, at)
+            record(current, candidates=len(kept), dropped=len(dropped))
+        return kept
+
+    def _extract(self, job: Job, messages: list[ChatMessage], at: datetime) -> tuple[list[Candidate], list[Dropped]]:
         existing = related_memories(self.backend, job.user_id, messages)
         extraction = extract(self.llm, messages, self.settings, existing)  # ProviderError: the caller keeps the job
         found = extraction.candidates
@@ -126,7 +136,7 @@ class Formation:
                                                "candidate_id": cjob.id}))
         for d in dropped:  # reported, never silently lost
             self._error(job, d.message, d.code)
-        return kept
+        return kept, dropped
 
     # --- background ---------------------------------------------------------------------------
     def run_once(self) -> bool:
@@ -135,6 +145,11 @@ class Formation:
                                      kinds=(TURN, CANDIDATE, CAPTURE, *self.backend.job_kinds))
         if job is None:
             return False
+        with span("job", kind=job.kind, attempt=job.attempts):
+            self._run(job)
+        return True
+
+    def _run(self, job: Job) -> None:
         try:
             if job.kind in self.backend.job_kinds:  # the backend's own work (a vector channel's sync)
                 result = self.backend.run_job(job)
@@ -152,7 +167,21 @@ class Formation:
             log.warning("job %s: %s", job.id, exc)
         except Exception as exc:  # noqa: BLE001 - the job is retried or parked, never dropped
             self.failed(job, exc)
-        return True
+
+    def finish(self, user_id: str, job_ids: Sequence[str], poll: float = 0.02) -> None:
+        """Run what is runnable here, then wait while another worker (this process's background one, or
+        a ``memlane worker``) still runs one of ``job_ids`` or the candidate jobs they made: a caller that
+        asked to wait sees every decision. A job waiting out a retry backoff is not waited for; a worker
+        that died is waited for until its lease ends."""
+        deadline = time.monotonic() + self.lease_seconds
+        while True:
+            self.drain()
+            jobs = self.backend.get_jobs(user_id, list(job_ids))
+            made = [i for j in jobs for i in j.payload.get("candidate_jobs", [])]
+            jobs += self.backend.get_jobs(user_id, made) if made else []
+            if all(j.status is not JobStatus.RUNNING for j in jobs) or time.monotonic() > deadline:
+                return
+            time.sleep(poll)
 
     def drain(self, max_jobs: int | None = None) -> int:
         done = 0
@@ -162,6 +191,7 @@ class Formation:
 
     def failed(self, job: Job, exc: Exception) -> None:
         error = f"{type(exc).__name__}: {exc}"
+        telemetry.failed(exc, parked=job.attempts >= self.settings.job_max_attempts)
         if job.attempts >= self.settings.job_max_attempts:
             self.backend.fail_job(job.id, error, retry_at=None)
             log.error("job %s parked after %d attempts: %s", job.id, job.attempts, error)
@@ -176,7 +206,13 @@ class Formation:
                                      data={"code": code, "message": message, "job": job.id}))
 
     def _capture(self, job: Job) -> None:
-        """A finished turn: skipped as routine, or one episodic candidate through the episodic guard."""
+        with span("formation.capture") as current:
+            kept, dropped = self._capture_job(job)
+            record(current, candidates=kept, dropped=dropped)
+
+    def _capture_job(self, job: Job) -> tuple[int, int]:
+        """A finished turn: skipped as routine, or one episodic candidate through the episodic guard.
+        Returns how many candidates it kept and how many the guard left out."""
         guard = EpisodicGuard(self.backend, self.embedder, self.settings)
         episode, kept, dropped = episodes(job, self.llm, guard, self.settings)
         at = datetime.fromisoformat(job.payload["at"])
@@ -188,7 +224,7 @@ class Formation:
                 job_result={"action": "skip", "reason": episode.reason, "at": at.isoformat(), "episodic": 0}))
             log.info(json.dumps({"event": "episodic.skip", "user_id": job.user_id, "job": job.id,
                                  "reason": episode.reason}))
-            return
+            return 0, 0
         jobs = enqueue_candidates(self.backend, job.user_id, job.thread_id, kept, at, dropped=dropped,
                                   turn_id=job.id, owner=job.locked_by, time_zone=job.payload.get("tz"),
                                   node="episodic")
@@ -200,6 +236,7 @@ class Formation:
                                                "candidate_id": cjob.id}))
         for d in dropped:
             self._error(job, d.message, d.code)
+        return len(kept), len(dropped)
 
     def planned(self, ctx: Context, cand: Candidate, d: Decision, vector: Sequence[float],
                 neighbours: Sequence[ScoredRecord], *, gated: bool = True, candidate_id: str | None = None) -> Planned:
@@ -229,6 +266,11 @@ class Formation:
         return planned
 
     def _decide(self, job: Job) -> None:
+        with span("formation.decide") as current:
+            action, neighbours = self._decide_job(job)
+            record(current, action=action, neighbours=neighbours)
+
+    def _decide_job(self, job: Job) -> tuple[str, int]:
         cand = Candidate.model_validate(job.payload["candidate"])
         at = datetime.fromisoformat(job.payload["at"])
         user = job.user_id
@@ -263,4 +305,5 @@ class Formation:
         log.info(json.dumps({"event": event, "user_id": user, "job": job.id, "fact": cand.summary,
                              "action": planned.action, "target_id": d.target.id if d.target else None,
                              "score": d.score, "reason": d.reason}))
+        return planned.action, len(neighbours)
 

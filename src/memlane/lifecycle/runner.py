@@ -23,6 +23,7 @@ from memlane.model.jobs import Job, OpEvent
 from memlane.model.record import MemoryRecord, utcnow
 from memlane.retrieval.embed_text import memory_text
 from memlane.storage.base import WriteBatch
+from memlane.telemetry import Span, record, span
 
 log = logging.getLogger("memlane.lifecycle")
 BATCH = 1000  # memories one run changes at most; a full run schedules the next one at once
@@ -85,13 +86,18 @@ class Lifecycle:
         job = self.backend.claim_job(self.worker_id, lease_seconds=self.lease_seconds, now=now, kinds=kinds)
         if job is None:
             return False
+        with span("task", task=str(job.payload.get("task")), attempt=job.attempts) as current:
+            self._run_task(job, now, current)
+        return True
+
+    def _run_task(self, job: Job, now: datetime, current: Span) -> None:
         try:
-            self._run(job, now)
+            report = self._run(job, now)
+            record(current, **{k: v for k, v in report.items() if isinstance(v, int | float)})
         except LeaseLostError as exc:  # another worker took the job over and runs it: nothing was written
             log.warning("task %s: %s", job.id, exc)
         except Exception as exc:  # noqa: BLE001 - the task is retried or parked, never dropped
             self.formation.failed(job, exc)
-        return True
 
     def run_due(self, now: datetime | None = None) -> int:
         """Seed, then run every task due at ``now``; returns how many ran."""
@@ -101,7 +107,7 @@ class Lifecycle:
             ran += 1
         return ran
 
-    def _run(self, job: Job, now: datetime) -> None:
+    def _run(self, job: Job, now: datetime) -> dict[str, Any]:
         task = str(job.payload.get("task"))
         if task not in self._tasks or task not in self.schedule:
             raise ValueError(f"unknown or disabled task {task!r}")
@@ -123,6 +129,7 @@ class Lifecycle:
 
         commit_planned(self.backend, self.bus, {job.user_id: list(reads)}, build)
         log.info("task %s for %s: %s", task, job.user_id, report)
+        return report
 
     # --- the tasks ---------------------------------------------------------------------------------
     def _ttl(self, job: Job, now: datetime) -> tuple[Sequence[str], Plan, bool]:

@@ -54,6 +54,9 @@ class Settings(BaseSettings):
     embed_dims: int | None = Field(None, validation_alias=_alias("MEMLANE_EMBED_DIMS"))
     embed_batch_size: int = Field(64, validation_alias=_alias("MEMLANE_EMBED_BATCH_SIZE"))
     embed_cache_size: int = Field(10_000, validation_alias=_alias("MEMLANE_EMBED_CACHE_SIZE"))
+    # CPU threads of the local model; None: OMP_NUM_THREADS if set, else half the cores, at least 1
+    # (providers/embed/local.py; docs/benchmarks.md has the measured effect).
+    torch_threads: int | None = Field(None, ge=1, le=256, validation_alias=_alias("MEMLANE_TORCH_THREADS"))
     openai_base_url: str | None = Field(None, validation_alias=_alias("MEMLANE_OPENAI_BASE_URL", "OPENAI_BASE_URL"))
     openai_api_key: str | None = Field(None, validation_alias=_alias("MEMLANE_OPENAI_API_KEY", "OPENAI_API_KEY"))
     aws_region: str = Field("us-east-1", validation_alias=_alias("AWS_REGION"))

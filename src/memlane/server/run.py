@@ -1,33 +1,17 @@
-"""Run the service with uvicorn, refusing to listen beyond loopback without API keys."""
+"""Run the service with uvicorn on a socket bound first (:mod:`memlane.server.listen`)."""
 
 from __future__ import annotations
 
-import ipaddress
 import socket
 from collections.abc import Callable
 
 import uvicorn
 
 from memlane.model.config import Settings
-from memlane.model.errors import ValidationError
 from memlane.server.app import create_app
+from memlane.server.listen import bind, check_exposure, is_loopback_host
 
-
-def is_loopback_host(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
-
-def check_exposure(host: str, settings: Settings) -> None:
-    if not is_loopback_host(host) and not settings.api_keys:
-        raise ValidationError(
-            f"refusing to listen on {host}, beyond loopback, without API keys: set MEMLANE_API_KEYS "
-            "(KEY for an admin key, KEY:USER for a key bound to one user), or listen on 127.0.0.1"
-        )
+__all__ = ["Server", "bind", "check_exposure", "is_loopback_host", "serve", "where"]
 
 
 def where(sockets: list[socket.socket]) -> str:
@@ -51,11 +35,16 @@ class Server(uvicorn.Server):
 
 
 def serve(settings: Settings, *, host: str | None = None, port: int | None = None, log_level: str = "info",
-          on_ready: Callable[[str], None] = print) -> None:
+          on_ready: Callable[[str], None] = print, sock: socket.socket | None = None) -> None:
+    """Bind the port (unless ``sock`` is bound already), then load the memory (and its model) and serve until stopped."""
     host = host or settings.server_host
     port = settings.server_port if port is None else port
     check_exposure(host, settings)
-    app = create_app(settings=settings)
-    config = uvicorn.Config(app, host=host, port=port, log_level=log_level, lifespan="on",
-                            timeout_graceful_shutdown=5, proxy_headers=False)
-    Server(config, on_ready).run()
+    sock = sock or bind(host, port)
+    try:
+        app = create_app(settings=settings)
+        config = uvicorn.Config(app, host=host, port=port, log_level=log_level, lifespan="on",
+                                timeout_graceful_shutdown=5, proxy_headers=False)
+        Server(config, on_ready).run(sockets=[sock])
+    finally:
+        sock.close()

@@ -17,10 +17,11 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
     ) from exc
 
 from memlane.integrations.langgraph.aio import AsyncMemlaneStore
+from memlane.integrations.langgraph.example import build_graph, example_graph
 from memlane.integrations.langgraph.store import MemlaneStore
 from memlane.integrations.langgraph.vectors import LangChainEmbedder
 
-__all__ = ["AsyncMemlaneStore", "LangChainEmbedder", "MemlaneStore", "S3VectorsStore"]
+__all__ = ["AsyncMemlaneStore", "LangChainEmbedder", "MemlaneStore", "S3VectorsStore", "build_graph", "example_graph"]
 
 
 def __getattr__(name: str) -> Any:

@@ -68,14 +68,26 @@ def _cpu_count() -> int:
         return os.cpu_count() or 1
 
 
+def default_threads() -> int:
+    """Threads when ``MEMLANE_TORCH_THREADS`` is not set: ``OMP_NUM_THREADS`` if set, else half the cores
+    (at least 1). On a shared 2-core box that is 1: the web server, the worker and other processes keep a
+    core, and one embedding is barely slower (docs/benchmarks.md, "Torch threads")."""
+    omp = os.environ.get("OMP_NUM_THREADS", "")
+    return int(omp) if omp.isdigit() and int(omp) > 0 else max(1, _cpu_count() // 2)
+
+
 class LocalEmbedder(Embedder):
     """sentence-transformers on a local model directory; loads on the first ``embed``."""
 
     name = "local"
 
-    def __init__(self, model: str | None = None, batch_size: int = 64, device: str = "cpu") -> None:
+    def __init__(self, model: str | None = None, batch_size: int = 64, device: str = "cpu",
+                 threads: int | None = None) -> None:
         if batch_size < 1:
             raise ValidationError("batch_size must be at least 1")
+        if threads is not None and threads < 1:
+            raise ValidationError("threads must be at least 1")
+        self.threads = threads
         if model is None or model in _BUNDLED_ALIASES:
             self.path = bundled_model_dir()
             self.model = BUNDLED_MODEL
@@ -106,8 +118,7 @@ class LocalEmbedder(Embedder):
             from sentence_transformers import SentenceTransformer
             from transformers.utils import logging as hf_logging
 
-            if "OMP_NUM_THREADS" not in os.environ:  # process-wide; an explicit OMP setting wins
-                torch.set_num_threads(_cpu_count())
+            torch.set_num_threads(self.threads or default_threads())  # process-wide
             bars = hf_logging.is_progress_bar_enabled()
             hf_logging.disable_progress_bar()  # no "Loading weights" bar on stderr
             try:

@@ -20,7 +20,7 @@ def embedder_options(settings: Settings) -> tuple[str, dict[str, Any]]:
     name = ALIASES.get(name, name)
     s = settings
     if name == "local":
-        return name, {"model": s.embed_model, "batch_size": s.embed_batch_size}
+        return name, {"model": s.embed_model, "batch_size": s.embed_batch_size, "threads": s.torch_threads}
     if name == "hash":
         return name, {"dims": s.embed_dims}
     if name == "openai":
