@@ -305,7 +305,7 @@ class ProposalsResponse(BaseModel):
 class RecordMessagesRequest(Strict):
     """A group chat's messages (seed 004): ``name`` is the sender, ``at`` the message's time (default now)."""
 
-    chat_id: Name
+    chat_id: Name | None = Field(None, description="The group chat (or the X-OpenWebUI-Chat-Id header).")
     messages: Annotated[list[TurnMessage], Field(min_length=1, max_length=1000)]
 
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{
