@@ -102,8 +102,7 @@ async def _capture(state: ServerState, user: str, thread: str | None, text: str,
 def _chat_to_record(state: ServerState, user: str | None, chat: str | None, mode: str) -> str | None:
     """The chat whose messages the proxy records (docs/sessions.md), or None: a memory-mode request that
     names a chat, with session memory and CONTEXT_SESSION_PROXY_RECORDING_ENABLED on."""
-    settings = state.memory.settings
-    on = settings.context_session_memory_enabled and settings.context_session_proxy_recording_enabled
+    on = state.memory.settings.context_session_memory_enabled and state.settings.context_session_proxy_recording_enabled
     return chat if on and user is not None and mode == "memory" else None
 
 
