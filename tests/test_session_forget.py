@@ -9,6 +9,7 @@ PostgreSQL server, and for the summary model the real OpenAI client against a sc
 from __future__ import annotations
 
 import json
+import sqlite3
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -57,6 +58,13 @@ def nothing_left_of(mem: Memory, session: ChatSession) -> None:
     rows = json.dumps(list(mem.export_user(U)), default=str)
     assert "Quillfeather" not in rows and "quillfeather" not in rows
     assert mem.search("Quillfeather cabin", user_id=U) == []
+    if not mem.settings.db.startswith("postgresql"):  # no row of any ordinary SQLite table keeps the talk
+        with sqlite3.connect(mem.settings.db) as con:
+            tables = [n for (n,) in con.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
+                                                "AND sql NOT LIKE 'CREATE VIRTUAL%'")]
+            rows = [(t, json.dumps(row, default=str).lower()) for t in tables
+                    for row in con.execute(f'SELECT * FROM "{t}"').fetchall()]
+            assert [t for t, row in rows if "quillfeather" in row and f'"{U}"' in row] == []
 
 
 def test_delete_session_forgets_its_messages_and_summary(location: str) -> None:
