@@ -36,7 +36,39 @@ def postgres_url(postgres_server_url: str) -> Iterator[str]:
         yield url
 
 
+@pytest.fixture
+def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """moto's AWS (S3 Vectors here) for the test, with fake credentials."""
+    from moto import mock_aws
+
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
+        monkeypatch.setenv(name, "testing")
+    with mock_aws():
+        yield
+
+
+@pytest.fixture
+def s3v(aws: None) -> Any:
+    import boto3
+
+    return boto3.client("s3vectors", region_name="us-east-1")
+
+
+@pytest.fixture
+def emu(s3v: Any) -> Any:
+    """The QueryVectors emulation (and the documented input checks) on the ``s3v`` client."""
+    from tests.s3vectors_fake import S3VectorsEmulation
+
+    return S3VectorsEmulation(s3v)
+
+
 def open_test_backend(kind: str, request: pytest.FixtureRequest, tmp_path: os.PathLike[str]) -> Backend:
+    if kind.startswith("s3vectors"):  # "s3vectors[-pending]-<relational backend>"
+        from tests.s3vectors_channel import open_channel
+
+        parts = kind.split("-")
+        inner = open_test_backend(parts[-1], request, tmp_path)
+        return open_channel(inner, request.getfixturevalue("emu").client, synced="pending" not in parts)
     if kind.startswith("sqlite"):
         from memlane.storage.sqlite import vector_cache
         from memlane.storage.sqlite.backend import SqliteBackend
@@ -49,14 +81,31 @@ def open_test_backend(kind: str, request: pytest.FixtureRequest, tmp_path: os.Pa
     return PostgresBackend(request.getfixturevalue("postgres_url"))
 
 
-@pytest.fixture(params=["sqlite", "sqlite-vectors-in-memory", pytest.param("postgres", marks=pytest.mark.postgres)])
-def backend(request: pytest.FixtureRequest, tmp_path: os.PathLike[str]) -> Iterator[Backend]:
+BACKENDS = ["sqlite", "sqlite-vectors-in-memory", pytest.param("postgres", marks=pytest.mark.postgres)]
+# The S3 Vectors vector channel (moto and the query emulation): synced after every write, or never
+# (every vector pending); on SQLite, and synced on PostgreSQL.
+VECTOR_CHANNELS = ["s3vectors-sqlite", "s3vectors-pending-sqlite",
+                   pytest.param("s3vectors-postgres", marks=pytest.mark.postgres)]
+
+
+def bound_backend(request: pytest.FixtureRequest, tmp_path: os.PathLike[str]) -> Iterator[Backend]:
     b = open_test_backend(request.param, request, tmp_path)
     b.bind_embedder(f"test:unit:{CONTRACT_DIMS}", CONTRACT_DIMS)
     try:
         yield b
     finally:
         b.close()
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest, tmp_path: os.PathLike[str]) -> Iterator[Backend]:
+    yield from bound_backend(request, tmp_path)
+
+
+@pytest.fixture(params=[*BACKENDS, *VECTOR_CHANNELS])
+def any_backend(request: pytest.FixtureRequest, tmp_path: os.PathLike[str]) -> Iterator[Backend]:
+    """``backend``, and the S3 Vectors vector channel: for the contract suites whose semantics it keeps."""
+    yield from bound_backend(request, tmp_path)
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])

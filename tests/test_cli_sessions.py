@@ -105,3 +105,12 @@ def test_export_and_import_carry_the_sessions(tmp_path: Path) -> None:
     assert ok(cli(copy, "import", str(out))).startswith("imported 0 memories with 2 sessions of 4 messages")
     before, after = (json.loads(ok(cli(d, "sessions", "list", "--user", "maya", "--json"))) for d in (db, copy))
     assert after == before
+
+
+def test_backfill_embeds_what_is_missing_once(tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    ok(cli(db, "sessions", "record", "--user", "maya", "--chat", "trip", "--from",
+           str(jsonl(tmp_path / "chat.jsonl", CHAT))))
+    assert ok(cli(db, "sessions", "backfill", "--user", "maya")) == \
+        "embedded 4 messages and 0 session summaries of 1 user\n"
+    assert ok(cli(db, "sessions", "backfill")).startswith("embedded 0 messages")  # resumable: nothing left

@@ -136,3 +136,23 @@ def test_cli_writes_json(data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert held_out.exit_code == 0 and json.loads(out.read_text())["conversations"] == 1
     bad = CliRunner().invoke(app, ["eval", "locomo", "--data", str(data), "--k", "five"])
     assert bad.exit_code == 2 and "error:" in bad.output
+
+
+def test_sessions_record_each_conversation_as_a_chat_and_report_its_recall(data: Path) -> None:
+    convs = locomo_data.load(data)[:1]
+    settings = locomo.eval_settings(Settings(timezone="UTC", memory_brevity_weight=0.0))
+    report = locomo.run(convs, HashEmbedder(128), settings, ks=(1, 5), sessions=True)
+    assert set(report["methods"]) == {"memlane", "keyword", "dense", *locomo.CHAT_METHODS}
+    # two LoCoMo sessions, weeks apart: two chat sessions, both summarised (each has at least 3 turns... the
+    # first has 5, the second 3: under CONTEXT_SESSION_MIN_MESSAGES=4 it is closed, not summarised)
+    assert report["chat_sessions"] == {"summarized": 1, "closed": 1}
+    # the puppy's name is said in one message: the message channel finds it first
+    assert report["methods"]["chat-messages"]["single-hop"]["recall@1"] == 1.0
+    for name in locomo.CHAT_METHODS:
+        for figures in report["methods"][name].values():
+            assert 0.0 <= figures["recall@1"] <= figures["recall@5"] <= 1.0
+
+
+def test_fuse_merges_rankings_by_reciprocal_rank() -> None:
+    assert locomo.fuse(["a", "b", "c"], ["b", "d"]) == ["b", "a", "d", "c"]
+    assert locomo.fuse(["a", "a", "b"], []) == ["a", "b"]

@@ -18,6 +18,7 @@ from botocore.stub import ANY, Stubber
 from memlane.integrations.langgraph.s3v_store import S3VectorsStore
 from memlane.model.config import Settings
 from memlane.model.errors import ConfigError
+from memlane.storage.base import WriteBatch
 
 BUCKET, INDEX, TITAN = "vera-ai-dev-s3-vector", "memory-search", "amazon.titan-embed-text-v2:0"
 IDS = {"vectorBucketName": BUCKET, "indexName": INDEX}
@@ -92,6 +93,39 @@ def test_a_get_reads_get_vectors_with_metadata(stubs: tuple[S3VectorsStore, Stub
                      {**IDS, "keys": [key], "returnData": False, "returnMetadata": True})
     got = store.get(("maya", "episodic"), "e1")
     assert got is not None and got.value == {"summary": "Maya went hiking"}
+
+
+def test_the_vector_channel_puts_ids_and_queries_with_the_user_as_a_filter(tmp_path: Any) -> None:
+    """``MEMLANE_VECTORS=s3vectors``: a sync puts the memory's id, vector and filterable metadata; a search
+    sends one query filtered on the user and the pushed conditions, and reads the distances."""
+    from memlane.model.filters import parse_filters
+    from memlane.model.record import MemoryRecord
+    from memlane.storage.s3vectors.channel import S3VectorsChannel
+    from memlane.storage.s3vectors.index import S3VectorsIndex
+    from memlane.storage.sqlite.backend import SqliteBackend
+
+    s3v = client("s3vectors")
+    inner = SqliteBackend(str(tmp_path / "m.db"))
+    inner.bind_embedder("test:unit:4", 4)
+    channel = S3VectorsChannel(inner, S3VectorsIndex(s3v, BUCKET, INDEX))
+    record = MemoryRecord(id="m1", user_id="maya", summary="User likes tea.", category="Personal")
+    channel.upsert(record, [0.0, 2.0, 0.0, 0.0])
+    (job,) = channel.list_jobs(user_id="maya")
+    meta = {"user_id": "maya", "state": "active", "type": "semantic", "category": "Personal", "importance": 3,
+            "pinned": False, "source": "chat"}
+    with Stubber(s3v) as stub:
+        stub.add_response("put_vectors", {}, {**IDS, "vectors": [
+            {"key": "m1", "data": {"float32": [0.0, 2.0, 0.0, 0.0]}, "metadata": meta}]})
+        assert channel.run_job(job) == {"put": 1, "deleted": 0}
+        inner.apply(WriteBatch(complete_job=job.id))
+        stub.add_response("query_vectors", {"vectors": [{"key": "m1", "metadata": meta, "distance": 0.25}],
+                                            "distanceMetric": "cosine"}, {
+            **IDS, "topK": 40, "queryVector": {"float32": [0.0, 1.0, 0.0, 0.0]}, "returnMetadata": True,
+            "returnDistance": True, "filter": {"user_id": "maya", "state": "active", "category": {"$in": ["Personal"]}}})
+        conditions = [*parse_filters({"state": "active", "category": ["Personal"], "tags": {"$nin": ["x"]}})]
+        (hit,) = channel.vector_search("maya", [0.0, 1.0, 0.0, 0.0], conditions, limit=1)
+        stub.assert_no_pending_responses()
+    assert hit.record == record and hit.score == 0.75
 
 
 # --- the factory ------------------------------------------------------------------------------------

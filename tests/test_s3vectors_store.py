@@ -6,15 +6,12 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
 from uuid import NAMESPACE_URL, uuid5
 
-import boto3
 import pytest
 from langgraph.store.base import InvalidNamespaceError, PutOp
-from moto import mock_aws
 
 from memlane.integrations.langgraph.s3v_store import S3VectorsStore
 from memlane.model.errors import BackendError, FilterError, ProviderError, ValidationError
@@ -24,24 +21,6 @@ from tests.s3vectors_fake import S3VectorsEmulation
 
 BUCKET, INDEX, DIMS = "memlane-test", "memory-search", 256
 MAYA = ("maya", "semantic")
-
-
-@pytest.fixture
-def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
-        monkeypatch.setenv(name, "testing")
-    with mock_aws():
-        yield
-
-
-@pytest.fixture
-def s3v(aws: None) -> Any:
-    return boto3.client("s3vectors", region_name="us-east-1")
-
-
-@pytest.fixture
-def emu(s3v: Any) -> S3VectorsEmulation:
-    return S3VectorsEmulation(s3v)
 
 
 @pytest.fixture

@@ -1,4 +1,5 @@
-"""The storage contract: every behaviour here holds for SQLite and PostgreSQL alike."""
+"""The storage contract: every behaviour here holds for SQLite and PostgreSQL alike, and for the S3
+Vectors vector channel on them (moto and the query emulation of tests/s3vectors_fake.py)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,13 @@ from memlane.storage.base import Backend, Purge, Upsert, WriteBatch
 from tests.conftest import CONTRACT_DIMS
 
 T0 = datetime(2026, 1, 1, 9, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def backend(any_backend: Backend) -> Backend:
+    """SQLite, PostgreSQL, and the S3 Vectors vector channel (conftest's VECTOR_CHANNELS): every test
+    here holds for all of them."""
+    return any_backend
 
 
 def vec(*head: float) -> list[float]:

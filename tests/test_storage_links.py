@@ -20,6 +20,12 @@ from memlane.storage.base import Backend, Purge, Unlink, Upsert, WriteBatch
 from tests.test_storage_contract import T0, ids, rec, vec
 
 
+@pytest.fixture
+def backend(any_backend: Backend) -> Backend:
+    """SQLite, PostgreSQL, and the S3 Vectors vector channel (linked memories are ranked from the database)."""
+    return any_backend
+
+
 def link(user: str, memory_id: str, by: str = "alice") -> MemoryLink:
     return MemoryLink(user_id=user, memory_id=memory_id, linked_at=T0, linked_by=by)
 

@@ -133,10 +133,13 @@ def is_sqlite_path(location: str) -> bool:
 
 @contextmanager
 def open_memory(db: str | None, embedder: str | None, *, must_exist: bool = False,
-                switch_embedder: bool = False) -> Iterator[Memory]:
+                switch_embedder: bool = False, vectors: str | None = None) -> Iterator[Memory]:
     """The store at ``db`` (or the configured one). ``must_exist`` keeps read commands from creating
-    an empty SQLite file at a mistyped path; ``switch_embedder`` is for ``reembed`` only."""
+    an empty SQLite file at a mistyped path; ``switch_embedder`` is for ``reembed`` only; ``vectors``
+    overrides ``MEMLANE_VECTORS``."""
     settings = load_settings()
+    if vectors is not None:
+        settings = settings.model_copy(update={"vectors": vectors})
     location = db or settings.db
     if must_exist and is_sqlite_path(location) and not Path(location).expanduser().exists():
         raise NotFoundError(f"no memlane database at {location} (store a memory first, or pass --db)")

@@ -97,12 +97,17 @@ def demo(
     db: Annotated[Path | None, typer.Option("--db", help="New SQLite file to create \\[default: a temporary one].",
                                             dir_okay=False, show_default=False)] = None,
     embedder: EmbedderOption = None,
+    vectors: Annotated[Literal["local", "s3vectors"] | None, typer.Option(
+        "--vectors", help="Where vectors are searched: local, or s3vectors (S3V_BUCKET, S3V_INDEX_VECTORS) "
+                          "\\[default: MEMLANE_VECTORS].", show_default=False)] = None,
 ) -> None:
     """Replay a short conversation into a fresh store; show the memories and a few searches."""
     location = fresh_location(db)
     out: Console = render.console()
-    with open_memory(str(location), embedder) as mem:
-        out.print(Text.assemble(("memlane demo", "bold"), f"  database: {location}  embedder: {mem.embedder.identity}"))
+    with open_memory(str(location), embedder, vectors=vectors) as mem:
+        where = f"  vectors: {mem.backend.name}" if mem.settings.vectors != "local" else ""
+        out.print(Text.assemble(("memlane demo", "bold"),
+                                f"  database: {location}  embedder: {mem.embedder.identity}{where}"))
         out.print(Rule("conversation", align="left"))
         history: list[dict[str, str]] = []
         outcomes: list[list[MemoryEvent]] = []
@@ -122,5 +127,5 @@ def demo(
             out.print(render.search_table(hits, title=f'search "{query}"', show_ids=False,
                                           pin_margin=mem.settings.memory_pin_margin))
     out.print()
-    out.print(f'Try: memlane search "where does she live?" --user {USER} --db {location}'
-              + (f" --embedder {embedder}" if embedder else ""))
+    out.print(f'Try: {"MEMLANE_VECTORS=" + vectors + " " if vectors else ""}memlane search "where does she live?" '
+              f'--user {USER} --db {location}' + (f" --embedder {embedder}" if embedder else ""))

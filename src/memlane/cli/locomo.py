@@ -59,6 +59,8 @@ def run_locomo(
     = True,
     conversations: Annotated[int | None, typer.Option(min=1, help="Only the first N conversations.")] = None,
     skip: Annotated[int, typer.Option(min=0, help="Leave out the first N conversations (a held-out split).")] = 0,
+    sessions: Annotated[bool, typer.Option("--sessions", help="Also record each conversation as a group chat "
+                                           "and measure its recall (messages, session summaries, fused).")] = False,
 ) -> None:
     """Ingest each conversation as its own user, ask every question, and report evidence recall@k,
     NDCG@10 and search latency per category for memlane, keyword-only and dense-only search."""
@@ -88,7 +90,7 @@ def run_locomo(
             else:
                 bar.update(asking, completed=done)
 
-        report = locomo.run(convs, emb, settings, ks=ks, progress=tick)
+        report = locomo.run(convs, emb, settings, ks=ks, progress=tick, sessions=sessions)
     report["data"] = str(data)
     render.console().print(_table(report))
     if json_out is not None:

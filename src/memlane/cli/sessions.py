@@ -1,5 +1,5 @@
 """``memlane sessions``: a user's group-chat sessions (docs/sessions.md), listed, shown, recorded from
-JSONL, deleted."""
+JSONL, deleted; and the backfill of their vectors."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 from rich import box
 from rich.console import Group
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
@@ -138,3 +139,29 @@ def delete(session_id: IdArgument, user: UserOption,
     with open_memory(db, embedder, must_exist=True) as mem:
         gone = mem.delete_session(session_id, user_id=user, actor="cli")
     typer.echo(f"deleted session {gone.id} ({render.plural(gone.message_count, 'message')} of chat {gone.chat_id})")
+
+
+@sessions_app.command("backfill")
+def backfill(
+    user: Annotated[str | None, typer.Option("--user", "-u", help="Only this user \\[default: every user].",
+                                             show_default=False)] = None,
+    batch_size: Annotated[int, typer.Option(min=1, max=10_000, help="Texts embedded per batch.")] = 64,
+    rate: Annotated[float | None, typer.Option(min=0.001, help="At most this many texts a second.")] = None,
+    db: DbOption = None,
+    embedder: EmbedderOption = None,
+) -> None:
+    """Embed the recorded messages and session summaries that have no vector of the current embedder
+    (after an embedder change, or for messages recorded before message vectors): missing-only, so an
+    interrupted run goes on where it stopped when run again."""
+    with open_memory(db, embedder, must_exist=True) as mem:
+        bar = Progress(TextColumn("users"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[texts]} texts"),
+                       TimeElapsedColumn(), console=render.console(stderr=True), transient=True)
+        with bar:
+            task = bar.add_task("backfill", total=None, texts=0)
+
+            def tick(done: int, users: int, texts: int) -> None:
+                bar.update(task, completed=done, total=users, texts=texts)
+
+            report = mem.backfill_sessions(user_id=user, batch_size=batch_size, rate=rate, progress=tick)
+    typer.echo(f"embedded {render.plural(report.messages, 'message')} and {report.summaries} session "
+               f"{'summary' if report.summaries == 1 else 'summaries'} of {render.plural(report.users, 'user')}")

@@ -12,6 +12,7 @@ from memlane.engine.consent_api import ConsentAPI
 from memlane.engine.formation_api import FormationAPI
 from memlane.engine.procedures_api import ProceduresAPI
 from memlane.engine.reembed import ReembedReport, reembed
+from memlane.engine.session_backfill import BackfillReport
 from memlane.engine.sessions_api import SessionsAPI
 from memlane.engine.sharing_api import SharingAPI
 from memlane.engine.worker import Worker
@@ -68,7 +69,7 @@ class Memory(FormationAPI, ProceduresAPI, ConsentAPI, SessionsAPI, SharingAPI):
 
             chosen = self.settings if embedder is None else self.settings.model_copy(update={"embedder": embedder})
             self.embedder = embedder_from_settings(chosen)
-        self.backend = backend or open_backend(self.settings.db)
+        self.backend = backend or open_backend(self.settings.db, self.settings)
         try:
             self.backend.bind_embedder(self.embedder.identity, self.embedder.dims, switching=switch_embedder)
         except Exception:
@@ -81,6 +82,8 @@ class Memory(FormationAPI, ProceduresAPI, ConsentAPI, SessionsAPI, SharingAPI):
         self.lifecycle = Lifecycle(self.formation, self._make_summary_llm)
         self.bootstrap = GlobalBootstrap(self.backend, self.events, self.settings.memory_global_bootstrap_below)
         self._worker: Worker | None = None
+        if self.backend.job_kinds:  # the backend's own jobs (a vector channel's sync) wake the worker
+            self.backend.on_jobs = self._wake_worker
 
     def _make_llm(self) -> MemoryLLM:
         if isinstance(self._llm, MemoryLLM):
@@ -114,6 +117,16 @@ class Memory(FormationAPI, ProceduresAPI, ConsentAPI, SessionsAPI, SharingAPI):
         resumable, see :mod:`memlane.engine.reembed`."""
         return reembed(self, missing_only=missing_only, user_id=user_id, batch_size=batch_size,
                        restart=restart, progress=progress)
+
+    def backfill_sessions(self, *, user_id: str | None = None, batch_size: int = 64, rate: float | None = None,
+                          progress: Callable[[int, int, int], None] | None = None) -> BackfillReport:
+        """Embed the recorded messages (and session summaries) that have no vector of the current
+        embedder: missing-only, resumable, at most ``rate`` texts a second; see
+        :mod:`memlane.engine.session_backfill`."""
+        from memlane.engine.session_backfill import backfill
+
+        return backfill(self, user_id=None if user_id is None else v.user_id(user_id), batch_size=batch_size,
+                        rate=rate, progress=progress)
 
     def _conditions(self, user_id: str, filters: Mapping[str, Any] | None, include_inactive: bool) -> builtins.list[Condition]:
         conds = parse_filters(filters, user_id=user_id)
@@ -182,17 +195,20 @@ class Memory(FormationAPI, ProceduresAPI, ConsentAPI, SessionsAPI, SharingAPI):
         budget_tokens: int | None = None,
         agent: str | None = None,
         at: datetime | str | None = None,
+        chat_id: str | None = None,
     ) -> ContextBlock:
         """The context block for a turn: semantic memories first, then recent episodic, then
-        session summaries, within a token budget; the delta header when memories changed since
-        ``since_rev`` (the revision the thread last saw; the block carries the current one)."""
+        session summaries and earlier group-chat messages (of ``chat_id`` when given), within a token
+        budget; the delta header when memories changed since ``since_rev`` (the revision the thread
+        last saw; the block carries the current one)."""
         from memlane.retrieval.context import build_context
 
         user, now = v.user_id(user_id), v.when("at", at) or utcnow()
         self.bootstrap.ensure(user)
         block = build_context(self.backend, self.embedder, self.settings, query=query, user_id=user,
                               thread_id=v.optional_scope("thread_id", thread_id), since_rev=since_rev,
-                              budget_tokens=budget_tokens, agent=agent, now=now)
+                              budget_tokens=budget_tokens, agent=agent, now=now,
+                              chat_id=v.optional_scope("chat_id", chat_id))
         shown = [*block.semantic, *block.episodic, *block.sessions]
         op = OpEvent(id=new_id(), user_id=user, thread_id=thread_id, node="context", op="search",
                      status="ok" if shown else "skipped", at=now,

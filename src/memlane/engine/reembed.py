@@ -63,7 +63,7 @@ def _save(mem: Memory, state: dict[str, Any]) -> None:
     mem.backend.set_meta(META_KEY, json.dumps({k: v for k, v in state.items() if k != "resumed"}))
 
 
-def _embed_page(mem: Memory, user: str, ids: list[str], missing_only: bool) -> int:
+def embed_page(mem: Memory, user: str, ids: list[str], missing_only: bool) -> int:
     backend = mem.backend
     records = backend.get_many(user, ids)
     if missing_only:
@@ -123,7 +123,7 @@ def reembed(
             page = backend.list(user, live, limit=batch_size, offset=offset, newest_first=False)
             if not page:
                 break
-            report.embedded += _embed_page(mem, user, [r.id for r in page], missing_only)
+            report.embedded += embed_page(mem, user, [r.id for r in page], missing_only)
             report.scanned += len(page)
             offset += len(page)
             done += len(page)

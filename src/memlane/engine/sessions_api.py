@@ -49,8 +49,11 @@ class SessionsAPI:
         for n, m in enumerate(checked):
             if m.name is not None:
                 v.optional_scope(f"messages[{n}].name", m.name)
+            if m.ref is not None:
+                v.optional_scope(f"messages[{n}].ref", m.ref)
         incoming = [SessionMessage(id=new_id(), user_id=user, chat_id=chat, session_id="", role=m.role,
-                                   sender=m.name, text=m.content, at=v.when("at", m.at) or now) for m in checked]
+                                   sender=m.name, text=m.content, at=v.when("at", m.at) or now, ref=m.ref)
+                    for m in checked]
         gap = timedelta(minutes=self.settings.context_session_gap_minutes)
         every = self.settings.memlane_schedule.get("sessions", 0)  # the background task closes and summarises
         task = [task_job(user, "sessions", timedelta(hours=every), now)] if every > 0 else []

@@ -9,7 +9,17 @@ shown to the store.
 
 Every question is asked as of one minute after the last session, through ``memlane``'s search and
 through two baselines on the same store: ``keyword`` (the full-text index alone) and ``dense`` (the
-vector index alone). For each, the ranked results' ``source_ref`` ids are walked in order and the
+vector index alone).
+
+With ``sessions``, each conversation is also recorded as a group chat (turn by turn, a minute apart,
+``ref`` its ``dia_id``), so LoCoMo's sessions (days apart) become memlane sessions, and the sessions task
+embeds the messages and summarises each session offline (the extractive digest). Three more methods then answer: ``chat`` (the group-chat recall of the context block: recorded
+messages and session summaries through the seed's reranker, no memories), and its channels alone,
+``chat-messages`` and ``chat-sessions`` (at most ``CONTEXT_SESSION_MAX_RETRIEVED`` summaries, as the context
+block shows); and ``fused``, memlane's ranking and ``chat``'s merged by
+reciprocal rank (k=60). The first three methods leave the session summaries out (their figures are
+those of the turns alone, as without ``sessions``). A message cites its ``ref``; a session summary cites the messages it quotes
+verbatim (the digest's central messages, decisions and open questions), nothing else. For each, the ranked results' ``source_ref`` ids are walked in order and the
 first k distinct ones kept: recall@k is the share of the question's evidence among them, NDCG@10 is
 computed on the same list. Questions whose evidence names no turn of the conversation are skipped and
 counted. Latency is the search call with the question's embedding already cached (all questions are
@@ -33,14 +43,17 @@ from memlane.engine.memory import Memory
 from memlane.evaluation.locomo_data import Conversation, Question
 from memlane.evaluation.metrics import distinct, ndcg_at, percentile, recall_at
 from memlane.model.config import Settings
-from memlane.model.enums import MemoryState
+from memlane.model.enums import MemoryState, MemoryType
 from memlane.model.filters import Condition
-from memlane.model.record import Relation, SearchHit
+from memlane.model.record import Relation, SearchHit, utcnow
 from memlane.providers.embed import Embedder
+from memlane.retrieval import chat_recall
 from memlane.retrieval.search import SearchRequest, search
 from memlane.storage.base import WriteBatch
 
 METHODS = ("memlane", "keyword", "dense")
+CHAT_METHODS = ("chat", "chat-messages", "chat-sessions", "fused")
+RRF_K = 60
 ASK_AFTER = timedelta(minutes=1)
 Progress = Callable[[str, int, int], None]
 
@@ -99,6 +112,49 @@ def ingest(mem: Memory, conv: Conversation) -> int:
     return len(records)
 
 
+def record_chat(mem: Memory, conv: Conversation) -> dict[str, str]:
+    """Record the conversation as a group chat (a minute between turns) and run the sessions task (it
+    embeds the messages and summarises the sessions); returns message id -> dia_id."""
+    turns = [{"role": "user", "name": t.speaker, "content": t.summary.split(": ", 1)[-1], "ref": t.dia_id,
+              "at": t.at + timedelta(minutes=n)} for n, t in enumerate(conv.turns)]
+    refs: dict[str, str] = {}
+    for start in range(0, len(turns), 1000):
+        for m in mem.record_messages(turns[start:start + 1000], user_id=conv.sample_id, chat_id=conv.sample_id):
+            refs[m.id] = m.ref or ""
+    # recording scheduled the task an hour after the recording (wall clock), not after the chat's 2023 end
+    later = utcnow() + timedelta(hours=2)
+    while mem.run_tasks(at=later):  # a run summarises at most 20 sessions and schedules the next at once
+        pass
+    return refs
+
+
+def chat_cited(mem: Memory, conv: Conversation, q: Question, method: str, refs: dict[str, str],
+               limit: int) -> tuple[list[str], float]:
+    """Cited dia_ids of the group-chat recall (see the module's docstring)."""
+    start = time.perf_counter()
+    items = chat_recall.recall(mem.backend, mem.embedder, mem.settings, query=q.text, user_id=conv.sample_id,
+                               chat_id=None, now=conv.last_at + ASK_AFTER,
+                               max_messages=0 if method == "chat-sessions" else limit,
+                               max_sessions=0 if method == "chat-messages" else mem.settings.context_session_max_retrieved)
+    ms = (time.perf_counter() - start) * 1000.0
+    out: list[str] = []
+    for item in items:
+        if item.message is not None:
+            out.append(item.message.ref or "")
+        elif item.session is not None:
+            out += [refs.get(i, "") for i in item.session.memory.metadata.get("session", {}).get("quoted", [])]
+    return [d for d in out if d], ms
+
+
+def fuse(*rankings: Sequence[str]) -> list[str]:
+    """Reciprocal rank fusion of ranked id lists (distinct ids, best first)."""
+    score: dict[str, float] = defaultdict(float)
+    for ranked in rankings:
+        for rank, d in enumerate(distinct(ranked)):
+            score[d] += 1.0 / (RRF_K + rank + 1)
+    return sorted(score, key=lambda d: -score[d])
+
+
 def cited(hits: Sequence[SearchHit]) -> list[str]:
     """Source dia_ids of ranked results, in order (a result may cite several)."""
     return [d for h in hits for d in re.split(r"[,;\s]+", h.memory.source_ref or "") if d]
@@ -106,7 +162,8 @@ def cited(hits: Sequence[SearchHit]) -> list[str]:
 
 def ask(mem: Memory, conv: Conversation, q: Question, method: str, limit: int) -> tuple[list[str], float]:
     req = SearchRequest(user_id=conv.sample_id, query=q.text, now=conv.last_at + ASK_AFTER, limit=limit,
-                        conditions=[Condition("state", "$eq", MemoryState.ACTIVE.value)],
+                        conditions=[Condition("state", "$eq", MemoryState.ACTIVE.value),
+                                    Condition("type", "$ne", MemoryType.SESSION.value)],  # the chat methods
                         mode="hybrid" if method == "memlane" else method)
     start = time.perf_counter()
     hits = search(mem.backend, mem.embedder, mem.settings, req)
@@ -121,13 +178,18 @@ def run(
     ks: Sequence[int] = (5, 10, 25),
     workdir: str | Path | None = None,
     progress: Progress | None = None,
+    sessions: bool = False,
 ) -> dict[str, Any]:
     """Ingest, ask and score; returns the report (JSON-ready)."""
+    methods = METHODS + (CHAT_METHODS if sessions else ())
+    if sessions:  # the sessions task alone runs (no consolidation or TTL touches the stored turns)
+        settings = settings.model_copy(update={"memlane_schedule": {"sessions": 1.0}})
     ks = sorted({int(k) for k in ks})
     if not ks or ks[0] < 1:
         raise ValueError("k values must be positive integers")
-    scores = {m: Scores() for m in METHODS}
+    scores = {m: Scores() for m in methods}
     skipped: dict[str, int] = defaultdict(int)
+    chat_sessions: dict[str, int] = defaultdict(int)
     turns = ingest_s = embed_s = 0.0
     asked = 0
     total_q = sum(len(c.questions) for c in conversations)
@@ -137,6 +199,10 @@ def run(
             try:
                 start = time.perf_counter()
                 turns += ingest(mem, conv)
+                refs = record_chat(mem, conv) if sessions else {}
+                if sessions:
+                    for s in mem.sessions(user_id=conv.sample_id, limit=10_000):
+                        chat_sessions[s.status.value] += 1
                 ingest_s += time.perf_counter() - start
                 if progress:
                     progress("ingested", len(conv.turns), 0)
@@ -148,8 +214,15 @@ def run(
                 mem.embedder.embed([q.text for q in usable])  # warm the cache: methods are timed alike
                 embed_s += time.perf_counter() - start
                 for q in usable:
-                    for method in METHODS:
-                        ranked, ms = ask(mem, conv, q, method, max(ks))
+                    ranks: dict[str, list[str]] = {}
+                    for method in methods:
+                        if method == "fused":
+                            ranked, ms = fuse(ranks["memlane"], ranks["chat"]), 0.0
+                        elif method in CHAT_METHODS:
+                            ranked, ms = chat_cited(mem, conv, q, method, refs, max(ks))
+                        else:
+                            ranked, ms = ask(mem, conv, q, method, max(ks))
+                        ranks[method] = ranked
                         recalls = {k: recall_at(ranked, q.evidence, k) for k in ks}
                         scores[method].add(q.category_name, recalls, ndcg_at(distinct(ranked), q.evidence, 10), ms)
                     asked += 1
@@ -169,5 +242,6 @@ def run(
         if settings.memory_embedding_header else "summary",
         "ingest_seconds": round(ingest_s, 2),
         "query_embed_ms": round(embed_s * 1000.0 / max(asked, 1), 2),
-        "methods": {m: {g: scores[m].summary(g) for g in groups} for m in METHODS},
+        "chat_sessions": dict(chat_sessions),
+        "methods": {m: {g: scores[m].summary(g) for g in groups} for m in methods},
     }

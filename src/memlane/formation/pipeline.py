@@ -132,11 +132,14 @@ class Formation:
     def run_once(self) -> bool:
         """Claim and process one job; False when none is runnable."""
         job = self.backend.claim_job(self.worker_id, lease_seconds=self.lease_seconds, now=utcnow(),
-                                     kinds=(TURN, CANDIDATE, CAPTURE))
+                                     kinds=(TURN, CANDIDATE, CAPTURE, *self.backend.job_kinds))
         if job is None:
             return False
         try:
-            if job.kind == TURN:
+            if job.kind in self.backend.job_kinds:  # the backend's own work (a vector channel's sync)
+                result = self.backend.run_job(job)
+                self.backend.apply(WriteBatch(complete_job=job.id, job_owner=self.worker_id, job_result=result))
+            elif job.kind == TURN:
                 messages = [ChatMessage.model_validate(m) for m in job.payload["messages"]]
                 self._extract_turn(job, messages, datetime.fromisoformat(job.payload["at"]))
             elif job.kind == CANDIDATE:

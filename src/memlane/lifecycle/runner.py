@@ -13,7 +13,7 @@ from typing import Any
 from memlane.formation.bands import bands_for
 from memlane.formation.mutations import Mutation, commit_planned
 from memlane.formation.pipeline import Formation, fault
-from memlane.lifecycle import consent, consolidate, insights, purge, sessions, ttl
+from memlane.lifecycle import consent, consolidate, insights, message_vectors, purge, sessions, ttl
 from memlane.lifecycle.schedule import kind_of, task_job
 from memlane.model.enums import MemoryType
 from memlane.model.errors import LeaseLostError
@@ -28,6 +28,7 @@ from memlane.storage.base import WriteBatch
 log = logging.getLogger("memlane.lifecycle")
 BATCH = 1000  # memories one run changes at most; a full run schedules the next one at once
 LEASE_SECONDS = 300.0
+MESSAGE_VECTORS_PER_RUN = 2000  # chat messages a sessions run embeds at most (message_vectors.py)
 # Tasks not seeded for every user: recording a group-chat message schedules its user's sessions run
 # (engine/sessions_api.py), so users who never record one cost nothing.
 BY_USE = frozenset({"sessions"})
@@ -222,11 +223,13 @@ class Lifecycle:
     def _sessions(self, job: Job, now: datetime) -> tuple[Sequence[str], Plan, bool]:
         """The model (or the extractive digest) runs outside the write lock; the run reads the summary
         memories it re-summarises."""
+        embedded, behind = message_vectors.embed_missing(self.backend, self.formation.embedder, job.user_id,
+                                                         limit=MESSAGE_VECTORS_PER_RUN)
         work = sessions.due(self.backend, job.user_id, self.settings, now)
         sessions.summarize(work, self.backend, self.summary_llm, self.formation.embedder, self.settings)
 
         def plan(m: Mutation, stored: dict[str, MemoryRecord]) -> dict[str, Any]:
             sessions.keep_existing(work, self.backend, job.user_id)  # under the write lock: none deleted since
-            return sessions.apply(m, work, stored, self.settings, now)
+            return {**sessions.apply(m, work, stored, self.settings, now), "messages_embedded": embedded}
 
-        return sessions.memory_ids(work), plan, work.more
+        return sessions.memory_ids(work), plan, work.more or behind

@@ -28,18 +28,24 @@ _DECISION = re.compile(r"\b(?:let'?s|we'?ll|we will|decided|agreed|agree|deal|bo
 _NAME = re.compile(r"(?<=[\w,;:] )[A-Z][\w'-]*[a-z0-9][\w'-]*")  # a capitalised word after another word
 
 
-def digest(messages: Sequence[SessionMessage], llm: MemoryLLM, embedder: Embedder) -> tuple[SessionDigest, str]:
-    """The payload and who wrote it (the model's name, or ``extractive``). A provider error propagates."""
+def digest(messages: Sequence[SessionMessage], llm: MemoryLLM,
+           embedder: Embedder) -> tuple[SessionDigest, str, list[str]]:
+    """The payload, who wrote it (the model's name, or ``extractive``) and the ids of the messages it
+    quotes (extractive only: a model's words quote none). A provider error propagates."""
     chat = [ChatMessage(role=m.role, content=m.text, at=m.at, name=m.sender) for m in messages]
     made = llm.summarize_session(chat)
-    return (made, llm.name) if made is not None else (extractive(messages, embedder), "extractive")
+    if made is not None:
+        return made, llm.name, []
+    payload, quoted = extractive(messages, embedder)
+    return payload, "extractive", quoted
 
 
 def _line(m: SessionMessage) -> str:
     return f"{m.sender or m.role}: {truncate(' '.join(m.text.split()), LINE_CHARS)}"
 
 
-def extractive(messages: Sequence[SessionMessage], embedder: Embedder) -> SessionDigest:
+def extractive(messages: Sequence[SessionMessage], embedder: Embedder) -> tuple[SessionDigest, list[str]]:
+    """The digest and the ids of the messages it quotes, in time order."""
     vectors = np.asarray(embedder.embed([m.text for m in messages]), dtype=np.float64)
     vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
     centroid = vectors.mean(axis=0)
@@ -49,13 +55,16 @@ def extractive(messages: Sequence[SessionMessage], embedder: Embedder) -> Sessio
     names = dict.fromkeys(n for m in messages for n in _NAME.findall(m.text))
     unanswered = [m for i, m in enumerate(messages) if m.text.rstrip().endswith("?")
                   and not any(later.sender != m.sender for later in messages[i + 1:])]
+    decisions = [m for m in messages if _DECISION.search(m.text)][-LIST_MAX:]
+    questions = unanswered[-LIST_MAX:]
+    quoted = {m.id for m in [*(messages[i] for i in central), *decisions, *questions]}
     return SessionDigest(
         summary=" ".join(_line(messages[i]) for i in central),
         topics=[w for w, _ in words.most_common(4)],
-        decisions=[_line(m) for m in messages if _DECISION.search(m.text)][-LIST_MAX:],
-        open_questions=[_line(m) for m in unanswered][-LIST_MAX:],
+        decisions=[_line(m) for m in decisions],
+        open_questions=[_line(m) for m in questions],
         entities=list(names)[:12],
-    )
+    ), [m.id for m in messages if m.id in quoted]
 
 
 def flatten(session: ChatSession, payload: SessionDigest) -> str:

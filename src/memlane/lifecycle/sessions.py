@@ -47,6 +47,7 @@ class Summary:
     model: str = ""
     error: str | None = None
     vector: list[float] = field(default_factory=list)
+    quoted: list[str] = field(default_factory=list)  # ids of the messages the summary quotes verbatim
 
 
 @dataclass
@@ -79,7 +80,7 @@ def summarize(work: Work, backend: Backend, llm: MemoryLLM, embedder: Embedder, 
     for s in work.summaries:
         messages = backend.session_messages(s.session.user_id, s.session.id, limit=10**6)[-MAX_MESSAGES:]
         try:
-            s.payload, s.model = digest(messages, llm, embedder)
+            s.payload, s.model, s.quoted = digest(messages, llm, embedder)
         except Exception as exc:  # noqa: BLE001 - recorded on the session as failed, tried again next run
             s.error = f"{type(exc).__name__}: {exc}"
             log.warning("session %s of user %s not summarised: %s", s.session.id, s.session.user_id, s.error,
@@ -96,7 +97,7 @@ def record(s: Summary, settings: Settings, now: datetime, old: MemoryRecord | No
     meta = {"session": {"id": session.id, "chat_id": session.chat_id, "started_at": session.started_at.isoformat(),
                         "ended_at": session.ended_at.isoformat(), "message_count": session.message_count,
                         "participants": session.participants, "summary_version": settings.context_session_summary_version,
-                        "model": s.model, **payload.model_dump()}}
+                        "model": s.model, "quoted": s.quoted, **payload.model_dump()}}
     fields = {"summary": flatten(session, payload), "tags": [t.strip().lower() for t in payload.topics if t.strip()][:4],
               "entities": payload.entities, "metadata": meta, "valid_from": session.started_at,
               "valid_to": session.ended_at, "updated_at": now}

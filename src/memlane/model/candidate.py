@@ -17,6 +17,7 @@ class ChatMessage(BaseModel):
     content: str
     at: datetime | None = None
     name: str | None = None  # speaker name in group chats
+    ref: str | None = None  # the client's own id of the message (recorded with group-chat messages)
 
 
 class Candidate(BaseModel):

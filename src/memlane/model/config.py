@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import AliasChoices, Field, ValidationInfo, field_validator
 from pydantic_settings import (
@@ -60,9 +60,14 @@ class Settings(BaseSettings):
     bedrock_embed_model_id: str = Field(
         "amazon.titan-embed-text-v2:0", validation_alias=_alias("BEDROCK_EMBED_MODEL_ID")
     )
+    # Where the vectors are searched: "local" (the database's own index) or "s3vectors" (an S3 Vectors
+    # index in S3V_BUCKET / S3V_INDEX_VECTORS; the database keeps the records; docs/s3vectors.md)
+    vectors: Literal["local", "s3vectors"] = Field("local", validation_alias=_alias("MEMLANE_VECTORS"))
     # Amazon S3 Vectors (seed 000): the LangGraph S3VectorsStore (integrations/langgraph/s3v_factory.py)
+    # and the vector channel (storage/s3vectors/channel.py)
     s3v_bucket: str | None = Field(None, validation_alias=_alias("S3V_BUCKET"))
     s3v_index_memory: str = Field("memory-search", validation_alias=_alias("S3V_INDEX_MEMORY"))
+    s3v_index_vectors: str = Field("memlane-vectors", validation_alias=_alias("S3V_INDEX_VECTORS"))
     s3v_distance: str = Field("cosine", validation_alias=_alias("S3V_DISTANCE"))
     s3v_timeout_s: float = Field(10.0, gt=0, validation_alias=_alias("S3V_TIMEOUT_S"))
     s3v_max_attempts: int = Field(3, ge=1, validation_alias=_alias("S3V_MAX_ATTEMPTS"))
@@ -161,6 +166,8 @@ class Settings(BaseSettings):
     )
     context_session_memory_enabled: bool = Field(True, validation_alias=_alias("CONTEXT_SESSION_MEMORY_ENABLED"))
     context_session_max_retrieved: int = Field(3, validation_alias=_alias("CONTEXT_SESSION_MAX_RETRIEVED"))
+    # Recorded group-chat messages the context block shows at most (message-level recall, seed 004).
+    context_session_max_messages: int = Field(4, ge=0, validation_alias=_alias("CONTEXT_SESSION_MAX_MESSAGES"))
     # Group chats (seed 004): a silence longer than this closes a chat's session and opens a new one.
     context_session_gap_minutes: float = Field(30, gt=0, validation_alias=_alias("CONTEXT_SESSION_GAP_MINUTES"))
     # The sessions task summarises closed sessions of at least this many messages; a new version

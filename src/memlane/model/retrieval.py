@@ -8,6 +8,7 @@ from pydantic import BaseModel, Field
 
 from memlane.model.jobs import Change
 from memlane.model.record import SearchHit
+from memlane.model.session import SessionMessage
 
 
 class ContextBlock(BaseModel):
@@ -18,6 +19,7 @@ class ContextBlock(BaseModel):
     semantic: list[SearchHit] = Field(default_factory=list)
     episodic: list[SearchHit] = Field(default_factory=list)
     sessions: list[SearchHit] = Field(default_factory=list)
+    messages: list[SessionMessage] = Field(default_factory=list)  # earlier group-chat messages (seed 004)
     delta: list[Change] = Field(default_factory=list)  # the changes shown in the header, newest first
     since_rev: int | None = None
     rev: int = 0  # the thread's current revision: pass it back as ``since_rev`` next turn

@@ -33,6 +33,7 @@ class SessionMessage(BaseModel):
     sender: str | None = None  # who wrote it in a group chat (a name or handle)
     text: str
     at: datetime
+    ref: str | None = None  # the client's own id of the message (an import's source id), if it gave one
 
 
 class ChatSession(BaseModel):
@@ -72,3 +73,11 @@ class SessionDigest(BaseModel):
     decisions: list[str] = Field(default_factory=list, max_length=6, description="Explicit decisions or agreements.")
     open_questions: list[str] = Field(default_factory=list, max_length=6, description="Asks left unresolved.")
     entities: list[str] = Field(default_factory=list, max_length=12, description="People, places, tools named.")
+
+
+class MessageHit(BaseModel):
+    """A recorded message found for a query: its keyword rank score and/or its cosine similarity."""
+
+    message: SessionMessage
+    keyword: float = 0.0  # bm25 / ts_rank, higher is better (0: not a keyword match)
+    similarity: float | None = None  # cosine to the query (None: no vector of the query's embedder yet)

@@ -4,12 +4,13 @@ is told about the user at a turn, within a token budget.
 Order is priority: the delta header (what changed, from the change log) when memories changed since the
 revision the thread last saw, then semantic memories (context-mode ``all`` categories always, the rest
 by relevance), then 1-3 recent episodic memories relevant to the query, then relevant session
-summaries. Items are added in that order until the next one would exceed the budget; the rest are
-counted in ``dropped``.
+summaries, then relevant earlier messages of the user's group chats. Items are added in that order
+until the next one would exceed the budget; the rest are counted in ``dropped``.
 
-Two searches feed the block: semantic (and insight) memories, and timed ones (episodic and session,
-sharing one candidate pool), each with search's hybrid ranking, recall intent and time phrases; the
-query is embedded once for both.
+Three retrievals feed the block: semantic (and insight) memories, and episodic ones, each with search's
+hybrid ranking, recall intent and time phrases; and with session memory on, the group-chat recall
+(:mod:`memlane.retrieval.chat_recall`: session summaries and recorded messages through one reranker).
+The query is embedded once for all.
 """
 
 from __future__ import annotations
@@ -26,8 +27,10 @@ from memlane.model.filters import Condition, live
 from memlane.model.jobs import Change
 from memlane.model.record import MemoryRecord, SearchHit
 from memlane.model.retrieval import ContextBlock
+from memlane.model.session import SessionMessage
 from memlane.providers.embed import Embedder
 from memlane.retrieval.allowlist import CategoryConfig, load_categories
+from memlane.retrieval.chat_recall import recall
 from memlane.retrieval.query import check_query
 from memlane.retrieval.rerank import composite
 from memlane.retrieval.search import SearchRequest, search
@@ -49,6 +52,7 @@ HEADERS = {
     "semantic": "Known about the user:",
     "episodic": "Recent events:",
     "sessions": "Relevant earlier session summaries:",
+    "messages": "Relevant earlier messages:",
 }
 
 
@@ -79,9 +83,12 @@ def build_context(
     budget_tokens: int | None,
     agent: str | None,
     now: datetime,
+    chat_id: str | None = None,
 ) -> ContextBlock:
     """The block for one turn of ``thread_id`` (``None``: changes tied to no thread); with ``agent``,
-    every section and the delta keep to the agent's allowlist."""
+    every section and the delta keep to the agent's allowlist (and no raw message is shown: messages
+    have no category). ``chat_id``: the group chat asking, whose sessions and messages are recalled
+    (None: all the user's chats)."""
     text = check_query(query)
     limit = check_budget(budget_tokens, settings.memory_context_budget_tokens)
     if since_rev is not None and (isinstance(since_rev, bool) or not isinstance(since_rev, int) or since_rev < 0):
@@ -94,18 +101,18 @@ def build_context(
     rev = backend.thread_revision(user_id, thread)
     block = ContextBlock(text="", since_rev=since_rev, rev=rev, budget_tokens=limit or 0)
     changes = delta_lines(backend, user_id, thread, since_rev, rev, allowed) if since_rev is not None else []
-    sections = _retrieve(backend, once, settings, cfg, text, user_id, thread_id, allowed, now)
+    sections = _retrieve(backend, once, settings, cfg, text, user_id, thread_id, chat_id, allowed, now)
     _render(block, changes, sections, cfg, settings.timezone, Budget(limit))
     return block
 
 
 def _retrieve(
     backend: Backend, embedder: Embedder, settings: Settings, cfg: CategoryConfig, query: str,
-    user_id: str, thread_id: str | None, allowed: tuple[str, ...] | None, now: datetime,
-) -> dict[str, list[SearchHit]]:
-    """Two searches, semantic and timed (episodic with sessions), so neither channel can crowd the
-    other out of a shared candidate pool; context-mode ``all`` categories are listed."""
-    out: dict[str, list[SearchHit]] = {"semantic": [], "episodic": [], "sessions": []}
+    user_id: str, thread_id: str | None, chat_id: str | None, allowed: tuple[str, ...] | None, now: datetime,
+) -> dict[str, list[Any]]:
+    """Separate retrievals, so no channel can crowd another out of a shared candidate pool; context-mode
+    ``all`` categories are listed."""
+    out: dict[str, list[Any]] = {"semantic": [], "episodic": [], "sessions": [], "messages": []}
     if allowed is not None and not allowed:
         return out
     scope = live()
@@ -129,12 +136,14 @@ def _retrieve(
         ids = {h.memory.id for h in picked}
         found = picked + [h for h in found if h.memory.id not in ids]
     out["semantic"] = found
-    sessions = settings.context_session_max_retrieved if settings.context_session_memory_enabled else 0
     small = settings.model_copy(update={"memory_context_topk": min(EPISODIC_TOPK, settings.memory_context_topk)})
-    timed = run([MemoryType.EPISODIC.value] + ([MemoryType.SESSION.value] if sessions > 0 else []),
-                EPISODIC_MAX + sessions, small)
-    out["episodic"] = [h for h in timed if h.memory.type is MemoryType.EPISODIC][:EPISODIC_MAX]
-    out["sessions"] = [h for h in timed if h.memory.type is MemoryType.SESSION][:sessions]
+    out["episodic"] = run([MemoryType.EPISODIC.value], EPISODIC_MAX, small)
+    if settings.context_session_memory_enabled:
+        items = recall(backend, embedder, small, query=query, user_id=user_id, chat_id=chat_id, now=now,
+                       max_messages=settings.context_session_max_messages if allowed is None else 0,
+                       max_sessions=settings.context_session_max_retrieved, scope=scope)
+        out["sessions"] = [i.session for i in items if i.session is not None]
+        out["messages"] = [i.message for i in items if i.message is not None]
     return out
 
 
@@ -189,7 +198,7 @@ def delta_lines(
 
 
 def _render(
-    block: ContextBlock, changes: list[tuple[Change, str]], sections: dict[str, list[SearchHit]],
+    block: ContextBlock, changes: list[tuple[Change, str]], sections: dict[str, list[Any]],
     cfg: CategoryConfig, tz: str, budget: Budget,
 ) -> None:
     lines: list[str] = []
@@ -205,9 +214,9 @@ def _render(
     else:
         zone = ZoneInfo(tz)
         for name, hits in sections.items():
-            shown: list[SearchHit] = getattr(block, name)
+            shown: list[Any] = getattr(block, name)
             for hit in hits:
-                line = _line(name, hit.memory, cfg, zone)
+                line = _message_line(hit, zone) if name == "messages" else _line(name, hit.memory, cfg, zone)
                 first = [HEADERS[name]] if not shown else []
                 if not budget.take("\n".join([*first, line]) + "\n"):
                     block.dropped = pending
@@ -232,6 +241,11 @@ def _line(section: str, rec: MemoryRecord, cfg: CategoryConfig, zone: ZoneInfo) 
         day = rec.date_iso or (rec.valid_from or rec.created_at).astimezone(zone).date().isoformat()
         return f"- {day}: [{rec.category}] {summary}"
     return f"- [{rec.category}] {summary}"
+
+
+def _message_line(m: SessionMessage, zone: ZoneInfo) -> str:
+    when = m.at.astimezone(zone).strftime("%Y-%m-%d %H:%M")
+    return f"- {when} {m.sender or m.role}: {truncate(' '.join(m.text.split()), ITEM_MAX_CHARS)}"
 
 
 def _window(rec: MemoryRecord, zone: ZoneInfo) -> str:

@@ -23,13 +23,12 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from memlane.model.enums import MemoryType
 from memlane.model.filters import Condition
 from memlane.model.record import MemoryRecord, Relation
 from memlane.retrieval.intent import QueryPlan
 from memlane.storage.base import Backend
+from memlane.storage.cosine import cosines
 
 RECALL_TYPES = [MemoryType.EPISODIC.value, MemoryType.SESSION.value]
 
@@ -59,18 +58,6 @@ class Pool:
         if cand is None:
             cand = self.candidates[record.id] = Candidate(record)
         return cand
-
-
-def cosines(query: Sequence[float], vectors: dict[str, list[float]]) -> dict[str, float]:
-    """Cosine of ``query`` to each stored vector."""
-    if not vectors:
-        return {}
-    ids = list(vectors)
-    mat = np.asarray([vectors[i] for i in ids], dtype=np.float32)
-    q = np.asarray(query, dtype=np.float32)
-    norms = np.linalg.norm(mat, axis=1) * (float(np.linalg.norm(q)) or 1.0)
-    sims = mat @ q / np.where(norms > 0, norms, 1.0)
-    return {i: float(s) for i, s in zip(ids, sims, strict=True)}
 
 
 def keyword_sd(scores: Sequence[float], population: int) -> float:

@@ -1,7 +1,7 @@
 """OpenAI-compatible ``POST /v1/chat/completions`` and ``GET /v1/models`` in front of an upstream LLM.
 
 With a user (``X-OpenWebUI-User-Id`` or ``X-Memlane-User`` with an admin key, or a user-bound key) the
-proxy builds the context block for the user's last message (thread = ``X-OpenWebUI-Chat-Id``),
+proxy builds the context block for the user's last message (thread and chat = ``X-OpenWebUI-Chat-Id``),
 injects it into the system prompt, forwards everything else unchanged, relays the answer unchanged
 (SSE chunks byte for byte when streaming). Once the upstream has answered, and before the first byte
 of the answer goes out, the user's last message is committed as a turn job (``Memory.enqueue_turn``, a
@@ -65,11 +65,12 @@ CHAT_RESPONSES: dict[int | str, dict[str, Any]] = {
 
 async def _memories(state: ServerState, user: str, thread: str | None, query: str) -> tuple[str, int]:
     since = state.last_rev(user, thread) if thread else None
-    call = functools.partial(state.memory.context, query, user_id=user, thread_id=thread, since_rev=since)
+    call = functools.partial(state.memory.context, query, user_id=user, thread_id=thread, chat_id=thread,
+                             since_rev=since)  # the chat's own earlier sessions and messages
     block = await anyio.to_thread.run_sync(call)
     if thread:
         state.saw_rev(user, thread, block.rev)
-    return block.text.strip(), len(block.semantic) + len(block.episodic) + len(block.sessions)
+    return block.text.strip(), len(block.semantic) + len(block.episodic) + len(block.sessions) + len(block.messages)
 
 
 async def _record(state: ServerState, user: str, thread: str | None, call: functools.partial[Any], code: str) -> None:

@@ -188,7 +188,7 @@ def query(body: QueryRequest, user: User, state: State) -> QueryResult:
 @router.post("/context", response_model=ContextBlock, responses=ERRORS, summary="The context block for a turn")
 def context(body: ContextRequest, user: User, state: State, chat: ChatIdHeader = None) -> ContextBlock:
     return _mem(state).context(body.query, user_id=user, thread_id=chat_or(body.thread_id, chat, "thread_id"),
-                               since_rev=body.since_rev,
+                               chat_id=chat_or(body.chat_id, chat, "chat_id"), since_rev=body.since_rev,
                                budget_tokens=body.budget_tokens, agent=body.agent, at=body.at)
 
 

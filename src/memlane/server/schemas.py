@@ -263,6 +263,8 @@ class ContextRequest(Strict):
 
     query: QueryText
     thread_id: Name | None = None
+    chat_id: Name | None = Field(None, description="The group chat whose earlier sessions and messages to recall "
+                                                   "(or the X-OpenWebUI-Chat-Id header).")
     since_rev: Revision | None = Field(
         None, description="The `rev` of the thread's previous block: adds the delta header.")
     budget_tokens: Budget | None = None

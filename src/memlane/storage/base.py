@@ -21,14 +21,14 @@ from datetime import datetime
 from typing import Any
 
 from memlane.model.consent import Proposal, ProposalFilter
-from memlane.model.errors import DimensionMismatchError, EmbedderMismatchError
+from memlane.model.errors import BackendError, DimensionMismatchError, EmbedderMismatchError
 from memlane.model.filters import Condition
 from memlane.model.jobs import Change, Job, JobStatus, OpCount, OpEvent
 from memlane.model.link import MemoryLink
 from memlane.model.record import HistoryEntry, MemoryRecord, Relation
-from memlane.model.session import ChatSession, SessionFilter, SessionMessage
+from memlane.model.session import ChatSession, MessageHit, SessionFilter, SessionMessage
 
-SCHEMA_VERSION = 7  # PostgreSQL's; SQLite's is in sqlite/migrations.py
+SCHEMA_VERSION = 8  # PostgreSQL's; SQLite's is in sqlite/migrations.py
 PENDING_EMBEDDER = "embedder:pending"  # meta: the embedder a started re-embed is switching to
 _LOCKS_GUARD = threading.Lock()
 
@@ -102,6 +102,11 @@ class Backend(ABC):
 
     name: str
     local_reads = False  # True: a read costs no round trip (in-process), so more, smaller reads are fine
+    # Jobs of these kinds are the backend's own work (a vector channel's sync): the worker claims them
+    # with formation's and runs them with :meth:`run_job`; ``on_jobs`` (set by ``Memory``) is called
+    # after a commit that enqueued some, to wake the worker.
+    job_kinds: tuple[str, ...] = ()
+    on_jobs: Callable[[], None] | None = None
 
     # --- lifecycle -------------------------------------------------------------------------
     @abstractmethod
@@ -156,6 +161,10 @@ class Backend(ABC):
                 f"{identity}; configure {recorded} again (MEMLANE_EMBEDDER, --embedder), or re-embed every "
                 "memory with the new one: `memlane reembed --embedder ...` (Memory.reembed)"
             )
+
+    def run_job(self, job: Job) -> dict[str, Any]:
+        """Run one of the :attr:`job_kinds` jobs (idempotently); return the outcome the done job keeps."""
+        raise BackendError(f"the {self.name} backend runs no {job.kind!r} jobs")
 
     # --- writes ------------------------------------------------------------------------------
     @abstractmethod
@@ -281,6 +290,24 @@ class Backend(ABC):
     @abstractmethod
     def session_messages(self, user_id: str, session_id: str, *, limit: int = 1000) -> builtins.list[SessionMessage]:
         """The messages of one of the user's sessions, oldest first."""
+
+    @abstractmethod
+    def search_messages(self, user_id: str, *, text: str, vector: Sequence[float] | None, embedder: str,
+                        chat_id: str | None = None, limit: int = 20) -> builtins.list[MessageHit]:
+        """The user's recorded messages (of one chat when given) best matching ``text`` by keyword and
+        ``vector`` by cosine (against the vectors ``embedder`` made), ``limit`` of each, merged by id;
+        a keyword hit gets its similarity when it has a vector of that embedder."""
+
+    @abstractmethod
+    def messages_without_vector(self, user_id: str, embedder: str, *,
+                                limit: int = 256) -> builtins.list[SessionMessage]:
+        """The user's messages with no vector of ``embedder`` yet, oldest first."""
+
+    @abstractmethod
+    def put_message_vectors(self, user_id: str, embedder: str, vectors: Mapping[str, Sequence[float]]) -> int:
+        """Store (or replace) the vectors of the user's messages of those ids, one transaction; a message
+        of another user's, or gone, is skipped. Returns how many were stored. Derived data, like an index:
+        no history, no event."""
 
     @abstractmethod
     def delete_user(self, user_id: str) -> int:

@@ -10,22 +10,14 @@ from typing import Any
 from memlane.integrations.langgraph.s3v_store import S3VectorsStore
 from memlane.model.config import Settings
 from memlane.model.errors import ConfigError
+from memlane.storage.s3vectors.clients import aws_client
 
 TITAN_DEFAULT_DIMS = 1024
 
 
 def aws_clients(settings: Settings) -> tuple[Any, Any]:
-    """``(s3vectors, bedrock-runtime)`` clients in ``AWS_REGION`` with the configured timeouts and
-    botocore's standard retry mode (throttling, 5xx and timeouts are retried with backoff)."""
-    try:
-        import boto3
-        from botocore.config import Config
-    except ImportError as e:  # pragma: no cover - depends on the environment
-        raise ImportError("S3VectorsStore needs boto3: pip install 'memlane[aws]'") from e
-    config = Config(connect_timeout=settings.s3v_timeout_s, read_timeout=settings.s3v_timeout_s,
-                    retries={"mode": "standard", "total_max_attempts": settings.s3v_max_attempts})
-    return (boto3.client("s3vectors", region_name=settings.aws_region, config=config),
-            boto3.client("bedrock-runtime", region_name=settings.aws_region, config=config))
+    """``(s3vectors, bedrock-runtime)`` clients in ``AWS_REGION`` with the configured timeouts and retries."""
+    return aws_client("s3vectors", settings), aws_client("bedrock-runtime", settings)
 
 
 def store_from_settings(settings: Settings | None = None, *, create_index: bool = False,

@@ -23,7 +23,7 @@ from memlane.model.ids import GLOBAL_USER
 from memlane.model.jobs import Change, Job, JobStatus, OpCount, OpEvent
 from memlane.model.link import MemoryLink
 from memlane.model.record import HistoryEntry, MemoryRecord, Relation
-from memlane.model.session import ChatSession, SessionFilter, SessionMessage
+from memlane.model.session import ChatSession, MessageHit, SessionFilter, SessionMessage
 from memlane.storage import links as link_sql
 from memlane.storage.base import Backend, ScoredRecord, WriteBatch
 from memlane.storage.filter_sql import POSTGRES, compile_conditions
@@ -361,6 +361,20 @@ class PostgresBackend(Backend):
     def session_messages(self, user_id: str, session_id: str, *, limit: int = 1000) -> builtins.list[SessionMessage]:
         with self._connection() as conn:
             return sessions.session_messages(conn, user_id, session_id, limit)
+
+    def search_messages(self, user_id: str, *, text: str, vector: Sequence[float] | None, embedder: str,
+                        chat_id: str | None = None, limit: int = 20) -> builtins.list[MessageHit]:
+        with self._connection() as conn:
+            return sessions.search_messages(conn, user_id, text, vector, embedder, chat_id, limit)
+
+    def messages_without_vector(self, user_id: str, embedder: str, *,
+                                limit: int = 256) -> builtins.list[SessionMessage]:
+        with self._connection() as conn:
+            return sessions.messages_without_vector(conn, user_id, embedder, limit)
+
+    def put_message_vectors(self, user_id: str, embedder: str, vectors: Mapping[str, Sequence[float]]) -> int:
+        with self._connection() as conn:
+            return sessions.put_message_vectors(conn, user_id, embedder, vectors)
 
     # --- jobs, change log, op events, user locks --------------------------------------------
     def claim_job(self, worker_id: str, *, lease_seconds: float, now: datetime,

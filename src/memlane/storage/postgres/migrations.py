@@ -176,6 +176,20 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
             "CREATE INDEX messages_user_session ON messages (user_id, session_id, at)",
         ],
     ),
+    (
+        8,
+        [  # message-level retrieval (seed 004): the client's id of a message, keywords and vectors
+            "ALTER TABLE messages ADD COLUMN ref text",
+            "ALTER TABLE messages ADD COLUMN fts tsvector GENERATED ALWAYS AS (to_tsvector('english', text)) STORED",
+            "CREATE INDEX messages_fts ON messages USING gin (fts)",
+            # any size (no typmod): a message vector is searched exactly, per user, never through an index
+            """CREATE TABLE message_vectors (
+                message_id text PRIMARY KEY REFERENCES messages(id) ON DELETE CASCADE,
+                user_id text NOT NULL, embedder text NOT NULL, embedding vector NOT NULL
+            )""",
+            "CREATE INDEX message_vectors_user ON message_vectors (user_id, embedder)",
+        ],
+    ),
 ]
 
 

@@ -50,3 +50,21 @@ def refill(c: Any) -> None:
     rows = c.execute("SELECT rid, user_id, summary, tags FROM memories WHERE state != 'purged'").fetchall()
     c.executemany("INSERT INTO memories_fts(rowid, uid, summary, tags) VALUES (?, ?, ?, ?)",
                   [fts_row(r[0], r[1], r[2], json.loads(r[3] or "[]")) for r in rows])
+
+
+def refill_messages(c: Any) -> None:
+    """Index the messages recorded before messages had keywords (schema 10)."""
+    rows = c.execute("SELECT rowid, user_id, text FROM messages").fetchall()
+    c.executemany("INSERT INTO messages_fts(rowid, uid, text) VALUES (?, ?, ?)",
+                  [message_row(r[0], r[1], r[2]) for r in rows])
+
+
+def message_row(rowid: int, user_id: str, text: str) -> tuple[int, str, str]:
+    """The ``messages_fts`` row of a message: rowid, uid, text."""
+    token = user_token(user_id)
+    return rowid, token, indexed_text(token, text)
+
+
+def match_messages(user_id: str, words: Sequence[str]) -> str:
+    """An FTS5 query for any of ``words`` in the user's messages."""
+    return "text : (" + " OR ".join(f'"{user_token(user_id)}{w}"' for w in words) + ")"

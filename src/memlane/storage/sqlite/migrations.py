@@ -164,6 +164,24 @@ MIGRATIONS: list[tuple[int, list[Step]]] = [
             "CREATE INDEX IF NOT EXISTS messages_user_session ON messages(user_id, session_id, at)",
         ],
     ),
+    (
+        10,
+        [  # message-level retrieval (seed 004): the client's id of a message, keywords and vectors
+            lambda c: _add_column(c, "messages", "ref TEXT"),
+            "CREATE VIRTUAL TABLE IF NOT EXISTS messages_fts USING fts5(uid, text, tokenize='porter unicode61')",
+            "INSERT INTO messages_fts(messages_fts, rank) VALUES ('secure-delete', 1)",
+            fts.refill_messages,
+            """CREATE TABLE IF NOT EXISTS message_vectors (
+                message_id TEXT PRIMARY KEY, user_id TEXT NOT NULL, embedder TEXT NOT NULL, embedding BLOB NOT NULL
+            )""",
+            "CREATE INDEX IF NOT EXISTS message_vectors_user ON message_vectors(user_id, embedder)",
+            # whatever removes a message (delete_user, a deleted session) takes its keywords and vector along
+            """CREATE TRIGGER IF NOT EXISTS messages_forget AFTER DELETE ON messages BEGIN
+                DELETE FROM messages_fts WHERE rowid = old.rowid;
+                DELETE FROM message_vectors WHERE message_id = old.id;
+            END""",
+        ],
+    ),
 ]
 
 
