@@ -33,11 +33,10 @@ def record(body: RecordMessagesRequest, user: User, state: State, chat: ChatIdHe
 
 
 @router.get("", response_model=SessionsResponse, responses=ERRORS, summary="The user's chat sessions, oldest first")
-def sessions(user: User, state: State, chat: ChatIdHeader = None, chat_id: Annotated[Name | None, Query()] = None,
+def sessions(user: User, state: State, chat_id: Annotated[Name | None, Query()] = None,
              status: Annotated[Literal["open", "closed", "summarized", "failed"] | None, Query()] = None,
              limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> SessionsResponse:
-    return SessionsResponse(sessions=state.memory.sessions(user_id=user, chat_id=chat_or(chat_id, chat, "chat_id"),
-                                                           status=status, limit=limit))
+    return SessionsResponse(sessions=state.memory.sessions(user_id=user, chat_id=chat_id, status=status, limit=limit))
 
 
 @router.get("/{session_id}/messages", response_model=MessagesResponse, responses=ERRORS,
