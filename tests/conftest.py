@@ -10,6 +10,7 @@ import pytest
 
 from memlane.storage.base import Backend
 from tests.scripted_chat_server import server  # noqa: F401 - the scripted OpenAI-compatible server fixture
+from tests.scripted_upstream import upstream  # noqa: F401 - the scripted upstream LLM of the chat proxy
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")

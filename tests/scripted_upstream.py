@@ -22,6 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+import pytest
 import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -123,6 +124,13 @@ def scripted_upstream() -> Iterator[tuple[ScriptedUpstream, str]]:
     fake = ScriptedUpstream()
     with LoopbackServer(fake.app()) as server:
         yield fake, f"{server.url}/v1"
+
+
+@pytest.fixture
+def upstream() -> Iterator[tuple[ScriptedUpstream, str]]:
+    """The scripted upstream of a test (conftest registers this fixture)."""
+    with scripted_upstream() as up:
+        yield up
 
 
 # --- the memlane service under test, on loopback --------------------------------------------------

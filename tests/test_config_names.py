@@ -12,10 +12,8 @@ from typer.testing import CliRunner
 
 from memlane.cli.app import app
 from memlane.model.config import Settings
-from memlane.model.config_check import OWNED_PREFIXES, PROCESS_VARIABLES
+from memlane.model.config_check import NOT_AVAILABLE, OWNED_PREFIXES, PROCESS_VARIABLES
 from memlane.model.errors import ConfigError
-
-REMOVED = ["CONTEXT_SESSION_SUMMARY_MODEL"]
 
 
 @pytest.fixture(autouse=True)
@@ -39,13 +37,25 @@ def test_an_unknown_variable_under_an_owned_prefix_is_an_error_with_the_closest_
     assert f"unknown memlane setting {name} in the environment; did you mean {suggestion}?" in str(caught.value)
 
 
-@pytest.mark.parametrize("name", REMOVED)
-def test_a_removed_knob_is_an_error_that_says_it_is_not_available(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
-    monkeypatch.setenv(name, "1")
-    with pytest.raises(ConfigError, match=f"{name} in the environment is not supported: .* not available yet"):
+def test_a_removed_knob_is_an_error_that_says_it_is_not_available(monkeypatch: pytest.MonkeyPatch,
+                                                                  no_config_file: Path) -> None:
+    monkeypatch.setitem(NOT_AVAILABLE, "CONTEXT_SESSION_TELEPATHY", "telepathy is not available yet (issue 99)")
+    monkeypatch.setenv("CONTEXT_SESSION_TELEPATHY", "1")
+    with pytest.raises(ConfigError, match="CONTEXT_SESSION_TELEPATHY in the environment is not supported: .* "
+                                          "not available yet"):
         Settings()
-    field = name.lower()
-    assert field not in Settings.model_fields
+    monkeypatch.delenv("CONTEXT_SESSION_TELEPATHY")
+    no_config_file.write_text("context_session_telepathy = 'on'\n")
+    with pytest.raises(ConfigError, match="context_session_telepathy in .* not supported: telepathy is not available"):
+        Settings()
+
+
+def test_the_session_summary_model_needs_a_model_provider(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CONTEXT_SESSION_SUMMARY_MODEL", "gpt-4.1-mini")
+    with pytest.raises(ValueError, match="MEMLANE_LLM=openai or bedrock"):
+        Settings()
+    monkeypatch.setenv("MEMLANE_LLM", "openai")
+    assert Settings().context_session_summary_model == "gpt-4.1-mini"
 
 
 def test_unrelated_and_process_variables_are_left_alone(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -67,12 +77,6 @@ def test_an_unknown_config_file_key_is_an_error_naming_the_file(no_config_file: 
     message = str(caught.value)
     assert f"unknown memlane setting episodic_max_per_dya in {no_config_file}" in message
     assert "did you mean episodic_max_per_day?" in message
-
-
-def test_a_removed_knob_in_the_config_file_is_an_error(no_config_file: Path) -> None:
-    no_config_file.write_text("context_session_summary_model = 'gpt-4.1-mini'\n")
-    with pytest.raises(ConfigError, match="context_session_summary_model in .* not supported: a separate session summary model is not available"):
-        Settings()
 
 
 def test_the_session_gap_loads_from_the_environment_and_must_be_positive(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -122,4 +126,4 @@ def test_the_configuration_page_names_every_knob_and_no_unknown_one() -> None:
     assert sorted(a for a in aliases if f"`{a}`" not in page) == []
     named = set(re.findall(r"`([A-Z][A-Z0-9_]+)`", page))
     owned = {n for n in named if n.startswith(OWNED_PREFIXES) and n not in OWNED_PREFIXES}
-    assert sorted(owned - aliases - PROCESS_VARIABLES - set(REMOVED)) == []
+    assert sorted(owned - aliases - PROCESS_VARIABLES - set(NOT_AVAILABLE)) == []

@@ -24,7 +24,7 @@ import pytest
 from memlane import Memory
 from memlane.model.config import Settings
 from memlane.model.jobs import JobStatus
-from tests.scripted_upstream import DEFAULT_REPLY, MODEL, ScriptedUpstream, scripted_upstream
+from tests.scripted_upstream import DEFAULT_REPLY, MODEL, ScriptedUpstream
 
 USER = {"X-OpenWebUI-User-Id": "maya", "X-OpenWebUI-Chat-Id": "chat-1"}
 TURNS = [f"My colleague Person{n} lives in City{n}." for n in range(8)]
@@ -75,12 +75,6 @@ def ask(url: str, text: str, *, stream: bool) -> str:
         raw = reply.read().decode()
     assert raw.rstrip().endswith("data: [DONE]")
     return "".join(re.findall(r'"content": "([^"]*)"', raw))
-
-
-@pytest.fixture
-def upstream() -> Iterator[tuple[ScriptedUpstream, str]]:
-    with scripted_upstream() as up:
-        yield up
 
 
 def test_every_answered_turn_survives_kill_9_right_after_the_answer(

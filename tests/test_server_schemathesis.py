@@ -55,8 +55,10 @@ def api_schema(served: str) -> Any:
         "operations": [{"include-path": "/v1/memory/procedures", "include-method": "POST",
                         "checks": {"positive_data_acceptance": {"expected-statuses": accepted}}},
                        # a chat's messages are recorded in time order, which a schema cannot say: one older
-                       # than the chat's latest session is refused with a 400
-                       {"include-path": "/v1/memory/sessions/messages", "include-method": "POST",
+                       # than the chat's latest session is refused with a 400; nor can it say that a body's
+                       # thread_id / chat_id and the X-OpenWebUI-Chat-Id header must agree (else a 400)
+                       {"include-path-regex": "^/v1/memory/(sessions/messages|turns|facts|context)$",
+                        "include-method": "POST",
                         "checks": {"positive_data_acceptance": {"expected-statuses": accepted}}}],
     })
     return schemathesis.openapi.from_url(f"{served}/openapi.json", config=config)

@@ -52,7 +52,7 @@ def test_record_list_and_read_a_chats_sessions(url: str) -> None:
 
 @pytest.mark.parametrize(("body", "status"), [
     ({"chat_id": CHAT, "messages": []}, 422),
-    ({"messages": [{"content": "hi"}]}, 422),
+    ({"messages": [{"content": "hi"}]}, 400),  # no chat: neither chat_id nor the X-OpenWebUI-Chat-Id header
     ({"chat_id": CHAT, "messages": [{"content": "hi", "role": "robot"}]}, 422),
     ({"chat_id": CHAT, "messages": [{"content": "hi", "at": "2026-03-02T17:00:00Z"}]}, 400),  # older than the session
 ])

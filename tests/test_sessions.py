@@ -136,7 +136,11 @@ def test_async_memory_records_through_the_same_engine(mem: Memory) -> None:
         await amem.record_message("b", user_id=U, chat_id=CHAT, sender="ben", at=T0 + 31 * MIN)
         first, second = await amem.sessions(user_id=U)
         assert (first.status, second.status) == (SessionStatus.CLOSED, SessionStatus.OPEN)
-        return [m.text for m in await amem.session_messages(second.id, user_id=U)]
+        assert await amem.latest_session(user_id=U, chat_id=CHAT) == await amem.session(second.id, user_id=U)
+        texts = [m.text for m in await amem.session_messages(second.id, user_id=U)]
+        assert (await amem.delete_session(first.id, user_id=U)).id == first.id
+        assert [s.id for s in await amem.sessions(user_id=U)] == [second.id]
+        return texts
 
     assert asyncio.run(run()) == ["b"]
 

@@ -1,4 +1,5 @@
-"""export / import: a user's memories, relations and history as JSON Lines (one row per line)."""
+"""export / import: a user's memories, relations, history and chat sessions with their messages as JSON
+Lines (one row per line)."""
 
 from __future__ import annotations
 
@@ -35,7 +36,7 @@ def export(
     db: DbOption = None,
     embedder: EmbedderOption = None,
 ) -> None:
-    """Export a user's memories, relations and history as JSONL."""
+    """Export a user's memories, relations, history and chat sessions (with messages) as JSONL."""
     with open_memory(db, embedder, must_exist=True) as mem:
         rows = mem.export_user(user)
         if out is None:
@@ -84,7 +85,8 @@ def import_(
     db: DbOption = None,
     embedder: EmbedderOption = None,
 ) -> None:
-    """Import memories (re-embedded), relations and history from JSONL; all rows are checked first."""
+    """Import memories (re-embedded), relations, history and chat sessions from JSONL; all rows are checked
+    first."""
     from memlane.engine.importer import import_rows
 
     rows = read_jsonl(file)
@@ -96,4 +98,7 @@ def import_(
             task = progress.add_task("import", total=total)
             count = import_rows(mem, rows, batch_size=batch_size, user_id=user, progress=lambda n: progress.advance(task, n))
         target = mem.settings.db
-    typer.echo(f"imported {render.plural(count, 'memory')} into {target}" + (f" as {user}" if user else ""))
+    chats = {k: sum(1 for r in rows if isinstance(r, dict) and r.get("kind") == k) for k in ("session", "message")}
+    extra = f" with {render.plural(chats['session'], 'session')} of {render.plural(chats['message'], 'message')}" \
+        if chats["session"] else ""
+    typer.echo(f"imported {render.plural(count, 'memory')}{extra} into {target}" + (f" as {user}" if user else ""))

@@ -123,6 +123,15 @@ class AsyncMemory:
     async def session_messages(self, session_id: str, **kw: Any) -> builtins.list[SessionMessage]:
         return await self._run(self.sync.session_messages, session_id, **kw)
 
+    async def session(self, session_id: str, **kw: Any) -> ChatSession:
+        return await self._run(self.sync.session, session_id, **kw)
+
+    async def latest_session(self, **kw: Any) -> ChatSession | None:
+        return await self._run(self.sync.latest_session, **kw)
+
+    async def delete_session(self, session_id: str, **kw: Any) -> ChatSession:
+        return await self._run(self.sync.delete_session, session_id, **kw)
+
     async def export_user(self, user_id: str) -> builtins.list[dict[str, Any]]:
         def collect() -> builtins.list[dict[str, Any]]:
             rows: Iterator[dict[str, Any]] = self.sync.export_user(user_id)

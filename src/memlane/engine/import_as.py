@@ -1,5 +1,5 @@
 """Rows of one user's export made into another user's (``memlane import --user``): every row gets the
-new user id, and memory and history ids get new ones (ids are unique across users) with every reference
+new user id, and memory, history, session and message ids get new ones (ids are unique across users) with every reference
 to them (supersede chains, merges, relations, history snapshots) following. The new ids are derived
 from the old ones, so importing the same file twice writes the same memories again, not copies."""
 
@@ -72,5 +72,12 @@ def as_user(rows: Iterable[Any], user_id: str) -> list[Any]:
         elif kind == "relation":
             for name in ("from_id", "to_id"):
                 new[name] = ids.get(str(row.get(name)), row.get(name))
+        elif kind == "session":
+            new["id"] = _new_id(user_id, "session", str(row.get("id")))
+            if isinstance(row.get("memory_id"), str):
+                new["memory_id"] = ids.get(row["memory_id"], row["memory_id"])
+        elif kind == "message":
+            new["id"] = _new_id(user_id, "message", str(row.get("id")))
+            new["session_id"] = _new_id(user_id, "session", str(row.get("session_id")))
         out.append(new)
     return out

@@ -1,8 +1,10 @@
-"""Import of JSONL rows written by ``export_user``: validated first, then written in batches."""
+"""Import of JSONL rows written by ``export_user``: validated first, then written in batches (memories,
+relations and history, then chat sessions with their messages)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError as PydanticError
@@ -14,16 +16,42 @@ from memlane.model.enums import MemoryState
 from memlane.model.errors import ValidationError
 from memlane.model.invalid import describe
 from memlane.model.record import HistoryEntry, MemoryRecord, Relation
+from memlane.model.session import ChatSession, SessionFilter, SessionMessage
+from memlane.storage.base import Backend, WriteBatch
 
 if TYPE_CHECKING:
     from memlane.engine.memory import Memory
 
 
-def parse_rows(rows: Iterable[Mapping[str, Any]], max_chars: int) -> tuple[list[MemoryRecord], list[HistoryEntry], list[Relation]]:
+@dataclass
+class Parsed:
+    memories: list[MemoryRecord] = field(default_factory=list)
+    history: list[HistoryEntry] = field(default_factory=list)
+    relations: list[Relation] = field(default_factory=list)
+    sessions: list[ChatSession] = field(default_factory=list)
+    messages: list[SessionMessage] = field(default_factory=list)
+    owners: dict[str, str] = field(default_factory=dict)  # session id -> user
+
+
+def _chat_row(kind: str, data: dict[str, Any], out: Parsed) -> None:
+    """A session, or a message of a session given in an earlier row (of the same user)."""
+    if kind == "session":
+        session = ChatSession.model_validate(data)
+        v.user_id(session.user_id)
+        out.sessions.append(session)
+        out.owners[session.id] = session.user_id
+        return
+    msg = SessionMessage.model_validate(data)
+    if out.owners.get(msg.session_id) != msg.user_id:
+        raise ValidationError(f"message {msg.id} belongs to session {msg.session_id!r}, which no earlier "
+                              "session row of its user gives")
+    out.messages.append(msg)
+
+
+def parse_rows(rows: Iterable[Mapping[str, Any]], max_chars: int) -> Parsed:
     """Validate every row before anything is written; the error names the row number."""
-    memories: list[MemoryRecord] = []
-    history: list[HistoryEntry] = []
-    relations: list[Relation] = []
+    out = Parsed()
+    memories, history, relations = out.memories, out.history, out.relations
     for n, row in enumerate(rows, start=1):
         if not isinstance(row, Mapping):
             raise ValidationError(f"row {n}: expected a JSON object")
@@ -40,13 +68,15 @@ def parse_rows(rows: Iterable[Mapping[str, Any]], max_chars: int) -> tuple[list[
                 history.append(HistoryEntry.model_validate(data))
             elif kind == "relation":
                 relations.append(Relation.model_validate(data))
+            elif kind in ("session", "message"):
+                _chat_row(kind, data, out)
             else:
-                raise ValidationError(f"unknown kind {kind!r} (memory, history or relation)")
+                raise ValidationError(f"unknown kind {kind!r} (memory, history, relation, session or message)")
         except PydanticError as exc:
             raise ValidationError(f"row {n}: {describe(exc)}") from None
         except ValidationError as exc:
             raise ValidationError(f"row {n}: {exc}") from None
-    return memories, history, relations
+    return out
 
 
 def import_rows(
@@ -59,7 +89,8 @@ def import_rows(
 ) -> int:
     if user_id is not None:
         rows = as_user(rows, v.user_id(user_id))
-    memories, history, relations = parse_rows(rows, memory.settings.memory_summary_max_chars)
+    parsed = parse_rows(rows, memory.settings.memory_summary_max_chars)
+    memories, history, relations = parsed.memories, parsed.history, parsed.relations
     for start in range(0, len(memories), batch_size):
         chunk = memories[start: start + batch_size]
         live = [r for r in chunk if r.state is not MemoryState.PURGED]
@@ -77,4 +108,17 @@ def import_rows(
         m.batch.history += [h for h in history if (h.user_id, h.id) not in known]
         m.batch.relations += relations  # the export's own history rows record these links
         commit(memory.backend, memory.events, m)
+    _import_sessions(memory.backend, parsed.sessions, parsed.messages)
     return len(memories)
+
+
+def _import_sessions(backend: Backend, sessions: list[ChatSession], messages: list[SessionMessage]) -> None:
+    """Sessions as exported (a stored one is updated unless it holds more messages: ConflictError) and
+    the messages not stored yet (an import run twice adds none), in one transaction per user."""
+    for user in dict.fromkeys(s.user_id for s in sessions):
+        mine = [s for s in sessions if s.user_id == user]
+        stored = {m.id for s in backend.chat_sessions(user, SessionFilter(ids=tuple(s.id for s in mine)),
+                                                      limit=len(mine))
+                  for m in backend.session_messages(user, s.id, limit=10**9)}
+        backend.apply(WriteBatch(sessions=mine, messages=[m for m in messages
+                                                          if m.user_id == user and m.id not in stored]))

@@ -54,9 +54,12 @@ class Memory(FormationAPI, ProceduresAPI, ConsentAPI, SessionsAPI, SharingAPI):
         backend: Backend | None = None,
         llm: str | MemoryLLM | None = None,
         switch_embedder: bool = False,
+        summary_llm: MemoryLLM | None = None,
     ) -> None:
         """``switch_embedder`` opens a store made with another embedder of the same size, only to
-        :meth:`reembed` it; otherwise a store refuses any embedder but its own."""
+        :meth:`reembed` it; otherwise a store refuses any embedder but its own. ``summary_llm``: the
+        model of session summaries (default: ``CONTEXT_SESSION_SUMMARY_MODEL`` with the configured
+        provider, else the memory LLM)."""
         self.settings = settings or Settings()
         if db is not None:
             self.settings = self.settings.model_copy(update={"db": db})
@@ -75,9 +78,9 @@ class Memory(FormationAPI, ProceduresAPI, ConsentAPI, SessionsAPI, SharingAPI):
                 self.backend.close()
             raise
         self.events = EventBus()
-        self._llm = llm
+        self._llm, self._summary_llm = llm, summary_llm
         self.formation = Formation(self.backend, self.embedder, self._make_llm, self.settings, self.events)
-        self.lifecycle = Lifecycle(self.formation)
+        self.lifecycle = Lifecycle(self.formation, self._make_summary_llm)
         self.bootstrap = GlobalBootstrap(self.backend, self.events, self.settings.memory_global_bootstrap_below)
         self._worker: Worker | None = None
         if self.backend.job_kinds:  # the backend's own jobs (a vector channel's sync) wake the worker
@@ -90,6 +93,13 @@ class Memory(FormationAPI, ProceduresAPI, ConsentAPI, SessionsAPI, SharingAPI):
 
         chosen = self.settings if self._llm is None else self.settings.model_copy(update={"llm": self._llm})
         return llm_from_settings(chosen)
+
+    def _make_summary_llm(self) -> MemoryLLM:
+        from memlane.providers.llm.registry import summary_llm_from_settings
+
+        provider = self.settings.model_copy(update={"llm": self._llm}) if isinstance(self._llm, str) else self.settings
+        chosen = self._summary_llm or summary_llm_from_settings(provider)
+        return self.formation.llm if chosen is None else chosen
 
     def close(self) -> None:
         self.stop_worker()

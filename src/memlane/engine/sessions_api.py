@@ -10,12 +10,15 @@ from typing import Any
 
 from memlane.engine import validate as v
 from memlane.formation import sessionize
+from memlane.formation.events import EventBus, MemoryEvent
+from memlane.formation.mutations import Mutation, commit_planned
 from memlane.lifecycle.schedule import task_job
 from memlane.model.candidate import ChatMessage
 from memlane.model.config import Settings
-from memlane.model.errors import ConfigError, ValidationError
-from memlane.model.ids import new_id
-from memlane.model.record import utcnow
+from memlane.model.enums import MemoryState
+from memlane.model.errors import ConfigError, NotFoundError, ValidationError
+from memlane.model.ids import deterministic_id, new_id
+from memlane.model.record import MemoryRecord, utcnow
 from memlane.model.session import ChatSession, SessionFilter, SessionMessage, SessionStatus
 from memlane.storage import Backend
 
@@ -27,6 +30,7 @@ class SessionsAPI:
 
     settings: Settings
     backend: Backend
+    events: EventBus
 
     def record_messages(self, messages: Sequence[ChatMessage | Mapping[str, Any]], *, user_id: str, chat_id: str,
                         at: datetime | str | None = None) -> builtins.list[SessionMessage]:
@@ -53,7 +57,11 @@ class SessionsAPI:
         gap = timedelta(minutes=self.settings.context_session_gap_minutes)
         every = self.settings.memlane_schedule.get("sessions", 0)  # the background task closes and summarises
         task = [task_job(user, "sessions", timedelta(hours=every), now)] if every > 0 else []
-        return sessionize.record(self.backend, user, incoming, gap, now, task)
+        stored, opened = sessionize.record(self.backend, user, incoming, gap, now, task)
+        for s in opened:
+            self.events.publish(MemoryEvent(type="session.opened", user_id=user,
+                                            data={"session_id": s.id, "chat_id": chat}))
+        return stored
 
     def record_message(self, text: str, *, user_id: str, chat_id: str, sender: str | None = None,
                        role: str = "user", at: datetime | str | None = None) -> SessionMessage:
@@ -72,3 +80,38 @@ class SessionsAPI:
         """A session's messages, oldest first."""
         return self.backend.session_messages(v.user_id(user_id), v.required_id("session_id", session_id),
                                              limit=v.positive("limit", limit))
+
+    def session(self, session_id: str, *, user_id: str) -> ChatSession:
+        """One of the user's sessions (NotFoundError when they have none of that id)."""
+        user, sid = v.user_id(user_id), v.required_id("session_id", session_id)
+        found = self.backend.chat_sessions(user, SessionFilter(ids=(sid,)), limit=1)
+        if not found:
+            raise NotFoundError(f"no session {session_id!r} for user {user_id!r}")
+        return found[0]
+
+    def latest_session(self, *, user_id: str, chat_id: str) -> ChatSession | None:
+        """The chat's latest session (the last started), or None when nothing was recorded in it."""
+        user, chat = v.user_id(user_id), v.required_id("chat_id", chat_id, "the group chat")
+        return self.backend.latest_sessions(user, [chat]).get(chat)
+
+    def delete_session(self, session_id: str, *, user_id: str, actor: str = "api",
+                       reason: str | None = None) -> ChatSession:
+        """Forget a session for good: its raw messages, the session itself and its summary memory (purged
+        through the write path, with a history row); returns the session as it was. The same happens
+        when the summary memory is purged (:meth:`purge`)."""
+        user, sid = v.user_id(user_id), v.required_id("session_id", session_id)
+        gone: builtins.list[ChatSession] = []
+
+        def plan(stored: dict[str, MemoryRecord]) -> Mutation:
+            gone[:] = [self.session(sid, user_id=user)]  # read under the write lock: no summary slips in
+            m = Mutation(actor=actor)
+            for summary in stored.values():
+                if summary.id == gone[0].memory_id and summary.state is not MemoryState.PURGED:
+                    m.purge(summary, reason or f"session {sid} deleted")
+            m.drop_session(user, sid)
+            return m
+
+        ids = [deterministic_id(user, "session", sid)]  # the id the sessions task gives its summary
+        known = self.session(sid, user_id=user).memory_id
+        commit_planned(self.backend, self.events, {user: ids + ([known] if known and known not in ids else [])}, plan)
+        return gone[0]

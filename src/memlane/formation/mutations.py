@@ -21,7 +21,7 @@ from typing import Any
 from memlane.formation.events import EventBus, MemoryEvent
 from memlane.model.audit import history_entry
 from memlane.model.consent import Proposal, ProposalStatus
-from memlane.model.enums import HistoryEvent, MemoryState
+from memlane.model.enums import HistoryEvent, MemoryState, MemoryType
 from memlane.model.ids import new_id
 from memlane.model.jobs import Change
 from memlane.model.link import MemoryLink
@@ -127,10 +127,19 @@ class Mutation:
 
     def purge(self, old: MemoryRecord, reason: str) -> None:
         """Forget ``old`` for good: the backend removes its content, vector and every copy of its text
-        (history snapshots, change-log rows, job payloads); the history keeps the tombstone events."""
+        (history snapshots, change-log rows, job payloads); the history keeps the tombstone events. A
+        session summary takes its chat session and the session's raw messages with it (docs/sessions.md)."""
         self.batch.purges.append(Purge(old.user_id, old.id))
+        session = old.metadata.get("session") if old.type is MemoryType.SESSION else None
+        if isinstance(session, dict) and isinstance(session.get("id"), str):
+            self.drop_session(old.user_id, session["id"])
         self._history(HistoryEvent.PURGE, old.id, old.user_id, None, None, reason)
         self._change(old, "purged", {"id": old.id, "type": old.type.value, "state": MemoryState.PURGED.value})
+
+    def drop_session(self, user_id: str, session_id: str) -> None:
+        """Forget a chat session and its messages (no history: they are not memories)."""
+        if (user_id, session_id) not in self.batch.dropped_sessions:
+            self.batch.dropped_sessions.append((user_id, session_id))
 
     def link(self, source: MemoryRecord, rel: Relation, reason: str) -> None:
         """A new edge from ``source`` (``rel.from_id``)."""

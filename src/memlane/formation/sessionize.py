@@ -49,12 +49,13 @@ def assign(latest: Mapping[str, ChatSession], incoming: Sequence[SessionMessage]
 
 
 def record(backend: Backend, user_id: str, incoming: Sequence[SessionMessage], gap: timedelta,
-           now: datetime, schedule: Sequence[Job] = ()) -> list[SessionMessage]:
+           now: datetime, schedule: Sequence[Job] = ()) -> tuple[list[SessionMessage], list[ChatSession]]:
     """Sessionize and store ``incoming`` (one user's) in one transaction, with ``schedule`` (the user's
-    next sessions task, enqueued unless it is); returns the stored messages. The user lock makes the
-    read of each chat's latest session and the write one step."""
+    next sessions task, enqueued unless it is); returns the stored messages and the sessions they opened.
+    The user lock makes the read of each chat's latest session and the write one step."""
     with backend.user_lock(user_id):
         latest = backend.latest_sessions(user_id, sorted({m.chat_id for m in incoming}))
         sessions, placed = assign(latest, incoming, gap, now)
         backend.apply(WriteBatch(sessions=sessions, messages=placed, schedule=list(schedule)))
-    return placed
+    known = {s.id for s in latest.values()}
+    return placed, [s for s in sessions if s.id not in known]

@@ -21,6 +21,7 @@ from memlane.model.filters import Condition, live
 from memlane.model.ids import new_id
 from memlane.model.jobs import Job, OpEvent
 from memlane.model.record import MemoryRecord, utcnow
+from memlane.providers.llm.base import MemoryLLM
 from memlane.retrieval.embed_text import memory_text
 from memlane.storage.base import WriteBatch
 from memlane.telemetry import Span, record, span
@@ -53,8 +54,12 @@ def task_ops(task: str, user_id: str, m: Mutation, now: datetime) -> list[OpEven
 
 
 class Lifecycle:
-    def __init__(self, formation: Formation) -> None:
+    def __init__(self, formation: Formation, summary_llm: Callable[[], MemoryLLM] | None = None) -> None:
+        """``summary_llm``: the model of session summaries (``CONTEXT_SESSION_SUMMARY_MODEL``), made on
+        first use; default: formation's."""
         self.formation = formation
+        self._summary_llm_factory = summary_llm
+        self._summary_llm: MemoryLLM | None = None
         self.backend, self.settings, self.bus = formation.backend, formation.settings, formation.bus
         self.worker_id = formation.worker_id
         self.lease_seconds = LEASE_SECONDS
@@ -62,6 +67,14 @@ class Lifecycle:
             "ttl": self._ttl, "purge": self._purge, "consolidate": self._consolidate, "insights": self._insights,
             "consent": self._consent, "sessions": self._sessions,
         }
+
+    @property
+    def summary_llm(self) -> MemoryLLM:
+        if self._summary_llm_factory is None:
+            return self.formation.llm
+        if self._summary_llm is None:
+            self._summary_llm = self._summary_llm_factory()
+        return self._summary_llm
 
     @property
     def schedule(self) -> dict[str, timedelta]:
@@ -129,6 +142,8 @@ class Lifecycle:
 
         commit_planned(self.backend, self.bus, {job.user_id: list(reads)}, build)
         log.info("task %s for %s: %s", task, job.user_id, report)
+        if task == "sessions":
+            sessions.announce(self.bus, job.user_id, report)
         return report
 
     # --- the tasks ---------------------------------------------------------------------------------
@@ -218,9 +233,10 @@ class Lifecycle:
         embedded, behind = message_vectors.embed_missing(self.backend, self.formation.embedder, job.user_id,
                                                          limit=MESSAGE_VECTORS_PER_RUN)
         work = sessions.due(self.backend, job.user_id, self.settings, now)
-        sessions.summarize(work, self.backend, self.formation.llm, self.formation.embedder, self.settings)
+        sessions.summarize(work, self.backend, self.summary_llm, self.formation.embedder, self.settings)
 
         def plan(m: Mutation, stored: dict[str, MemoryRecord]) -> dict[str, Any]:
+            sessions.keep_existing(work, self.backend, job.user_id)  # under the write lock: none deleted since
             return {**sessions.apply(m, work, stored, self.settings, now), "messages_embedded": embedded}
 
         return sessions.memory_ids(work), plan, work.more or behind

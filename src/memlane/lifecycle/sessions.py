@@ -18,7 +18,9 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Any
 
+from memlane.formation.events import EventBus, MemoryEvent
 from memlane.formation.mutations import Mutation
 from memlane.lifecycle.session_digest import digest, flatten
 from memlane.model.config import Settings
@@ -132,6 +134,21 @@ def apply(m: Mutation, work: Work, stored: dict[str, MemoryRecord], settings: Se
         summarized.append(session.id)
     m.batch.sessions.extend(rows.values())
     return {"closed": len(work.close), "summarized": summarized, "failed": failed}
+
+
+def keep_existing(work: Work, backend: Backend, user_id: str) -> None:
+    """Leave out of ``work`` the sessions deleted since it was planned (a run must not bring one back)."""
+    ids = tuple({s.id for s in work.close} | {s.session.id for s in work.summaries})
+    alive = {s.id for s in backend.chat_sessions(user_id, SessionFilter(ids=ids), limit=len(ids))} if ids else set()
+    work.close = [s for s in work.close if s.id in alive]
+    work.summaries = [s for s in work.summaries if s.session.id in alive]
+
+
+def announce(bus: EventBus, user_id: str, report: dict[str, Any]) -> None:
+    """``session.summarized`` / ``session.failed`` per session of a committed run (the server counts them)."""
+    for kind in ("summarized", "failed"):
+        for sid in report.get(kind, ()):
+            bus.publish(MemoryEvent(type=f"session.{kind}", user_id=user_id, data={"session_id": sid}))
 
 
 def memory_ids(work: Work) -> Sequence[str]:

@@ -179,6 +179,12 @@ class Settings(BaseSettings):
     context_session_summary_version: int = Field(1, ge=1, validation_alias=_alias("CONTEXT_SESSION_SUMMARY_VERSION"))
     context_session_summarization_enabled: bool = Field(
         True, validation_alias=_alias("CONTEXT_SESSION_SUMMARIZATION_ENABLED"))
+    # The model of session summaries, with the configured provider (MEMLANE_LLM); None: MEMLANE_LLM_MODEL's.
+    context_session_summary_model: str | None = Field(
+        None, min_length=1, validation_alias=_alias("CONTEXT_SESSION_SUMMARY_MODEL"))
+    # The chat proxy records a named chat's new user messages and the answer (docs/sessions.md).
+    context_session_proxy_recording_enabled: bool = Field(
+        True, validation_alias=_alias("CONTEXT_SESSION_PROXY_RECORDING_ENABLED"))
 
     # --- lifecycle (expiry of unimportant memories, purge of deleted ones) and limits -------------
     memory_ttl_days: float = Field(60, validation_alias=_alias("MEMORY_TTL_DAYS"))
@@ -229,6 +235,14 @@ class Settings(BaseSettings):
     upstream_timeout_s: float = Field(120.0, gt=0, validation_alias=_alias("MEMLANE_UPSTREAM_TIMEOUT_S"))
     # Requests with a larger body are refused (413) before they are read or parsed.
     server_max_body_bytes: int = Field(1_048_576, ge=1024, validation_alias=_alias("MEMLANE_MAX_BODY_BYTES"))
+
+    @field_validator("context_session_summary_model")
+    @classmethod
+    def _summary_model_needs_a_provider(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is not None and str(info.data.get("llm", "")).strip().lower() == "rules":
+            raise ValueError("CONTEXT_SESSION_SUMMARY_MODEL names a model of the configured provider; "
+                             "set MEMLANE_LLM=openai or bedrock (the offline rules digest has no model)")
+        return value
 
     @field_validator("api_keys", mode="before")
     @classmethod

@@ -28,11 +28,7 @@ PROCESS_VARIABLES = frozenset({
 })
 
 # Knobs that were documented but never implemented, removed until the issue that owns them builds them.
-NOT_AVAILABLE = {
-    # session summaries use the configured LLM (MEMLANE_LLM); a model of their own is not built yet
-    "CONTEXT_SESSION_SUMMARY_MODEL": "a separate session summary model is not available yet (issue 12); "
-                                     "session summaries use the configured LLM",
-}
+NOT_AVAILABLE: dict[str, str] = {}
 
 
 def setting_names(fields: Mapping[str, object], *, field_names: bool) -> frozenset[str]:

@@ -55,6 +55,7 @@ class SessionFilter(BaseModel):
     """Which of a user's sessions to read (every given field must hold; the ``_before`` times exclusive)."""
 
     chat_id: str | None = None
+    ids: tuple[str, ...] = ()  # any of these session ids (empty: any)
     statuses: tuple[SessionStatus, ...] = ()  # any of these (empty: any status)
     ended_before: datetime | None = None
     updated_before: datetime | None = None

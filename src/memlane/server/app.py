@@ -62,9 +62,11 @@ DESCRIPTION = """Long-term memory for LLM assistants over HTTP.
 
 def build_memory(settings: Settings, metrics: ServerMetrics) -> Memory:
     """The configured memory, with its LLM timed (``memlane_llm_duration_seconds``)."""
-    from memlane.providers.llm.registry import llm_from_settings
+    from memlane.providers.llm.registry import llm_from_settings, summary_llm_from_settings
 
-    return Memory(settings=settings, llm=TimedLLM(llm_from_settings(settings), metrics.llm))
+    summaries = summary_llm_from_settings(settings)
+    return Memory(settings=settings, llm=TimedLLM(llm_from_settings(settings), metrics.llm),
+                  summary_llm=None if summaries is None else TimedLLM(summaries, metrics.llm))
 
 
 def _warm_up(memory: Memory) -> None:

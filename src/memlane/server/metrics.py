@@ -1,4 +1,5 @@
-"""Prometheus metrics: request latency, formation events, job queue depth, embedder and LLM latency.
+"""Prometheus metrics: request latency, formation events, job queue depth, embedder and LLM latency,
+chat sessions opened, summarised and failed.
 
 Each app has its own registry (several apps in one process, as in tests, do not collide). Labels never
 carry user ids or texts: routes are the templates (``/v1/memory/{memory_id}``), not the paths.
@@ -48,8 +49,18 @@ class ServerMetrics:
                              ["mode"], registry=r)
         self.background_failures = Counter("memlane_chat_formation_failures_total",
                                            "Chat turns whose formation could not be started", registry=r)
+        # group-chat sessions (seed 004), from the session.* events of this process's engine and worker
+        self.sessions = {kind: Counter(f"memlane_sessions_{kind}_total", text, registry=r) for kind, text in (
+            ("opened", "Chat sessions opened by recorded messages"),
+            ("summarized", "Chat sessions summarised by the sessions task"),
+            ("failed", "Chat session summaries that failed (retried by a later run)"))}
 
     def on_event(self, event: MemoryEvent) -> None:
+        kind, _, what = event.type.partition(".")
+        if kind == "session":
+            if what in self.sessions:
+                self.sessions[what].inc()
+            return
         self.formation.labels(event.type).inc()
 
     def watch_queue(self, memory: Memory) -> None:

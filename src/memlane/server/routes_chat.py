@@ -1,13 +1,15 @@
 """OpenAI-compatible ``POST /v1/chat/completions`` and ``GET /v1/models`` in front of an upstream LLM.
 
 With a user (``X-OpenWebUI-User-Id`` or ``X-Memlane-User`` with an admin key, or a user-bound key) the
-proxy builds the context block for the user's last message (thread = ``X-OpenWebUI-Chat-Id``),
+proxy builds the context block for the user's last message (thread and chat = ``X-OpenWebUI-Chat-Id``),
 injects it into the system prompt, forwards everything else unchanged, relays the answer unchanged
 (SSE chunks byte for byte when streaming). Once the upstream has answered, and before the first byte
 of the answer goes out, the user's last message is committed as a turn job (``Memory.enqueue_turn``, a
 local write): the background worker forms memories from it, also after a crash or restart. Once the
 answer is complete (the stream ended), the turn with the answer goes to the episodic capture
-(``Memory.capture_turn``, also a committed job). Without a
+(``Memory.capture_turn``, also a committed job). With a chat id, the request's new user messages are
+recorded in the chat's session before the upstream is called, and the answer once complete
+(:mod:`memlane.server.chat_record`). Without a
 user: anonymous mode, no memory read or written. Open WebUI's own task prompts (``### Task:``) are forwarded without memory.
 """
 
@@ -21,14 +23,16 @@ from typing import Annotated, Any
 
 import anyio
 import httpx
-from fastapi import APIRouter, Depends, Header
+from fastapi import APIRouter, Depends
 from fastapi.responses import Response, StreamingResponse
 
 from memlane.formation.events import MemoryEvent
 from memlane.model.errors import MemlaneError
 from memlane.server.auth import Caller, ChatUser
 from memlane.server.chat_capture import answer_text, streamed_text
+from memlane.server.chat_header import ChatIdHeader
 from memlane.server.chat_messages import ChatCompletionRequest, inject, is_task, last_user_text
+from memlane.server.chat_record import record_answer, record_request
 from memlane.server.errors import error_responses
 from memlane.server.state import ServerState, get_state
 from memlane.server.upstream import Upstream
@@ -36,8 +40,6 @@ from memlane.server.upstream import Upstream
 log = logging.getLogger("memlane.server.chat")
 router = APIRouter(prefix="/v1", tags=["openai"])
 State = Annotated[ServerState, Depends(get_state)]
-ChatId = Annotated[str | None, Header(alias="X-OpenWebUI-Chat-Id", pattern=r"^[\x21-\x7e]([\x20-\x7e]{0,254}[\x21-\x7e])?$",
-                                      description="The chat (thread) id: printable ASCII, at most 256.")]
 FREEFORM = {"type": "object", "additionalProperties": True}
 SSE_EVENT = {"type": "object", "description": "One server-sent event (the upstream's chunk in data)",
              "properties": {"event": {"type": "string"}, "data": {"type": "string"}, "id": {"type": "string"},
@@ -63,11 +65,12 @@ CHAT_RESPONSES: dict[int | str, dict[str, Any]] = {
 
 async def _memories(state: ServerState, user: str, thread: str | None, query: str) -> tuple[str, int]:
     since = state.last_rev(user, thread) if thread else None
-    call = functools.partial(state.memory.context, query, user_id=user, thread_id=thread, since_rev=since)
+    call = functools.partial(state.memory.context, query, user_id=user, thread_id=thread, chat_id=thread,
+                             since_rev=since)  # the chat's own earlier sessions and messages
     block = await anyio.to_thread.run_sync(call)
     if thread:
         state.saw_rev(user, thread, block.rev)
-    return block.text.strip(), len(block.semantic) + len(block.episodic) + len(block.sessions)
+    return block.text.strip(), len(block.semantic) + len(block.episodic) + len(block.sessions) + len(block.messages)
 
 
 async def _record(state: ServerState, user: str, thread: str | None, call: functools.partial[Any], code: str) -> None:
@@ -97,22 +100,38 @@ async def _capture(state: ServerState, user: str, thread: str | None, text: str,
                                                          thread_id=thread), "capture_failed")
 
 
+def _chat_to_record(state: ServerState, user: str | None, chat: str | None, mode: str) -> str | None:
+    """The chat whose messages the proxy records (docs/sessions.md), or None: a memory-mode request that
+    names a chat, with session memory and CONTEXT_SESSION_PROXY_RECORDING_ENABLED on."""
+    on = state.memory.settings.context_session_memory_enabled and state.settings.context_session_proxy_recording_enabled
+    return chat if on and user is not None and mode == "memory" else None
+
+
+async def _after_answer(state: ServerState, user: str | None, thread: str | None, text: str, answer: str,
+                        recorded_chat: str | None) -> None:
+    """The finished turn to the episodic capture, and the answer to the chat's session."""
+    if user is not None and text:
+        await _capture(state, user, thread, text, answer)
+    if user is not None and recorded_chat is not None:
+        await _record(state, user, thread, functools.partial(record_answer, state.memory, user, recorded_chat, answer),
+                      "session_record_failed")
+
+
 async def _relay_then_capture(state: ServerState, upstream: Upstream, reply: httpx.Response, started: float,
-                              user: str | None,
-                              thread: str | None, text: str) -> AsyncIterator[bytes]:
+                              user: str | None, thread: str | None, text: str,
+                              recorded_chat: str | None) -> AsyncIterator[bytes]:
     """The upstream's chunks unchanged; once the stream has ended, the turn goes to the capture."""
     chunks: list[bytes] = []
     async for chunk in upstream.relay(reply, started):
         chunks.append(chunk)
         yield chunk
-    if user is not None and text:
-        await _capture(state, user, thread, text, streamed_text(chunks))
+    await _after_answer(state, user, thread, text, streamed_text(chunks), recorded_chat)
 
 
 @router.post("/chat/completions", response_model=None, responses=CHAT_RESPONSES,
              summary="OpenAI-compatible chat completion with memory")
 async def chat_completions(body: ChatCompletionRequest, user: ChatUser, state: State,
-                           chat_id: ChatId = None) -> Response:
+                           chat_id: ChatIdHeader = None) -> Response:
     upstream = state.require_upstream()
     payload = body.model_dump(exclude_unset=True)
     if not payload.get("model") and upstream.model:
@@ -127,6 +146,10 @@ async def chat_completions(body: ChatCompletionRequest, user: ChatUser, state: S
         headers["X-Memlane-Memories"] = str(count)
         if memories:
             payload["messages"] = inject(messages, memories)
+    recorded_chat = _chat_to_record(state, user, chat_id, mode)
+    if user is not None and recorded_chat is not None:  # before the upstream: the user said it either way
+        await _record(state, user, chat_id, functools.partial(record_request, state.memory, user, recorded_chat,
+                                                              messages), "session_record_failed")
 
     started = time.perf_counter()
     if payload.get("stream"):
@@ -137,13 +160,14 @@ async def chat_completions(body: ChatCompletionRequest, user: ChatUser, state: S
             except BaseException:  # cancelled while committing: no response will read the reply
                 await reply.aclose()
                 raise
-        return StreamingResponse(_relay_then_capture(state, upstream, reply, started, user, chat_id, text),
+        return StreamingResponse(_relay_then_capture(state, upstream, reply, started, user, chat_id, text,
+                                                     recorded_chat),
                                  media_type=reply.headers.get("content-type", "text/event-stream"),
                                  headers={**headers, "Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
     answer = await upstream.complete(payload)
     if user is not None and text:
         await _enqueue(state, user, chat_id, text)
-        await _capture(state, user, chat_id, text, answer_text(answer))
+    await _after_answer(state, user, chat_id, text, answer_text(answer), recorded_chat)
     return Response(answer, media_type="application/json", headers=headers)
 
 

@@ -18,6 +18,7 @@ from memlane.model.jobs import JobStatus
 from memlane.model.record import MemoryRecord
 from memlane.model.retrieval import ContextBlock, QueryResult
 from memlane.server.auth import User
+from memlane.server.chat_header import ChatIdHeader, chat_or
 from memlane.server.errors import ApiError, error_responses
 from memlane.server.fields import NO_NUL
 from memlane.server.filters import as_engine_filters
@@ -68,13 +69,14 @@ def fits(state: ServerState, *summaries: str | None) -> None:
 @router.post("/turns", response_model=FormationResponse, status_code=202, responses={
     **ERRORS, 200: {"model": FormationResponse, "description": "Formation ran to the end (wait=true)"}},
     summary="Add a chat turn (runs formation)")
-def add_turn(body: TurnRequest, user: User, state: State) -> Any:
+def add_turn(body: TurnRequest, user: User, state: State, chat: ChatIdHeader = None) -> Any:
     """The turn is a committed job before this returns; candidates come back at once (and as
     ``memory.candidate`` events); dedup, merge and supersede decisions run in the background."""
     messages = body.messages if isinstance(body.messages, str) else [m.model_dump(exclude_none=True)
                                                                         for m in body.messages]
     mem = _mem(state)
-    turn_id, cands = mem.add_turn(messages, user_id=user, thread_id=body.thread_id, at=body.at, wait=body.wait)
+    turn_id, cands = mem.add_turn(messages, user_id=user, thread_id=chat_or(body.thread_id, chat, "thread_id"),
+                                  at=body.at, wait=body.wait)
     out = FormationResponse(candidates=cands, waited=body.wait, turn_id=turn_id,
                             decisions=mem.outcomes(turn_id, user_id=user) if body.wait else [])
     return JSONResponse(out.model_dump(mode="json"), status_code=200 if body.wait else 202)
@@ -83,10 +85,11 @@ def add_turn(body: TurnRequest, user: User, state: State) -> Any:
 @router.post("/facts", response_model=FormationResponse, status_code=202, responses={
     **ERRORS, 200: {"model": FormationResponse, "description": "Decisions ran to the end (wait=true)"}},
     summary="Add ready candidate memories (decision only)")
-def add_facts(body: FactsRequest, user: User, state: State) -> Any:
+def add_facts(body: FactsRequest, user: User, state: State, chat: ChatIdHeader = None) -> Any:
     fits(state, *(f.summary for f in body.facts))
     facts = [f.model_dump() for f in body.facts]
-    cands = _mem(state).add_facts(facts, user_id=user, thread_id=body.thread_id, at=body.at, wait=body.wait)
+    cands = _mem(state).add_facts(facts, user_id=user, thread_id=chat_or(body.thread_id, chat, "thread_id"), at=body.at,
+                                  wait=body.wait)
     out = FormationResponse(candidates=cands, waited=body.wait)
     return JSONResponse(out.model_dump(mode="json"), status_code=200 if body.wait else 202)
 
@@ -183,8 +186,9 @@ def query(body: QueryRequest, user: User, state: State) -> QueryResult:
 
 
 @router.post("/context", response_model=ContextBlock, responses=ERRORS, summary="The context block for a turn")
-def context(body: ContextRequest, user: User, state: State) -> ContextBlock:
-    return _mem(state).context(body.query, user_id=user, thread_id=body.thread_id, since_rev=body.since_rev,
+def context(body: ContextRequest, user: User, state: State, chat: ChatIdHeader = None) -> ContextBlock:
+    return _mem(state).context(body.query, user_id=user, thread_id=chat_or(body.thread_id, chat, "thread_id"),
+                               chat_id=chat_or(body.chat_id, chat, "chat_id"), since_rev=body.since_rev,
                                budget_tokens=body.budget_tokens, agent=body.agent, at=body.at)
 
 

@@ -1,5 +1,5 @@
 """Group-chat sessions under ``/v1/memory/sessions`` (seed 004, docs/sessions.md): record a chat's
-messages, list the user's sessions and a session's messages."""
+messages, list the user's sessions and a session's messages, forget a session."""
 
 from __future__ import annotations
 
@@ -7,9 +7,11 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends, Path, Query
 
+from memlane.model.session import ChatSession
 from memlane.server.auth import User
-from memlane.server.errors import error_responses
-from memlane.server.fields import PATH_ID, Name
+from memlane.server.chat_header import CHAT_ID_HEADER, ChatIdHeader, chat_or
+from memlane.server.errors import ApiError, error_responses
+from memlane.server.fields import NO_NUL, PATH_ID, Name
 from memlane.server.schemas import MessagesResponse, RecordMessagesRequest, SessionsResponse
 from memlane.server.state import ServerState, get_state
 
@@ -22,8 +24,11 @@ SessionId = Annotated[str, Path(min_length=1, max_length=256, pattern=PATH_ID,
 
 @router.post("/messages", response_model=MessagesResponse, status_code=201, responses=ERRORS,
              summary="Record a group chat's messages (each joins its chat's session by its time)")
-def record(body: RecordMessagesRequest, user: User, state: State) -> MessagesResponse:
-    stored = state.memory.record_messages([m.model_dump() for m in body.messages], user_id=user, chat_id=body.chat_id)
+def record(body: RecordMessagesRequest, user: User, state: State, chat: ChatIdHeader = None) -> MessagesResponse:
+    chat_id = chat_or(body.chat_id, chat, "chat_id")
+    if chat_id is None:
+        raise ApiError(400, "invalid_request", f"chat_id is required: in the body or the {CHAT_ID_HEADER} header")
+    stored = state.memory.record_messages([m.model_dump() for m in body.messages], user_id=user, chat_id=chat_id)
     return MessagesResponse(messages=stored)
 
 
@@ -39,3 +44,11 @@ def sessions(user: User, state: State, chat_id: Annotated[Name | None, Query()] 
 def messages(session_id: SessionId, user: User, state: State,
              limit: Annotated[int, Query(ge=1, le=10_000)] = 1000) -> MessagesResponse:
     return MessagesResponse(messages=state.memory.session_messages(session_id, user_id=user, limit=limit))
+
+
+@router.delete("/{session_id}", response_model=ChatSession, responses={**ERRORS, **error_responses(404)},
+               summary="Forget a session: its messages, the session and its summary memory (purged)")
+def delete(session_id: SessionId, user: User, state: State,
+           reason: Annotated[str | None, Query(max_length=1000, pattern=NO_NUL)] = None) -> ChatSession:
+    """Returns the session as it was. Purging its summary memory (POST /v1/memory/{id}/purge) does the same."""
+    return state.memory.delete_session(session_id, user_id=user, actor="api", reason=reason)

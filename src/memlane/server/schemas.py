@@ -263,6 +263,8 @@ class ContextRequest(Strict):
 
     query: QueryText
     thread_id: Name | None = None
+    chat_id: Name | None = Field(None, description="The group chat whose earlier sessions and messages to recall "
+                                                   "(or the X-OpenWebUI-Chat-Id header).")
     since_rev: Revision | None = Field(
         None, description="The `rev` of the thread's previous block: adds the delta header.")
     budget_tokens: Budget | None = None
@@ -305,7 +307,7 @@ class ProposalsResponse(BaseModel):
 class RecordMessagesRequest(Strict):
     """A group chat's messages (seed 004): ``name`` is the sender, ``at`` the message's time (default now)."""
 
-    chat_id: Name
+    chat_id: Name | None = Field(None, description="The group chat (or the X-OpenWebUI-Chat-Id header).")
     messages: Annotated[list[TurnMessage], Field(min_length=1, max_length=1000)]
 
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{

@@ -82,6 +82,8 @@ class WriteBatch:
     # refuses the batch (ConflictError).
     sessions: builtins.list[ChatSession] = field(default_factory=list)
     messages: builtins.list[SessionMessage] = field(default_factory=list)
+    # (user_id, session_id): sessions forgotten with their messages, after the writes above
+    dropped_sessions: builtins.list[tuple[str, str]] = field(default_factory=list)
     complete_job: str | None = None  # marked done in the same transaction as the writes it made
     # With ``complete_job``: the worker that must still hold the job's lease, or nothing is written
     # (LeaseLostError): a worker whose lease expired cannot apply work another worker redoes.
@@ -400,7 +402,8 @@ class Backend(ABC):
         self.apply(WriteBatch(upserts=[Upsert(record, embedding)], history=list(history)))
 
     def export_user(self, user_id: str, *, page: int = 500) -> Iterator[dict[str, Any]]:
-        """Everything a user has, as JSON-ready rows tagged with ``kind``."""
+        """Everything a user has, as JSON-ready rows tagged with ``kind``: memory, relation, history, then
+        each chat session followed by its messages."""
         offset = 0
         while True:
             chunk = self.list(user_id, limit=page, offset=offset, newest_first=False)
@@ -415,6 +418,10 @@ class Backend(ABC):
             offset += page
         for entry in self.history(user_id, limit=10**9):
             yield {"kind": "history", **entry.model_dump(mode="json")}
+        for session in self.chat_sessions(user_id, SessionFilter(), limit=10**9):  # oldest first, as recorded
+            yield {"kind": "session", **session.model_dump(mode="json")}
+            for message in self.session_messages(user_id, session.id, limit=10**9):
+                yield {"kind": "message", **message.model_dump(mode="json")}
 
     def __enter__(self) -> Backend:
         return self

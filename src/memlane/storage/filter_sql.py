@@ -115,6 +115,9 @@ def session_where(user_id: str, f: SessionFilter, d: Dialect) -> tuple[str, list
     chosen = [(sql, value) for sql, value in given if value is not None]
     parts = [f"user_id = {p}", *(sql for sql, _ in chosen)]
     params = [user_id, *(d.value(v) for _, v in chosen)]
+    if f.ids:
+        parts.append(f"id IN ({', '.join(p for _ in f.ids)})")
+        params.extend(f.ids)
     if f.statuses:
         parts.append(f"status IN ({', '.join(p for _ in f.statuses)})")
         params.extend(s.value for s in f.statuses)

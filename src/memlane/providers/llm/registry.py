@@ -54,4 +54,11 @@ def llm_from_settings(settings: Settings) -> MemoryLLM:
     return get_llm(settings.llm, **options)
 
 
-__all__ = ["REGISTRY", "get_llm", "llm_from_settings"]
+def summary_llm_from_settings(settings: Settings) -> MemoryLLM | None:
+    """The LLM of session summaries when ``CONTEXT_SESSION_SUMMARY_MODEL`` names a model of its own (the
+    configured provider with that model); None: summaries use the memory LLM."""
+    model = settings.context_session_summary_model
+    return None if model is None else llm_from_settings(settings.model_copy(update={"llm_model": model}))
+
+
+__all__ = ["REGISTRY", "get_llm", "llm_from_settings", "summary_llm_from_settings"]

@@ -33,9 +33,10 @@ _INSERT = (f"INSERT INTO messages ({M_COLS}) SELECT {M_COLS} "
 
 
 def write_sessions(cur: psycopg.Cursor[Any], sessions: Sequence[ChatSession],
-                   messages: Sequence[SessionMessage]) -> None:
-    """Upsert the sessions, insert the messages; ConflictError (the transaction rolls back) for a session id
-    that is another user's, or a write that would lower a session's message count (a stale read)."""
+                   messages: Sequence[SessionMessage], dropped: Sequence[tuple[str, str]] = ()) -> None:
+    """Upsert the sessions, insert the messages, then delete the ``dropped`` (user, session) with their
+    messages; ConflictError (the transaction rolls back) for a session id that is another user's, or a
+    write that would lower a session's message count (a stale read)."""
     if sessions:
         written = {r[0] for r in cur.execute(_UPSERT, (_SESSIONS.dump_json(list(sessions)).decode(),)).fetchall()}
         refused = sorted({s.id for s in sessions} - written)
@@ -43,6 +44,9 @@ def write_sessions(cur: psycopg.Cursor[Any], sessions: Sequence[ChatSession],
             raise ConflictError(f"session {', '.join(refused)} belongs to another user or got messages since it was read; nothing was written")
     if messages:
         cur.execute(_INSERT, (_MESSAGES.dump_json(list(messages)).decode(),))
+    if dropped:
+        cur.executemany("DELETE FROM messages WHERE user_id = %s AND session_id = %s", dropped)
+        cur.executemany("DELETE FROM sessions WHERE user_id = %s AND id = %s", dropped)
 
 
 def chat_sessions(conn: psycopg.Connection[Any], user_id: str, where: SessionFilter, limit: int) -> list[ChatSession]:

@@ -112,6 +112,6 @@ def apply_batch(conn: psycopg.Connection[Any], batch: WriteBatch, dims: int | No
         if batch.relations:
             cur.executemany(INSERT_RELATION, [relation_params(r) for r in batch.relations])
         write_proposals(cur, batch.proposals)
-        write_sessions(cur, batch.sessions, batch.messages)
+        write_sessions(cur, batch.sessions, batch.messages, batch.dropped_sessions)
         jobs.write_in_batch(cur, batch.changes, batch.op_events, batch.jobs, batch.complete_job, batch.job_result,
                              batch.schedule, batch.job_owner, batch.pair_checks)

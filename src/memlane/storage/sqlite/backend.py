@@ -251,7 +251,7 @@ class SqliteBackend(SqliteSearchMixin, SqliteJobsMixin, SqliteProposalsMixin, Sq
                               "ON CONFLICT(user_id, pair) DO UPDATE SET checked_at = excluded.checked_at",
                               [(u, pair, iso(at)) for u, pair, at in batch.pair_checks])
                 write_proposals(c, batch.proposals)
-                write_sessions(c, batch.sessions, batch.messages)
+                write_sessions(c, batch.sessions, batch.messages, batch.dropped_sessions)
                 if batch.complete_job:  # a done job keeps its outcome, not the user's text
                     owner = " AND locked_by = ? AND status = 'running'" if batch.job_owner else ""
                     done = c.execute("UPDATE jobs SET status = 'done', payload = ?, locked_by = NULL, "

@@ -32,9 +32,11 @@ def _session_params(s: ChatSession) -> tuple[Any, ...]:
     return tuple(row[f] for f in S_FIELDS)
 
 
-def write_sessions(c: Any, sessions: Sequence[ChatSession], messages: Sequence[SessionMessage]) -> None:
-    """Upsert the sessions, insert the messages; ConflictError (the transaction rolls back) for a session id
-    that is another user's, or a write that would lower a session's message count (a stale read)."""
+def write_sessions(c: Any, sessions: Sequence[ChatSession], messages: Sequence[SessionMessage],
+                   dropped: Sequence[tuple[str, str]] = ()) -> None:
+    """Upsert the sessions, insert the messages, then delete the ``dropped`` (user, session) with their
+    messages; ConflictError (the transaction rolls back) for a session id that is another user's, or a
+    write that would lower a session's message count (a stale read)."""
     for s in sessions:
         if c.execute(_UPSERT, _session_params(s)).fetchone() is None:
             raise ConflictError(f"session {s.id} belongs to another user or got messages since it was read; nothing was written")
@@ -42,6 +44,8 @@ def write_sessions(c: Any, sessions: Sequence[ChatSession], messages: Sequence[S
     for m in messages:
         rowid = c.execute(insert, tuple(iso(m.at) if f == "at" else getattr(m, f) for f in M_FIELDS)).fetchone()[0]
         c.execute("INSERT INTO messages_fts(rowid, uid, text) VALUES (?, ?, ?)", message_row(rowid, m.user_id, m.text))
+    c.executemany("DELETE FROM messages WHERE user_id = ? AND session_id = ?", dropped)  # a trigger takes fts, vectors
+    c.executemany("DELETE FROM sessions WHERE user_id = ? AND id = ?", dropped)
 
 
 def _session(r: Any) -> ChatSession:
