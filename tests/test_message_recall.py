@@ -60,9 +60,9 @@ def test_a_message_is_found_by_keyword_at_once_and_by_meaning_after_the_task(loc
         assert [h.message.ref for h in found(mem, "golden retriever")] == ["m2"]  # keywords work at once
         run_task(mem)
         assert mem.backend.messages_without_vector(U, mem.embedder.identity) == []
-        after = found(mem, "Who got a new dog?")  # no word in common with the message
-        assert after and after[0].message.text.startswith("My sister adopted")
-        assert after[0].similarity is not None and after[0].similarity > 0.3
+        after = {h.message.ref: h.similarity for h in found(mem, "Who got a new dog?")}  # no word in common
+        # the puppy message and the one after it (embedded with it as its context) rank above the rest
+        assert sorted(after, key=lambda r: -(after[r] or 0.0))[:2] in (["m2", "m3"], ["m3", "m2"])
 
 
 def test_message_search_keeps_to_the_user_and_to_the_chat(location: str) -> None:
@@ -142,7 +142,7 @@ def _message(n: int, at_offset: timedelta) -> MessageHit:
 
 
 def test_the_reranker_gives_summaries_their_bonus_and_halves_messages_they_cover() -> None:
-    session = MemoryRecord(user_id=U, chat_id=CHAT, type=MemoryType.SESSION, summary="Chat about the cabin",
+    session = MemoryRecord(id="s1", user_id=U, chat_id=CHAT, type=MemoryType.SESSION, summary="Chat about the cabin",
                            valid_from=START, valid_to=START + 10 * MIN)
     hit = SearchHit(memory=session, score=0.5, breakdown=ScoreBreakdown(similarity=0.5))
     inside, outside = _message(1, 5 * MIN), _message(2, 2 * HOUR)

@@ -182,7 +182,9 @@ def messages(value: Any, at: datetime) -> list[ChatMessage]:
         try:
             msg = item if isinstance(item, ChatMessage) else ChatMessage.model_validate(item)
         except PydanticError as exc:
-            raise ValidationError(f"messages[{n}]: {exc.errors()[0]['msg']} (need role and content)") from None
+            err = exc.errors()[0]
+            where = "".join(f".{part}" for part in err["loc"] if isinstance(part, str))
+            raise ValidationError(f"messages[{n}]{where}: {err['msg']} (need role and content)") from None
         text(f"messages[{n}].content", msg.content)
         if not msg.content.strip():
             raise ValidationError(f"messages[{n}].content is empty")
