@@ -113,11 +113,10 @@ def test_local_other_model_directory_and_bad_path(tmp_path: os.PathLike[str]) ->
 def test_local_limits_torch_threads(local: Embedder) -> None:
     import torch
 
-    from memlane.providers.embed.local import _cpu_count
+    from memlane.providers.embed.local import default_threads
 
-    local.embed_one("load")
-    if "OMP_NUM_THREADS" not in os.environ:
-        assert torch.get_num_threads() == _cpu_count()
+    local.embed_one("load")  # MEMLANE_TORCH_THREADS unset: OMP_NUM_THREADS, else half the cores
+    assert torch.get_num_threads() == default_threads()
 
 
 # --- hash ------------------------------------------------------------------------------------------

@@ -252,14 +252,14 @@ class Memory(FormationAPI, ProceduresAPI, ConsentAPI, SessionsAPI, SharingAPI):
         from memlane.retrieval.query import memory_query
 
         user, now = v.user_id(user_id), v.when("at", at) or utcnow()
-        with span("query", top_k=top_k) as current:
+        with span("query") as current:  # top_k is recorded once memory_query has validated it
             self.bootstrap.ensure(user)
             result = memory_query(self.backend, self.embedder, self.settings, query=query, user_id=user,
                                   agent=agent, categories=categories, filters=filters, top_k=top_k,
                                   return_=return_, budget_tokens=budget_tokens, threshold=threshold, now=now)
             self.backend.record_access(user, [str(item["id"]) for item in result.items if "id" in item], now)
-            record(current, results=len(result.items), categories=len(result.categories), tokens=result.tokens,
-                   dropped=result.dropped)
+            record(current, top_k=top_k, results=len(result.items), categories=len(result.categories),
+                   tokens=result.tokens, dropped=result.dropped)
         return result
 
     def history(self, memory_id: str, *, user_id: str, limit: int = 100) -> builtins.list[HistoryEntry]:
