@@ -69,6 +69,8 @@ _SUFFIXES = ("ings", "ing", "ments", "ment", "ied", "ies", "ed", "es", "ic", "s"
 
 def stem(word: str) -> str:
     word = _SYNONYMS.get(word, word)
+    if word.endswith("ees"):  # coffees, employees: the plural of a word that ends in "ee"
+        word = word[:-1]
     for suffix in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             word = word[: -len(suffix)]

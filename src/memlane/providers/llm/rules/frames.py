@@ -16,11 +16,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
-
-import yaml
 
 from memlane.model.candidate import ConflictVerdict
+from memlane.providers.llm.rules import roles
 from memlane.providers.llm.rules.compare import (
     DAYS,
     USER,
@@ -34,14 +32,10 @@ from memlane.providers.llm.rules.compare import (
     same_who,
     stem,
 )
+from memlane.providers.llm.rules.frame_data import DATA as _DATA
+from memlane.providers.llm.rules.frame_data import plain
+from memlane.providers.llm.rules.frame_data import stems as _stems
 from memlane.providers.llm.rules.lexicon_world import MONTHS, NUMBER_WORDS, TECH_SLOTS
-
-_DATA = yaml.safe_load(Path(__file__).with_name("frames.yaml").read_text(encoding="utf-8"))
-
-
-def _stems(text: str) -> frozenset[str]:
-    return frozenset(stem(w.replace("_", " ")) for w in text.split())
-
 
 CHANGE = _stems(_DATA["change"])
 ADDITIVE = _stems(_DATA["additive"])
@@ -58,11 +52,14 @@ OPPOSITES: frozenset[frozenset[str]] = frozenset(
 UNINFORMATIVE = (CHANGE | ADDITIVE | LIGHT | _stems(_DATA["filler"]) | _stems("work job") | _UNIT_WORDS
                  | _stems(" ".join(NUMBER_WORDS)))  # words a restatement may add
 _WORK = _stems("work job career industry field sector")
-_LEAVING = "|".join(sorted((w.replace("_", " ") for w in _DATA["leaving"].split()), key=len, reverse=True))
-_LEFT = re.compile(
-    rf"\b(?:{_LEAVING})\s+(?:(?:the|my|his|her|their|a|an|at|with|using|to)\s+)*(?P<obj>[\w.+#-]+(?:\s+[A-Z][\w.+#-]*)?)",
+_LEAVING = "|".join(sorted(plain("leaving"), key=len, reverse=True))
+_LEFT = re.compile(  # "stopped going to the gym": the object after a light gerund
+    rf"\b(?:{_LEAVING})\s+(?:(?:the|my|his|her|their|a|an|at|with|using|to|in|on|off|going|doing|having|"
+    rf"getting|taking)\s+)*(?P<obj>[\w+#-]+(?:\.\w+)*(?:\s+[A-Z][\w.+#-]*)?)",
     re.IGNORECASE,
 )
+_AMBIGUOUS = plain("ambiguous_tools")  # "opera", "fish": a tool only when capitalised
+_PREFIXED = re.compile(r"\b(?:non|ex)-(?=[a-z])", re.IGNORECASE)  # "a non-smoker", "an ex-smoker": no longer
 _ORDINALS = {w: i + 1 for i, w in enumerate([
     "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh",
     "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth",
@@ -90,16 +87,21 @@ class Frame:
     additive: bool
     left: frozenset[str]  # words of what the statement gives up ("quit Siemens" -> {"siemens"})
     kinds: frozenset[str]  # slots its tools and one-at-a-time values fill (phone, diet, ...)
+    people: frozenset[str]  # companions and recipients ("with Sam", "a gift for mom"): roles.py
+    past: bool  # led by a past-tense verb: one occasion ("went hiking"), not a standing fact
 
 
 @lru_cache(maxsize=4096)
 def frame(text: str) -> Frame:
     who = read(text).who
+    prefixed = _PREFIXED.search(text) is not None
+    text = _PREFIXED.sub("", text)
     tokens = [t.rstrip(".") for t in _TOKEN.findall(text.lower())]
     raw = frozenset(stem(t) for t in tokens)
     times = _TIME.findall(text.lower())
     found = set(number_set(_TIME.sub(" ", text))) | {float(_ORDINALS[t]) for t in tokens if t in _ORDINALS}
-    tools = {t for t in tokens if t in TECH_SLOTS or t in MONTHS}
+    capitalised = {t.lower() for t in _TOKEN.findall(text) if t[:1].isupper()}
+    tools = {t for t in tokens if (t in TECH_SLOTS and (t not in _AMBIGUOUS or t in capitalised)) or t in MONTHS}
     exclusive = {w for w in tokens if any(w in members for members in EXCLUSIVE.values())}
     named = {n for n in names(text) | tools | exclusive if not same_name(n, who.name)}
     kinds = frozenset({TECH_SLOTS[t] for t in tools if t in TECH_SLOTS}
@@ -114,9 +116,10 @@ def frame(text: str) -> Frame:
     masked = all_words - value_words - CHANGE - ADDITIVE - LIGHT
     masked -= _UNIT_WORDS | {stem(t) for t in _ORDINALS} | _DAY_STEMS
     left = frozenset(w for m in _LEFT.finditer(text) for w in m.group("obj").lower().split())
-    negative = negated(text) or _FORMERLY.search(text) is not None  # "used to smoke" no longer holds
+    negative = negated(text) or prefixed or _FORMERLY.search(text) is not None  # "used to smoke": no more
     return Frame(text, who, frozenset(masked), frozenset(named), frozenset(found), units, when, once,
-                 negative, raw & CHANGE, bool(raw & ADDITIVE), left, kinds)
+                 negative, raw & CHANGE, bool(raw & ADDITIVE), left, kinds, roles.people(text),
+                 roles.past_event(text))
 
 
 def _verdict(relation: str, reason: str) -> ConflictVerdict:
@@ -215,6 +218,8 @@ def compare(existing: str, candidate: str) -> ConflictVerdict | None:
     if not (numbers or named or when):
         return None
     was, now = _values(old, new)
+    if when and old.past and new.past and not change:  # "went climbing on Friday" / "... on Sunday"
+        return _verdict("new", f"two occasions ({', '.join(sorted(old.when))} / {', '.join(sorted(new.when))})")
     if change or named and (old.kinds & new.kinds or old.words & new.words & ONE_AT_A_TIME):
         return _verdict("contradiction", f"changed from {was} to {now}")
     if named and old.once and old.when == new.when and not numbers:  # one occasion, told again with another place
