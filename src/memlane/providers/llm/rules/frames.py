@@ -35,7 +35,7 @@ from memlane.providers.llm.rules.compare import (
 from memlane.providers.llm.rules.frame_data import DATA as _DATA
 from memlane.providers.llm.rules.frame_data import plain
 from memlane.providers.llm.rules.frame_data import stems as _stems
-from memlane.providers.llm.rules.lexicon_world import MONTHS, NUMBER_WORDS, TECH_SLOTS
+from memlane.providers.llm.rules.lexicon_world import FOOD_GROUPS, MONTHS, NUMBER_WORDS, TECH_SLOTS
 
 CHANGE = _stems(_DATA["change"])
 ADDITIVE = _stems(_DATA["additive"])
@@ -44,6 +44,9 @@ UNITS: dict[str, frozenset[str]] = {k: _stems(v) for k, v in _DATA["units"].item
 FIELDS: dict[str, frozenset[str]] = {k: _stems(v) for k, v in _DATA["fields"].items()}
 _UNIT_WORDS = frozenset().union(*UNITS.values())
 HABITS: dict[str, frozenset[str]] = {k: _stems(v) for k, v in _DATA["habits"].items()}
+for _group, _foods in FOOD_GROUPS.items():  # "went vegetarian" retires "orders pepperoni pizza"
+    HABITS[_group] = HABITS.get(_group, frozenset()) | frozenset(stem(w) for f in _foods for w in f.split())
+RULES_OUT: dict[str, frozenset[str]] = {stem(k): frozenset(v.split()) for k, v in _DATA["rules_out"].items()}
 KINDS: dict[str, frozenset[str]] = {stem(k): _stems(v) for k, v in _DATA["kinds"].items()}
 ONE_AT_A_TIME = _stems(_DATA["one_at_a_time"])
 EXCLUSIVE: dict[str, frozenset[str]] = {k: frozenset(v.split()) for k, v in _DATA["exclusive"].items()}
@@ -69,7 +72,7 @@ _OCCASION = re.compile(r"\b(?:yesterday|today|tonight|tomorrow|(?:last|this|next
                        r"evening|week|weekend|month|year|monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b")
 _FORMERLY = re.compile(r"\b(?:used to|formerly|no more)\b", re.IGNORECASE)
 _TIME = re.compile(r"\b\d{1,2}(?::\d{2})?\s*(?:am|pm)\b|\b\d{1,2}:\d{2}\b")
-_TOKEN = re.compile(r"[a-z0-9][a-z0-9.+#-]*")
+_TOKEN = re.compile(r"[a-z0-9][a-z0-9.+#-]*", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -100,7 +103,7 @@ def frame(text: str) -> Frame:
     raw = frozenset(stem(t) for t in tokens)
     times = _TIME.findall(text.lower())
     found = set(number_set(_TIME.sub(" ", text))) | {float(_ORDINALS[t]) for t in tokens if t in _ORDINALS}
-    capitalised = {t.lower() for t in _TOKEN.findall(text) if t[:1].isupper()}
+    capitalised = {t.lower().rstrip(".") for t in _TOKEN.findall(text) if t[:1].isupper()}
     tools = {t for t in tokens if (t in TECH_SLOTS and (t not in _AMBIGUOUS or t in capitalised)) or t in MONTHS}
     exclusive = {w for w in tokens if any(w in members for members in EXCLUSIVE.values())}
     named = {n for n in names(text) | tools | exclusive if not same_name(n, who.name)}
@@ -115,7 +118,8 @@ def frame(text: str) -> Frame:
     value_words = {stem(w) for phrase in named | when for w in phrase.split()}
     masked = all_words - value_words - CHANGE - ADDITIVE - LIGHT
     masked -= _UNIT_WORDS | {stem(t) for t in _ORDINALS} | _DAY_STEMS
-    left = frozenset(w for m in _LEFT.finditer(text) for w in m.group("obj").lower().split())
+    masked = {w for w in masked if not w[:1].isdigit()}  # "60k", "2nd": values, not frame words
+    left = frozenset(w.strip(".") for m in _LEFT.finditer(text) for w in m.group("obj").lower().split())
     negative = negated(text) or prefixed or _FORMERLY.search(text) is not None  # "used to smoke": no more
     return Frame(text, who, frozenset(masked), frozenset(named), frozenset(found), units, when, once,
                  negative, raw & CHANGE, bool(raw & ADDITIVE), left, kinds, roles.people(text),
@@ -127,10 +131,14 @@ def _verdict(relation: str, reason: str) -> ConflictVerdict:
 
 
 def _habit_given_up(old: Frame, new: Frame) -> str | None:
-    """``quit smoking`` against ``takes cigarette breaks``: the habit given up is implied by the old fact."""
+    """``quit smoking`` against ``takes cigarette breaks``: the habit given up is implied by the old fact;
+    ``is teetotal now`` against ``drinks wine with dinner``: a state that rules the habit out."""
     given_up = {stem(w) for w in new.left} | (new.words if new.negative and not old.negative else set())
+    stated = new.words | {stem(n) for n in new.names}  # "vegetarian" is a one-at-a-time value: a name
+    ruled_out = set() if new.negative else {h for w in stated for h in RULES_OUT.get(w, ())}
+    held = old.words | {stem(n) for n in old.names}  # "plays Xbox most nights"
     for habit, habit_words in HABITS.items():
-        if given_up & habit_words and old.words & habit_words and not old.negative:
+        if (given_up & habit_words or habit in ruled_out) and held & habit_words and not old.negative:
             return habit
     return None
 
@@ -203,7 +211,8 @@ def compare(existing: str, candidate: str) -> ConflictVerdict | None:
     if (kind := _kind_refinement(old, new)) is not None:
         return _verdict("refinement", f"names the kind of {kind}")
     only_old, only_new = old.words - new.words, new.words - old.words
-    if not (old.words & new.words or old.names & new.names or old.kinds & new.kinds or old.who != USER):
+    if not (old.words & new.words or old.names & new.names or old.kinds & new.kinds or old.who != USER
+            or old.units == new.units != frozenset()):  # "weighs 82 kg" / "is down to 76 kg"
         return None  # nothing ties the two statements together
     if len(only_old) == len(only_new) == 1 and frozenset(only_old | only_new) in OPPOSITES:
         return _verdict("contradiction", f"opposite outcome: {min(only_old)} -> {min(only_new)}")
@@ -218,7 +227,7 @@ def compare(existing: str, candidate: str) -> ConflictVerdict | None:
     if not (numbers or named or when):
         return None
     was, now = _values(old, new)
-    if when and old.past and new.past and not change:  # "went climbing on Friday" / "... on Sunday"
+    if when and named and old.past and new.past and not change:  # "a job interview at Siemens on Monday" / "at Bosch on Thursday"
         return _verdict("new", f"two occasions ({', '.join(sorted(old.when))} / {', '.join(sorted(new.when))})")
     if change or named and (old.kinds & new.kinds or old.words & new.words & ONE_AT_A_TIME):
         return _verdict("contradiction", f"changed from {was} to {now}")

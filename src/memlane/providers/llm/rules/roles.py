@@ -17,7 +17,7 @@ from memlane.providers.llm.rules.lexicon_world import TECH_SLOTS
 _PAST = plain("past_irregular")
 _RELATION = "|".join(sorted((re.escape(w) for w in set(RELATIONS) | set(RELATION_ALIASES)), key=len, reverse=True))
 _NAME = r"(?-i:[A-Z][\w'-]+)"
-_OWNER = r"(?:(?:my|their|his|her|our|the user's|user's|a|an|the)\s+)?"
+_OWNER = r"(?:(?:my|their|his|her|our|the user's|user's|a|an)\s+)?"  # not "the": "visited the Louvre"
 _PERSON = rf"(?P<p>(?:{_RELATION})\b(?:\s+{_NAME})?|{_NAME}(?:\s+{_NAME})?)"
 
 
@@ -31,9 +31,12 @@ _ROLES = (
     re.compile(rf"\bfor\s+{_OWNER}(?P<p>(?:{_RELATION})\b(?:\s+{_NAME})?)", re.I),  # "a card for grandma"
     re.compile(rf"\b(?:{_verbs('giving')})\s+{_OWNER}{_PERSON}\s+(?:a|an|the|some|their|his|her|my|\d+|two|three)\b",
                re.I),  # "gave Kofi a book"
-    re.compile(rf"\b(?:{_verbs('meeting')})\s+{_OWNER}{_PERSON}", re.I),  # "visited grandma", "called Ana"
+    re.compile(rf"(?<!\bis )(?<!\bwas )(?<!\bare )\b(?:{_verbs('meeting')})\s+{_OWNER}{_PERSON}", re.I),  # "called Ana",
+    # not "is called Ana" (a name)
 )
-_LEAD = re.compile(r"^(?:.*?\b(?:user|[A-Z][\w'-]+)\s+)?(?:(?:just|also|finally|recently|then|once)\s+)*(?P<verb>[a-z]+)\b")
+_ADVERBS = r"(?:(?:just|also|finally|recently|then|once|first)\s+)*"
+_AFTER_USER = re.compile(rf"\buser\s+{_ADVERBS}(?P<verb>[a-z]+)\b", re.I)
+_AFTER_NAME = re.compile(rf"^{_NAME}\s+{_ADVERBS}(?P<verb>[a-z]+)\b")  # "Theo turned six"
 
 
 @lru_cache(maxsize=4096)
@@ -51,10 +54,10 @@ def people(text: str) -> frozenset[str]:
 
 def past_event(text: str) -> bool:
     """The statement is led by a past-tense verb ("User went ...", "User hosted ..."): one occasion."""
-    m = _LEAD.match(re.sub(r"^(?:the )?user\b", "user", text.strip(), flags=re.I))
+    m = _AFTER_USER.search(text) or _AFTER_NAME.match(text.strip())
     if m is None:
         return False
-    verb = m.group("verb")
+    verb = m.group("verb").lower()
     return verb in _PAST or (verb.endswith("ed") and verb not in ("used", "need"))
 
 
