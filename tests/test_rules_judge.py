@@ -238,3 +238,12 @@ def test_an_ordinary_word_is_not_a_tool_unless_capitalised() -> None:
 def test_a_name_given_is_not_someone_met() -> None:
     """'is called Leon' names the partner; it is no event with Leon: the new name replaces the old."""
     assert classify("User's partner is called Tomasz.", "User's partner is called Leon.").relation == "contradiction"
+
+
+def test_giving_up_one_subscription_leaves_another() -> None:
+    """What is given up is named by the head of its object: 'cancelled the Hulu subscription' retires
+    the Hulu subscription, not the Audible one."""
+    assert classify("User has an Audible subscription.", "User cancelled their Hulu subscription.").relation \
+        != "contradiction"
+    assert classify("User pays for Hulu every month.", "User cancelled their Hulu subscription.").relation \
+        == "contradiction"

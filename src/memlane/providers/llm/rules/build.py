@@ -22,6 +22,8 @@ from memlane.providers.llm.rules.render import render
 Rule = Callable[[Clause], Fact | None]
 RULES: tuple[Rule, ...] = (
     *rules_identity.RULES,
+    table.rule("identity"),  # rows of patterns_identity.yaml: origin, nationality, status, traits
+    *rules_identity.LATE_RULES,
     *rules_health.RULES,
     *rules_work.RULES,
     *rules_life.RULES,

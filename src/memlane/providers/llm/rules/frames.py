@@ -57,7 +57,7 @@ UNINFORMATIVE = (CHANGE | ADDITIVE | LIGHT | _stems(_DATA["filler"]) | _stems("w
 _WORK = _stems("work job career industry field sector")
 _LEAVING = "|".join(sorted(plain("leaving"), key=len, reverse=True))
 _LEFT = re.compile(  # "stopped going to the gym": the object after a light gerund
-    rf"\b(?:{_LEAVING})\s+(?:(?:the|my|his|her|their|a|an|at|with|using|to|in|on|off|going|doing|having|"
+    rf"\b(?:{_LEAVING})\s+(?:(?:the|my|his|her|their|a|an|at|with|using|to|in|on|off|from|of|going|doing|having|"
     rf"getting|taking)\s+)*(?P<obj>[\w+#-]+(?:\.\w+)*(?:\s+[A-Z][\w.+#-]*)?)",
     re.IGNORECASE,
 )
@@ -89,6 +89,7 @@ class Frame:
     markers: frozenset[str]  # change markers ("now", "moved", "switched")
     additive: bool
     left: frozenset[str]  # words of what the statement gives up ("quit Siemens" -> {"siemens"})
+    left_head: frozenset[str]  # the first word of each: "cancelled the Netflix subscription" -> {"netflix"}
     kinds: frozenset[str]  # slots its tools and one-at-a-time values fill (phone, diet, ...)
     people: frozenset[str]  # companions and recipients ("with Sam", "a gift for mom"): roles.py
     past: bool  # led by a past-tense verb: one occasion ("went hiking"), not a standing fact
@@ -119,10 +120,12 @@ def frame(text: str) -> Frame:
     masked = all_words - value_words - CHANGE - ADDITIVE - LIGHT
     masked -= _UNIT_WORDS | {stem(t) for t in _ORDINALS} | _DAY_STEMS
     masked = {w for w in masked if not w[:1].isdigit()}  # "60k", "2nd": values, not frame words
-    left = frozenset(w.strip(".") for m in _LEFT.finditer(text) for w in m.group("obj").lower().split())
+    objects = [m.group("obj").lower().split() for m in _LEFT.finditer(text)]
+    left = frozenset(w.strip(".") for obj in objects for w in obj)
     negative = negated(text) or prefixed or _FORMERLY.search(text) is not None  # "used to smoke": no more
     return Frame(text, who, frozenset(masked), frozenset(named), frozenset(found), units, when, once,
-                 negative, raw & CHANGE, bool(raw & ADDITIVE), left, kinds, roles.people(text),
+                 negative, raw & CHANGE, bool(raw & ADDITIVE), left, frozenset(o[0].strip(".") for o in objects),
+                 kinds, roles.people(text),
                  roles.past_event(text))
 
 
@@ -192,7 +195,7 @@ def compare(existing: str, candidate: str) -> ConflictVerdict | None:
         return None
     change = bool(new.markers - old.markers or new.left)  # a marker both share ("a new flat") announces nothing
     gone = {w for w in new.left if stem(w) in old.words or any(same_name(w, n) for n in old.names)}
-    if gone and not old.negative:
+    if gone & new.left_head and not old.negative:  # not "gives up subscription" for another subscription
         return _verdict("contradiction", f"the new statement gives up {', '.join(sorted(gone))}")
     if (habit := _habit_given_up(old, new)) is not None:
         return _verdict("contradiction", f"the new statement gives up {habit}, which the stored one implies")
