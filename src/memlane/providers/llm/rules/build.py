@@ -24,6 +24,7 @@ RULES: tuple[Rule, ...] = (
     *rules_identity.RULES,
     table.rule("identity"),  # rows of patterns_identity.yaml: origin, nationality, status, traits
     *rules_identity.LATE_RULES,
+    table.rule("health"),  # rows of patterns_health.yaml: conditions, intolerances, smoking, diets
     *rules_health.RULES,
     *rules_work.RULES,
     *rules_life.RULES,
