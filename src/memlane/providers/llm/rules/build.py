@@ -27,6 +27,7 @@ RULES: tuple[Rule, ...] = (
     table.rule("health"),  # rows of patterns_health.yaml: conditions, intolerances, smoking, diets
     *rules_health.RULES,
     *rules_work.RULES,
+    table.rule("work"),  # rows of patterns_work.yaml: job status, work mode, business, degrees
     *rules_life.RULES,
     table.rule("plans"),  # rows of patterns.yaml: decisions, plans, goals
     *rules_plans.RULES,
