@@ -29,6 +29,7 @@ RULES: tuple[Rule, ...] = (
     *rules_work.RULES,
     table.rule("work"),  # rows of patterns_work.yaml: job status, work mode, business, degrees
     *rules_life.RULES,
+    table.rule("life"),  # rows of patterns_life.yaml: no children or pets, parent of, investments
     table.rule("plans"),  # rows of patterns.yaml: decisions, plans, goals
     *rules_plans.RULES,
     table.rule("prefs"),  # rows of patterns.yaml: likes, choices, favourites, hobbies
