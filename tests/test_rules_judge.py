@@ -247,3 +247,10 @@ def test_giving_up_one_subscription_leaves_another() -> None:
         != "contradiction"
     assert classify("User pays for Hulu every month.", "User cancelled their Hulu subscription.").relation \
         == "contradiction"
+
+
+def test_the_judge_names_what_a_candidate_retires_for_a_keyword_search() -> None:
+    """RulesLLM.implied_terms: formation searches stored memories by these words (formation/implied.py)."""
+    assert {"beer", "wine"} <= set(LLM.implied_terms("User is sober now."))
+    assert {"cigarettes", "tobacco"} <= set(LLM.implied_terms("User kicked the smoking habit; quit smoking."))
+    assert LLM.implied_terms("User likes green tea.") == []

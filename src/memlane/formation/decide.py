@@ -96,10 +96,12 @@ def decide(
     bands: Bands,
     merge_window: timedelta,
     heuristics: bool = True,
+    implied: Sequence[ScoredRecord] = (),
 ) -> Decision:
-    """The decision for ``cand``. The keyed memory and every neighbour at or above the floor are judged
-    in one :meth:`MemoryLLM.judge` call; a supersession also closes every other neighbour the candidate
-    contradicts ("I don't eat meat anymore" replaces both "loves steak" and "eats meat every day")."""
+    """The decision for ``cand``. The keyed memory, every neighbour at or above the floor and the
+    ``implied`` memories (found by :meth:`MemoryLLM.implied_terms`, judged whatever their similarity) are
+    judged in one :meth:`MemoryLLM.judge` call; a supersession also closes every other judged memory the
+    candidate contradicts ("I don't eat meat anymore" replaces both "loves steak" and "eats meat every day")."""
     episodic = cand.type in (MemoryType.EPISODIC, MemoryType.SESSION)
     text = undated if episodic else str  # an episode's date is not what makes it another episode
     norm = normalise(text(cand.summary))
@@ -114,6 +116,7 @@ def decide(
     pool = [ScoredRecord(keyed, 1.0)] if keyed else []
     pool += [n for n in neighbours if n.score >= bands.floor and in_window(n.record)
              and (keyed is None or n.record.id != keyed.id)]
+    pool += [n for n in implied if in_window(n.record) and n.record.id not in {p.record.id for p in pool}]
     verdicts = llm.judge(text(cand.summary), [text(n.record.summary) for n in pool]) if pool else []
     judged = list(zip(pool, verdicts, strict=True))
     d = _decide_one(cand, at=at, keyed=keyed, judged=judged, llm=llm, bands=bands, heuristics=heuristics)

@@ -26,6 +26,7 @@ from memlane.formation.hotpath import (
     select,
     turn_job,
 )
+from memlane.formation.implied import implied_memories
 from memlane.formation.mutations import commit
 from memlane.model.candidate import Candidate, ChatMessage
 from memlane.model.config import Settings
@@ -243,9 +244,11 @@ class Formation:
             neighbours = self.backend.vector_search(user, vector, conds, limit=self.settings.memory_neighbors_k,
                                                     shared=True)
             bands = bands_for(self.embedder.name, cand.type, self.settings)
+            implied = implied_memories(self.backend, user, vector, self.llm.implied_terms(cand.summary), conds,
+                                       limit=self.settings.memory_neighbors_k)
             d = decide(cand, at=at, keyed=keyed, neighbours=neighbours, llm=self.llm, bands=bands,
                        merge_window=timedelta(hours=self.settings.episodic_merge_window_hours),
-                       heuristics=self.settings.memory_enable_entity_heuristics)
+                       heuristics=self.settings.memory_enable_entity_heuristics, implied=implied)
             ctx = Context(user, job.thread_id, at, self.settings.categories,
                           job.payload.get("tz") or self.settings.timezone, bands.link,
                           node="episodic" if cand.type is MemoryType.EPISODIC else "worker")

@@ -43,9 +43,12 @@ LIGHT = _stems(_DATA["light"])
 UNITS: dict[str, frozenset[str]] = {k: _stems(v) for k, v in _DATA["units"].items()}
 FIELDS: dict[str, frozenset[str]] = {k: _stems(v) for k, v in _DATA["fields"].items()}
 _UNIT_WORDS = frozenset().union(*UNITS.values())
-HABITS: dict[str, frozenset[str]] = {k: _stems(v) for k, v in _DATA["habits"].items()}
-for _group, _foods in FOOD_GROUPS.items():  # "went vegetarian" retires "orders pepperoni pizza"
-    HABITS[_group] = HABITS.get(_group, frozenset()) | frozenset(stem(w) for f in _foods for w in f.split())
+_HABIT_WORDS: dict[str, frozenset[str]] = {k: frozenset(v.replace("_", " ").split()) for k, v in _DATA["habits"].items()}
+_FOODS = {group: frozenset(f for f in foods if " " not in f) for group, foods in FOOD_GROUPS.items()}
+for _group, _foods in _FOODS.items():  # "went vegetarian" retires "orders pepperoni pizza"
+    _HABIT_WORDS[_group] = _HABIT_WORDS.get(_group, frozenset()) | _foods
+HABITS: dict[str, frozenset[str]] = {k: frozenset(stem(w) for w in v) for k, v in _HABIT_WORDS.items()}
+FOODS: dict[str, frozenset[str]] = {k: frozenset(stem(w) for w in v) for k, v in _FOODS.items()}
 RULES_OUT: dict[str, frozenset[str]] = {stem(k): frozenset(v.split()) for k, v in _DATA["rules_out"].items()}
 KINDS: dict[str, frozenset[str]] = {stem(k): _stems(v) for k, v in _DATA["kinds"].items()}
 ONE_AT_A_TIME = _stems(_DATA["one_at_a_time"])
@@ -133,17 +136,34 @@ def _verdict(relation: str, reason: str) -> ConflictVerdict:
     return ConflictVerdict.model_validate({"relation": relation, "reason": reason})
 
 
+def _retired(new: Frame) -> tuple[set[str], set[str]]:
+    """Habits the statement gives up ("quit caffeine", "does not drink anymore") and food groups it rules
+    out by a state ("went vegan", "is teetotal now")."""
+    given_up = {stem(w) for w in new.left} | (new.words if new.negative else set())
+    stated = new.words | {stem(n) for n in new.names}  # "vegetarian" is a one-at-a-time value: a name
+    ruled_out = set() if new.negative else {g for w in stated for g in RULES_OUT.get(w, ())}
+    return {h for h, habit_words in HABITS.items() if given_up & habit_words}, ruled_out
+
+
 def _habit_given_up(old: Frame, new: Frame) -> str | None:
     """``quit smoking`` against ``takes cigarette breaks``: the habit given up is implied by the old fact;
-    ``is teetotal now`` against ``drinks wine with dinner``: a state that rules the habit out."""
-    given_up = {stem(w) for w in new.left} | (new.words if new.negative and not old.negative else set())
-    stated = new.words | {stem(n) for n in new.names}  # "vegetarian" is a one-at-a-time value: a name
-    ruled_out = set() if new.negative else {h for w in stated for h in RULES_OUT.get(w, ())}
+    ``is teetotal now`` against ``drinks wine with dinner``: a state that rules out what the old one eats
+    or drinks. "Does not drink alcohol" leaves "drinks tea": the old shares only the verb the new says."""
+    if old.negative:
+        return None
     held = old.words | {stem(n) for n in old.names}  # "plays Xbox most nights"
-    for habit, habit_words in HABITS.items():
-        if (given_up & habit_words or habit in ruled_out) and held & habit_words and not old.negative:
+    given_up, ruled_out = _retired(new)
+    for habit in sorted(given_up):
+        shared = held & HABITS[habit]
+        if shared and not (shared <= new.words and (new.words & HABITS[habit]) - held):
             return habit
-    return None
+    return next((g for g in sorted(ruled_out) if held & FOODS[g]), None)
+
+
+def implied_terms(candidate: str) -> list[str]:
+    """Words of what the candidate retires, to find stored memories that are not near it in meaning."""
+    given_up, ruled_out = _retired(frame(candidate))
+    return sorted({w for h in given_up for w in _HABIT_WORDS[h]} | {w for g in ruled_out for w in _FOODS[g]})
 
 
 def _kind_refinement(general: Frame, specific: Frame) -> str | None:

@@ -50,6 +50,10 @@ def _one_of(vocabulary: frozenset[str]) -> str:
 # slots filled from the lexicons: a row reads "I am {demonym}" only for a demonym the lexicon knows
 SLOTS |= {"language": _one_of(LANGUAGES), "demonym": _one_of(DEMONYMS), "trait": _one_of(TRAITS),
           "diet": _one_of(DIETS), "condition": _one_of(CONDITIONS), "status": _one_of(STATUSES)}
+ORDINALS = {w: i + 1 for i, w in enumerate(
+    "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth fourteenth "
+    "fifteenth sixteenth seventeenth eighteenth nineteenth twentieth".split())}
+SLOTS["ordinal"] = "(?:" + "|".join(ORDINALS) + r"|\d{1,3}(?:st|nd|rd|th))"
 _SLOT = re.compile(r"\{([a-z]+)(\d?)\}")
 _FIELD = re.compile(r"\{([a-z]+\d?)((?:\|[a-z_]+)*)\}")  # a template field, with filters: {v|np|lower}
 FILTERS: dict[str, Callable[[str], str]] = {
@@ -60,6 +64,7 @@ FILTERS: dict[str, Callable[[str], str]] = {
     "slug": slug,
     "past": strip_past_time,  # "to sell the car last week" -> "to sell the car"
     "title": lambda v: " ".join(w.capitalize() for w in v.split()),  # "brazilian" -> "Brazilian"
+    "cardinal": lambda v: str(ORDINALS.get(v.lower(), v.lower().rstrip("stndrh"))),  # "fifth", "5th" -> "5"
 }
 
 
@@ -139,7 +144,8 @@ _TAILS = (
     re.compile(r"(?:,|\s+(?:so|because|which|and then|but|-))\s.*$", re.IGNORECASE),
     re.compile(r"\s+(?:(?:a couple(?: of)?|a few|\d+|one|two|three|several) (?:days|weeks|months|years) ago|"
                r"(?:this|last|next) (?:week|month|year|weekend)|on (?:monday|tuesday|wednesday|thursday|friday|"
-               r"saturday|sunday)|lately|recently|these days|nowadays|now|altogether|anyway)$", re.IGNORECASE),
+               r"saturday|sunday)|over the (?:weekend|holidays|summer)|at the weekend|yesterday|today|last night|lately|recently|"
+               r"these days|nowadays|now|altogether|anyway)$", re.IGNORECASE),
     re.compile(r"\s+(?:since|during|after|until|ever since|in (?:january|february|march|april|may|june|july|"
                r"august|september|october|november|december|\d{4})|for (?:a|an|one|two|three|\d+|the past|about|"
                r"almost|over|nearly) ).*$", re.IGNORECASE),
