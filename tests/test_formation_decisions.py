@@ -406,3 +406,15 @@ def test_a_memory_far_in_meaning_is_judged_when_the_candidate_names_what_it_reti
     add(rules_mem, "User likes jazz.", T0)
     add(rules_mem, state, T1)
     assert sorted(r.summary for r in active(rules_mem)) == ["User likes jazz.", state]
+
+
+def test_an_event_that_gives_something_up_retires_the_fact_it_implied(rules_mem: Memory) -> None:
+    """An episode ("sold the car") closes a semantic fact it makes false ("drives a Polo to work"), found by
+    what it gives up; an unrelated fact stays."""
+    fact, event = "User drives a Polo to work.", "User sold their car."
+    add(rules_mem, fact, T0)
+    add(rules_mem, "User lives near the river.", T0)
+    old = next(r for r in active(rules_mem) if r.summary == fact)
+    add(rules_mem, event, T1, type="episodic")
+    assert sorted(r.summary for r in active(rules_mem)) == ["User lives near the river.", event]
+    assert HistoryEvent.SUPERSEDE in events(rules_mem, old.id)

@@ -116,9 +116,12 @@ def decide(
     pool = [ScoredRecord(keyed, 1.0)] if keyed else []
     pool += [n for n in neighbours if n.score >= bands.floor and in_window(n.record)
              and (keyed is None or n.record.id != keyed.id)]
-    pool += [n for n in implied if in_window(n.record) and n.record.id not in {p.record.id for p in pool}]
+    near = {p.record.id for p in pool}
+    far = [n for n in implied if n.record.id not in near]  # found by what the candidate retires, not by meaning
+    pool += far
     verdicts = llm.judge(text(cand.summary), [text(n.record.summary) for n in pool]) if pool else []
-    judged = list(zip(pool, verdicts, strict=True))
+    # a memory far in meaning is only ever closed by a contradiction, never merged or decided by a band
+    judged = [(n, v) for n, v in zip(pool, verdicts, strict=True) if n not in far or v.relation == "contradiction"]
     d = _decide_one(cand, at=at, keyed=keyed, judged=judged, llm=llm, bands=bands, heuristics=heuristics)
     best = neighbours[0].score if neighbours else None
     if d.action == "create":

@@ -200,7 +200,7 @@ def _tool(raw: str) -> tuple[str, str] | None:
 
 _TEACH = re.compile(r"^I (?:currently |also )?teach (?P<v>[\w' -]+?)(?: (?:at|in) (?P<where>.+))?$", _I)
 _VEHICLE = re.compile(
-    r"^I (?:drive|ride|have|own) (?:an? |my )?(?P<v>(?:[A-Z][\w-]*(?: [A-Z0-9][\w-]*)?|(?:electric |new |old |used )?"
+    r"^I (?:drive|ride|have|own) (?:an? |my )?(?:(?:19|20)\d\d )?(?P<v>(?:[A-Z][\w-]*(?: [A-Z0-9][\w-]*)?|(?:electric |new |old |used )?"
     r"(?:car|motorbike|motorcycle|scooter|van|truck|pickup|e-bike|bike|bicycle)))\b",
 )
 _SWITCH_TO = re.compile(
