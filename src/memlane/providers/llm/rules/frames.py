@@ -36,6 +36,7 @@ from memlane.providers.llm.rules.frame_data import DATA as _DATA
 from memlane.providers.llm.rules.frame_data import plain
 from memlane.providers.llm.rules.frame_data import stems as _stems
 from memlane.providers.llm.rules.lexicon_world import FOOD_GROUPS, MONTHS, NUMBER_WORDS, TECH_SLOTS
+from memlane.providers.llm.rules.table import ORDINALS as _ORDINALS
 
 CHANGE = _stems(_DATA["change"])
 ADDITIVE = _stems(_DATA["additive"])
@@ -66,10 +67,6 @@ _LEFT = re.compile(  # "stopped going to the gym": the object after a light geru
 )
 _AMBIGUOUS = plain("ambiguous_tools")  # "opera", "fish": a tool only when capitalised
 _PREFIXED = re.compile(r"\b(?:non|ex)-(?=[a-z])", re.IGNORECASE)  # "a non-smoker", "an ex-smoker": no longer
-_ORDINALS = {w: i + 1 for i, w in enumerate([
-    "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh",
-    "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth",
-    "twentieth"])}
 _DAY_STEMS = frozenset(stem(f"{d}{s}") for d in DAYS for s in ("", "s"))
 _OCCASION = re.compile(r"\b(?:yesterday|today|tonight|tomorrow|(?:last|this|next) (?:night|morning|afternoon|"
                        r"evening|week|weekend|month|year|monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b")
@@ -122,7 +119,7 @@ def frame(text: str) -> Frame:
     value_words = {stem(w) for phrase in named | when for w in phrase.split()}
     masked = all_words - value_words - CHANGE - ADDITIVE - LIGHT
     masked -= _UNIT_WORDS | {stem(t) for t in _ORDINALS} | _DAY_STEMS
-    masked = {w for w in masked if not w[:1].isdigit()}  # "60k", "2nd": values, not frame words
+    masked = frozenset(w for w in masked if not w[:1].isdigit())  # "60k", "2nd": values, not frame words
     objects = [m.group("obj").lower().split() for m in _LEFT.finditer(text)]
     left = frozenset(w.strip(".") for obj in objects for w in obj)
     negative = negated(text) or prefixed or _FORMERLY.search(text) is not None  # "used to smoke": no more

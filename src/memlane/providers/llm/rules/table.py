@@ -50,9 +50,10 @@ def _one_of(vocabulary: frozenset[str]) -> str:
 # slots filled from the lexicons: a row reads "I am {demonym}" only for a demonym the lexicon knows
 SLOTS |= {"language": _one_of(LANGUAGES), "demonym": _one_of(DEMONYMS), "trait": _one_of(TRAITS),
           "diet": _one_of(DIETS), "condition": _one_of(CONDITIONS), "status": _one_of(STATUSES)}
-ORDINALS = {w: i + 1 for i, w in enumerate(
-    "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth fourteenth "
-    "fifteenth sixteenth seventeenth eighteenth nineteenth twentieth".split())}
+ORDINALS = {w: i + 1 for i, w in enumerate([
+    "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh",
+    "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth",
+    "twentieth"])}
 SLOTS["ordinal"] = "(?:" + "|".join(ORDINALS) + r"|\d{1,3}(?:st|nd|rd|th))"
 _SLOT = re.compile(r"\{([a-z]+)(\d?)\}")
 _FIELD = re.compile(r"\{([a-z]+\d?)((?:\|[a-z_]+)*)\}")  # a template field, with filters: {v|np|lower}
