@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 
 from memlane.model.candidate import Candidate, ChatMessage, Extraction
-from memlane.providers.llm.rules import correction, filters, subject, table
+from memlane.providers.llm.rules import correction, filters, intro, subject, table
 from memlane.providers.llm.rules.build import apply, candidate
 from memlane.providers.llm.rules.context import Registry, build
 from memlane.providers.llm.rules.facts import USER, Clause, Fact, Subject
@@ -42,8 +42,11 @@ _PLACEHOLDER = re.compile(r"\b(?:the stuff|that stuff|this stuff|the thing|that 
                           re.IGNORECASE)
 
 
+_ABOUT_ME = re.compile(r"\b(?:a (?:little |bit |few things )?about me|about me|quick intro|intro)\s*[:-]\s*", re.I)
+
+
 def _prepare(text: str) -> str:
-    return _LOWER_I.sub("I", expand_contractions(clean(text)))
+    return _ABOUT_ME.sub("I am ", _LOWER_I.sub("I", expand_contractions(clean(text))))  # "About me: 29, ..."
 
 
 def _register(registry: Registry, fact: Fact, who: Subject) -> None:
@@ -62,7 +65,7 @@ def facts_in(text: str, registry: Registry) -> tuple[list[tuple[Fact, Subject]],
     found: list[tuple[Fact, Subject]] = []
     reasons: list[str] = []
     for sentence, terminator in sentences(text):
-        parts = clauses(_APPOSITIVE.sub(r"\1, I am \2", sentence))
+        parts = [p for c in clauses(_APPOSITIVE.sub(r"\1, I am \2", sentence)) for p in intro.expand(c)]
         if terminator == "?" and len(parts) == 1 and ", " in sentence:
             # "I'm vegan, is honey ok?": a statement, then the question
             head, tail = sentence.rsplit(", ", 1)
