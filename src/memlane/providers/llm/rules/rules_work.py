@@ -15,7 +15,7 @@ from memlane.providers.llm.rules.text import slug
 _I = re.IGNORECASE
 _ROLE_END = (
     r"(?P<role>[\w' -]+?)(?: (?:at|for|with) (?P<org>[\w&.' -]+?))?(?: in (?P<loc>[A-Z][\w' -]*))?"
-    r"(?: (?:in|since|for) [\w ]+)?"
+    r"(?: (?:in|since|for) [\w ]+)?(?: now| these days| nowadays)?"  # "I am a data scientist now"
 )
 _WORK_AS = re.compile(
     r"^I (?:currently |now |still |also |mainly |just |recently |finally )*(?:work|am working|have been working|am employed|"

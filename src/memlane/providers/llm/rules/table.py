@@ -118,7 +118,16 @@ def rows() -> tuple[Row, ...]:
     return tuple(_row(r) for f in files for r in yaml.safe_load(f.read_text(encoding="utf-8")))
 
 
+_OPTIONAL = re.compile(r"\[([^\]]*)\]")  # "[ instead of {tool2}]": shown only when its fields are filled
+
+
 def _fill(template: str, values: dict[str, str], for_key: bool = False) -> str:
+    def optional(m: re.Match[str]) -> str:
+        filled = all(values.get(f.group(1)) for f in _FIELD.finditer(m.group(1)))
+        return m.group(1) if filled else ""
+
+    template = _OPTIONAL.sub(optional, template)
+
     def one(m: re.Match[str]) -> str:
         value = values.get(m.group(1), "")
         names = [f for f in m.group(2).split("|") if f]
