@@ -218,6 +218,12 @@ RETIRED = [
     # a change marker the old statement lacks, with another named value
     ("User's train to Leeds leaves on March 2.", "User's train to Leeds was rebooked for March 4."),
     ("User works remotely for Miro.", "User took a job at Figma."),
+    # two names of one kind of place (frames.yaml institutions), one left for the other
+    ("User trains at Gold's Gym.", "User transferred to the Anytime Gym."),
+    # the stance flips on the same thing, said with other stance words
+    ("User can't stand olives.", "User has started to love olives."),
+    # a correction of the same occasion stays a correction: only the day differs
+    ("User's book club meets on Tuesday.", "User's book club moved to Thursday."),
 ]
 
 

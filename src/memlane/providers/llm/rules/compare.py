@@ -137,9 +137,16 @@ def names(text: str) -> frozenset[str]:
     return frozenset(found)
 
 
+# words many names share: "University of Leeds" and "University of York" are two names
+_GENERIC_NAME_WORDS = words("""of the de la le van von university college school academy institute hospital clinic
+    bank gym club church library hotel cafe restaurant centre center street road avenue lane square park city town
+    new old st saint san santa fort port lake mount north south
+    east west great""")
+
+
 def same_name(a: str, b: str) -> bool:
     """One name in other words: ``vs code`` / ``visual studio code``, ``buddhist`` / ``buddhism``."""
-    if a == b or set(a.split()) & set(b.split()):
+    if a == b or (set(a.split()) & set(b.split())) - _GENERIC_NAME_WORDS:
         return True
     return " " not in a + b and min(len(a), len(b)) >= 5 and a[:5] == b[:5]
 

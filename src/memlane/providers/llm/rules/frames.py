@@ -61,10 +61,12 @@ UNINFORMATIVE = (CHANGE | ADDITIVE | LIGHT | _stems(_DATA["filler"]) | _stems("w
 _WORK = _stems("work job career industry field sector")
 _LEAVING = "|".join(sorted(plain("leaving"), key=len, reverse=True))
 _LEFT = re.compile(  # "stopped going to the gym": the object after a light gerund
-    rf"\b(?:{_LEAVING})\s+(?:(?:the|my|his|her|their|a|an|at|with|using|to|in|on|off|from|of|going|doing|having|"
+    rf"\b(?:{_LEAVING})\s+(?:(?:the|my|his|her|their|a|an|at|with|using|to|in|on|off|from|of|going|doing|having|reading|watching|learning|playing|writing|"
     rf"getting|taking)\s+)*(?P<obj>[\w+#-]+(?:\.\w+)*(?:\s+[A-Z][\w.+#-]*)?)",
     re.IGNORECASE,
 )
+_INSTITUTIONS = plain("institutions")
+_STANCE = _stems("like dislike can't cannot stand fan keen big")  # the polarity itself, not what it is about
 _AMBIGUOUS = plain("ambiguous_tools")  # "opera", "fish": a tool only when capitalised
 _PREFIXED = re.compile(r"\b(?:non|ex)-(?=[a-z])", re.IGNORECASE)  # "a non-smoker", "an ex-smoker": no longer
 _DAY_STEMS = frozenset(stem(f"{d}{s}") for d in DAYS for s in ("", "s"))
@@ -220,8 +222,8 @@ def compare(existing: str, candidate: str) -> ConflictVerdict | None:
         return _verdict("new", f"the change is about {', '.join(sorted(new.left))}, not this memory")
     if old.negative != new.negative:
         neg, pos = (new, old) if new.negative else (old, new)
-        held = neg.words | neg.names
-        if held and held <= pos.words | pos.names:
+        held = (neg.words - _STANCE) | neg.names  # "hates mushrooms" / "has started to like mushrooms"
+        if held and held <= (pos.words - _STANCE) | pos.names:
             return _verdict("contradiction", f"opposite stance on {', '.join(sorted(held))}")
         if pos.words and pos.words < neg.words:  # "likes films" / "does not like horror films": an exception
             return _verdict("new", f"an exception: {', '.join(sorted(neg.words - pos.words))}")
@@ -232,7 +234,8 @@ def compare(existing: str, candidate: str) -> ConflictVerdict | None:
         return _verdict("refinement", f"names the kind of {kind}")
     only_old, only_new = old.words - new.words, new.words - old.words
     if not (old.words & new.words or old.names & new.names or old.kinds & new.kinds or old.who != USER
-            or old.units == new.units != frozenset()):  # "weighs 82 kg" / "is down to 76 kg"
+            or old.units == new.units != frozenset()  # "weighs 82 kg" / "is down to 76 kg"
+            or _institutions(old) & _institutions(new)):  # "University of Leeds" / "University of York"
         return None  # nothing ties the two statements together
     if len(only_old) == len(only_new) == 1 and frozenset(only_old | only_new) in OPPOSITES:
         return _verdict("contradiction", f"opposite outcome: {min(only_old)} -> {min(only_new)}")
@@ -257,6 +260,10 @@ def compare(existing: str, candidate: str) -> ConflictVerdict | None:
         kind = "/".join(sorted(old.units | new.units)) or "attribute"
         return _verdict("contradiction", f"same {kind}, new value {now} (was {was})")
     return _verdict("new", f"same kind of statement about other values ({was} / {now})")
+
+
+def _institutions(f: Frame) -> set[str]:
+    return {w for n in f.names for w in n.split()} & _INSTITUTIONS
 
 
 def _typed(old: Frame, new: Frame) -> tuple[bool, bool, bool]:
