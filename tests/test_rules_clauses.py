@@ -1,5 +1,6 @@
-"""Introductions that list several facts in one clause (rules/intro.py): each fact is read on its own,
-and a clause that is not a list of facts is left alone."""
+"""How a message is cut and rewritten before the rules read it: introductions that list several facts
+in one clause (rules/intro.py) are read item by item, a clause that lists none is left alone, and an
+amount said after a change belongs to what changed."""
 
 from __future__ import annotations
 
@@ -35,3 +36,15 @@ def test_each_listed_fact_is_read(message: str, wanted: list[str]) -> None:
 ])
 def test_a_clause_that_lists_no_facts_is_left_alone(clause: str) -> None:
     assert expand(clause) == [clause]
+
+
+@pytest.mark.parametrize(("message", "wanted"), [
+    ("our mortgage dropped, we now pay £900 a month", "User's mortgage is £900."),
+    ("the nursery fee went up again, it's 620 euros now", "User's nursery fee is 620 euros."),
+])
+def test_an_amount_after_a_change_belongs_to_what_changed(message: str, wanted: str) -> None:
+    assert wanted in summaries(message)
+
+
+def test_a_change_without_an_amount_states_nothing() -> None:
+    assert summaries("prices went up, it is crazy") == []
