@@ -192,6 +192,13 @@ BOTH_HOLD = [
 ]
 
 
+BOTH_HOLD += [
+    # one unit ties two statements only when nothing else is said: an age and a marriage's length differ
+    ("User is 41 years old.", "User has been married for 12 years."),
+    ("User is 41 years old.", "User has lived in Cork for 12 years."),
+]
+
+
 @pytest.mark.parametrize(("existing", "candidate"), BOTH_HOLD)
 def test_events_with_other_people_or_on_other_occasions_both_hold(existing: str, candidate: str) -> None:
     verdict = classify(existing, candidate)

@@ -234,7 +234,8 @@ def compare(existing: str, candidate: str) -> ConflictVerdict | None:
         return _verdict("refinement", f"names the kind of {kind}")
     only_old, only_new = old.words - new.words, new.words - old.words
     if not (old.words & new.words or old.names & new.names or old.kinds & new.kinds or old.who != USER
-            or old.units == new.units != frozenset()  # "weighs 82 kg" / "is down to 76 kg"
+            # one unit and nothing else ("weighs 82 kg" / "is down to 76 kg")
+            or old.units == new.units != frozenset() and not old.words | new.words | old.names | new.names
             or _institutions(old) & _institutions(new)):  # "University of Leeds" / "University of York"
         return None  # nothing ties the two statements together
     if len(only_old) == len(only_new) == 1 and frozenset(only_old | only_new) in OPPOSITES:
