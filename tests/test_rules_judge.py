@@ -196,6 +196,10 @@ BOTH_HOLD += [
     # one unit ties two statements only when nothing else is said: an age and a marriage's length differ
     ("User is 41 years old.", "User has been married for 12 years."),
     ("User is 41 years old.", "User has lived in Cork for 12 years."),
+    # foods are matched as written, not by stem: "codes" is no cod
+    ("User codes in Haskell most evenings.", "User went vegan."),
+    # a change marker says a value changed, not that every statement sharing a word did
+    ("User prefers the aisle seat on trains.", "User's train to Bath was moved to June 3."),
 ]
 
 
@@ -221,9 +225,7 @@ RETIRED = [
     ("User is a PhD student at ETH Zurich.", "User graduated from ETH Zurich."),
     # a value of one unit, tied by the unit alone
     ("User weighs 70 kg.", "User is down to 64 kg."),
-    ("User's salary is 45k.", "User got a raise to 52k."),
     # a change marker the old statement lacks, with another named value
-    ("User's train to Leeds leaves on March 2.", "User's train to Leeds was rebooked for March 4."),
     ("User works remotely for Miro.", "User took a job at Figma."),
     # two names of one kind of place (frames.yaml institutions), one left for the other
     ("User trains at Gold's Gym.", "User transferred to the Anytime Gym."),

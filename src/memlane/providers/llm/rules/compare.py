@@ -68,8 +68,6 @@ _SUFFIXES = ("ings", "ing", "ments", "ment", "ied", "ies", "ed", "es", "ic", "s"
 
 
 def _strip(word: str) -> str:
-    if word.endswith("ees"):  # coffees, employees: the plural of a word that ends in "ee"
-        word = word[:-1]
     for suffix in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             word = word[: -len(suffix)]

@@ -45,11 +45,9 @@ UNITS: dict[str, frozenset[str]] = {k: _stems(v) for k, v in _DATA["units"].item
 FIELDS: dict[str, frozenset[str]] = {k: _stems(v) for k, v in _DATA["fields"].items()}
 _UNIT_WORDS = frozenset().union(*UNITS.values())
 _HABIT_WORDS: dict[str, frozenset[str]] = {k: frozenset(v.replace("_", " ").split()) for k, v in _DATA["habits"].items()}
-_FOODS = {group: frozenset(f for f in foods if " " not in f) for group, foods in FOOD_GROUPS.items()}
-for _group, _foods in _FOODS.items():  # "went vegetarian" retires "orders pepperoni pizza"
-    _HABIT_WORDS[_group] = _HABIT_WORDS.get(_group, frozenset()) | _foods
 HABITS: dict[str, frozenset[str]] = {k: frozenset(stem(w) for w in v) for k, v in _HABIT_WORDS.items()}
-FOODS: dict[str, frozenset[str]] = {k: frozenset(stem(w) for w in v) for k, v in _FOODS.items()}
+# foods are matched as written, never by stem ("codes" is no "cod"): "went vegetarian" retires "orders pepperoni pizza"
+FOODS = {group: frozenset(f for f in foods if " " not in f) for group, foods in FOOD_GROUPS.items()}
 RULES_OUT: dict[str, frozenset[str]] = {stem(k): frozenset(v.split()) for k, v in _DATA["rules_out"].items()}
 KINDS: dict[str, frozenset[str]] = {stem(k): _stems(v) for k, v in _DATA["kinds"].items()}
 ONE_AT_A_TIME = _stems(_DATA["one_at_a_time"])
@@ -95,6 +93,7 @@ class Frame:
     kinds: frozenset[str]  # slots its tools and one-at-a-time values fill (phone, diet, ...)
     people: frozenset[str]  # companions and recipients ("with Sam", "a gift for mom"): roles.py
     past: bool  # led by a past-tense verb: one occasion ("went hiking"), not a standing fact
+    tokens: frozenset[str]  # the words as written, lowercase (foods are matched on these, not on stems)
 
 
 @lru_cache(maxsize=4096)
@@ -121,14 +120,13 @@ def frame(text: str) -> Frame:
     value_words = {stem(w) for phrase in named | when for w in phrase.split()}
     masked = all_words - value_words - CHANGE - ADDITIVE - LIGHT
     masked -= _UNIT_WORDS | {stem(t) for t in _ORDINALS} | _DAY_STEMS
-    masked = frozenset(w for w in masked if not w[:1].isdigit())  # "60k", "2nd": values, not frame words
     objects = [m.group("obj").lower().split() for m in _LEFT.finditer(text)]
     left = frozenset(w.strip(".") for obj in objects for w in obj)
     negative = negated(text) or prefixed or _FORMERLY.search(text) is not None  # "used to smoke": no more
     return Frame(text, who, frozenset(masked), frozenset(named), frozenset(found), units, when, once,
                  negative, raw & CHANGE, bool(raw & ADDITIVE), left, frozenset(o[0].strip(".") for o in objects),
                  kinds, roles.people(text),
-                 roles.past_event(text))
+                 roles.past_event(text), frozenset(tokens))
 
 
 def _verdict(relation: str, reason: str) -> ConflictVerdict:
@@ -136,19 +134,22 @@ def _verdict(relation: str, reason: str) -> ConflictVerdict:
 
 
 def _retired(new: Frame) -> tuple[set[str], set[str]]:
-    """Habits the statement gives up ("quit caffeine", "does not drink anymore") and food groups it rules
-    out by a state ("went vegan", "is teetotal now")."""
+    """Habits the statement gives up ("quit caffeine", "does not drink anymore") and food groups it gives
+    up or rules out by a state ("went vegan", "is teetotal now", "stopped eating pork")."""
     given_up = {stem(w) for w in new.left} | (new.words if new.negative else set())
+    given_up_raw = set(new.left) | (set(new.tokens) if new.negative else set())
     stated = new.words | {stem(n) for n in new.names}  # "vegetarian" is a one-at-a-time value: a name
     ruled_out = set() if new.negative else {g for w in stated for g in RULES_OUT.get(w, ())}
+    ruled_out |= {g for g, foods in FOODS.items() if given_up_raw & foods}
     return {h for h, habit_words in HABITS.items() if given_up & habit_words}, ruled_out
 
 
 def _habit_given_up(old: Frame, new: Frame) -> str | None:
     """``quit smoking`` against ``takes cigarette breaks``: the habit given up is implied by the old fact;
     ``is teetotal now`` against ``drinks wine with dinner``: a state that rules out what the old one eats
-    or drinks. "Does not drink alcohol" leaves "drinks tea": the old shares only the verb the new says."""
-    if old.negative:
+    or drinks. "Does not drink alcohol" leaves "drinks tea": the old shares only the verb the new says.
+    A past event ("failed the driving test") is no habit to give up."""
+    if old.negative or old.past:
         return None
     held = old.words | {stem(n) for n in old.names}  # "plays Xbox most nights"
     given_up, ruled_out = _retired(new)
@@ -156,13 +157,14 @@ def _habit_given_up(old: Frame, new: Frame) -> str | None:
         shared = held & HABITS[habit]
         if shared and not (shared <= new.words and (new.words & HABITS[habit]) - held):
             return habit
-    return next((g for g in sorted(ruled_out) if held & FOODS[g]), None)
+    held_raw = old.tokens | {n for name in old.names for n in name.split()}
+    return next((g for g in sorted(ruled_out) if held_raw & FOODS[g]), None)
 
 
 def implied_terms(candidate: str) -> list[str]:
     """Words of what the candidate retires, to find stored memories that are not near it in meaning."""
     given_up, ruled_out = _retired(frame(candidate))
-    return sorted({w for h in given_up for w in _HABIT_WORDS[h]} | {w for g in ruled_out for w in _FOODS[g]})
+    return sorted({w for h in given_up for w in _HABIT_WORDS[h]} | {w for g in ruled_out for w in FOODS[g]})
 
 
 def _kind_refinement(general: Frame, specific: Frame) -> str | None:
@@ -222,8 +224,9 @@ def compare(existing: str, candidate: str) -> ConflictVerdict | None:
         return _verdict("new", f"the change is about {', '.join(sorted(new.left))}, not this memory")
     if old.negative != new.negative:
         neg, pos = (new, old) if new.negative else (old, new)
-        held = (neg.words - _STANCE) | neg.names  # "hates mushrooms" / "has started to like mushrooms"
-        if held and held <= (pos.words - _STANCE) | pos.names:
+        held, content = neg.words | neg.names, pos.words | pos.names
+        if held and held <= content or held - _STANCE and held - _STANCE == content - _STANCE:  # "hates
+            # mushrooms" / "has started to like mushrooms": the stance words aside, the same thing
             return _verdict("contradiction", f"opposite stance on {', '.join(sorted(held))}")
         if pos.words and pos.words < neg.words:  # "likes films" / "does not like horror films": an exception
             return _verdict("new", f"an exception: {', '.join(sorted(neg.words - pos.words))}")
@@ -253,7 +256,9 @@ def compare(existing: str, candidate: str) -> ConflictVerdict | None:
     was, now = _values(old, new)
     if when and named and old.past and new.past and not change:  # "a job interview at Siemens on Monday" / "at Bosch on Thursday"
         return _verdict("new", f"two occasions ({', '.join(sorted(old.when))} / {', '.join(sorted(new.when))})")
-    if change or named and (old.kinds & new.kinds or old.words & new.words & ONE_AT_A_TIME):
+    # a change marker changes a value of the same kind ("aisle seat" is no date: "train moved to June 3")
+    if change and _comparable(old, new) or named and not old.past and (old.kinds & new.kinds
+                                                                       or old.words & new.words & ONE_AT_A_TIME):
         return _verdict("contradiction", f"changed from {was} to {now}")
     if named and old.once and old.when == new.when and not numbers:  # one occasion, told again with another place
         return _verdict("contradiction", f"same occasion ({', '.join(sorted(old.when))}), now {now} (was {was})")
@@ -261,6 +266,14 @@ def compare(existing: str, candidate: str) -> ConflictVerdict | None:
         kind = "/".join(sorted(old.units | new.units)) or "attribute"
         return _verdict("contradiction", f"same {kind}, new value {now} (was {was})")
     return _verdict("new", f"same kind of statement about other values ({was} / {now})")
+
+
+def _comparable(old: Frame, new: Frame) -> bool:
+    """Their values can be one slot's: kinds shared or none on either side, or a tool on one side only
+    ("VS Code" the lexicon misses / "Neovim"); not a one-at-a-time value against none ("aisle" / a date)."""
+    if old.kinds & new.kinds or old.kinds == new.kinds:
+        return True
+    return not (old.kinds and new.kinds) and not (old.kinds | new.kinds) & EXCLUSIVE.keys()
 
 
 def _institutions(f: Frame) -> set[str]:
