@@ -362,3 +362,59 @@ def test_relations_carry_the_score_and_are_never_duplicated(mem: Memory, emb: Em
     assert len(pairs) == len(set(pairs)), pairs
     luna_to_beach = [e for e in rows if (e["from_id"], e["to_id"]) == (recs[v4].id, recs[beach].id)]
     assert len(luna_to_beach) == 1 and luna_to_beach[0]["strength"] == pytest.approx(s3, abs=2e-3)
+
+
+# --- the offline rules judge end to end (no script): events with other people, states that rule out ---
+
+
+@pytest.fixture
+def rules_mem(tmp_path: Path, emb: Embedder) -> Iterator[Memory]:
+    from memlane.providers.llm.rules import RulesLLM
+
+    m = open_memory(str(tmp_path / "r.db"), RulesLLM(), memory_consent_fields=[], memory_consent_benign_fields=[])
+    yield m
+    m.close()
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("User went kayaking with Joaquin.", "User went kayaking with Bea."),
+    ("User knitted a scarf for their grandfather.", "User knitted a scarf for their niece."),
+])
+def test_the_same_event_with_other_people_keeps_both(rules_mem: Memory, emb: Embedder, first: str,
+                                                      second: str) -> None:
+    score_in(emb, first, second, SEMANTIC.floor)  # close enough to be judged
+    add(rules_mem, first, T0)
+    add(rules_mem, second, T1)
+    assert sorted(r.summary for r in active(rules_mem)) == sorted([first, second])
+
+
+def test_a_state_that_rules_a_habit_out_supersedes_it_with_history(rules_mem: Memory, emb: Embedder) -> None:
+    habit, state = "User has a cold beer after every shift.", "User is teetotal now."
+    add(rules_mem, habit, T0)
+    old = only(rules_mem)
+    add(rules_mem, state, T1)
+    assert [r.summary for r in active(rules_mem)] == [state]
+    assert HistoryEvent.SUPERSEDE in events(rules_mem, old.id)
+
+
+def test_a_memory_far_in_meaning_is_judged_when_the_candidate_names_what_it_retires(
+        rules_mem: Memory, emb: Embedder) -> None:
+    """The neighbours miss it (similarity below the floor); the judge's implied terms find it by keyword."""
+    habit, state = "User orders a salami sandwich for lunch.", "User went vegetarian."
+    assert cosine(emb, habit, state) < SEMANTIC.floor
+    add(rules_mem, habit, T0)
+    add(rules_mem, "User likes jazz.", T0)
+    add(rules_mem, state, T1)
+    assert sorted(r.summary for r in active(rules_mem)) == ["User likes jazz.", state]
+
+
+def test_an_event_that_gives_something_up_retires_the_fact_it_implied(rules_mem: Memory) -> None:
+    """An episode ("sold the car") closes a semantic fact it makes false ("drives a Polo to work"), found by
+    what it gives up; an unrelated fact stays."""
+    fact, event = "User drives a Polo to work.", "User sold their car."
+    add(rules_mem, fact, T0)
+    add(rules_mem, "User lives near the river.", T0)
+    old = next(r for r in active(rules_mem) if r.summary == fact)
+    add(rules_mem, event, T1, type="episodic")
+    assert sorted(r.summary for r in active(rules_mem)) == ["User lives near the river.", event]
+    assert HistoryEvent.SUPERSEDE in events(rules_mem, old.id)

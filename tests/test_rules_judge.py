@@ -175,3 +175,97 @@ def test_classify_conflict(existing: str, candidate: str, relation: str) -> None
     verdict = LLM.classify_conflict(existing, candidate)
     assert verdict.relation == relation, verdict.reason
     assert verdict.reason
+
+
+# --- events with other people, one-off occasions, states that rule habits out (roles.py, frames.yaml) --
+
+BOTH_HOLD = [
+    # the same kind of event with other companions or recipients: two events, never one memory
+    ("User went bouldering with Priya.", "User went bouldering with Felix."),
+    ("User baked a cake for their grandmother.", "User baked a cake for their nephew."),
+    ("User lent Marta a tent.", "User lent Idris a tent."),
+    ("User is practising Spanish with Lucia.", "User is practising Spanish with Pablo."),
+    ("User visited their aunt on Saturday.", "User visited their cousin on Saturday."),
+    # one-off past events on other days at other places
+    ("User had a dentist appointment at Smile Clinic on Tuesday.",
+     "User had a dentist appointment at Brightwhite on Friday."),
+]
+
+
+BOTH_HOLD += [
+    # one unit ties two statements only when nothing else is said: an age and a marriage's length differ
+    ("User is 41 years old.", "User has been married for 12 years."),
+    ("User is 41 years old.", "User has lived in Cork for 12 years."),
+    # foods are matched as written, not by stem: "codes" is no cod
+    ("User codes in Haskell most evenings.", "User went vegan."),
+    # a change marker says a value changed, not that every statement sharing a word did
+    ("User prefers the aisle seat on trains.", "User's train to Bath was moved to June 3."),
+]
+
+
+@pytest.mark.parametrize(("existing", "candidate"), BOTH_HOLD)
+def test_events_with_other_people_or_on_other_occasions_both_hold(existing: str, candidate: str) -> None:
+    verdict = classify(existing, candidate)
+    assert verdict.relation in ("new", "unsure"), verdict.reason
+    assert not same_fact(existing, candidate).same_fact
+
+
+RETIRED = [
+    # a state that rules out what the old fact implies (frames.yaml: habits, rules_out)
+    ("User has a glass of red wine most evenings.", "User is sober now."),
+    ("User orders pepperoni pizza every Friday.", "User went vegetarian."),
+    ("User puts cream in everything.", "User is dairy-free these days."),
+    ("User takes smoke breaks at work.", "User is an ex-smoker."),
+    # a habit given up, named by a gerund or by what implies it
+    ("User goes to the pool every morning.", "User stopped going to the pool."),
+    ("User plays PlayStation after work.", "User gave up video games."),
+    ("User drinks two espressos a day.", "User quit caffeine."),
+    # what was traded in, graduated from, sold
+    ("User rides a Vespa to work.", "User traded in the Vespa for an e-bike."),
+    ("User is a PhD student at ETH Zurich.", "User graduated from ETH Zurich."),
+    # a value of one unit, tied by the unit alone
+    ("User weighs 70 kg.", "User is down to 64 kg."),
+    # a change marker the old statement lacks, with another named value
+    ("User works remotely for Miro.", "User took a job at Figma."),
+    # two names of one kind of place (frames.yaml institutions), one left for the other
+    ("User trains at Gold's Gym.", "User transferred to the Anytime Gym."),
+    # the stance flips on the same thing, said with other stance words
+    ("User can't stand olives.", "User has started to love olives."),
+    # a correction of the same occasion stays a correction: only the day differs
+    ("User's book club meets on Tuesday.", "User's book club moved to Thursday."),
+]
+
+
+@pytest.mark.parametrize(("existing", "candidate"), RETIRED)
+def test_the_new_statement_retires_the_old(existing: str, candidate: str) -> None:
+    verdict = classify(existing, candidate)
+    assert verdict.relation == "contradiction", verdict.reason
+
+
+def test_an_ordinary_word_is_not_a_tool_unless_capitalised() -> None:
+    """'opera' the music is no browser and 'fish' the food no shell; 'Opera' and 'Fish' are."""
+    assert not frame("User loves opera.").kinds and not frame("User eats fish on Fridays.").kinds
+    assert frame("User browses with Opera.").kinds == {"browser"}
+    assert classify("User gave Ama a record of opera arias.", "User gave Jo a record of opera arias.").relation \
+        in ("new", "unsure")
+
+
+def test_a_name_given_is_not_someone_met() -> None:
+    """'is called Leon' names the partner; it is no event with Leon: the new name replaces the old."""
+    assert classify("User's partner is called Tomasz.", "User's partner is called Leon.").relation == "contradiction"
+
+
+def test_giving_up_one_subscription_leaves_another() -> None:
+    """What is given up is named by the head of its object: 'cancelled the Hulu subscription' retires
+    the Hulu subscription, not the Audible one."""
+    assert classify("User has an Audible subscription.", "User cancelled their Hulu subscription.").relation \
+        != "contradiction"
+    assert classify("User pays for Hulu every month.", "User cancelled their Hulu subscription.").relation \
+        == "contradiction"
+
+
+def test_the_judge_names_what_a_candidate_retires_for_a_keyword_search() -> None:
+    """RulesLLM.implied_terms: formation searches stored memories by these words (formation/implied.py)."""
+    assert {"beer", "wine"} <= set(LLM.implied_terms("User is sober now."))
+    assert {"cigarettes", "tobacco"} <= set(LLM.implied_terms("User kicked the smoking habit; quit smoking."))
+    assert LLM.implied_terms("User likes green tea.") == []

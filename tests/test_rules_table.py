@@ -53,3 +53,20 @@ def test_a_statement_no_rule_reads_is_kept_as_said(message: str) -> None:
                                      "I met a friend for lunch."])
 def test_passing_states_plans_and_small_events_are_not_kept_by_the_fallback(message: str) -> None:
     assert not extract([ChatMessage(role="user", content=message)]).should_create
+
+
+def test_a_capital_in_a_pattern_is_written_case_sensitive() -> None:
+    """Patterns are read case-insensitively: a bare [A-Z] would take "not" for a name ("I do not play")."""
+    import re
+
+    from memlane.providers.llm.rules.table import _FIELD
+
+    for row in rows():
+        for pattern in row.patterns:
+            bare = re.sub(r"\(\?-i:\[A-Z[^\]]*\]\)", "", pattern.pattern)
+            assert "[A-Z" not in _FIELD.sub("", bare), f"{row.id}: write (?-i:[A-Z]) for a capital"
+
+
+def test_a_negated_activity_is_no_hobby() -> None:
+    [cand] = extract([ChatMessage(role="user", content="I don't play squash any more, my knee is shot")]).candidates
+    assert cand.key != "interest:not" and "not" in cand.summary

@@ -183,3 +183,18 @@ def test_health_and_openapi(url: str) -> None:
     assert {"/v1/memory", "/v1/memory/{memory_id}/history", "/v1/memory/events", "/v1/chat/completions",
             "/v1/models", "/healthz", "/metrics"} <= set(doc["paths"])
     assert "HTTPValidationError" not in doc["components"]["schemas"]  # 422s use the one error shape
+
+
+def test_the_served_llm_keeps_the_batched_judge_and_the_implied_terms() -> None:
+    """The server times its memory LLM; the timing wrapper passes on the one-call judge and the terms
+    of what a candidate retires (else the server would judge pair by pair and miss far memories)."""
+    from memlane.providers.llm.rules import RulesLLM
+    from memlane.server.metrics import ServerMetrics, TimedLLM
+
+    metrics = ServerMetrics()
+    llm = TimedLLM(RulesLLM(), metrics.llm)
+    assert "beer" in llm.implied_terms("User is teetotal now.")
+    verdicts = llm.judge("User is teetotal now.", ["User has a beer after work.", "User likes jazz."])
+    assert [v.relation for v in verdicts][0] == "contradiction" and len(verdicts) == 2
+    assert metrics.registry.get_sample_value("memlane_llm_duration_seconds_count",
+                                             {"llm": "rules", "task": "judge"}) == 1

@@ -96,10 +96,12 @@ def decide(
     bands: Bands,
     merge_window: timedelta,
     heuristics: bool = True,
+    implied: Sequence[ScoredRecord] = (),
 ) -> Decision:
-    """The decision for ``cand``. The keyed memory and every neighbour at or above the floor are judged
-    in one :meth:`MemoryLLM.judge` call; a supersession also closes every other neighbour the candidate
-    contradicts ("I don't eat meat anymore" replaces both "loves steak" and "eats meat every day")."""
+    """The decision for ``cand``. The keyed memory, every neighbour at or above the floor and the
+    ``implied`` memories (found by :meth:`MemoryLLM.implied_terms`, judged whatever their similarity) are
+    judged in one :meth:`MemoryLLM.judge` call; a supersession also closes every other judged memory the
+    candidate contradicts ("I don't eat meat anymore" replaces both "loves steak" and "eats meat every day")."""
     episodic = cand.type in (MemoryType.EPISODIC, MemoryType.SESSION)
     text = undated if episodic else str  # an episode's date is not what makes it another episode
     norm = normalise(text(cand.summary))
@@ -114,8 +116,12 @@ def decide(
     pool = [ScoredRecord(keyed, 1.0)] if keyed else []
     pool += [n for n in neighbours if n.score >= bands.floor and in_window(n.record)
              and (keyed is None or n.record.id != keyed.id)]
+    near = {p.record.id for p in pool}
+    far = [n for n in implied if n.record.id not in near]  # found by what the candidate retires, not by meaning
+    pool += far
     verdicts = llm.judge(text(cand.summary), [text(n.record.summary) for n in pool]) if pool else []
-    judged = list(zip(pool, verdicts, strict=True))
+    # a memory far in meaning is only ever closed by a contradiction, never merged or decided by a band
+    judged = [(n, v) for n, v in zip(pool, verdicts, strict=True) if n not in far or v.relation == "contradiction"]
     d = _decide_one(cand, at=at, keyed=keyed, judged=judged, llm=llm, bands=bands, heuristics=heuristics)
     best = neighbours[0].score if neighbours else None
     if d.action == "create":

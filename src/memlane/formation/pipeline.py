@@ -29,6 +29,7 @@ from memlane.formation.hotpath import (
     select,
     turn_job,
 )
+from memlane.formation.implied import implied_memories
 from memlane.formation.mutations import commit
 from memlane.model.candidate import Candidate, ChatMessage
 from memlane.model.config import Settings
@@ -285,9 +286,13 @@ class Formation:
             neighbours = self.backend.vector_search(user, vector, conds, limit=self.settings.memory_neighbors_k,
                                                     shared=True)
             bands = bands_for(self.embedder.name, cand.type, self.settings)
+            # an event ("sold my car") may retire a fact ("drives a Golf to work"): those are searched too
+            kinds = [cand.type.value, MemoryType.SEMANTIC.value] if cand.type is MemoryType.EPISODIC else [cand.type.value]
+            implied = implied_memories(self.backend, user, vector, self.llm.implied_terms(cand.summary),
+                                       [*live(), Condition("type", "$in", kinds)], limit=self.settings.memory_neighbors_k)
             d = decide(cand, at=at, keyed=keyed, neighbours=neighbours, llm=self.llm, bands=bands,
                        merge_window=timedelta(hours=self.settings.episodic_merge_window_hours),
-                       heuristics=self.settings.memory_enable_entity_heuristics)
+                       heuristics=self.settings.memory_enable_entity_heuristics, implied=implied)
             ctx = Context(user, job.thread_id, at, self.settings.categories,
                           job.payload.get("tz") or self.settings.timezone, bands.link,
                           node="episodic" if cand.type is MemoryType.EPISODIC else "worker")

@@ -113,6 +113,13 @@ class TimedLLM(MemoryLLM):
                                               lambda: self.inner.classify_conflict(existing, candidate))
         return result
 
+    def judge(self, candidate: str, existing: Sequence[str]) -> list[ConflictVerdict]:
+        result: list[ConflictVerdict] = self._timed("judge", lambda: self.inner.judge(candidate, existing))
+        return result  # the inner model's one batched call, not one classify_conflict per pair
+
+    def implied_terms(self, candidate: str) -> list[str]:
+        return self.inner.implied_terms(candidate)
+
     def summarize_session(self, messages: Sequence[ChatMessage]) -> SessionDigest | None:
         result: SessionDigest | None = self._timed("summarize_session",
                                                    lambda: self.inner.summarize_session(messages))

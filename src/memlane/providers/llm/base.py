@@ -40,6 +40,13 @@ class MemoryLLM(ABC):
         answers all of them in one call; the default asks one pair at a time."""
         return [self.classify_conflict(e, candidate) for e in existing]
 
+    def implied_terms(self, candidate: str) -> list[str]:
+        """Words of stored memories the candidate may retire though they are not close to it in meaning
+        ("is teetotal now" -> beer, wine, ...: "has a cold beer after every shift"). Formation judges the
+        memories a keyword search finds for them beside the nearest neighbours. The default is none: a
+        model judge is asked about the neighbours only."""
+        return []
+
     def insights(self, activity: Sequence[str], new_facts: Sequence[str], snippet: str = "") -> Insights:
         """1-3 theory-of-mind insights about the user (seed 001 §3) from recent events, new facts and a
         conversation snippet. A provider that cannot infer them (the offline rules) proposes none."""

@@ -22,9 +22,14 @@ from memlane.providers.llm.rules.render import render
 Rule = Callable[[Clause], Fact | None]
 RULES: tuple[Rule, ...] = (
     *rules_identity.RULES,
+    table.rule("identity"),  # rows of patterns_identity.yaml: origin, nationality, status, traits
+    *rules_identity.LATE_RULES,
+    table.rule("health"),  # rows of patterns_health.yaml: conditions, intolerances, smoking, diets
     *rules_health.RULES,
     *rules_work.RULES,
+    table.rule("work"),  # rows of patterns_work.yaml: job status, work mode, business, degrees
     *rules_life.RULES,
+    table.rule("life"),  # rows of patterns_life.yaml: no children or pets, parent of, investments
     table.rule("plans"),  # rows of patterns.yaml: decisions, plans, goals
     *rules_plans.RULES,
     table.rule("prefs"),  # rows of patterns.yaml: likes, choices, favourites, hobbies

@@ -67,8 +67,7 @@ _SYNONYMS = {
 _SUFFIXES = ("ings", "ing", "ments", "ment", "ied", "ies", "ed", "es", "ic", "s", "y")
 
 
-def stem(word: str) -> str:
-    word = _SYNONYMS.get(word, word)
+def _strip(word: str) -> str:
     for suffix in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             word = word[: -len(suffix)]
@@ -77,7 +76,14 @@ def stem(word: str) -> str:
         word = word[:-1]
     if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "aeiouls":  # running -> run
         word = word[:-1]
-    return _SYNONYMS.get(word, word)
+    return word
+
+
+def stem(word: str) -> str:
+    """One stem for a word's forms and synonyms: "prefers", "preferring" and "loves" -> the stem of "like"."""
+    word = _strip(_SYNONYMS.get(word, word))
+    canonical = _SYNONYMS.get(word)  # "preferring" -> "prefer" -> "like"
+    return _strip(canonical) if canonical else word
 
 
 def content_words(text: str, drop: frozenset[str] = frozenset()) -> frozenset[str]:
@@ -129,9 +135,16 @@ def names(text: str) -> frozenset[str]:
     return frozenset(found)
 
 
+# words many names share: "University of Leeds" and "University of York" are two names
+_GENERIC_NAME_WORDS = words("""of the de la le van von university college school academy institute hospital clinic
+    bank gym club church library hotel cafe restaurant centre center street road avenue lane square park city town
+    new old st saint san santa fort port lake mount north south
+    east west great""")
+
+
 def same_name(a: str, b: str) -> bool:
     """One name in other words: ``vs code`` / ``visual studio code``, ``buddhist`` / ``buddhism``."""
-    if a == b or set(a.split()) & set(b.split()):
+    if a == b or (set(a.split()) & set(b.split())) - _GENERIC_NAME_WORDS:
         return True
     return " " not in a + b and min(len(a), len(b)) >= 5 and a[:5] == b[:5]
 
@@ -195,7 +208,7 @@ def _text_subject(summary: str) -> Who:
     summary = _LEADING_TIME.sub("", summary.strip())  # "Last week the user's grandma ..."
     if m := _MENTIONED.match(summary.strip()):
         return Who("entity", "", m.group(1).lower())
-    if (m := _APPOSITION.match(summary.strip())) and _is_name(m.group(1)):
+    if (m := _APPOSITION.match(summary.strip())) and _is_name(m.group(1), tools=True):  # "Pixel, the cat"
         for size in (2, 1):
             found = pet_or_relation(" ".join(m.group(2).split()[:size]))
             if found:
@@ -229,9 +242,11 @@ def read(summary: str) -> Reading:
     return Reading(summary, key, fact.key, fact.value.lower().strip(), fact.positive, who, category)
 
 
-def _is_name(word: str) -> bool:
+def _is_name(word: str, tools: bool = False) -> bool:
+    """A capitalised word that names someone; with ``tools``, a tool's name too ("Pixel, the cat")."""
     w = word.lower()
-    return not (w.startswith("user") or w in _STOP or w in TECH_SLOTS or w in COUNTRIES or w in MONTHS)
+    return not (w.startswith("user") or w in _STOP or (w in TECH_SLOTS and not tools) or w in COUNTRIES
+                or w in MONTHS)
 
 
 def same_subject(a: Reading, b: Reading) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from memlane.model.candidate import ConflictVerdict, Relation
-from memlane.providers.llm.rules import frames
+from memlane.providers.llm.rules import frames, roles
 from memlane.providers.llm.rules.compare import (
     Reading,
     content_words,
@@ -154,6 +154,8 @@ def classify(existing: str, candidate: str) -> ConflictVerdict:
         return _verdict("new", f"about different subjects ({old.who} vs {new.who})")
     if frames.adds(existing, candidate):
         return _verdict("new", "the new statement adds to what is known (also, another, too)")
+    if others := roles.other_people(existing, candidate):  # "hiked with Sam" / "hiked with Ana": two events
+        return _verdict("new", f"the same kind of event with other people ({', '.join(sorted(others))})")
     if same_slot(old, new):
         return _same_slot(old, new)
     if _diet_clash(old, new):

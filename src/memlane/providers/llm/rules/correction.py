@@ -25,7 +25,7 @@ MARKER = re.compile(
 _NUMBER = re.compile(
     r"\b(\d+(?:[.,]\d+)?|"
     + "|".join(sorted((w for w in NUMBER_WORDS if " " not in w), key=len, reverse=True))
-    + r")\b",
+    + r")(?:\b|(?=(?:mg|mcg|ml|kg|km|lbs?|k|g|m|cm)\b))",  # "25mg": a number glued to its unit
     re.IGNORECASE,
 )
 _CAPITAL = re.compile(r"(?<!^)(?<![.!?:] )\b([A-Z][\w'-]+(?: [A-Z][\w'-]+)*)")
@@ -43,8 +43,8 @@ def is_correction(text: str) -> bool:
 
 
 def _replace_number(text: str, old: str | None, new: str) -> str | None:
-    if old and re.search(rf"\b{re.escape(old)}\b", text):
-        return re.sub(rf"\b{re.escape(old)}\b", new, text, count=1)
+    if old and re.search(rf"\b{re.escape(old)}(?=\b|[a-z])", text):
+        return re.sub(rf"\b{re.escape(old)}(?=\b|[a-z])", new, text, count=1)
     m = _NUMBER.search(text)
     return text[: m.start()] + new + text[m.end() :] if m else None
 

@@ -11,11 +11,11 @@ import re
 from collections.abc import Sequence
 
 from memlane.model.candidate import Candidate, ChatMessage, Extraction
-from memlane.providers.llm.rules import correction, filters, subject, table
+from memlane.providers.llm.rules import correction, filters, intro, subject, table
 from memlane.providers.llm.rules.build import apply, candidate
 from memlane.providers.llm.rules.context import Registry, build
 from memlane.providers.llm.rules.facts import USER, Clause, Fact, Subject
-from memlane.providers.llm.rules.helpers import strip_past_time
+from memlane.providers.llm.rules.helpers import MONEY, strip_past_time
 from memlane.providers.llm.rules.text import clauses, clean, expand_contractions, sentences, strip_fillers
 
 MAX_CANDIDATES = 5
@@ -38,12 +38,23 @@ _AUX_START = re.compile(
 _APPOSITIVE = re.compile(r"^(I am [A-Z][\w'-]+), (an? [\w -]+)$")  # "I'm Ana, a nurse from Leeds"
 _NO_FACT = "no durable first-person fact recognised"
 _IT_IS = re.compile(r"^.*\bmy ((?:[a-z]+ )?[a-z]+), it (is|was|will be|has been)\b", re.IGNORECASE)
+# "rent went up, I'm paying $1,550 now" -> "my rent is $1,550": the amount belongs to what changed
+_CHANGED_TO = re.compile(
+    rf"^(?:(?:my|our|the) )?(?P<thing>[a-z]+(?: [a-z]+)?) (?:went up|went down|rose|increased|dropped|fell|"
+    rf"got (?:raised|hiked|cut|bumped|lowered)|was (?:raised|hiked|cut|bumped|lowered)|changed)(?: again)?[,;]? "
+    rf"(?:and |so )?(?:I am|we are|it is|now it is|I now pay|we now pay|I pay|we pay)(?: now)?(?: paying| at)? "
+    rf"(?P<amount>{MONEY.pattern})(?: a month| per month| a year| now)*$",
+    re.IGNORECASE,
+)
 _PLACEHOLDER = re.compile(r"\b(?:the stuff|that stuff|this stuff|the thing|that thing|it|that|this|them|those)\s*$",
                           re.IGNORECASE)
 
 
+_ABOUT_ME = re.compile(r"\b(?:a (?:little |bit |few things )?about me|about me|quick intro|intro)\s*[:-]\s*", re.I)
+
+
 def _prepare(text: str) -> str:
-    return _LOWER_I.sub("I", expand_contractions(clean(text)))
+    return _ABOUT_ME.sub("I am ", _LOWER_I.sub("I", expand_contractions(clean(text))))  # "About me: 29, ..."
 
 
 def _register(registry: Registry, fact: Fact, who: Subject) -> None:
@@ -62,7 +73,8 @@ def facts_in(text: str, registry: Registry) -> tuple[list[tuple[Fact, Subject]],
     found: list[tuple[Fact, Subject]] = []
     reasons: list[str] = []
     for sentence, terminator in sentences(text):
-        parts = clauses(_APPOSITIVE.sub(r"\1, I am \2", sentence))
+        sentence = _CHANGED_TO.sub(r"my \g<thing> is \g<amount>", sentence)
+        parts = [p for c in clauses(_APPOSITIVE.sub(r"\1, I am \2", sentence)) for p in intro.expand(c)]
         if terminator == "?" and len(parts) == 1 and ", " in sentence:
             # "I'm vegan, is honey ok?": a statement, then the question
             head, tail = sentence.rsplit(", ", 1)

@@ -16,11 +16,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
-
-import yaml
 
 from memlane.model.candidate import ConflictVerdict
+from memlane.providers.llm.rules import roles
 from memlane.providers.llm.rules.compare import (
     DAYS,
     USER,
@@ -34,14 +32,11 @@ from memlane.providers.llm.rules.compare import (
     same_who,
     stem,
 )
-from memlane.providers.llm.rules.lexicon_world import MONTHS, NUMBER_WORDS, TECH_SLOTS
-
-_DATA = yaml.safe_load(Path(__file__).with_name("frames.yaml").read_text(encoding="utf-8"))
-
-
-def _stems(text: str) -> frozenset[str]:
-    return frozenset(stem(w.replace("_", " ")) for w in text.split())
-
+from memlane.providers.llm.rules.frame_data import DATA as _DATA
+from memlane.providers.llm.rules.frame_data import plain
+from memlane.providers.llm.rules.frame_data import stems as _stems
+from memlane.providers.llm.rules.lexicon_world import FOOD_GROUPS, MONTHS, NUMBER_WORDS, TECH_SLOTS
+from memlane.providers.llm.rules.table import ORDINALS as _ORDINALS
 
 CHANGE = _stems(_DATA["change"])
 ADDITIVE = _stems(_DATA["additive"])
@@ -49,7 +44,11 @@ LIGHT = _stems(_DATA["light"])
 UNITS: dict[str, frozenset[str]] = {k: _stems(v) for k, v in _DATA["units"].items()}
 FIELDS: dict[str, frozenset[str]] = {k: _stems(v) for k, v in _DATA["fields"].items()}
 _UNIT_WORDS = frozenset().union(*UNITS.values())
-HABITS: dict[str, frozenset[str]] = {k: _stems(v) for k, v in _DATA["habits"].items()}
+_HABIT_WORDS: dict[str, frozenset[str]] = {k: frozenset(v.replace("_", " ").split()) for k, v in _DATA["habits"].items()}
+HABITS: dict[str, frozenset[str]] = {k: frozenset(stem(w) for w in v) for k, v in _HABIT_WORDS.items()}
+# foods are matched as written, never by stem ("codes" is no "cod"): "went vegetarian" retires "orders pepperoni pizza"
+FOODS = {group: frozenset(f for f in foods if " " not in f) for group, foods in FOOD_GROUPS.items()}
+RULES_OUT: dict[str, frozenset[str]] = {stem(k): frozenset(v.split()) for k, v in _DATA["rules_out"].items()}
 KINDS: dict[str, frozenset[str]] = {stem(k): _stems(v) for k, v in _DATA["kinds"].items()}
 ONE_AT_A_TIME = _stems(_DATA["one_at_a_time"])
 EXCLUSIVE: dict[str, frozenset[str]] = {k: frozenset(v.split()) for k, v in _DATA["exclusive"].items()}
@@ -58,21 +57,22 @@ OPPOSITES: frozenset[frozenset[str]] = frozenset(
 UNINFORMATIVE = (CHANGE | ADDITIVE | LIGHT | _stems(_DATA["filler"]) | _stems("work job") | _UNIT_WORDS
                  | _stems(" ".join(NUMBER_WORDS)))  # words a restatement may add
 _WORK = _stems("work job career industry field sector")
-_LEAVING = "|".join(sorted((w.replace("_", " ") for w in _DATA["leaving"].split()), key=len, reverse=True))
-_LEFT = re.compile(
-    rf"\b(?:{_LEAVING})\s+(?:(?:the|my|his|her|their|a|an|at|with|using|to)\s+)*(?P<obj>[\w.+#-]+(?:\s+[A-Z][\w.+#-]*)?)",
+_LEAVING = "|".join(sorted(plain("leaving"), key=len, reverse=True))
+_LEFT = re.compile(  # "stopped going to the gym": the object after a light gerund
+    rf"\b(?:{_LEAVING})\s+(?:(?:the|my|his|her|their|a|an|at|with|using|to|in|on|off|from|of|going|doing|having|reading|watching|learning|playing|writing|"
+    rf"getting|taking)\s+)*(?P<obj>[\w+#-]+(?:\.\w+)*(?:\s+[A-Z][\w.+#-]*)?)",
     re.IGNORECASE,
 )
-_ORDINALS = {w: i + 1 for i, w in enumerate([
-    "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh",
-    "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth",
-    "twentieth"])}
+_INSTITUTIONS = plain("institutions")
+_STANCE = _stems("like dislike can't cannot stand fan keen big")  # the polarity itself, not what it is about
+_AMBIGUOUS = plain("ambiguous_tools")  # "opera", "fish": a tool only when capitalised
+_PREFIXED = re.compile(r"\b(?:non|ex)-(?=[a-z])", re.IGNORECASE)  # "a non-smoker", "an ex-smoker": no longer
 _DAY_STEMS = frozenset(stem(f"{d}{s}") for d in DAYS for s in ("", "s"))
 _OCCASION = re.compile(r"\b(?:yesterday|today|tonight|tomorrow|(?:last|this|next) (?:night|morning|afternoon|"
                        r"evening|week|weekend|month|year|monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b")
 _FORMERLY = re.compile(r"\b(?:used to|formerly|no more)\b", re.IGNORECASE)
 _TIME = re.compile(r"\b\d{1,2}(?::\d{2})?\s*(?:am|pm)\b|\b\d{1,2}:\d{2}\b")
-_TOKEN = re.compile(r"[a-z0-9][a-z0-9.+#-]*")
+_TOKEN = re.compile(r"[a-z0-9][a-z0-9.+#-]*", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -89,17 +89,24 @@ class Frame:
     markers: frozenset[str]  # change markers ("now", "moved", "switched")
     additive: bool
     left: frozenset[str]  # words of what the statement gives up ("quit Siemens" -> {"siemens"})
+    left_head: frozenset[str]  # the first word of each: "cancelled the Netflix subscription" -> {"netflix"}
     kinds: frozenset[str]  # slots its tools and one-at-a-time values fill (phone, diet, ...)
+    people: frozenset[str]  # companions and recipients ("with Sam", "a gift for mom"): roles.py
+    past: bool  # led by a past-tense verb: one occasion ("went hiking"), not a standing fact
+    tokens: frozenset[str]  # the words as written, lowercase (foods are matched on these, not on stems)
 
 
 @lru_cache(maxsize=4096)
 def frame(text: str) -> Frame:
     who = read(text).who
+    prefixed = _PREFIXED.search(text) is not None
+    text = _PREFIXED.sub("", text)
     tokens = [t.rstrip(".") for t in _TOKEN.findall(text.lower())]
     raw = frozenset(stem(t) for t in tokens)
     times = _TIME.findall(text.lower())
     found = set(number_set(_TIME.sub(" ", text))) | {float(_ORDINALS[t]) for t in tokens if t in _ORDINALS}
-    tools = {t for t in tokens if t in TECH_SLOTS or t in MONTHS}
+    capitalised = {t.lower().rstrip(".") for t in _TOKEN.findall(text) if t[:1].isupper()}
+    tools = {t for t in tokens if (t in TECH_SLOTS and (t not in _AMBIGUOUS or t in capitalised)) or t in MONTHS}
     exclusive = {w for w in tokens if any(w in members for members in EXCLUSIVE.values())}
     named = {n for n in names(text) | tools | exclusive if not same_name(n, who.name)}
     kinds = frozenset({TECH_SLOTS[t] for t in tools if t in TECH_SLOTS}
@@ -113,23 +120,51 @@ def frame(text: str) -> Frame:
     value_words = {stem(w) for phrase in named | when for w in phrase.split()}
     masked = all_words - value_words - CHANGE - ADDITIVE - LIGHT
     masked -= _UNIT_WORDS | {stem(t) for t in _ORDINALS} | _DAY_STEMS
-    left = frozenset(w for m in _LEFT.finditer(text) for w in m.group("obj").lower().split())
-    negative = negated(text) or _FORMERLY.search(text) is not None  # "used to smoke" no longer holds
+    objects = [m.group("obj").lower().split() for m in _LEFT.finditer(text)]
+    left = frozenset(w.strip(".") for obj in objects for w in obj)
+    negative = negated(text) or prefixed or _FORMERLY.search(text) is not None  # "used to smoke": no more
     return Frame(text, who, frozenset(masked), frozenset(named), frozenset(found), units, when, once,
-                 negative, raw & CHANGE, bool(raw & ADDITIVE), left, kinds)
+                 negative, raw & CHANGE, bool(raw & ADDITIVE), left, frozenset(o[0].strip(".") for o in objects),
+                 kinds, roles.people(text),
+                 roles.past_event(text), frozenset(tokens))
 
 
 def _verdict(relation: str, reason: str) -> ConflictVerdict:
     return ConflictVerdict.model_validate({"relation": relation, "reason": reason})
 
 
+def _retired(new: Frame) -> tuple[set[str], set[str]]:
+    """Habits the statement gives up ("quit caffeine", "does not drink anymore") and food groups it gives
+    up or rules out by a state ("went vegan", "is teetotal now", "stopped eating pork")."""
+    given_up = {stem(w) for w in new.left} | (new.words if new.negative else set())
+    given_up_raw = set(new.left) | (set(new.tokens) if new.negative else set())
+    stated = new.words | {stem(n) for n in new.names}  # "vegetarian" is a one-at-a-time value: a name
+    ruled_out = set() if new.negative else {g for w in stated for g in RULES_OUT.get(w, ())}
+    ruled_out |= {g for g, foods in FOODS.items() if given_up_raw & foods}
+    return {h for h, habit_words in HABITS.items() if given_up & habit_words}, ruled_out
+
+
 def _habit_given_up(old: Frame, new: Frame) -> str | None:
-    """``quit smoking`` against ``takes cigarette breaks``: the habit given up is implied by the old fact."""
-    given_up = {stem(w) for w in new.left} | (new.words if new.negative and not old.negative else set())
-    for habit, habit_words in HABITS.items():
-        if given_up & habit_words and old.words & habit_words and not old.negative:
+    """``quit smoking`` against ``takes cigarette breaks``: the habit given up is implied by the old fact;
+    ``is teetotal now`` against ``drinks wine with dinner``: a state that rules out what the old one eats
+    or drinks. "Does not drink alcohol" leaves "drinks tea": the old shares only the verb the new says.
+    A past event ("failed the driving test") is no habit to give up."""
+    if old.negative or old.past:
+        return None
+    held = old.words | {stem(n) for n in old.names}  # "plays Xbox most nights"
+    given_up, ruled_out = _retired(new)
+    for habit in sorted(given_up):
+        shared = held & HABITS[habit]
+        if shared and not (shared <= new.words and (new.words & HABITS[habit]) - held):
             return habit
-    return None
+    held_raw = old.tokens | {n for name in old.names for n in name.split()}
+    return next((g for g in sorted(ruled_out) if held_raw & FOODS[g]), None)
+
+
+def implied_terms(candidate: str) -> list[str]:
+    """Words of what the candidate retires, to find stored memories that are not near it in meaning."""
+    given_up, ruled_out = _retired(frame(candidate))
+    return sorted({w for h in given_up for w in _HABIT_WORDS[h]} | {w for g in ruled_out for w in FOODS[g]})
 
 
 def _kind_refinement(general: Frame, specific: Frame) -> str | None:
@@ -181,7 +216,7 @@ def compare(existing: str, candidate: str) -> ConflictVerdict | None:
         return None
     change = bool(new.markers - old.markers or new.left)  # a marker both share ("a new flat") announces nothing
     gone = {w for w in new.left if stem(w) in old.words or any(same_name(w, n) for n in old.names)}
-    if gone and not old.negative:
+    if gone & new.left_head and not old.negative:  # not "gives up subscription" for another subscription
         return _verdict("contradiction", f"the new statement gives up {', '.join(sorted(gone))}")
     if (habit := _habit_given_up(old, new)) is not None:
         return _verdict("contradiction", f"the new statement gives up {habit}, which the stored one implies")
@@ -189,8 +224,9 @@ def compare(existing: str, candidate: str) -> ConflictVerdict | None:
         return _verdict("new", f"the change is about {', '.join(sorted(new.left))}, not this memory")
     if old.negative != new.negative:
         neg, pos = (new, old) if new.negative else (old, new)
-        held = neg.words | neg.names
-        if held and held <= pos.words | pos.names:
+        held, content = neg.words | neg.names, pos.words | pos.names
+        if held and held <= content or held - _STANCE and held - _STANCE == content - _STANCE:  # "hates
+            # mushrooms" / "has started to like mushrooms": the stance words aside, the same thing
             return _verdict("contradiction", f"opposite stance on {', '.join(sorted(held))}")
         if pos.words and pos.words < neg.words:  # "likes films" / "does not like horror films": an exception
             return _verdict("new", f"an exception: {', '.join(sorted(neg.words - pos.words))}")
@@ -200,7 +236,10 @@ def compare(existing: str, candidate: str) -> ConflictVerdict | None:
     if (kind := _kind_refinement(old, new)) is not None:
         return _verdict("refinement", f"names the kind of {kind}")
     only_old, only_new = old.words - new.words, new.words - old.words
-    if not (old.words & new.words or old.names & new.names or old.kinds & new.kinds or old.who != USER):
+    if not (old.words & new.words or old.names & new.names or old.kinds & new.kinds or old.who != USER
+            # one unit and nothing else ("weighs 82 kg" / "is down to 76 kg")
+            or old.units == new.units != frozenset() and not old.words | new.words | old.names | new.names
+            or _institutions(old) & _institutions(new)):  # "University of Leeds" / "University of York"
         return None  # nothing ties the two statements together
     if len(only_old) == len(only_new) == 1 and frozenset(only_old | only_new) in OPPOSITES:
         return _verdict("contradiction", f"opposite outcome: {min(only_old)} -> {min(only_new)}")
@@ -215,7 +254,11 @@ def compare(existing: str, candidate: str) -> ConflictVerdict | None:
     if not (numbers or named or when):
         return None
     was, now = _values(old, new)
-    if change or named and (old.kinds & new.kinds or old.words & new.words & ONE_AT_A_TIME):
+    if when and named and old.past and new.past and not change:  # "a job interview at Siemens on Monday" / "at Bosch on Thursday"
+        return _verdict("new", f"two occasions ({', '.join(sorted(old.when))} / {', '.join(sorted(new.when))})")
+    # a change marker changes a value of the same kind ("aisle seat" is no date: "train moved to June 3")
+    if change and _comparable(old, new) or named and not old.past and (old.kinds & new.kinds
+                                                                       or old.words & new.words & ONE_AT_A_TIME):
         return _verdict("contradiction", f"changed from {was} to {now}")
     if named and old.once and old.when == new.when and not numbers:  # one occasion, told again with another place
         return _verdict("contradiction", f"same occasion ({', '.join(sorted(old.when))}), now {now} (was {was})")
@@ -223,6 +266,18 @@ def compare(existing: str, candidate: str) -> ConflictVerdict | None:
         kind = "/".join(sorted(old.units | new.units)) or "attribute"
         return _verdict("contradiction", f"same {kind}, new value {now} (was {was})")
     return _verdict("new", f"same kind of statement about other values ({was} / {now})")
+
+
+def _comparable(old: Frame, new: Frame) -> bool:
+    """Their values can be one slot's: kinds shared or none on either side, or a tool on one side only
+    ("VS Code" the lexicon misses / "Neovim"); not a one-at-a-time value against none ("aisle" / a date)."""
+    if old.kinds & new.kinds or old.kinds == new.kinds:
+        return True
+    return not (old.kinds and new.kinds) and not (old.kinds | new.kinds) & EXCLUSIVE.keys()
+
+
+def _institutions(f: Frame) -> set[str]:
+    return {w for n in f.names for w in n.split()} & _INSTITUTIONS
 
 
 def _typed(old: Frame, new: Frame) -> tuple[bool, bool, bool]:

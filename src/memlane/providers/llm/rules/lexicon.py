@@ -101,3 +101,13 @@ TRAITS = words(
     colourblind night_owl early_bird morning_person night_person early_riser dyslexic autistic
     neurodivergent shy"""
 )
+# health conditions a statement names ("I have type 2 diabetes"); qualifiers ("chronic", "type 1") are read apart
+CONDITIONS = words(
+    """diabetes asthma adhd autism epilepsy migraine migraines crohn's crohn's_disease ibs anxiety depression
+    high_blood_pressure hypertension high_cholesterol arthritis eczema psoriasis cancer a_heart_condition
+    heart_disease long_covid ptsd ocd bipolar bipolar_disorder dyslexia insomnia sleep_apnea tinnitus lupus
+    fibromyalgia multiple_sclerosis hypothyroidism hyperthyroidism pcos endometriosis gout scoliosis
+    a_bad_back back_pain chronic_pain"""
+)
+# relationship statuses, one at a time
+STATUSES = words("married single divorced engaged widowed separated in_a_relationship")

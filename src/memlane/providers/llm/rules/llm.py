@@ -9,6 +9,7 @@ from memlane.model.candidate import ChatMessage, ConflictVerdict, Extraction, Sa
 from memlane.providers.llm.base import MemoryLLM
 from memlane.providers.llm.rules.conflict import classify
 from memlane.providers.llm.rules.extract import extract
+from memlane.providers.llm.rules.frames import implied_terms
 from memlane.providers.llm.rules.same_fact import same_fact
 
 
@@ -29,3 +30,6 @@ class RulesLLM(MemoryLLM):
 
     def classify_conflict(self, existing: str, candidate: str) -> ConflictVerdict:
         return classify(existing, candidate)
+
+    def implied_terms(self, candidate: str) -> list[str]:
+        return implied_terms(candidate)

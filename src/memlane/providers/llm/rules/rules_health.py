@@ -1,4 +1,6 @@
-"""Health and diet: allergies, intolerances, medication, conditions, diets, what the user eats or drinks."""
+"""Health and diet rules that split lists or sort foods: allergies, medication, diets, what the user eats or
+drinks. Conditions, intolerances, pregnancy, smoking and stopping a medication are rows of
+``patterns_health.yaml``."""
 
 from __future__ import annotations
 
@@ -21,9 +23,6 @@ _ALLERGY = re.compile(
     r"allergy|allergy to (?P<b>.+)|allergies to (?P<c>.+))$",
     _I,
 )
-_INTOLERANT = re.compile(r"^I am (?:\w+ )?(?P<v>[\w-]+) intolerant$", _I)
-_CELIAC = re.compile(r"^I (?:have|am) (?P<v>c(?:o)?eliac)(?: disease)?$", _I)
-_CANNOT_EAT = re.compile(r"^I cannot (?:eat|have|tolerate|digest) (?P<v>.+)$", _I)
 _MEDICATION = re.compile(
     r"^I (?:take|am taking|am on|have been taking|started taking|need to take)"
     r" (?:(?P<dose>\d+(?:\.\d+)? ?(?:mg|mcg|µg|ml|g|units?|iu)) (?:of )?)?(?P<med>[A-Za-z][\w-]+)(?P<rest>.*)$",
@@ -35,22 +34,6 @@ _MED_HINT = re.compile(
     _I,
 )
 _NOT_MEDS = words("the a an my our bus train car taxi care time it this that them notes part a break")
-_CONDITION = re.compile(
-    r"^I (?:have|suffer from|live with|was diagnosed with|have been diagnosed with|got diagnosed with|"
-    r"struggle with|am dealing with) (?P<v>(?:type \d |chronic |mild |severe |bad )?(?:diabetes|asthma|adhd|"
-    r"autism|epilepsy|migraines?|crohn's(?: disease)?|ibs|anxiety|depression|high blood pressure|hypertension|"
-    r"high cholesterol|arthritis|eczema|psoriasis|cancer|a heart condition|heart disease|long covid|ptsd|ocd|"
-    r"bipolar(?: disorder)?|dyslexia|insomnia|sleep apnea|tinnitus|lupus|fibromyalgia|multiple sclerosis|"
-    r"hypothyroidism|hyperthyroidism|pcos|endometriosis|gout|scoliosis|a bad back|back pain|chronic pain|"
-    r"an? [\w' -]+ (?:condition|injury|disorder)|[\w' -]+ (?:disease|syndrome|disorder)))\b",
-    _I,
-)
-_CONDITION_QUALIFIER = re.compile(r"^(?:an?|type \d|chronic|mild|severe|bad) ", _I)
-_PREGNANT = re.compile(r"^I am (?:(?P<w>\d+|\w+) (?:weeks|months) )?pregnant", _I)
-_SMOKE = re.compile(
-    r"^I (?P<neg>do not|never|no longer|quit|stopped|gave up|do not really)? ?(?:smoke|smoking|vape|vaping)\b",
-    _I,
-)
 _DIET_WORDS = "|".join(sorted((d.replace(" ", r"\s") for d in DIETS), key=len, reverse=True))
 _DIET = re.compile(
     r"^I (?P<verb>am|have been|became|went|turned|follow|eat|am now|am still|am no longer|am not)"
@@ -97,16 +80,6 @@ def allergy(c: Clause) -> Fact | None:
     return Fact(key, ", ".join(i.lower() for i in items), c.text, "Health", 5, entities=items[:3])
 
 
-def intolerance(c: Clause) -> Fact | None:
-    m = _INTOLERANT.match(c.text) or _CELIAC.match(c.text)
-    if m:
-        v = m.group("v").lower()
-        return Fact(f"health:intolerance:{slug(v)}", v, c.text, "Health", 5)
-    if (m := _CANNOT_EAT.match(c.text)) and (what := noun_phrase(m.group("v"))):
-        return Fact(f"health:intolerance:{topic(what)}", what.lower(), c.text, "Health", 4)
-    return None
-
-
 def medication(c: Clause) -> Fact | None:
     m = _MEDICATION.match(c.text)
     if not m or m.group("med").lower() in _NOT_MEDS:
@@ -122,19 +95,6 @@ def medication(c: Clause) -> Fact | None:
         5,
         entities=[med],
     )
-
-
-def condition(c: Clause) -> Fact | None:
-    if m := _CONDITION.match(c.text):
-        v = m.group("v").lower()
-        core = _CONDITION_QUALIFIER.sub("", v)
-        return Fact(f"health:condition:{slug(core)}", v, c.text, "Health", 5)
-    if m := _PREGNANT.match(c.text):
-        return Fact("health:pregnancy", m.group("w") or "yes", c.text, "Health", 5)
-    if m := _SMOKE.match(c.text):
-        positive = not m.group("neg")
-        return Fact("health:smoking", "yes" if positive else "no", c.text, "Health", 3, positive=positive)
-    return None
 
 
 def diet(c: Clause) -> Fact | None:
@@ -178,4 +138,4 @@ def consumption(c: Clause) -> Fact | None:
     return Fact(f"profile:diet:{what}", items[0].lower(), c.text, "Preferences", 3, positive=positive)
 
 
-RULES = (allergy, intolerance, medication, condition, diet, consumption)
+RULES = (allergy, medication, diet, consumption)  # after the rows of group "health" (patterns_health.yaml)

@@ -1,4 +1,7 @@
-"""Identity: name, age, birthday, residence, origin, nationality, languages, relationship status."""
+"""Identity rules that check what a pattern cannot: name, age, birthday, residence, languages spoken.
+
+Origin, nationality, native language, relationship status and traits are rows of
+``patterns_identity.yaml``."""
 
 from __future__ import annotations
 
@@ -6,7 +9,7 @@ import re
 
 from memlane.providers.llm.rules.facts import Clause, Fact
 from memlane.providers.llm.rules.helpers import DATE, DAY_ONLY, place, split_list, strip_past_time
-from memlane.providers.llm.rules.lexicon import NOT_NAMES, TRAITS
+from memlane.providers.llm.rules.lexicon import NOT_NAMES
 from memlane.providers.llm.rules.lexicon_world import COUNTRIES, DEMONYMS, LANGUAGES, NUMBER_WORDS, TECH_SLOTS
 from memlane.providers.llm.rules.text import parse_number, slug
 
@@ -29,8 +32,6 @@ _AGE_BREED = re.compile(rf"^I am an? {_NUM}[- ](?P<unit>year|month)[- ]old(?P<re
 _BIRTHDAY = re.compile(
     r"^(?:my (?:birthday|bday|b-day|date of birth|dob)(?: is)?|I was born)(?: on)? (?P<v>.+)$", _I
 )
-_BORN_YEAR = re.compile(r"^I was born in (?P<y>(?:19|20)\d\d)$", _I)
-_BORN_PLACE = re.compile(r"^I was born (?:and raised )?in (?P<v>.+)$", _I)
 _LIVE = re.compile(
     r"^I (?:currently |now |still |also |actually )*(?:live|am (?:now |currently |still )?living|reside|am residing|am based|"
     r"am located|have been living|have lived|have been based|stay)(?: (?:right now|now|currently))? "
@@ -43,24 +44,11 @@ _MOVE = re.compile(
     r"(?: (?:from (?P<from>[A-Z][\w .'-]*?)))? to (?P<v>.+)$",
     _I,
 )
-_FROM = re.compile(r"^I (?:am originally|am|come|came|originally come) from (?P<v>.+)$", _I)
-_GREW_UP = re.compile(r"^I (?:grew up|was raised) in (?P<v>.+)$", _I)
-_HOMETOWN = re.compile(r"^my (?:hometown|home town) is (?P<v>.+)$", _I)
-_NATIONALITY = re.compile(r"^I am (?:a |an )?(?:proud )?(?P<v>[A-Za-z]+)(?: citizen| national)?$", _I)
 _SPEAK = re.compile(
     r"^I (?:also |can |fluently |natively )*(?:speak|am fluent in|am native in|am conversational in)"
     r" (?P<v>.+)$",
     _I,
 )
-_NATIVE = re.compile(r"^my (?:native language|mother tongue|first language) is (?P<v>[A-Za-z]+)", _I)
-_STATUS = re.compile(
-    r"^I am (?:happily |newly |recently |now |still )?(?P<v>married|single|divorced|engaged|widowed|"
-    r"separated|in a relationship)(?: to (?P<to>[A-Z][\w'-]+(?: [A-Z][\w'-]+)?))?",
-    _I,
-)
-_TRAIT = re.compile(r"^I am (?:a |an )?(?:very |quite |pretty )?(?P<v>[a-z-]+(?: [a-z]+)?)$", _I)
-
-
 def _name_value(raw: str) -> str | None:
     tokens = raw.strip().split()
     picked = [w.strip(",.") for w in tokens[:3] if w[:1].isupper()]
@@ -106,14 +94,9 @@ def age(c: Clause) -> Fact | None:
 
 
 def birthday(c: Clause) -> Fact | None:
-    if m := _BORN_YEAR.match(c.text):
-        y = m.group("y")
-        return Fact("profile:birth_year", y, f"I was born in {y}", "Personal", 3, entities=[y])
     if (m := _BIRTHDAY.match(c.text)) and (d := DATE.search(m.group("v")) or DAY_ONLY.search(m.group("v"))):
         date = d.group(0)
         return Fact("profile:birthday", date, f"my birthday is on {date}", "Personal", 4, entities=[date])
-    if (m := _BORN_PLACE.match(c.text)) and (p := place(m.group("v"))):
-        return Fact("profile:birthplace", p, f"I was born in {p}", "Personal", 3, entities=[p])
     return None
 
 
@@ -134,28 +117,10 @@ def residence(c: Clause) -> Fact | None:
         return Fact("profile:home", raw.lower(), f"I live in {raw}", "Personal", 2)
     if m := _LIVE_WITH.match(c.text):
         return Fact("profile:household", m.group("v").lower(), c.text, "Personal", 2)
-    for pattern, key, verb in (
-        (_FROM, "profile:origin", "am from"),
-        (_GREW_UP, "profile:hometown", "grew up in"),
-        (_HOMETOWN, "profile:hometown", "grew up in"),
-    ):
-        if (m := pattern.match(c.text)) and (p := place(m.group("v"))):
-            return Fact(key, p, f"I {verb} {p}", "Personal", 3, entities=[p])
-    return None
-
-
-def nationality(c: Clause) -> Fact | None:
-    m = _NATIONALITY.match(c.text)
-    if m and m.group("v").lower() in DEMONYMS:
-        v = m.group("v").capitalize()
-        return Fact("profile:nationality", v, f"I am {v}", "Personal", 3, entities=[v])
     return None
 
 
 def languages(c: Clause) -> Fact | None:
-    if m := _NATIVE.match(c.text):
-        v = m.group("v").capitalize()
-        return Fact("profile:language:native", v, f"my native language is {v}", "Personal", 3, entities=[v])
     m = _SPEAK.match(c.text)
     if not m:
         return None
@@ -166,22 +131,5 @@ def languages(c: Clause) -> Fact | None:
     return Fact(key, " and ".join(found), c.text, "Personal", 3, entities=found)
 
 
-def relationship_status(c: Clause) -> Fact | None:
-    m = _STATUS.match(c.text)
-    if not m:
-        return None
-    to = m.group("to")
-    value = m.group("v").lower()
-    text = f"I am {value} to {to}" if to else f"I am {value}"
-    return Fact("profile:relationship_status", value, text, "Relationships", 3, entities=[to] if to else [])
-
-
-def trait(c: Clause) -> Fact | None:
-    m = _TRAIT.match(c.text)
-    if m and m.group("v").lower() in TRAITS:
-        v = m.group("v").lower()
-        return Fact(f"profile:trait:{slug(v)}", v, c.text, "Personal", 2)
-    return None
-
-
-RULES = (name, age, birthday, residence, nationality, languages, relationship_status, trait)
+RULES = (name, age, birthday, residence)  # then the rows of group "identity" (patterns_identity.yaml)
+LATE_RULES = (languages,)

@@ -1,4 +1,6 @@
-"""Household and money: pets, family members the user has, savings, loans, income, costs, budgets."""
+"""Household and money rules that count, join names and normalise amounts: pets, family members the user
+has, savings, loans, income, rent, costs, budgets. Having no children or pets, being a parent of N and
+investments are rows of ``patterns_life.yaml``."""
 
 from __future__ import annotations
 
@@ -22,14 +24,6 @@ _NAMES = re.compile(
     r"^(?P<noun>[a-z][\w' -]*?)(?:,? (?:named|called|whose names? (?:is|are)) |,? (?:and )?(?:her|his|its|their) "
     r"names? (?:is|are) |, )"
     r"(?P<names>[A-Z][\w'-]*(?:(?:,| and|,? &) [A-Z][\w'-]*)*)(?P<tail>.*)$"
-)
-_NO_KIDS = re.compile(
-    r"^I (?:do not have|have no|never had) (?:any )?(?P<v>kids|children|siblings|pets)\b", _I
-)
-_PARENT_OF = re.compile(
-    r"^I am (?:a )?(?:proud )?(?:mom|mum|mother|dad|father|parent) of (?P<count>\w+)"
-    r"(?: (?P<v>kids|children|boys|girls|sons|daughters))?$",
-    _I,
 )
 _ABOUT = (
     r"(?:about |around |roughly |approximately |nearly |almost |over |just over |under |some |close to |"
@@ -81,11 +75,6 @@ _SPEND = re.compile(
     + r"(?: (?:a|per|each|every) (?:month|week|year|day))? (?:on )?(?P<v>.+)$",
     _I,
 )
-_INVEST = re.compile(
-    r"^I (?:regularly |also |currently )?(?:invest|put|have invested|am investing)(?: (?P<amt>[^ ]+(?: euros?| dollars?|"
-    r" pounds?)?)(?: (?:a|per|every) (?:month|week|year))?)? (?:in|into) (?P<what>.+)$",
-    _I,
-)
 _COSTS = re.compile(r"^my (?P<what>[\w' -]+?) (?:costs|comes to|runs|is costing) (?:me )?(?P<amt>.+)$", _I)
 
 
@@ -114,16 +103,6 @@ def _count(word: str) -> int:
 
 
 def pets_and_family(c: Clause) -> Fact | None:
-    if m := _NO_KIDS.match(c.text):
-        v = m.group("v").lower()
-        none_key = (
-            "profile:pets:count"
-            if v == "pets"
-            else f"family:{'siblings' if v == 'siblings' else 'children'}:count"
-        )
-        return Fact(none_key, "0", c.text, "Personal" if v == "pets" else "Relationships", 3)
-    if m := _PARENT_OF.match(c.text):
-        return Fact("family:children:count", m.group("count").lower(), c.text, "Relationships", 3)
     m = _HAVE.match(c.text)
     if not m:
         return None
@@ -179,9 +158,6 @@ def finance(c: Clause) -> Fact | None:
             return Fact(f"finance:loan:{slug(kind)}", amt or kind, c.text, "Finance", 4)
     if (m := _INCOME.match(c.text)) and MONEY.search(m.group("a") or m.group("b") or ""):
         return Fact("finance:income", money(c.text) or "", c.text, "Finance", 4)
-    if m := _INVEST.match(c.text):
-        what = noun_phrase(m.group("what"))
-        return Fact(f"finance:investment:{topic(what)}", what.lower(), c.text, "Finance", 3)
     if (m := _RENT.match(c.text)) and MONEY.search(c.text):
         kind = (m.group("k1") or m.group("k2")).lower()
         return Fact(f"finance:{kind}", money(c.text) or "", c.text, "Finance", 4)

@@ -1,4 +1,6 @@
-"""Work and study: occupation, employer, workplace, education, tools and tech stacks."""
+"""Work and study rules that check job words, places and the tool lexicon: occupation, employer, workplace,
+languages and skills being learnt, graduation, tools and tech stacks. Job status, work mode, own business,
+degrees and fields of study are rows of ``patterns_work.yaml``."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from memlane.providers.llm.rules.text import slug
 _I = re.IGNORECASE
 _ROLE_END = (
     r"(?P<role>[\w' -]+?)(?: (?:at|for|with) (?P<org>[\w&.' -]+?))?(?: in (?P<loc>[A-Z][\w' -]*))?"
-    r"(?: (?:in|since|for) [\w ]+)?"
+    r"(?: (?:in|since|for) [\w ]+)?(?: now| these days| nowadays)?"  # "I am a data scientist now"
 )
 _WORK_AS = re.compile(
     r"^I (?:currently |now |still |also |mainly |just |recently |finally )*(?:work|am working|have been working|am employed|"
@@ -32,11 +34,6 @@ _BECAME = re.compile(
     r"^I (?:just |recently |finally )*(?:became|qualified as|trained as) (?:an? )" + _ROLE_END + "$", _I
 )
 _JOB_IS = re.compile(r"^my (?:job|profession|occupation|role|job title) is (?:an? )?" + _ROLE_END + "$", _I)
-_STATUS = re.compile(
-    r"^I am (?:now |currently )?(?P<v>retired|unemployed|self-employed|between jobs|out of work|"
-    r"job hunting|looking for (?:a )?(?:new )?(?:job|work)|on parental leave|on maternity leave|a student)$",
-    _I,
-)
 _WORK_AT = re.compile(
     r"^I (?:currently |now |still |also )*(?:work|am working|have been working|started working|"
     r"just started working|started a new job|got a (?:new )?job|got hired|was hired) (?P<prep>at|for|by) "
@@ -45,29 +42,6 @@ _WORK_AT = re.compile(
 )
 _JOINED = re.compile(r"^I (?:just |recently )*joined (?P<org>[A-Z][\w&.' -]*)$")
 _WORK_IN = re.compile(r"^I (?:currently |now |still )*work in (?P<v>.+)$", _I)
-_WORK_MODE = re.compile(
-    r"^I (?:mostly |usually |currently |now )*work (?P<v>from home|remotely|remote|hybrid|"
-    r"part[- ]time|full[- ]time|night shifts|freelance)",
-    _I,
-)
-_OWN_BUSINESS = re.compile(
-    r"^I (?:own|run|have|started) (?:my own |a |an )(?P<v>[\w ]*(?:business|company|"
-    r"shop|store|restaurant|bakery|cafe|startup|agency|practice|studio|firm))",
-    _I,
-)
-_DEGREE = re.compile(
-    r"^I am (?:currently |now )?(?:doing|pursuing|studying for|taking|enrolled in|working on|completing|"
-    r"finishing|in the middle of) (?:a |an |my )?(?P<v>(?:master'?s|masters|bachelor'?s|bachelors|phd|"
-    r"doctorate|degree|mba|diploma|certificate|certification|course|class|bootcamp|apprenticeship|"
-    r"undergrad\w*|postgrad\w*)[\w' -]*)",
-    _I,
-)
-_HOLD_DEGREE = re.compile(
-    r"^I (?:have|hold|earned|got|completed) an? (?P<v>(?:master'?s|bachelor'?s|phd|"
-    r"doctorate|degree|mba|diploma)[\w' -]*)",
-    _I,
-)
-_STUDY = re.compile(r"^I (?:study|am studying|major in|am majoring in|studied|majored in) (?P<v>.+)$", _I)
 _GRADUATED = re.compile(r"^I (?:just |recently )?graduated(?: from (?P<v>.+))?$", _I)
 _LEARNING = re.compile(
     r"^I (?:am|have been|started|have started|just started|recently started)(?: also| currently| still| now)* "
@@ -154,9 +128,6 @@ def occupation(c: Clause) -> Fact | None:
     if m := _TEACH.match(c.text):
         subject = noun_phrase(m.group("v"))
         return Fact("profile:occupation", f"{subject.lower()} teacher", c.text, "Work", 4)
-    if m := _STATUS.match(c.text):
-        v = m.group("v").lower()
-        return Fact("profile:occupation", v, f"I am {v}", "Education" if "student" in v else "Work", 4)
     return None
 
 
@@ -168,23 +139,16 @@ def employer(c: Clause) -> Fact | None:
             return Fact("profile:employer", org, f"I work at {org}", "Work", 4, entities=[org])
         where = noun_phrase(m.group("org"))
         return Fact("profile:workplace", where.lower(), f"I work at {where}", "Work", 3)
-    if m := _WORK_MODE.match(c.text):
-        return Fact("profile:work:mode", m.group("v").lower(), c.text, "Work", 2)
     if m := _WORK_IN.match(c.text):
         raw = m.group("v")
         if raw[:1].isupper() and (p := place(raw)):
             return Fact("profile:work:city", p, f"I work in {p}", "Work", 3, entities=[p])
         field = noun_phrase(raw)
         return Fact("profile:work:field", field.lower(), f"I work in {field}", "Work", 3)
-    if m := _OWN_BUSINESS.match(c.text):
-        return Fact("profile:business", m.group("v").lower(), c.text, "Work", 3)
     return None
 
 
 def education(c: Clause) -> Fact | None:
-    if m := _DEGREE.match(c.text) or _HOLD_DEGREE.match(c.text):
-        key = "education:degree" if _DEGREE.match(c.text) else "education:degree_held"
-        return Fact(key, m.group("v").lower(), c.text, "Education", 3)
     if m := _LEARNING.match(c.text):
         what = noun_phrase(m.group("v"))
         first = what.split()[0].lower() if what.split() else ""
@@ -195,9 +159,6 @@ def education(c: Clause) -> Fact | None:
         return Fact(
             f"education:learning:{topic(what)}", what.lower(), c.text, category_for(what, "Education"), 3
         )
-    if m := _STUDY.match(c.text):
-        what = noun_phrase(m.group("v"))
-        return Fact("education:field", what.lower(), c.text, "Education", 3)
     if m := _GRADUATED.match(c.text):
         where = place(m.group("v")) if m.group("v") else None
         return Fact(
@@ -239,7 +200,7 @@ def _tool(raw: str) -> tuple[str, str] | None:
 
 _TEACH = re.compile(r"^I (?:currently |also )?teach (?P<v>[\w' -]+?)(?: (?:at|in) (?P<where>.+))?$", _I)
 _VEHICLE = re.compile(
-    r"^I (?:drive|ride|have|own) (?:an? |my )?(?P<v>(?:[A-Z][\w-]*(?: [A-Z0-9][\w-]*)?|(?:electric |new |old |used )?"
+    r"^I (?:drive|ride|have|own) (?:an? |my )?(?:(?:19|20)\d\d )?(?P<v>(?:[A-Z][\w-]*(?: [A-Z0-9][\w-]*)?|(?:electric |new |old |used )?"
     r"(?:car|motorbike|motorcycle|scooter|van|truck|pickup|e-bike|bike|bicycle)))\b",
 )
 _SWITCH_TO = re.compile(

@@ -9,6 +9,7 @@ names. A different value in the same slot is *not* the same fact: that is a cont
 from __future__ import annotations
 
 from memlane.model.candidate import SameFact
+from memlane.providers.llm.rules import roles
 from memlane.providers.llm.rules.compare import (
     negated,
     number_set,
@@ -44,6 +45,8 @@ def same_fact(existing: str, candidate: str, category: str | None = None) -> Sam
         return SameFact(same_fact=False, reason=f"category mismatch: {old.category} vs {category}")
     if not same_subject(old, new):
         return SameFact(same_fact=False, reason=f"different subjects ({old.who} vs {new.who})")
+    if others := roles.other_people(existing, candidate):
+        return SameFact(same_fact=False, reason=f"the same kind of event with other people ({', '.join(sorted(others))})")
     if same_slot(old, new):
         if old.positive != new.positive:
             return SameFact(same_fact=False, reason=f"same slot {old.key or old.slot} with opposite polarity")

@@ -22,7 +22,8 @@ import yaml
 from memlane.model.enums import MemoryType
 from memlane.providers.llm.rules.facts import Clause, Fact
 from memlane.providers.llm.rules.helpers import category_for, noun_phrase, strip_past_time, topic
-from memlane.providers.llm.rules.lexicon_world import MONTHS, NUMBER_WORDS
+from memlane.providers.llm.rules.lexicon import CONDITIONS, STATUSES, TRAITS
+from memlane.providers.llm.rules.lexicon_world import DEMONYMS, DIETS, LANGUAGES, MONTHS, NUMBER_WORDS
 from memlane.providers.llm.rules.text import slug
 
 _CAP = r"(?-i:[A-Z\u00C0-\u00DE])"
@@ -39,6 +40,21 @@ SLOTS = {
     "date": rf"{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?|(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}",
     "thing": r"[\w'+-]+(?:\s+[\w'+-]+){0,8}?",
 }
+
+
+def _one_of(vocabulary: frozenset[str]) -> str:
+    """A slot that takes one word (or phrase) of a closed list, longest first: ``{language}``."""
+    return "(?:" + "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in sorted(vocabulary, key=len, reverse=True)) + r")\b"
+
+
+# slots filled from the lexicons: a row reads "I am {demonym}" only for a demonym the lexicon knows
+SLOTS |= {"language": _one_of(LANGUAGES), "demonym": _one_of(DEMONYMS), "trait": _one_of(TRAITS),
+          "diet": _one_of(DIETS), "condition": _one_of(CONDITIONS), "status": _one_of(STATUSES)}
+ORDINALS = {w: i + 1 for i, w in enumerate([
+    "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh",
+    "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth",
+    "twentieth"])}
+SLOTS["ordinal"] = "(?:" + "|".join(ORDINALS) + r"|\d{1,3}(?:st|nd|rd|th))"
 _SLOT = re.compile(r"\{([a-z]+)(\d?)\}")
 _FIELD = re.compile(r"\{([a-z]+\d?)((?:\|[a-z_]+)*)\}")  # a template field, with filters: {v|np|lower}
 FILTERS: dict[str, Callable[[str], str]] = {
@@ -48,6 +64,8 @@ FILTERS: dict[str, Callable[[str], str]] = {
     "lower": str.lower,
     "slug": slug,
     "past": strip_past_time,  # "to sell the car last week" -> "to sell the car"
+    "title": lambda v: " ".join(w.capitalize() for w in v.split()),  # "brazilian" -> "Brazilian"
+    "cardinal": lambda v: str(ORDINALS.get(v.lower(), v.lower().rstrip("stndrh"))),  # "fifth", "5th" -> "5"
 }
 
 
@@ -96,18 +114,27 @@ def _row(raw: dict[str, Any]) -> Row:
 
 @lru_cache(maxsize=1)
 def rows() -> tuple[Row, ...]:
-    data = yaml.safe_load(Path(__file__).with_name("patterns.yaml").read_text(encoding="utf-8"))
-    return tuple(_row(r) for r in data)
+    files = sorted(Path(__file__).parent.glob("patterns*.yaml"))  # patterns.yaml, patterns_identity.yaml, ...
+    return tuple(_row(r) for f in files for r in yaml.safe_load(f.read_text(encoding="utf-8")))
+
+
+_OPTIONAL = re.compile(r"\[([^\]]*)\]")  # "[ instead of {tool2}]": shown only when its fields are filled
 
 
 def _fill(template: str, values: dict[str, str], for_key: bool = False) -> str:
+    def optional(m: re.Match[str]) -> str:
+        filled = all(values.get(f.group(1)) for f in _FIELD.finditer(m.group(1)))
+        return m.group(1) if filled else ""
+
+    template = _OPTIONAL.sub(optional, template)
+
     def one(m: re.Match[str]) -> str:
         value = values.get(m.group(1), "")
         names = [f for f in m.group(2).split("|") if f]
         for name in names:
             value = FILTERS[name](value).strip()
         return slug(value) if for_key and not {"topic", "head"} & set(names) else value
-    return _FIELD.sub(one, template)
+    return " ".join(_FIELD.sub(one, template).split())  # an optional slot left empty leaves no gap
 
 
 def _clean(values: dict[str, str | None]) -> dict[str, str]:
@@ -127,7 +154,8 @@ _TAILS = (
     re.compile(r"(?:,|\s+(?:so|because|which|and then|but|-))\s.*$", re.IGNORECASE),
     re.compile(r"\s+(?:(?:a couple(?: of)?|a few|\d+|one|two|three|several) (?:days|weeks|months|years) ago|"
                r"(?:this|last|next) (?:week|month|year|weekend)|on (?:monday|tuesday|wednesday|thursday|friday|"
-               r"saturday|sunday)|lately|recently|these days|nowadays|now|altogether|anyway)$", re.IGNORECASE),
+               r"saturday|sunday)|over the (?:weekend|holidays|summer)|at the weekend|yesterday|today|last night|lately|recently|"
+               r"these days|nowadays|now|altogether|anyway)$", re.IGNORECASE),
     re.compile(r"\s+(?:since|during|after|until|ever since|in (?:january|february|march|april|may|june|july|"
                r"august|september|october|november|december|\d{4})|for (?:a|an|one|two|three|\d+|the past|about|"
                r"almost|over|nearly) ).*$", re.IGNORECASE),
@@ -167,8 +195,9 @@ def _fact(row: Row, values: dict[str, str]) -> Fact:
     entities = [v for k, v in values.items()
                 if k.startswith(("org", "place", "name", "tool")) or (k == "v" and v[:1].isupper())]
     category = category_for(text, "Personal") if row.category == "auto" else row.category
+    positive = row.positive != bool(values.get("neg"))  # a (?P<neg>...) group that matched turns the row over
     return Fact(key=key, value=_fill(row.value, values) or text, text=text, category=category,
-                importance=row.importance, type=row.type, positive=row.positive, entities=entities,
+                importance=row.importance, type=row.type, positive=positive, entities=entities,
                 tags=list(row.tags))
 
 

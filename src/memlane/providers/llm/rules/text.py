@@ -48,7 +48,7 @@ _ABBREV = re.compile(r"\b(?:dr|mr|mrs|ms|st|prof|jr|sr|vs|etc|e\.g|i\.e|approx|n
 _SUBJECT_START = r"(?:I|i|my|My|MY|we|We|our|Our)\b"
 _CLAUSE_BREAK = re.compile(
     r"\s*,\s*(?:(?:and|but|so|plus|though|also)\s+)?(?=" + _SUBJECT_START + r")"
-    r"|\s+(?:and|but|so|plus|although|though|while|whereas)\s+(?=" + _SUBJECT_START + r")"
+    r"|\s+(?:and|but|so|plus|although|though|while|whereas|-)\s+(?=" + _SUBJECT_START + r")"
     r"|\s*,\s*(?=(?:so|because|since|but|though|although)\s)"
     r"|\s*,?\s+and\s+(?=(?:now |then |also |recently |later |still )?(?:became|work|worked|started|moved|live|"
     r"lived|got|love|hate|speak|study|teach|quit|joined|switched|adopted|decided)\b)"
@@ -125,7 +125,8 @@ def clauses(sentence: str) -> list[str]:
     start = 0
     for match in _CLAUSE_BREAK.finditer(sentence):
         left = sentence[start : match.start()]
-        if re.fullmatch(r"\s*(?:my|our)\s+[\w'-]+(?:\s+[\w'-]+){0,2}\s*", left, re.IGNORECASE):
+        if re.fullmatch(r"\s*(?:my|our)\s+[\w'-]+(?:\s+(?!(?:is|are|was|were|has|have)\b)[\w'-]+){0,2}\s*", left,
+                        re.IGNORECASE):
             continue  # "my husband and I live ..." stays one clause
         parts.append(left)
         start = match.end()

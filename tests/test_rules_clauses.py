@@ -1,0 +1,50 @@
+"""How a message is cut and rewritten before the rules read it: introductions that list several facts
+in one clause (rules/intro.py) are read item by item, a clause that lists none is left alone, and an
+amount said after a change belongs to what changed."""
+
+from __future__ import annotations
+
+import pytest
+
+from memlane.model.candidate import ChatMessage
+from memlane.providers.llm.rules.extract import extract
+from memlane.providers.llm.rules.intro import expand
+
+
+def summaries(message: str) -> list[str]:
+    return [c.summary for c in extract([ChatMessage(role="user", content=message)]).candidates]
+
+
+@pytest.mark.parametrize(("message", "wanted"), [
+    ("Hi! I'm Oskar, 52, structural engineer from Gdansk, divorced",
+     ["User's name is Oskar.", "User is 52 years old.", "User is divorced."]),
+    ("A bit about me: 38, pescatarian, live in Ghent, work at Barco as a technician.",
+     ["User is 38 years old.", "User lives in Ghent.", "User works at Barco as a technician."]),
+    ("My name is Dalia and I'm a midwife in Cairo", ["User's name is Dalia."]),
+    ("hello - I'm Wren - I restore old furniture and I have a greyhound called Pip",
+     ["User's name is Wren.", "User has a greyhound named Pip."]),
+    ("I'm a 61-year-old farmer living in Cumbria", ["User lives in Cumbria."]),
+])
+def test_each_listed_fact_is_read(message: str, wanted: list[str]) -> None:
+    got = summaries(message)
+    assert set(wanted) <= set(got), got
+
+
+@pytest.mark.parametrize("clause", [
+    "I am so tired, honestly", "I am in Paris, for a conference", "I am studying for an MBA part-time",
+    "I am a nurse",
+])
+def test_a_clause_that_lists_no_facts_is_left_alone(clause: str) -> None:
+    assert expand(clause) == [clause]
+
+
+@pytest.mark.parametrize(("message", "wanted"), [
+    ("our mortgage dropped, we now pay £900 a month", "User's mortgage is £900."),
+    ("the nursery fee went up again, it's 620 euros now", "User's nursery fee is 620 euros."),
+])
+def test_an_amount_after_a_change_belongs_to_what_changed(message: str, wanted: str) -> None:
+    assert wanted in summaries(message)
+
+
+def test_a_change_without_an_amount_states_nothing() -> None:
+    assert summaries("prices went up, it is crazy") == []
