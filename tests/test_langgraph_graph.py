@@ -8,10 +8,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import langgraph.graph  # noqa: F401 - in the test extra: a broken install fails, not skips
 import pytest
-
-pytest.importorskip("langgraph.graph")
-
 from langchain_core.language_models import BaseChatModel  # noqa: E402
 from langchain_core.messages import AIMessage, BaseMessage, SystemMessage  # noqa: E402
 from langchain_core.outputs import ChatGeneration, ChatResult  # noqa: E402
@@ -107,7 +105,7 @@ def test_in_memory_checkpointer_without_postgres(tmp_path: object) -> None:
 
 @pytest.mark.postgres
 def test_example_checkpoints_to_postgres(postgres_url: str) -> None:
-    pytest.importorskip("langgraph.checkpoint.postgres")
+    import langgraph.checkpoint.postgres  # noqa: F401 - in the test extra: a broken install fails, not skips
     memory = Memory(postgres_url, embedder="hash", llm="rules")
     try:
         with example_graph(FakeEchoChatModel(), db=postgres_url, memory=memory, wait=True) as graph:

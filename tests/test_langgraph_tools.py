@@ -7,10 +7,8 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+import langgraph.prebuilt  # noqa: F401 - in the test extra: a broken install fails, not skips
 import pytest
-
-pytest.importorskip("langgraph.prebuilt")
-
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage  # noqa: E402
 from langgraph.graph import START, MessagesState, StateGraph  # noqa: E402
 from langgraph.prebuilt import ToolNode  # noqa: E402
