@@ -10,16 +10,20 @@ breakdown ``similarity`` is the relevance: the cosine plus the keyword evidence 
 weighted (see :mod:`memlane.retrieval.support`). With a time phrase ``recency`` is how well the
 memory's time fits the phrase's window instead of how recent it is.
 
-``pinned`` is relevance-gated (:func:`pin_signal`): 1 for a pinned memory whose relevance is within
-``MEMORY_PIN_MARGIN`` of the best candidate's in the same search, else 0. A pin is the user saying
-"this matters", so a pinned memory that answers the question as well as the best match (within the
-margin) ranks ahead of unpinned ones: its weight (0.50) is more than the importance and recency
-spread of a plain question (0.20 + 0.15) plus the similarity it may trail by (0.55 × 0.15). A pinned
-memory further away gets nothing from its pin: it ranks as if it were not pinned, so its pin never
-lifts it over memories that answer the question. A listing without a question (context mode ``all``) counts every pin. The seed's flat
-``0.10 × pinned`` had neither property: too small to lift a relevant pin over a newer, closer match,
-and given to a pinned memory however unrelated. The margin is measured in docs/benchmarks.md
-(``benchmarks/pin_margin.py``).
+``pinned`` is relevance-gated (:func:`pin_signal`): 1 for a pinned memory whose cosine to the question
+is within ``MEMORY_PIN_MARGIN`` of the best candidate's in the same search (within twice the margin when
+the pinned memory shares a word with the question: keyword evidence), else 0. A pin is the user saying
+"this matters", so a pinned memory that answers the question about as well as the best match ranks
+ahead of unpinned ones: its weight (0.50) is more than the importance and recency spread of a plain
+question (0.20 + 0.15) plus the similarity it may trail by. A pinned memory further away gets nothing
+from its pin: it ranks as if it were not pinned, so its pin never lifts it over memories that answer the
+question. The gate compares cosines, not relevance: the keyword part of relevance is normalised over
+the user's memories, so in a small store one shared name is worth 2 cosine units and a gap in it says
+little about which memory answers ("Tell me about my brother Rafael": the pinned "emergency contact is
+their brother Rafael" trailed the other Rafael memories by 0.3 in relevance, 0.1 in cosine). A listing
+without a question (context mode ``all``) counts every pin. The seed's flat ``0.10 × pinned`` had
+neither property: too small to lift a relevant pin over a newer, closer match, and given to a pinned
+memory however unrelated. The margin is measured in docs/benchmarks.md (``benchmarks/pin_margin.py``).
 """
 
 from __future__ import annotations
@@ -36,10 +40,12 @@ from memlane.retrieval.timephrases import TimeWindow
 DEFAULT_WEIGHTS = {"similarity": 0.55, "importance": 0.20, "recency": 0.15, "pinned": 0.50}
 
 
-def pin_signal(record: MemoryRecord, relevance: float, best: float, margin: float) -> float:
-    """1.0 when ``record`` is pinned and relevant: its ``relevance`` within ``margin`` of the ``best``
-    relevance among the search's candidates (both cosine plus keyword evidence); otherwise 0.0."""
-    return 1.0 if record.pinned and best - relevance <= margin + 1e-9 else 0.0
+def pin_signal(record: MemoryRecord, cosine: float, best: float, margin: float, *, shares_words: bool = False) -> float:
+    """1.0 when ``record`` is pinned and relevant: its ``cosine`` to the question within ``margin`` of the
+    ``best`` cosine among the search's candidates, or within twice the margin when it ``shares_words``
+    with the question (keyword evidence); otherwise 0.0."""
+    reach = margin * (2.0 if shares_words else 1.0)
+    return 1.0 if record.pinned and best - cosine <= reach + 1e-9 else 0.0
 
 
 def recency_decay(record: MemoryRecord, now: datetime, half_life_days: float) -> float:

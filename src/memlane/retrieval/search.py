@@ -7,7 +7,7 @@
 4. Score each with the weighted composite (:mod:`memlane.retrieval.rerank`) plus the support of related
    memories (:mod:`memlane.retrieval.support`), less the brevity of a short message read with its
    context (:mod:`memlane.retrieval.brevity`); drop those under the similarity threshold. A pin
-   counts when the pinned memory's relevance is within ``MEMORY_PIN_MARGIN`` of the best candidate's
+   counts when the pinned memory's cosine is within ``MEMORY_PIN_MARGIN`` of the best candidate's
    (:func:`memlane.retrieval.rerank.pin_signal`).
 
 ``mode="dense"`` and ``mode="keyword"`` skip fusion and rerank and return one channel's ranking as
@@ -99,7 +99,7 @@ def rerank(
     weights = settings.memory_rerank_weights
     recency_weight = question_recency_weight(settings, plan)
     decay = settings.memory_decay_half_life_days if settings.memory_decay_enabled else None
-    best = max(relevance.values(), default=0.0)
+    best = max((c.similarity or 0.0 for c in pool.candidates.values()), default=0.0)
     hits = []
     for cid, cand in pool.candidates.items():
         breakdown = composite(
@@ -111,7 +111,8 @@ def rerank(
             recency_weight=recency_weight,
             boost=related.get(cid, 0.0) + threads.get(cid, 0.0),
             brevity=brevity_penalty(cand.record, settings),
-            pin=pin_signal(cand.record, relevance[cid], best, settings.memory_pin_margin),
+            pin=pin_signal(cand.record, cand.similarity or 0.0, best, settings.memory_pin_margin,
+                           shares_words=cand.keyword > 0),
             type_weight=settings.memory_insight_weight if cand.record.type is MemoryType.INSIGHT else 1.0,
         )
         hits.append(SearchHit(memory=cand.record, score=breakdown.final, breakdown=breakdown))
