@@ -6,7 +6,8 @@
 3. Gather candidates (:mod:`memlane.retrieval.hybrid`): dense, keyword, the time window, recall.
 4. Score each with the weighted composite (:mod:`memlane.retrieval.rerank`) plus the support of related
    memories (:mod:`memlane.retrieval.support`), less the brevity of a short message read with its
-   context (:mod:`memlane.retrieval.brevity`); drop those under the similarity threshold. A pin
+   context (:mod:`memlane.retrieval.brevity`) and what a memory about someone the question does not
+   ask about loses (:mod:`memlane.retrieval.subject`); drop those under the similarity threshold. A pin
    counts when the pinned memory's cosine is within ``MEMORY_PIN_MARGIN`` of the best candidate's
    (:func:`memlane.retrieval.rerank.pin_signal`).
 
@@ -30,6 +31,7 @@ from memlane.retrieval.embed_text import query_text
 from memlane.retrieval.hybrid import Pool, gather
 from memlane.retrieval.intent import QueryPlan, plan_query
 from memlane.retrieval.rerank import composite, pin_signal, question_recency_weight, time_fit
+from memlane.retrieval.subject import subject_penalty
 from memlane.retrieval.support import add_neighbours, relation_boosts, thread_boosts
 from memlane.storage.base import Backend
 
@@ -111,6 +113,7 @@ def rerank(
             recency_weight=recency_weight,
             boost=related.get(cid, 0.0) + threads.get(cid, 0.0),
             brevity=brevity_penalty(cand.record, settings),
+            subject=subject_penalty(req.query, cand.record.summary, settings.memory_subject_penalty),
             pin=pin_signal(cand.record, cand.similarity or 0.0, best, settings.memory_pin_margin,
                            shares_words=cand.keyword > 0),
             type_weight=settings.memory_insight_weight if cand.record.type is MemoryType.INSIGHT else 1.0,
