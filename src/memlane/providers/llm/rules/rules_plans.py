@@ -1,7 +1,11 @@
-"""Plans and goals that need a check (a destination or date; not about the conversation) and events.
+"""Plans and goals that need a check (a destination or date; not about the conversation), choices
+and events.
 
 Decisions, plain plans, upcoming events and stated goals are rows of ``patterns.yaml`` (group
-``plans``). Plans and events are episodic.
+``plans``). Plans, choices and events are episodic. A choice is a verdict on something offered ("I said
+no to the transfer", "I'm turning their offer down", "I'm accepting the scholarship", "we're settling on
+the green sofa") or a decision told as a clause ("decided we're keeping the old car"): what the rows of
+``decided`` (which need "to", "on", "that") do not read.
 """
 
 from __future__ import annotations
@@ -53,6 +57,25 @@ _EVENT = re.compile(
     r"got back from)\b(?P<v>.*)$",
     _I,
 )
+# what an offer is: the object of "accepting" / "declining" (a bare "I took the bus" is no choice)
+_OFFERED = (r"offer|job|position|role|post|promotion|place|scholarship|proposal|invitation|invite|transfer|"
+            r"contract|deal|bid|opportunity|internship|residency|fellowship|apartment|flat|house")
+_CHOICE = re.compile(
+    r"^I (?:have |had |just |finally |eventually |officially |also |am )*(?:"
+    r"(?P<say>said|say|saying) (?P<answer>no|yes) to (?P<v>.+)"
+    r"|(?:turning|turned|turn) (?P<down>.+?) down"
+    r"|(?P<verb>turning down|declining|declined|rejecting|rejected|refusing|refused|accepting|taking|took|"
+    r"passing on|passed on) (?P<offer>(?:(?:the|a|an|my|their|this|that|his|her|our) )?(?:[\w'-]+ ){0,4}?"
+    rf"(?:{_OFFERED})s?\b.*)"
+    r"|(?P<pick>opting for|opted for|settling on|settled on|going ahead with|went ahead with) (?P<picked>.+)"
+    r")$",
+    _I,
+)
+_DECIDED_CLAUSE = re.compile(
+    r"^I (?:have |had |just |finally |eventually |officially |now |also )*(?:decided|made up my mind|made my decision)"
+    r",? (?P<v>(?:I|we) (?:am|are|will|have|shall|can|cannot|do not|am not|are not)\b.+)$",
+    _I,
+)
 _EVENT_SKIP = re.compile(
     r"^(?:got (?:it|that|this|you)|read (?:it|that|this|your)|watched (?:it|that))\b", _I
 )
@@ -81,6 +104,18 @@ def want(c: Clause) -> Fact | None:
     return None
 
 
+def choice(c: Clause) -> Fact | None:
+    """A verdict on an offer or a choice between options, and a decision told as a clause: episodic."""
+    if m := _DECIDED_CLAUSE.match(c.text):
+        text = f"I decided that {m.group('v')}"
+    elif m := _CHOICE.match(c.text):
+        text = c.text
+    else:
+        return None
+    text = strip_past_time(text)
+    return Fact(None, text.lower(), text, category_for(text), 3, EPISODIC, tags=["decision"])
+
+
 def event(c: Clause) -> Fact | None:
     m = _EVENT.match(c.text)
     if not m or _EVENT_SKIP.match(m.group("verb") + m.group("v")):
@@ -102,5 +137,5 @@ def event(c: Clause) -> Fact | None:
     return Fact(None, text.lower(), text, category_for(text), 4 if important else 3, EPISODIC, tags=["event"])
 
 
-RULES = (going, want)  # after the rows of group plans (decisions, plans, goals)
+RULES = (going, want, choice)  # after the rows of group plans (decisions, plans, goals)
 LATE_RULES = (event,)
