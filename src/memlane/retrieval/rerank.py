@@ -10,9 +10,10 @@ breakdown ``similarity`` is the relevance: the cosine plus the keyword evidence 
 weighted (see :mod:`memlane.retrieval.support`). With a time phrase ``recency`` is how well the
 memory's time fits the phrase's window instead of how recent it is.
 
-``pinned`` is relevance-gated (:func:`pin_signal`): 1 for a pinned memory whose cosine to the question
-is within ``MEMORY_PIN_MARGIN`` of the best candidate's in the same search (within twice the margin when
-the pinned memory shares a word with the question: keyword evidence), else 0. A pin is the user saying
+``pinned`` is relevance-gated (:func:`pin_signal`): 1 for a pinned memory that is among the
+``PIN_CLOSEST`` (3) candidates closest to the question in meaning and whose cosine is within
+``MEMORY_PIN_MARGIN`` of the best candidate's (within twice the margin when the pinned memory shares a
+word with the question: keyword evidence), else 0. A pin is the user saying
 "this matters", so a pinned memory that answers the question about as well as the best match ranks
 ahead of unpinned ones: its weight (0.50) is more than the importance and recency spread of a plain
 question (0.20 + 0.15) plus the similarity it may trail by. A pinned memory further away gets nothing
@@ -29,7 +30,7 @@ memory however unrelated. The margin is measured in docs/benchmarks.md (``benchm
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from memlane.model.config import Settings
@@ -38,14 +39,20 @@ from memlane.retrieval.intent import QueryPlan
 from memlane.retrieval.timephrases import TimeWindow
 
 DEFAULT_WEIGHTS = {"similarity": 0.55, "importance": 0.20, "recency": 0.15, "pinned": 0.50}
+PIN_CLOSEST = 3  # a pin counts only for one of the 3 candidates closest to the question (docs/benchmarks.md)
 
 
-def pin_signal(record: MemoryRecord, cosine: float, best: float, margin: float, *, shares_words: bool = False) -> float:
-    """1.0 when ``record`` is pinned and relevant: its ``cosine`` to the question within ``margin`` of the
-    ``best`` cosine among the search's candidates, or within twice the margin when it ``shares_words``
-    with the question (keyword evidence); otherwise 0.0."""
+def pin_signal(record: MemoryRecord, cosine: float, closest: Sequence[float], margin: float, *,
+               shares_words: bool = False) -> float:
+    """1.0 when ``record`` is pinned and relevant: its ``cosine`` to the question at least the
+    :data:`PIN_CLOSEST`-th of the search's candidates' cosines (``closest``, any order) and within
+    ``margin`` of the best, or within twice the margin when it ``shares_words`` with the question
+    (keyword evidence); otherwise 0.0."""
+    if not record.pinned or not closest:
+        return 0.0
+    top = sorted(closest, reverse=True)[:PIN_CLOSEST]
     reach = margin * (2.0 if shares_words else 1.0)
-    return 1.0 if record.pinned and best - cosine <= reach + 1e-9 else 0.0
+    return 1.0 if cosine >= top[-1] - 1e-9 and top[0] - cosine <= reach + 1e-9 else 0.0
 
 
 def recency_decay(record: MemoryRecord, now: datetime, half_life_days: float) -> float:
