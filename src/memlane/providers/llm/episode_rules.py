@@ -42,7 +42,7 @@ def topic_of(statement: str) -> str:
     text = statement.strip().rstrip(".!")
     rest = _LEAD.sub("", text, count=1) or text
     rest = re.sub(r"^(?:to|for|on|up for|that)\s+", "", rest)
-    rest = re.sub(r"^(?:they|the user) (?:are|is|will|have|has)(?: not)? \w+\s+", "", rest)  # "that they are selling X"
+    rest = re.sub(r"^(?:they|the user) (?:are|is|will|have|has)(?: not)? \w+(?: (?:with|for|on|to))?\s+", "", rest)  # "that they are selling X"
     rest = re.sub(r"\s+down$", "", rest)  # "turned the offer down"
     rest = re.sub(r"^(?:their|his|her)\b", "the user's", rest)
     rest = re.sub(r"\b(?:their|his|her)\b", "the user's", rest)

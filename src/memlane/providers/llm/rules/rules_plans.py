@@ -51,6 +51,10 @@ _EVENT = re.compile(
     r"enrolled|bought (?:a|an|my|our) (?:first |new |second |used )?(?:house|home|flat|apartment|condo|car|bike|"
     r"motorbike|motorcycle|boat|van|piano)|sold (?:my|our|the) (?:house|home|flat|apartment|car|company|business)|"
     r"ran (?:a|an|my first|the) (?:marathon|half marathon|half-marathon|ultra|race|5k|10k)|visited (?=[A-Z])|"
+    r"(?:ran|swam|cycled|rode|walked|hiked|rowed) (?:about |around |nearly |almost |over )?\d+(?:\.\d+)? ?"
+    r"(?:k|km|kms|kilometers|kilometres|miles?|mi|laps|lengths)\b|"
+    r"did (?:a|an|my|my first|the) (?:\d+(?:\.\d+)? ?(?:k|km|mile|miles) |long |short |first )?"
+    r"(?:run|race|swim|ride|hike|marathon|half marathon|triathlon|parkrun|time trial)\b|"
     r"travell?ed to|launched|published|retired|broke up|gave birth|had a baby|paid off|cancell?ed|renewed|"
     r"applied (?:for|to)|registered for|moved out|had (?:surgery|an? (?:operation|accident|baby|surgery))|"
     r"volunteered|turned down|accepted (?:a|an|the) (?:job|offer|position|role)|submitted my|defended my|"
@@ -58,15 +62,16 @@ _EVENT = re.compile(
     _I,
 )
 # what an offer is: the object of "accepting" / "declining" (a bare "I took the bus" is no choice)
-_OFFERED = (r"offer|job|position|role|post|promotion|place|scholarship|proposal|invitation|invite|transfer|"
-            r"contract|deal|bid|opportunity|internship|residency|fellowship|apartment|flat|house")
+_OFFERED = (r"offer|job|position|role|post|posting|promotion|place|spot|scholarship|proposal|invitation|invite|"
+            r"transfer|secondment|nomination|contract|deal|bid|quote|opportunity|internship|residency|fellowship|"
+            r"apartment|flat|house")
+_OFFER = rf"(?:(?:the|a|an|my|their|this|that|his|her|our) )?(?:[\w'-]+[ -]){{0,4}}?(?:{_OFFERED})s?\b"
 _CHOICE = re.compile(
     r"^I (?:have |had |just |finally |eventually |officially |also |am )*(?:"
     r"(?P<say>said|say|saying) (?P<answer>no|yes) to (?P<v>.+)"
-    r"|(?:turning|turned|turn) (?P<down>.+?) down"
+    rf"|(?:turning|turned|turn) (?P<down>{_OFFER}(?: [\w'-]+){{0,3}}?) down\b.*"
     r"|(?P<verb>turning down|declining|declined|rejecting|rejected|refusing|refused|accepting|taking|took|"
-    r"passing on|passed on) (?P<offer>(?:(?:the|a|an|my|their|this|that|his|her|our) )?(?:[\w'-]+ ){0,4}?"
-    rf"(?:{_OFFERED})s?\b.*)"
+    rf"passing on|passed on) (?P<offer>{_OFFER}.*)"
     r"|(?P<pick>opting for|opted for|settling on|settled on|going ahead with|went ahead with) (?P<picked>.+)"
     r")$",
     _I,
