@@ -1,7 +1,7 @@
 """The composite rerank: a weighted sum of relevance and memory signals, plus relation support.
 
 ``final = w_sim × similarity + w_imp × importance + w_rec × recency + w_pin × pinned + relations
-- brevity - subject``,
+- brevity - subject - kind``,
 then optionally multiplied by an age decay (halving every ``MEMORY_DECAY_HALF_LIFE_DAYS``), and for an
 inferred insight by ``MEMORY_INSIGHT_WEIGHT`` (seed 001 §3: insights surface with low weight). In the
 breakdown ``similarity`` is the relevance: the cosine plus the keyword evidence in cosine units (see
@@ -100,13 +100,14 @@ def composite(
     boost: float = 0.0,
     brevity: float = 0.0,
     subject: float = 0.0,
+    kind: float = 0.0,
     pin: float | None = None,
     type_weight: float = 1.0,
 ) -> ScoreBreakdown:
     """Score one candidate; ``final`` orders results. ``recency`` / ``recency_weight`` override the
     decay and its weight (time phrases, recall intent); ``boost`` is an already weighted relation term;
-    ``brevity`` and ``subject`` are subtracted (:mod:`memlane.retrieval.brevity`,
-    :mod:`memlane.retrieval.subject`); ``pin`` is the pinned signal of a
+    ``brevity``, ``subject`` and ``kind`` are subtracted (:mod:`memlane.retrieval.brevity`,
+    :mod:`memlane.retrieval.subject`, :mod:`memlane.retrieval.answer_kind`); ``pin`` is the pinned signal of a
     search (:func:`pin_signal`), ``None`` (a listing, no question) counts the record's pin as it is;
     ``type_weight`` scales the final score (inferred insights rank low)."""
     w = {**DEFAULT_WEIGHTS, **weights}
@@ -124,6 +125,7 @@ def composite(
         + relations
         - brevity
         - subject
+        - kind
     )
     decay = 1.0
     if decay_half_life_days and not record.pinned:
@@ -131,6 +133,6 @@ def composite(
         decay = math.pow(0.5, age_days / decay_half_life_days)
     return ScoreBreakdown(
         similarity=similarity + keyword, keyword=keyword, importance=importance, recency=fresh,
-        pinned=pinned, relations=relations, brevity=brevity, subject=subject, decay=decay, type_weight=type_weight, weights=used,
+        pinned=pinned, relations=relations, brevity=brevity, subject=subject, kind=kind, decay=decay, type_weight=type_weight, weights=used,
         final=final * decay * type_weight,
     )

@@ -7,7 +7,8 @@
 4. Score each with the weighted composite (:mod:`memlane.retrieval.rerank`) plus the support of related
    memories (:mod:`memlane.retrieval.support`), less the brevity of a short message read with its
    context (:mod:`memlane.retrieval.brevity`) and what a memory about someone the question does not
-   ask about loses (:mod:`memlane.retrieval.subject`); drop those under the similarity threshold. A pin
+   ask about loses (:mod:`memlane.retrieval.subject`), and one holding no answer of the kind the question
+   asks for (a job, a home, an age: :mod:`memlane.retrieval.answer_kind`); drop those under the similarity threshold. A pin
    counts when the pinned memory is among the 3 candidates closest to the question and its cosine within
    ``MEMORY_PIN_MARGIN`` of the best one's (:func:`memlane.retrieval.rerank.pin_signal`).
 
@@ -26,6 +27,7 @@ from memlane.model.enums import MemoryType
 from memlane.model.filters import Condition
 from memlane.model.record import ScoreBreakdown, SearchHit
 from memlane.providers.embed import Embedder
+from memlane.retrieval.answer_kind import kind_penalty
 from memlane.retrieval.brevity import brevity_penalty
 from memlane.retrieval.embed_text import query_text
 from memlane.retrieval.hybrid import Pool, gather
@@ -114,6 +116,7 @@ def rerank(
             boost=related.get(cid, 0.0) + threads.get(cid, 0.0),
             brevity=brevity_penalty(cand.record, settings),
             subject=subject_penalty(req.query, cand.record.summary, settings.memory_subject_penalty),
+            kind=kind_penalty(req.query, cand.record.summary, settings.memory_answer_kind_penalty),
             pin=pin_signal(cand.record, cand.similarity or 0.0, closest, settings.memory_pin_margin,
                            shares_words=cand.keyword > 0),
             type_weight=settings.memory_insight_weight if cand.record.type is MemoryType.INSIGHT else 1.0,
