@@ -24,6 +24,7 @@ NOW = datetime(2026, 8, 1, 9, 0, tzinfo=UTC)
     ("Where am I based?", "home"),
     ("What is the user's home town?", "home"),
     ("How old is my nephew?", "age"),
+    ("Does the user keep any pets?", "pet"),
     ("What music does the user like?", None),
     ("Where did I park?", None),
     ("How much is my rent?", None),
@@ -44,6 +45,10 @@ def test_the_kind_of_answer_a_question_asks_for(query: str, kind: str | None) ->
     ("How old is my niece?", "User's niece Pia turned seven in May.", True),
     ("How old is my niece?", "User's niece Pia is 7 years old.", True),
     ("How old is my niece?", "User's niece Pia loves ponies.", False),
+    ("Have I got a pet?", "User keeps two axolotls in a tank.", True),
+    ("Have I got a pet?", "User's whippet Dot sleeps all day.", True),
+    ("Have I got a pet?", "User adopted a Maine Coon last year.", True),
+    ("Have I got a pet?", "User is allergic to penicillin.", False),
 ])
 def test_a_memory_holds_an_answer_of_the_kind_or_loses(query: str, summary: str, holds: bool) -> None:
     assert kind_penalty(query, summary, 0.2) == (0.0 if holds else 0.2)

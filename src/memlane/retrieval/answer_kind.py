@@ -3,11 +3,12 @@
 "What is the user's job?" asks for an occupation: "User is a marine biologist." holds one, "User
 relocated to Halifax." (newer, so ahead on recency) does not. A question of a known kind ranks a
 third-person memory that holds no answer of that kind ``MEMORY_ANSWER_KIND_PENALTY`` lower
-(:func:`kind_penalty`). The kinds are few and general: an occupation, where someone lives, an age. A
+(:func:`kind_penalty`). The kinds are few and general: an occupation, where someone lives, an age, a pet. A
 question of no known kind, and a memory in another form (a conversation turn, an episode), are left
 as they are; when no memory holds an answer of the kind, all lose the same and the order stands.
 
-Occupation words are the extractor's lexicon (``rules/lexicon.py``: job words and their suffixes).
+Occupation words and pet species are the extractor's lexicon (``rules/lexicon.py``: job words and their
+suffixes, species and breeds).
 """
 
 from __future__ import annotations
@@ -16,7 +17,14 @@ import re
 from collections.abc import Callable
 from functools import lru_cache
 
-from memlane.providers.llm.rules.lexicon import NOT_OCCUPATIONS, OCCUPATION_SUFFIXES, OCCUPATIONS
+from memlane.providers.llm.rules.lexicon import (
+    CAT_BREEDS,
+    DOG_BREEDS,
+    NOT_OCCUPATIONS,
+    OCCUPATION_SUFFIXES,
+    OCCUPATIONS,
+    PET_SPECIES,
+)
 from memlane.providers.llm.rules.lexicon_world import NUMBER_WORDS
 from memlane.retrieval.subject import memory_about
 
@@ -45,6 +53,15 @@ def _holds_occupation(summary: str) -> bool:
                and w not in NOT_OCCUPATIONS for w in words)
 
 
+_ANIMALS = frozenset({"pet", *PET_SPECIES, *DOG_BREEDS, *CAT_BREEDS})
+
+
+def _holds_pet(summary: str) -> bool:
+    words = re.findall(r"[a-z][a-z-]*", summary.lower())
+    pairs = {f"{a} {b}" for a, b in zip(words, words[1:], strict=False)}
+    return any(w in _ANIMALS or w.rstrip("s") in _ANIMALS for w in words) or bool(pairs & _ANIMALS)
+
+
 # kind: (the question asks for it, the memory holds one)
 KINDS: dict[str, tuple[re.Pattern[str], Callable[[str], bool]]] = {
     "occupation": (re.compile(
@@ -56,6 +73,7 @@ KINDS: dict[str, tuple[re.Pattern[str], Callable[[str], bool]]] = {
         lambda s: _HOME.search(s) is not None),
     "age": (re.compile(r"\bhow old\b|\bwhat age\b|\b(?:my|the user's|their|his|her) age\b", _I),
             lambda s: _AGE.search(s) is not None),
+    "pet": (re.compile(r"\bpets?\b", _I), _holds_pet),
 }
 
 
