@@ -4,18 +4,15 @@ event, episode_rules.announced). Phrasings of our own, apart from every scenario
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from datetime import UTC, datetime
 
 import pytest
 
-from memlane import Memory
 from memlane.model.candidate import ChatMessage
-from memlane.model.config import Settings
 from memlane.model.enums import MemoryType
 from memlane.providers.llm.episode_rules import announced, topic_of
 from memlane.providers.llm.rules.llm import RulesLLM
-from tests.formation_helpers import local_embedder
+from tests.formation_helpers import open_memory
 
 EPI = MemoryType.EPISODIC
 T0 = datetime(2026, 9, 14, 18, 0, tzinfo=UTC)
@@ -82,14 +79,8 @@ def test_the_topic_of_a_choice_is_its_object(text: str, topic: str) -> None:
     assert topic_of(text) == topic
 
 
-@pytest.fixture
-def mem(location: str) -> Iterator[Memory]:
-    m = Memory(location, embedder=local_embedder(), llm="rules", settings=Settings(db=location, worker=False))
-    yield m
-    m.close()
-
-
-def test_a_turn_with_an_announced_decision_becomes_an_episode_recalled_later(mem: Memory) -> None:
+def test_a_turn_with_an_announced_decision_becomes_an_episode_recalled_later(location: str) -> None:
+    mem = open_memory(location, RulesLLM(), worker=False)
     turn = [{"role": "user", "content": "okay, decision made: for the reunion we're hiring the boathouse, not the pub"},
             {"role": "assistant", "content": "The boathouse sounds lovely."}]
     mem.capture_turn(turn, user_id="ines", at=T0, wait=True)
@@ -97,3 +88,4 @@ def test_a_turn_with_an_announced_decision_becomes_an_episode_recalled_later(mem
     assert re.search(r"Approach: User decided that for the reunion they are hiring the boathouse", episode.summary)
     hits = mem.search("what did I decide for the reunion?", user_id="ines", at=T0)
     assert hits[0].memory.id == episode.id
+    mem.close()
