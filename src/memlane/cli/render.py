@@ -111,7 +111,8 @@ def formula(breakdown: ScoreBreakdown, shown: Sequence[str]) -> str:
 
 def pin_note(margin: float) -> str:
     """When ``pin`` is 1 (:func:`memlane.retrieval.rerank.pin_signal`), for a table with pinned memories."""
-    return f"pin = 1: pinned, and its cosine within {margin:.2f} of the best match's (x2 sharing a word)"
+    return (f"pin = 1: pinned, among the 3 closest, and its cosine within {margin:.2f} of the best match's "
+            "(x2 sharing a word with the question)")
 
 
 def search_table(hits: Sequence[SearchHit], *, title: str | None = None, show_ids: bool = True,
