@@ -28,6 +28,7 @@ NOW = datetime(2026, 8, 1, 9, 0, tzinfo=UTC)
     ("What music does the user like?", None),
     ("Where did I park?", None),
     ("How much is my rent?", None),
+    ("I start a new job on Monday. Any tips for the first week?", None),  # a chat turn of several sentences
 ])
 def test_the_kind_of_answer_a_question_asks_for(query: str, kind: str | None) -> None:
     assert asked_kind(query) == kind

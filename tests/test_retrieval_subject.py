@@ -25,6 +25,9 @@ NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
     ("What breed is my dog?", Subject("dog")),
     ("Which team does my little sister support?", Subject("sister")),
     ("Who is the user married to?", None),  # asks for a person: no subject
+    ("What should I cook for my wife tonight?", USER),  # the user first, the wife after
+    ("Tell me about the user's stepdad.", Subject("stepfather")),  # "me" is no subject
+    ("My sister is visiting. What should we do in Leeds?", None),  # several sentences: a chat turn
     ("What is trending in Lisbon this week?", None),
 ])
 def test_the_subject_a_question_asks_about(query: str, subject: Subject | None) -> None:
@@ -61,6 +64,9 @@ def test_the_penalty_falls_on_memories_about_someone_else() -> None:
     assert subject_penalty("Who is the user married to?", "User's husband is called Ilan.", w) == 0.0
     assert subject_penalty("What do I teach?", "Ada: I teach maths.", w) == 0.0
     assert subject_penalty("What do I teach?", "User's sister Noor teaches piano.", 0.0) == 0.0
+    # a relation the question names as well keeps its memories' score
+    assert subject_penalty("What should I cook for my wife tonight?", "User's wife is allergic to prawns.", w) == 0.0
+    assert subject_penalty("What should I cook for my wife tonight?", "User's brother is vegan.", w) == w
     # the question names someone the memory mentions: it asks about them
     assert subject_penalty("What do I know about Noor?", "User's sister Noor teaches piano.", w) == 0.0
 

@@ -26,7 +26,7 @@ from memlane.providers.llm.rules.lexicon import (
     PET_SPECIES,
 )
 from memlane.providers.llm.rules.lexicon_world import NUMBER_WORDS
-from memlane.retrieval.subject import memory_about
+from memlane.retrieval.subject import memory_about, one_sentence
 
 _I = re.IGNORECASE
 _NUMBER = rf"(?:\d+|{'|'.join(sorted(NUMBER_WORDS, key=len, reverse=True))})"
@@ -79,7 +79,9 @@ KINDS: dict[str, tuple[re.Pattern[str], Callable[[str], bool]]] = {
 
 @lru_cache(maxsize=1024)
 def asked_kind(query: str) -> str | None:
-    """The kind of answer ``query`` asks for, or None."""
+    """The kind of answer ``query`` asks for, or None (also for a message of several sentences)."""
+    if not one_sentence(query):
+        return None
     return next((kind for kind, (asks, _) in KINDS.items() if asks.search(query)), None)
 
 

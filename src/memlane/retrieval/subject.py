@@ -4,8 +4,10 @@
 question however close its words are; "What did my dad do for a living?" asks about the user's father,
 so "User lives in Manchester." is not about him. A question names its subject with a possessive ("my
 dad", "our son", "the user's husband"; a pet too: "my dog") or speaks of the user ("I", "me", "my job",
-"the user"); a question that names neither (a third person by name, "What is popular?") and a question
-asking for a person ("Who ...?") have no subject here.
+"the user"), whichever it names first: "What should I cook for my wife?" asks about the user, and names
+the wife too, whose memories then keep their score. A question that names neither (a third person by
+name, "What is popular?"), a question asking for a person ("Who ...?") and a message of several
+sentences (a chat turn read for the context block) have no subject here.
 
 A memory's subject is read from its third-person summary: "User ..." is the user, "User's wife ..." /
 "Ivy, the user's daughter, ..." a relation. A memory that mentions the asked relation anywhere ("User's
@@ -30,7 +32,8 @@ _NOUNS = {**{w: w for w in (*RELATIONS, *PET_SPECIES)}, **RELATION_ALIASES}
 _NOUN = "|".join(sorted((re.escape(w) for w in _NOUNS), key=len, reverse=True))
 _OWNED = re.compile(rf"\b(?:my|our|(?:the )?user's|their)\s+(?:[a-z-]+\s+)?(?P<noun>{_NOUN})(?:'s|s)?\b", re.I)
 _NAME = re.compile(r"(?<!^)(?<![.?!] )\b(?!I\b)[A-Z][\w'-]+")
-_USER = re.compile(r"\b(?:I|me|my|mine|myself|(?:the )?user(?:'s)?)\b", re.I)
+_USER = re.compile(r"\b(?:I|my|myself|(?:the )?user(?:'s)?)\b", re.I)  # "me" is an object: "tell me about ..."
+_SENTENCES = re.compile(r"[.!?]+\s+\S")
 _WHO = re.compile(r"^\s*(?:who|whom|whose)\b", re.I)
 _MEMORY_USER = re.compile(r"^\s*(?:the )?user\b", re.I)
 _MEMORY_HEAD = re.compile(rf"^\s*(?:the )?user's\s+(?:(?:[a-z-]+)\s+)?(?P<noun>{_NOUN})(?:'s)?\b", re.I)
@@ -57,13 +60,26 @@ def canonical(noun: str) -> str:
 
 @lru_cache(maxsize=1024)
 def asked_about(query: str) -> Subject | None:
-    """Whom ``query`` asks about: a relation or pet the user owns, the user, or None."""
-    if _WHO.match(query):
+    """Whom ``query`` asks about: whoever it names first, a relation or pet the user owns ("What did my
+    dad do?") or the user ("What should I cook for my wife?"); None for a "Who ...?" question and for a
+    message of several sentences (a chat turn read for the context block: whom it is about is unclear)."""
+    if _WHO.match(query) or not one_sentence(query):
         return None
     owned = _OWNED.search(query)
-    if owned:
+    user = _USER.search(query)
+    if owned and (user is None or owned.start() <= user.start()):
         return Subject(canonical(owned.group("noun")))
-    return USER if _USER.search(query) else None
+    return USER if user else None
+
+
+def one_sentence(text: str) -> bool:
+    """Whether ``text`` is one sentence (a question), not a chat turn of several."""
+    return _SENTENCES.search(text.strip()) is None
+
+
+def named_relations(query: str) -> frozenset[str]:
+    """The relations and pets ``query`` names anywhere ("... for my wife" names the wife)."""
+    return frozenset(canonical(m.group("noun")) for m in _OWNED.finditer(query))
 
 
 @lru_cache(maxsize=8192)
@@ -93,5 +109,6 @@ def subject_penalty(query: str, summary: str, weight: float) -> float:
     if any(name in summary for name in _NAME.findall(query)):
         return 0.0  # the question names someone or something the memory mentions: "What do I know about Noor?"
     if asked.is_user:
-        return weight if not about.is_user and about.noun not in PET_SPECIES else 0.0
+        named = about.is_user or about.noun in PET_SPECIES or about.noun in named_relations(query)
+        return 0.0 if named else weight
     return 0.0 if about == asked or mentions(summary, asked) else weight
