@@ -65,7 +65,8 @@ def test_an_announced_decision_is_put_in_the_third_person(text: str, approach: s
 
 
 @pytest.mark.parametrize("text", ["decision made. thanks", "have you decided yet?", "I like the final answer",
-                                  "the decision was hard"])
+                                  "the decision was hard", "I've decided. Thank you, I really appreciate it",
+                                  "it's settled then, sounds lovely to me"])
 def test_no_decision_is_read_where_none_is_told(text: str) -> None:
     assert announced(text) is None
 

@@ -33,6 +33,8 @@ _ANNOUNCED = re.compile(
     r"(?:my|our) minds?|made (?:my|our|the) (?:decision|choice)|settled it))\s*[:,;.!-]+\s*(?P<what>[^.!?\n]{12,})",
     re.IGNORECASE,
 )
+_COURTESY = re.compile(r"^(?:thanks?|thank you|cheers|great|cool|nice|awesome|perfect|sounds good|appreciate)\b", re.I)
+_SOMEONE = re.compile(r"\b(?:I|we)\b")  # a decision says who does what: "we are booking", "I am keeping"
 _STEP = re.compile(r"\b(?:next|i will|i'll|we will|we'll|going to|plan to|tomorrow)\b", re.IGNORECASE)
 
 
@@ -56,7 +58,9 @@ def announced(text: str) -> str | None:
         return None
     what = expand_contractions(m.group("what").strip(" ,;:-"))
     what = re.sub(r"^(?:ok(?:ay)?|so|well|right|yes|yeah)\b[\s,]*", "", what, flags=re.IGNORECASE)
-    return render(f"I decided that {what}", USER) if len(what.split()) >= 3 else None
+    if len(what.split()) < 3 or _COURTESY.match(what) or not _SOMEONE.search(what):
+        return None
+    return render(f"I decided that {what}", USER)
 
 
 def summarize(extraction: Extraction, messages: Sequence[ChatMessage]) -> Episode:
