@@ -3,10 +3,10 @@
     python benchmarks/pin_margin.py --locomo ../shared/data/locomo/locomo_dev.json \
         --scenarios ../shared/scenarios/dev.jsonl --embed-cache /tmp/locomo-embed.sqlite
 
-A pin counts in a search when the pinned memory's relevance (cosine plus keyword evidence, the
-breakdown's ``similarity``) is within the margin of the best candidate's. For each question this
-ranks the candidate pool as search does (no memory pinned) and prints, per margin, the share of
-answers and of the other candidates that lie within it: LoCoMo's evidence turns among the pool of
+A pin counts in a search when the pinned memory's cosine to the question is within the margin of the
+best candidate's cosine, or within twice the margin when it shares a word with the question (keyword
+evidence). For each question this ranks the candidate pool as search does (no memory pinned) and
+prints, per margin, the share of answers and of the other candidates that lie within that reach: LoCoMo's evidence turns among the pool of
 ``memlane eval locomo`` (top 25), and the memories matching a scenario query's ``top1_matches`` /
 ``any_matches`` among the others of its user. A margin should take in most answers and few others.
 """
@@ -28,15 +28,26 @@ from memlane.evaluation.locomo import ASK_AFTER, cited, eval_settings, ingest  #
 from memlane.evaluation.scenarios import load, replay  # noqa: E402
 from memlane.model.config import Settings  # noqa: E402
 from memlane.model.filters import Condition  # noqa: E402
+from memlane.model.record import SearchHit  # noqa: E402
 from memlane.providers.embed import Embedder, get_embedder  # noqa: E402
 from memlane.retrieval.search import SearchRequest, search  # noqa: E402
 
 MARGINS = (0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4)
 
 
-def locomo_gaps(path: str, emb: Embedder, tmp: Path) -> tuple[list[float], list[float]]:
-    answers: list[float] = []
-    others: list[float] = []
+Gap = tuple[float, bool, int]  # (best cosine - cosine, shares a word with the question, rank by cosine)
+
+
+def gaps(hits: list[SearchHit]) -> list[Gap]:
+    cosine = [h.breakdown.similarity - h.breakdown.keyword for h in hits]
+    best = max(cosine, default=0.0)
+    rank = {i: r for r, i in enumerate(sorted(range(len(cosine)), key=lambda i: -cosine[i]), start=1)}
+    return [(best - c, h.breakdown.keyword > 0, rank[i]) for i, (h, c) in enumerate(zip(hits, cosine, strict=True))]
+
+
+def locomo_gaps(path: str, emb: Embedder, tmp: Path) -> tuple[list[Gap], list[Gap]]:
+    answers: list[Gap] = []
+    others: list[Gap] = []
     for conv in locomo_data.load(path):
         mem = Memory(str(tmp / f"{conv.sample_id}.db"), embedder=emb, settings=eval_settings(Settings()))
         try:
@@ -45,18 +56,17 @@ def locomo_gaps(path: str, emb: Embedder, tmp: Path) -> tuple[list[float], list[
                 req = SearchRequest(user_id=conv.sample_id, query=q.text, now=conv.last_at + ASK_AFTER, limit=25,
                                     conditions=[Condition("state", "$eq", "active")])
                 hits = search(mem.backend, mem.embedder, mem.settings, req)
-                best = max((h.breakdown.similarity for h in hits), default=0.0)
-                for h in hits:
+                for h, gap in zip(hits, gaps(hits), strict=True):
                     hit_is_answer = any(d in q.evidence for d in cited([h]))
-                    (answers if hit_is_answer else others).append(best - h.breakdown.similarity)
+                    (answers if hit_is_answer else others).append(gap)
         finally:
             mem.close()
     return answers, others
 
 
-def scenario_gaps(paths: list[str], emb: Embedder, tmp: Path) -> tuple[list[float], list[float]]:
-    answers: list[float] = []
-    others: list[float] = []
+def scenario_gaps(paths: list[str], emb: Embedder, tmp: Path) -> tuple[list[Gap], list[Gap]]:
+    answers: list[Gap] = []
+    others: list[Gap] = []
     for sc in load(paths):
         queries = [q for q in sc.get("queries", []) if "top1_matches" in q or "any_matches" in q]
         if not queries:
@@ -68,10 +78,9 @@ def scenario_gaps(paths: list[str], emb: Embedder, tmp: Path) -> tuple[list[floa
                 pattern = q.get("top1_matches") or q["any_matches"]
                 hits = mem.search(q["query"], user_id=q.get("user", "u1"), limit=50,
                                   at=q.get("at", sc["steps"][-1]["at"]))
-                best = max((h.breakdown.similarity for h in hits), default=0.0)
-                for h in hits:
+                for h, gap in zip(hits, gaps(hits), strict=True):
                     hit_is_answer = re.search(pattern, h.memory.summary, re.IGNORECASE) is not None
-                    (answers if hit_is_answer else others).append(best - h.breakdown.similarity)
+                    (answers if hit_is_answer else others).append(gap)
         except AssertionError:  # a scenario op found nothing to act on: its extraction failed
             pass
         finally:
@@ -79,13 +88,20 @@ def scenario_gaps(paths: list[str], emb: Embedder, tmp: Path) -> tuple[list[floa
     return answers, others
 
 
-def report(name: str, answers: list[float], others: list[float]) -> None:
+def within(found: list[Gap], margin: float, widen: float, top: int = 10**9) -> float:
+    return sum(gap <= margin * (widen if shares else 1.0) + 1e-9 and rank <= top
+               for gap, shares, rank in found) / max(len(found), 1)
+
+
+def report(name: str, answers: list[Gap], others: list[Gap]) -> None:
     print(f"{name}: {len(answers)} answers, {len(others)} other candidates")
-    print("  margin  answers within  others within")
+    print("  margin  answers within  others within  (x2 with a shared word: answers  others)"
+          "  (and among the 3 closest: answers  others)")
     for m in MARGINS:
-        share_a = sum(g <= m + 1e-9 for g in answers) / max(len(answers), 1)
-        share_o = sum(g <= m + 1e-9 for g in others) / max(len(others), 1)
-        print(f"  {m:6.2f}  {share_a:14.3f}  {share_o:13.3f}")
+        share_a, share_o = within(answers, m, 1.0), within(others, m, 1.0)
+        wide_a, wide_o = within(answers, m, 2.0), within(others, m, 2.0)
+        top_a, top_o = within(answers, m, 2.0, 3), within(others, m, 2.0, 3)
+        print(f"  {m:6.2f}  {share_a:14.3f}  {share_o:13.3f}  {wide_a:31.3f}  {wide_o:6.3f}  {top_a:32.3f}  {top_o:6.3f}")
 
 
 def main() -> None:

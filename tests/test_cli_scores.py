@@ -91,4 +91,4 @@ def test_search_shows_the_weights_of_this_question_and_the_age_decay(tmp_path: P
     recall = assert_scores_add_up(run("search", "do you remember where I live?", "--user", "maya", "--db", db), 1)
     assert "0.15*rec" in plain[0] and "0.30*rec" in recall[0]  # a recall question weighs recency double
     assert recall[0].startswith("score = (") and " * decay" in recall[0]
-    assert "0.50*pin" in plain[0] and "pin = 1: pinned, and sim within 0.15 of the best match" in out
+    assert "0.50*pin" in plain[0] and "pin = 1: pinned, among the 3 closest, and its cosine within 0.15" in out

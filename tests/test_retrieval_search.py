@@ -173,6 +173,34 @@ def test_a_pin_counts_within_the_margin_of_the_best_match(make) -> None:  # type
     assert order(memory_pin_margin=0.2) == [("Pinned near.", 1.0), ("Pinned far.", 1.0), ("Best match.", 0.0)]
 
 
+def test_a_shared_word_widens_the_pin_margin_and_only_the_closest_count(make) -> None:  # type: ignore[no-untyped-def]
+    """The gate compares cosines: 0.24 below the best counts for a pinned memory that shares a word with the
+    question (twice the margin), not for one that shares none; and a pin counts only among the 3 candidates
+    closest to the question, however small its gap."""
+
+    def at(cos: float, axis: int) -> list[float]:
+        return unit((0, cos), (axis, math.sqrt(1 - cos ** 2)))
+
+    table = {"heron": unit((0, 1.0)), "Best match.": at(0.9, 1), "Pinned heron note.": at(0.66, 2),
+             "Pinned other note.": at(0.66, 3)}
+    mem = make(table)
+    mem.put("Best match.", user_id="u", at=NOW)
+    for text in ("Pinned heron note.", "Pinned other note."):
+        mem.put(text, user_id="u", pinned=True, at=NOW)
+    pins = {h.memory.summary: h.breakdown.pinned for h in mem.search("heron", user_id="u", at=NOW)}
+    assert pins == {"Pinned heron note.": 1.0, "Best match.": 0.0, "Pinned other note.": 0.0}
+
+    crowded = {"qq": unit((0, 1.0)), **{f"Close {n}.": at(0.9 - n / 100, n + 1) for n in range(3)},
+               "Pinned fourth.": at(0.86, 5)}
+    mem = make(crowded)
+    for text in crowded:
+        if text != "qq":
+            mem.put(text, user_id="u", pinned=text.startswith("Pinned"), at=NOW)
+    hits = mem.search("qq", user_id="u", at=NOW)
+    assert [h.breakdown.pinned for h in hits if h.memory.pinned] == [0.0]  # 0.04 below the best, but 4th
+    assert hits[0].memory.summary == "Close 0."
+
+
 def test_time_phrase_boosts_and_filters(make) -> None:  # type: ignore[no-untyped-def]
     q = "What did I decide yesterday?"
     table = {q: unit((0, 1.0)), "User decided to sell their car.": unit((0, 0.9), (1, 0.44)),

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 SIGNALS = ("similarity", "importance", "recency", "pinned")
 SHORT = {"similarity": "sim", "keyword": "kw", "importance": "imp", "recency": "rec", "pinned": "pin",
-         "relations": "rel", "brevity": "brev", "decay": "decay", "type_weight": "tw"}
+         "relations": "rel", "brevity": "brev", "subject": "subj", "kind": "kind", "decay": "decay", "type_weight": "tw"}
 FACTORS = ("decay", "type_weight")  # multiply the weighted sum
 
 
@@ -102,7 +102,8 @@ def formula(breakdown: ScoreBreakdown, shown: Sequence[str]) -> str:
     if not breakdown.weights:  # a dense- or keyword-only search: the raw score
         return "score = kw" if breakdown.keyword else "score = sim"
     text = " + ".join(f"{breakdown.weights[s]:.2f}*{SHORT[s]}" for s in SIGNALS)
-    text += " + rel" * ("relations" in shown) + " - brev" * ("brevity" in shown)
+    text += " + rel" * ("relations" in shown) + " - brev" * ("brevity" in shown) + " - subj" * ("subject" in shown)
+    text += " - kind" * ("kind" in shown)
     factors = [SHORT[f] for f in FACTORS if f in shown]
     text = f"({text}) * {' * '.join(factors)}" if factors else text
     return f"score = {text}" + ("   (sim includes kw)" if "keyword" in shown else "")
@@ -110,14 +111,15 @@ def formula(breakdown: ScoreBreakdown, shown: Sequence[str]) -> str:
 
 def pin_note(margin: float) -> str:
     """When ``pin`` is 1 (:func:`memlane.retrieval.rerank.pin_signal`), for a table with pinned memories."""
-    return f"pin = 1: pinned, and sim within {margin:.2f} of the best match"
+    return (f"pin = 1: pinned, among the 3 closest, and its cosine within {margin:.2f} of the best match's "
+            "(x2 sharing a word with the question)")
 
 
 def search_table(hits: Sequence[SearchHit], *, title: str | None = None, show_ids: bool = True,
                  pin_margin: float | None = None) -> Table:
     """Rank, score and the signals behind it (raw 0-1 values; the caption gives the formula and weights,
     and with ``pin_margin`` (``MEMORY_PIN_MARGIN``) and a pinned memory among the hits, when a pin counts)."""
-    shown = [*SIGNALS, *(name for name in ("keyword", "relations", "brevity") if any(getattr(h.breakdown, name)
+    shown = [*SIGNALS, *(name for name in ("keyword", "relations", "brevity", "subject", "kind") if any(getattr(h.breakdown, name)
                                                                                     for h in hits))]
     shown += [f for f in FACTORS if any(getattr(h.breakdown, f) != 1.0 for h in hits)]
     caption = formula(hits[0].breakdown, shown) if hits else None

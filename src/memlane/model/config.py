@@ -160,6 +160,11 @@ class Settings(BaseSettings):
     # A short message stored with its context loses up to the weight, linearly below the word count.
     memory_brevity_weight: float = Field(0.15, validation_alias=_alias("MEMORY_BREVITY_WEIGHT"))
     memory_brevity_words: int = Field(48, validation_alias=_alias("MEMORY_BREVITY_WORDS"))
+    # A memory about someone other than whom the question asks about loses this (retrieval/subject.py).
+    memory_subject_penalty: float = Field(0.25, ge=0, validation_alias=_alias("MEMORY_SUBJECT_PENALTY"))
+    # A memory holding no answer of the kind a question asks for (a job, a home, an age) loses this
+    # (retrieval/answer_kind.py).
+    memory_answer_kind_penalty: float = Field(0.2, ge=0, validation_alias=_alias("MEMORY_ANSWER_KIND_PENALTY"))
     memory_time_phrases: bool = Field(True, validation_alias=_alias("MEMORY_TIME_PHRASES"))
     memory_time_phrase_mode: str = Field("boost", validation_alias=_alias("MEMORY_TIME_PHRASE_MODE"))
     memory_time_phrase_weight: float = Field(0.3, validation_alias=_alias("MEMORY_TIME_PHRASE_WEIGHT"))

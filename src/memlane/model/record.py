@@ -102,7 +102,7 @@ class HistoryEntry(BaseModel):
 
 class ScoreBreakdown(BaseModel):
     """Why a result ranked where it did. ``final`` is the score results are ordered by: with ``weights``,
-    ``(Σ weights[s] × s + relations - brevity) × decay × type_weight`` over similarity, importance, recency and pinned
+    ``(Σ weights[s] × s + relations - brevity - subject - kind) × decay × type_weight`` over similarity, importance, recency and pinned
     (``similarity`` already includes ``keyword``); without (a dense- or keyword-only search), the raw score.
     ``pinned`` is 1 for a pinned memory whose ``similarity`` is within ``MEMORY_PIN_MARGIN`` of the best
     candidate's (a pin counts only where the memory answers the question), 0 otherwise."""
@@ -114,6 +114,8 @@ class ScoreBreakdown(BaseModel):
     pinned: float = 0.0  # 1: pinned and relevant (see above)
     relations: float = 0.0
     brevity: float = 0.0  # what a short message with a context lost (subtracted)
+    subject: float = 0.0  # what a memory about someone the question does not ask about lost (subtracted)
+    kind: float = 0.0  # what a memory holding no answer of the kind the question asks for lost (subtracted)
     decay: float = 1.0  # the age decay factor (1.0 when age decay is off, or the memory is pinned)
     type_weight: float = 1.0  # MEMORY_INSIGHT_WEIGHT for an inferred insight, else 1.0
     weights: dict[str, float] = Field(default_factory=dict, description="The weights final was computed with")

@@ -1,7 +1,7 @@
 """The composite rerank: a weighted sum of relevance and memory signals, plus relation support.
 
 ``final = w_sim × similarity + w_imp × importance + w_rec × recency + w_pin × pinned + relations
-- brevity``,
+- brevity - subject - kind``,
 then optionally multiplied by an age decay (halving every ``MEMORY_DECAY_HALF_LIFE_DAYS``), and for an
 inferred insight by ``MEMORY_INSIGHT_WEIGHT`` (seed 001 §3: insights surface with low weight). In the
 breakdown ``similarity`` is the relevance: the cosine plus the keyword evidence in cosine units (see
@@ -10,22 +10,27 @@ breakdown ``similarity`` is the relevance: the cosine plus the keyword evidence 
 weighted (see :mod:`memlane.retrieval.support`). With a time phrase ``recency`` is how well the
 memory's time fits the phrase's window instead of how recent it is.
 
-``pinned`` is relevance-gated (:func:`pin_signal`): 1 for a pinned memory whose relevance is within
-``MEMORY_PIN_MARGIN`` of the best candidate's in the same search, else 0. A pin is the user saying
-"this matters", so a pinned memory that answers the question as well as the best match (within the
-margin) ranks ahead of unpinned ones: its weight (0.50) is more than the importance and recency
-spread of a plain question (0.20 + 0.15) plus the similarity it may trail by (0.55 × 0.15). A pinned
-memory further away gets nothing from its pin: it ranks as if it were not pinned, so its pin never
-lifts it over memories that answer the question. A listing without a question (context mode ``all``) counts every pin. The seed's flat
-``0.10 × pinned`` had neither property: too small to lift a relevant pin over a newer, closer match,
-and given to a pinned memory however unrelated. The margin is measured in docs/benchmarks.md
-(``benchmarks/pin_margin.py``).
+``pinned`` is relevance-gated (:func:`pin_signal`): 1 for a pinned memory that is among the
+``PIN_CLOSEST`` (3) candidates closest to the question in meaning and whose cosine is within
+``MEMORY_PIN_MARGIN`` of the best candidate's (within twice the margin when the pinned memory shares a
+word with the question: keyword evidence), else 0. A pin is the user saying
+"this matters", so a pinned memory that answers the question about as well as the best match ranks
+ahead of unpinned ones: its weight (0.50) is more than the importance and recency spread of a plain
+question (0.20 + 0.15) plus the similarity it may trail by. A pinned memory further away gets nothing
+from its pin: it ranks as if it were not pinned, so its pin never lifts it over memories that answer the
+question. The gate compares cosines, not relevance: the keyword part of relevance is normalised over
+the user's memories, so in a small store one shared name is worth 2 cosine units and a gap in it says
+little about which memory answers ("Tell me about my brother Rafael": the pinned "emergency contact is
+their brother Rafael" trailed the other Rafael memories by 0.3 in relevance, 0.1 in cosine). A listing
+without a question (context mode ``all``) counts every pin. The seed's flat ``0.10 × pinned`` had
+neither property: too small to lift a relevant pin over a newer, closer match, and given to a pinned
+memory however unrelated. The margin is measured in docs/benchmarks.md (``benchmarks/pin_margin.py``).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from memlane.model.config import Settings
@@ -34,12 +39,20 @@ from memlane.retrieval.intent import QueryPlan
 from memlane.retrieval.timephrases import TimeWindow
 
 DEFAULT_WEIGHTS = {"similarity": 0.55, "importance": 0.20, "recency": 0.15, "pinned": 0.50}
+PIN_CLOSEST = 3  # a pin counts only for one of the 3 candidates closest to the question (docs/benchmarks.md)
 
 
-def pin_signal(record: MemoryRecord, relevance: float, best: float, margin: float) -> float:
-    """1.0 when ``record`` is pinned and relevant: its ``relevance`` within ``margin`` of the ``best``
-    relevance among the search's candidates (both cosine plus keyword evidence); otherwise 0.0."""
-    return 1.0 if record.pinned and best - relevance <= margin + 1e-9 else 0.0
+def pin_signal(record: MemoryRecord, cosine: float, closest: Sequence[float], margin: float, *,
+               shares_words: bool = False) -> float:
+    """1.0 when ``record`` is pinned and relevant: its ``cosine`` to the question at least the
+    :data:`PIN_CLOSEST`-th of the search's candidates' cosines (``closest``, any order) and within
+    ``margin`` of the best, or within twice the margin when it ``shares_words`` with the question
+    (keyword evidence); otherwise 0.0."""
+    if not record.pinned or not closest:
+        return 0.0
+    top = sorted(closest, reverse=True)[:PIN_CLOSEST]
+    reach = margin * (2.0 if shares_words else 1.0)
+    return 1.0 if cosine >= top[-1] - 1e-9 and top[0] - cosine <= reach + 1e-9 else 0.0
 
 
 def recency_decay(record: MemoryRecord, now: datetime, half_life_days: float) -> float:
@@ -86,12 +99,15 @@ def composite(
     recency_weight: float | None = None,
     boost: float = 0.0,
     brevity: float = 0.0,
+    subject: float = 0.0,
+    kind: float = 0.0,
     pin: float | None = None,
     type_weight: float = 1.0,
 ) -> ScoreBreakdown:
     """Score one candidate; ``final`` orders results. ``recency`` / ``recency_weight`` override the
     decay and its weight (time phrases, recall intent); ``boost`` is an already weighted relation term;
-    ``brevity`` is subtracted (:mod:`memlane.retrieval.brevity`); ``pin`` is the pinned signal of a
+    ``brevity``, ``subject`` and ``kind`` are subtracted (:mod:`memlane.retrieval.brevity`,
+    :mod:`memlane.retrieval.subject`, :mod:`memlane.retrieval.answer_kind`); ``pin`` is the pinned signal of a
     search (:func:`pin_signal`), ``None`` (a listing, no question) counts the record's pin as it is;
     ``type_weight`` scales the final score (inferred insights rank low)."""
     w = {**DEFAULT_WEIGHTS, **weights}
@@ -108,6 +124,8 @@ def composite(
         + used["pinned"] * pinned
         + relations
         - brevity
+        - subject
+        - kind
     )
     decay = 1.0
     if decay_half_life_days and not record.pinned:
@@ -115,6 +133,6 @@ def composite(
         decay = math.pow(0.5, age_days / decay_half_life_days)
     return ScoreBreakdown(
         similarity=similarity + keyword, keyword=keyword, importance=importance, recency=fresh,
-        pinned=pinned, relations=relations, brevity=brevity, decay=decay, type_weight=type_weight, weights=used,
+        pinned=pinned, relations=relations, brevity=brevity, subject=subject, kind=kind, decay=decay, type_weight=type_weight, weights=used,
         final=final * decay * type_weight,
     )

@@ -6,9 +6,11 @@
 3. Gather candidates (:mod:`memlane.retrieval.hybrid`): dense, keyword, the time window, recall.
 4. Score each with the weighted composite (:mod:`memlane.retrieval.rerank`) plus the support of related
    memories (:mod:`memlane.retrieval.support`), less the brevity of a short message read with its
-   context (:mod:`memlane.retrieval.brevity`); drop those under the similarity threshold. A pin
-   counts when the pinned memory's relevance is within ``MEMORY_PIN_MARGIN`` of the best candidate's
-   (:func:`memlane.retrieval.rerank.pin_signal`).
+   context (:mod:`memlane.retrieval.brevity`) and what a memory about someone the question does not
+   ask about loses (:mod:`memlane.retrieval.subject`), and one holding no answer of the kind the question
+   asks for (a job, a home, an age: :mod:`memlane.retrieval.answer_kind`); drop those under the similarity threshold. A pin
+   counts when the pinned memory is among the 3 candidates closest to the question and its cosine within
+   ``MEMORY_PIN_MARGIN`` of the best one's (:func:`memlane.retrieval.rerank.pin_signal`).
 
 ``mode="dense"`` and ``mode="keyword"`` skip fusion and rerank and return one channel's ranking as
 it is (the baselines of ``memlane eval locomo``).
@@ -25,11 +27,13 @@ from memlane.model.enums import MemoryType
 from memlane.model.filters import Condition
 from memlane.model.record import ScoreBreakdown, SearchHit
 from memlane.providers.embed import Embedder
+from memlane.retrieval.answer_kind import kind_penalty
 from memlane.retrieval.brevity import brevity_penalty
 from memlane.retrieval.embed_text import query_text
 from memlane.retrieval.hybrid import Pool, gather
 from memlane.retrieval.intent import QueryPlan, plan_query
-from memlane.retrieval.rerank import composite, pin_signal, question_recency_weight, time_fit
+from memlane.retrieval.rerank import PIN_CLOSEST, composite, pin_signal, question_recency_weight, time_fit
+from memlane.retrieval.subject import subject_penalty
 from memlane.retrieval.support import add_neighbours, relation_boosts, thread_boosts
 from memlane.storage.base import Backend
 
@@ -99,7 +103,7 @@ def rerank(
     weights = settings.memory_rerank_weights
     recency_weight = question_recency_weight(settings, plan)
     decay = settings.memory_decay_half_life_days if settings.memory_decay_enabled else None
-    best = max(relevance.values(), default=0.0)
+    closest = sorted((c.similarity or 0.0 for c in pool.candidates.values()), reverse=True)[:PIN_CLOSEST]
     hits = []
     for cid, cand in pool.candidates.items():
         breakdown = composite(
@@ -111,7 +115,10 @@ def rerank(
             recency_weight=recency_weight,
             boost=related.get(cid, 0.0) + threads.get(cid, 0.0),
             brevity=brevity_penalty(cand.record, settings),
-            pin=pin_signal(cand.record, relevance[cid], best, settings.memory_pin_margin),
+            subject=subject_penalty(req.query, cand.record.summary, settings.memory_subject_penalty),
+            kind=kind_penalty(req.query, cand.record.summary, settings.memory_answer_kind_penalty),
+            pin=pin_signal(cand.record, cand.similarity or 0.0, closest, settings.memory_pin_margin,
+                           shares_words=cand.keyword > 0),
             type_weight=settings.memory_insight_weight if cand.record.type is MemoryType.INSIGHT else 1.0,
         )
         hits.append(SearchHit(memory=cand.record, score=breakdown.final, breakdown=breakdown))

@@ -1,7 +1,10 @@
 """The extractive episode summary (seed 002, offline): a finished turn becomes an episode only when it
 has an outcome, either an event or decision the extractor found in the user's words ("I've decided to
 cancel my gym membership") or a tool result; the approach is that statement as extracted, the topic
-its object ("the gym membership"). Nothing is invented: a turn without an outcome is skipped."""
+its object ("the gym membership"). A decision the extractor could not read as a fact but the user
+announced as one ("decision made: for our trip we're taking the night train", "final answer, the
+blue one") is the outcome too: the approach is the announced clause, put in the third person. Nothing
+is invented: a turn without an outcome is skipped."""
 
 from __future__ import annotations
 
@@ -10,15 +13,28 @@ from collections.abc import Sequence
 
 from memlane.model.candidate import ChatMessage, Episode, Extraction
 from memlane.model.enums import MemoryType
+from memlane.providers.llm.rules.facts import USER
+from memlane.providers.llm.rules.render import render
+from memlane.providers.llm.rules.text import expand_contractions
 
 TOPIC_MAX = 80
 _LEAD = re.compile(
-    r"^(?:the )?user(?:'s)?\s+(?:has |have |had |finally |just |also )*"
+    r"^(?:the )?user(?:'s)?\s+(?:has |have |had |is |finally |just |also )*"
     r"(?:(?:decided|chose|agreed|planned|promised|started|stopped|began|opted|wanted|signed up|booked|"
     r"accepted|declined|rejected|bought|sold|finished|completed|moved|switched|joined|quit|left|got|went|"
-    r"renewed|cancelled|canceled|set up|made|took|tried)\b)\s*(?:to\s+(?:\w+\s+)?)?(?:up\s+for\s+|for\s+|on\s+)?",
+    r"renewed|cancelled|canceled|set up|made|took|tried|said no to|said yes to|turned down|turning down|turned|"
+    r"turning|declining|accepting|taking|settled on|settling on|opted for|opting for|passed on|passing on)\b)\s*(?:to\s+(?:\w+\s+)?)?(?:up\s+for\s+|for\s+|on\s+)?",
     re.IGNORECASE,
 )
+# a decision announced before it is told: what follows the marker (to the sentence's end) is the decision
+_ANNOUNCED = re.compile(
+    r"\b(?:(?:the )?decision(?:'s| is| has been)? (?:made|taken|final)|(?:my |our |the )?final (?:decision|answer|call)"
+    r"(?: is)?|(?:it is|it's|that's|that is) (?:decided|settled|final)|(?:I|we)(?:'ve| have)? (?:decided|made up "
+    r"(?:my|our) minds?|made (?:my|our|the) (?:decision|choice)|settled it))\s*[:,;.!-]+\s*(?P<what>[^.!?\n]{12,})",
+    re.IGNORECASE,
+)
+_COURTESY = re.compile(r"^(?:thanks?|thank you|cheers|great|cool|nice|awesome|perfect|sounds good|appreciate)\b", re.I)
+_SOMEONE = re.compile(r"\b(?:I|we)\b")  # a decision says who does what: "we are booking", "I am keeping"
 _STEP = re.compile(r"\b(?:next|i will|i'll|we will|we'll|going to|plan to|tomorrow)\b", re.IGNORECASE)
 
 
@@ -27,10 +43,24 @@ def topic_of(statement: str) -> str:
     user's gym membership"; a statement with no recognised verb is its own topic."""
     text = statement.strip().rstrip(".!")
     rest = _LEAD.sub("", text, count=1) or text
-    rest = re.sub(r"^(?:to|for|on|up for)\s+", "", rest)
+    rest = re.sub(r"^(?:to|for|on|up for|that)\s+", "", rest)
+    rest = re.sub(r"^(?:they|the user) (?:are|is|will|have|has)(?: not)? \w+(?: (?:with|for|on|to))?\s+", "", rest)  # "that they are selling X"
+    rest = re.sub(r"\s+down$", "", rest)  # "turned the offer down"
     rest = re.sub(r"^(?:their|his|her)\b", "the user's", rest)
     rest = re.sub(r"\b(?:their|his|her)\b", "the user's", rest)
     return rest if len(rest) <= TOPIC_MAX else rest[:TOPIC_MAX].rsplit(" ", 1)[0]
+
+
+def announced(text: str) -> str | None:
+    """The decision a user announced ("ok, decision made: we're booking the cabin") in the third person."""
+    m = _ANNOUNCED.search(text)
+    if not m:
+        return None
+    what = expand_contractions(m.group("what").strip(" ,;:-"))
+    what = re.sub(r"^(?:ok(?:ay)?|so|well|right|yes|yeah)\b[\s,]*", "", what, flags=re.IGNORECASE)
+    if len(what.split()) < 3 or _COURTESY.match(what) or not _SOMEONE.search(what):
+        return None
+    return render(f"I decided that {what}", USER)
 
 
 def summarize(extraction: Extraction, messages: Sequence[ChatMessage]) -> Episode:
@@ -44,6 +74,11 @@ def summarize(extraction: Extraction, messages: Sequence[ChatMessage]) -> Episod
         return Episode(should_create=True, topic=topic_of(best.summary), approach=approach,
                        outcome="next_step" if _STEP.search(user_text) else "decision", category=best.category,
                        importance=best.importance, tags=best.tags[:5], reason="an event or decision in the turn")
+    said = next((m.content for m in reversed(messages) if m.role == "user"), "")
+    decision = announced(said)
+    if decision:
+        return Episode(should_create=True, topic=topic_of(decision), approach=decision, outcome="decision",
+                       category="Personal", importance=3, tags=["decision"], reason="a decision the user announced")
     if tools:
         asked = next((m.content for m in reversed(messages) if m.role == "user"), "")
         topic = " ".join(asked.split())[:TOPIC_MAX].rstrip("?!. ") or "a tool call"

@@ -5,7 +5,8 @@ import { $, el, fixed, stateBadge } from "./dom.js";
 const SIGNALS = [
   ["similarity", "Similarity (dense, with keyword)"], ["keyword", "Keyword match"], ["importance", "Importance"],
   ["recency", "Recency"], ["pinned", "Pinned and relevant"], ["relations", "Relations (added)"],
-  ["brevity", "Brevity (subtracted)"], ["decay", "Age decay (factor)"], ["type_weight", "Type weight (factor)"],
+  ["brevity", "Brevity (subtracted)"], ["subject", "About someone else (subtracted)"],
+  ["kind", "No answer of the kind asked (subtracted)"], ["decay", "Age decay (factor)"], ["type_weight", "Type weight (factor)"],
 ];
 
 export class SearchView {

@@ -1,7 +1,11 @@
-"""Plans and goals that need a check (a destination or date; not about the conversation) and events.
+"""Plans and goals that need a check (a destination or date; not about the conversation), choices
+and events.
 
 Decisions, plain plans, upcoming events and stated goals are rows of ``patterns.yaml`` (group
-``plans``). Plans and events are episodic.
+``plans``). Plans, choices and events are episodic. A choice is a verdict on something offered ("I said
+no to the transfer", "I'm turning their offer down", "I'm accepting the scholarship", "we're settling on
+the green sofa") or a decision told as a clause ("decided we're keeping the old car"): what the rows of
+``decided`` (which need "to", "on", "that") do not read.
 """
 
 from __future__ import annotations
@@ -47,10 +51,34 @@ _EVENT = re.compile(
     r"enrolled|bought (?:a|an|my|our) (?:first |new |second |used )?(?:house|home|flat|apartment|condo|car|bike|"
     r"motorbike|motorcycle|boat|van|piano)|sold (?:my|our|the) (?:house|home|flat|apartment|car|company|business)|"
     r"ran (?:a|an|my first|the) (?:marathon|half marathon|half-marathon|ultra|race|5k|10k)|visited (?=[A-Z])|"
+    r"(?:ran|swam|cycled|rode|walked|hiked|rowed) (?:about |around |nearly |almost |over )?\d+(?:\.\d+)? ?"
+    r"(?:k|km|kms|kilometers|kilometres|miles?|mi|laps|lengths)\b|"
+    r"did (?:a|an|my|my first|the) (?:\d+(?:\.\d+)? ?(?:k|km|mile|miles) |long |short |first )?"
+    r"(?:run|race|swim|ride|hike|marathon|half marathon|triathlon|parkrun|time trial)\b|"
     r"travell?ed to|launched|published|retired|broke up|gave birth|had a baby|paid off|cancell?ed|renewed|"
     r"applied (?:for|to)|registered for|moved out|had (?:surgery|an? (?:operation|accident|baby|surgery))|"
     r"volunteered|turned down|accepted (?:a|an|the) (?:job|offer|position|role)|submitted my|defended my|"
     r"got back from)\b(?P<v>.*)$",
+    _I,
+)
+# what an offer is: the object of "accepting" / "declining" (a bare "I took the bus" is no choice)
+_OFFERED = (r"offer|job|position|role|post|posting|promotion|place|spot|scholarship|proposal|invitation|invite|"
+            r"transfer|secondment|nomination|contract|deal|bid|quote|opportunity|internship|residency|fellowship|"
+            r"apartment|flat|house")
+_OFFER = rf"(?:(?:the|a|an|my|their|this|that|his|her|our) )?(?:[\w'-]+[ -]){{0,4}}?(?:{_OFFERED})s?\b"
+_CHOICE = re.compile(
+    r"^I (?:have |had |just |finally |eventually |officially |also |am )*(?:"
+    r"(?P<say>said|say|saying) (?P<answer>no|yes) to (?P<v>.+)"
+    rf"|(?:turning|turned|turn) (?P<down>{_OFFER}(?: [\w'-]+){{0,3}}?) down\b.*"
+    r"|(?P<verb>turning down|declining|declined|rejecting|rejected|refusing|refused|accepting|taking|took|"
+    rf"passing on|passed on) (?P<offer>{_OFFER}.*)"
+    r"|(?P<pick>opting for|opted for|settling on|settled on|going ahead with|went ahead with) (?P<picked>.+)"
+    r")$",
+    _I,
+)
+_DECIDED_CLAUSE = re.compile(
+    r"^I (?:have |had |just |finally |eventually |officially |now |also )*(?:decided|made up my mind|made my decision)"
+    r",? (?P<v>(?:I|we) (?:am|are|will|have|shall|can|cannot|do not|am not|are not)\b.+)$",
     _I,
 )
 _EVENT_SKIP = re.compile(
@@ -81,6 +109,18 @@ def want(c: Clause) -> Fact | None:
     return None
 
 
+def choice(c: Clause) -> Fact | None:
+    """A verdict on an offer or a choice between options, and a decision told as a clause: episodic."""
+    if m := _DECIDED_CLAUSE.match(c.text):
+        text = f"I decided that {m.group('v')}"
+    elif m := _CHOICE.match(c.text):
+        text = c.text
+    else:
+        return None
+    text = strip_past_time(text)
+    return Fact(None, text.lower(), text, category_for(text), 3, EPISODIC, tags=["decision"])
+
+
 def event(c: Clause) -> Fact | None:
     m = _EVENT.match(c.text)
     if not m or _EVENT_SKIP.match(m.group("verb") + m.group("v")):
@@ -102,5 +142,5 @@ def event(c: Clause) -> Fact | None:
     return Fact(None, text.lower(), text, category_for(text), 4 if important else 3, EPISODIC, tags=["event"])
 
 
-RULES = (going, want)  # after the rows of group plans (decisions, plans, goals)
+RULES = (going, want, choice)  # after the rows of group plans (decisions, plans, goals)
 LATE_RULES = (event,)
