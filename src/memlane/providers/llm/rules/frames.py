@@ -51,6 +51,7 @@ FOODS = {group: frozenset(f for f in foods if " " not in f) for group, foods in 
 RULES_OUT: dict[str, frozenset[str]] = {stem(k): frozenset(v.split()) for k, v in _DATA["rules_out"].items()}
 KINDS: dict[str, frozenset[str]] = {stem(k): _stems(v) for k, v in _DATA["kinds"].items()}
 ONE_AT_A_TIME = _stems(_DATA["one_at_a_time"])
+ONE_TOOL = plain("one_at_a_time_tools")
 EXCLUSIVE: dict[str, frozenset[str]] = {k: frozenset(v.split()) for k, v in _DATA["exclusive"].items()}
 OPPOSITES: frozenset[frozenset[str]] = frozenset(
     frozenset(stem(w.replace("_", " ")) for w in pair.split("=")) for pair in _DATA["opposites"].split())
@@ -58,18 +59,25 @@ UNINFORMATIVE = (CHANGE | ADDITIVE | LIGHT | _stems(_DATA["filler"]) | _stems("w
                  | _stems(" ".join(NUMBER_WORDS)))  # words a restatement may add
 _WORK = _stems("work job career industry field sector")
 _LEAVING = "|".join(sorted(plain("leaving"), key=len, reverse=True))
-_LEFT = re.compile(  # "stopped going to the gym": the object after a light gerund
+STANCE_WORDS = "|".join(sorted(plain("stance"), key=len, reverse=True))
+_LEFT = re.compile(  # "stopped going to the gym": the object after a light gerund; "can no longer handle
+    # spicy food": after a stance verb; "their left hand" is no leaving
+    rf"(?<!\btheir )(?<!\bthe )(?<!\bmy )(?<!\bhis )(?<!\bher )(?<!\byour )(?<!\bon )"
     rf"\b(?:{_LEAVING})\s+(?:(?:the|my|his|her|their|a|an|at|with|using|to|in|on|off|from|of|going|doing|having|reading|watching|learning|playing|writing|"
-    rf"getting|taking)\s+)*(?P<obj>[\w+#-]+(?:\.\w+)*(?:\s+[A-Z][\w.+#-]*)?)",
+    rf"getting|taking|(?:{STANCE_WORDS})(?:s|es|ing)?)\s+)*(?P<obj>[\w+#-]+(?:\.\w+)*(?:\s+[A-Z][\w.+#-]*)?)",
     re.IGNORECASE,
 )
 _INSTITUTIONS = plain("institutions")
-_STANCE = _stems("like dislike can't cannot stand fan keen big")  # the polarity itself, not what it is about
+# the polarity itself and the verbs that give something up, not what they are about ("can no longer
+# handle spicy food" / "enjoys spicy food again"; "stopped taking sugar" / "takes sugar again")
+STANCE = _stems(_DATA["stance"].replace("_", " ")) | _stems(_DATA["leaving"])
 _AMBIGUOUS = plain("ambiguous_tools")  # "opera", "fish": a tool only when capitalised
 _PREFIXED = re.compile(r"\b(?:non|ex)-(?=[a-z])", re.IGNORECASE)  # "a non-smoker", "an ex-smoker": no longer
 _DAY_STEMS = frozenset(stem(f"{d}{s}") for d in DAYS for s in ("", "s"))
 _OCCASION = re.compile(r"\b(?:yesterday|today|tonight|tomorrow|(?:last|this|next) (?:night|morning|afternoon|"
                        r"evening|week|weekend|month|year|monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b")
+_DAY_PART = re.compile(rf"\b({'|'.join(sorted(DAYS))})s? (morning|afternoon|evening|night)s?\b")
+_SIDE = re.compile(r"\b(?:their|the|my|his|her|your|its|on the) (?:left|right)\b", re.IGNORECASE)
 _FORMERLY = re.compile(r"\b(?:used to|formerly|no more)\b", re.IGNORECASE)
 _TIME = re.compile(r"\b\d{1,2}(?::\d{2})?\s*(?:am|pm)\b|\b\d{1,2}:\d{2}\b")
 _TOKEN = re.compile(r"[a-z0-9][a-z0-9.+#-]*", re.IGNORECASE)
@@ -113,7 +121,9 @@ def frame(text: str) -> Frame:
                       | {k for k, members in EXCLUSIVE.items() if members & exclusive})
     days = {t for t in tokens if t.removesuffix("s") in DAYS}
     occasions = set(_OCCASION.findall(text.lower()))
-    when = frozenset({d.removesuffix("s") for d in days} | set(times) | occasions)
+    parts = {f"{m.group(1)} {m.group(2)}" for m in _DAY_PART.finditer(text.lower())}  # "monday evening"
+    when = frozenset({d.removesuffix("s") for d in days if not any(p.startswith(d.removesuffix("s")) for p in parts)}
+                     | parts | set(times) | occasions)
     once = bool(occasions or days and not any(d.endswith("s") for d in days)) and "every" not in tokens
     all_words = content_words(text, who.words)
     units = frozenset(kind for kind, unit_words in UNITS.items() if raw & unit_words) if found else frozenset()
@@ -123,8 +133,9 @@ def frame(text: str) -> Frame:
     objects = [m.group("obj").lower().split() for m in _LEFT.finditer(text)]
     left = frozenset(w.strip(".") for obj in objects for w in obj)
     negative = negated(text) or prefixed or _FORMERLY.search(text) is not None  # "used to smoke": no more
+    markers = raw & CHANGE - ({"left"} if _SIDE.search(text) else set())  # "their left hand" leaves nothing
     return Frame(text, who, frozenset(masked), frozenset(named), frozenset(found), units, when, once,
-                 negative, raw & CHANGE, bool(raw & ADDITIVE), left, frozenset(o[0].strip(".") for o in objects),
+                 negative, markers, bool(raw & ADDITIVE), left, frozenset(o[0].strip(".") for o in objects),
                  kinds, roles.people(text),
                  roles.past_event(text), frozenset(tokens))
 
@@ -225,7 +236,7 @@ def compare(existing: str, candidate: str) -> ConflictVerdict | None:
     if old.negative != new.negative:
         neg, pos = (new, old) if new.negative else (old, new)
         held, content = neg.words | neg.names, pos.words | pos.names
-        if held and held <= content or held - _STANCE and held - _STANCE == content - _STANCE:  # "hates
+        if held and held <= content or held - STANCE and held - STANCE == content - STANCE:  # "hates
             # mushrooms" / "has started to like mushrooms": the stance words aside, the same thing
             return _verdict("contradiction", f"opposite stance on {', '.join(sorted(held))}")
         if pos.words and pos.words < neg.words:  # "likes films" / "does not like horror films": an exception
@@ -246,6 +257,8 @@ def compare(existing: str, candidate: str) -> ConflictVerdict | None:
     if only_old and only_new:  # each says something the other does not: another slot, unless one word was swapped
         if change and len(only_new) == 1 and len(only_old) <= 2 and old.words & new.words:  # the old verb may go
             return _verdict("contradiction", f"changed from {min(only_old)} to {min(only_new)}")
+        if (slot := _one_tool(old, new)) is not None:
+            return _verdict("contradiction", f"another {slot}: {_values(old, new)[1]} (was {_values(old, new)[0]})")
         if any(_typed(old, new)):  # "5 km on weekdays" / "15 km on Sundays": both hold
             return _verdict("new", f"different things ({', '.join(sorted(only_old))} / "
                             f"{', '.join(sorted(only_new))})")
@@ -266,6 +279,15 @@ def compare(existing: str, candidate: str) -> ConflictVerdict | None:
         kind = "/".join(sorted(old.units | new.units)) or "attribute"
         return _verdict("contradiction", f"same {kind}, new value {now} (was {was})")
     return _verdict("new", f"same kind of statement about other values ({was} / {now})")
+
+
+def _one_tool(old: Frame, new: Frame) -> str | None:
+    """The slot both fill with other tools when it holds one at a time (a phone, a main editor); not
+    when the new statement is negated or says it adds."""
+    shared = old.kinds & new.kinds & ONE_TOOL
+    if not shared or new.negative or old.negative or new.additive or not _differ(old, new):
+        return None
+    return min(shared)
 
 
 def _comparable(old: Frame, new: Frame) -> bool:

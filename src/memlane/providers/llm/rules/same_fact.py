@@ -19,6 +19,7 @@ from memlane.providers.llm.rules.compare import (
     same_subject,
     same_value,
     similarity,
+    stem,
 )
 
 THRESHOLD = 0.7
@@ -35,6 +36,11 @@ def _category_clash(a: str | None, b: str | None) -> bool:
     if not a or not b or a == b or a not in _SPECIFIC or b not in _SPECIFIC:
         return False
     return frozenset({a, b}) not in _COMPATIBLE
+
+
+def _parts(words: frozenset[str]) -> frozenset[str]:
+    """A compound read as its parts: "left-handed" says "left" and "hand" ("writes with their left hand")."""
+    return frozenset(stem(p) for w in words for p in w.split("-") if p)
 
 
 def same_fact(existing: str, candidate: str, category: str | None = None) -> SameFact:
@@ -64,7 +70,7 @@ def same_fact(existing: str, candidate: str, category: str | None = None) -> Sam
     old_names, new_names = proper_nouns(existing), proper_nouns(candidate)
     if old_names and new_names and not old_names & new_names:
         return SameFact(same_fact=False, reason="different names or places")
-    score = similarity(old.words, new.words)
+    score = similarity(_parts(old.words), _parts(new.words))
     if score >= THRESHOLD:
         return SameFact(same_fact=True, reason=f"content-word overlap {score:.0%}")
     return SameFact(same_fact=False, reason=f"content-word overlap {score:.0%} below {THRESHOLD:.0%}")
