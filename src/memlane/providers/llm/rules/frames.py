@@ -35,6 +35,7 @@ from memlane.providers.llm.rules.compare import (
 from memlane.providers.llm.rules.frame_data import DATA as _DATA
 from memlane.providers.llm.rules.frame_data import plain
 from memlane.providers.llm.rules.frame_data import stems as _stems
+from memlane.providers.llm.rules.kind_of import kind_of
 from memlane.providers.llm.rules.lexicon_world import FOOD_GROUPS, MONTHS, NUMBER_WORDS, TECH_SLOTS
 from memlane.providers.llm.rules.table import ORDINALS as _ORDINALS
 
@@ -49,7 +50,9 @@ HABITS: dict[str, frozenset[str]] = {k: frozenset(stem(w) for w in v) for k, v i
 # foods are matched as written, never by stem ("codes" is no "cod"): "went vegetarian" retires "orders pepperoni pizza"
 FOODS = {group: frozenset(f for f in foods if " " not in f) for group, foods in FOOD_GROUPS.items()}
 RULES_OUT: dict[str, frozenset[str]] = {stem(k): frozenset(v.split()) for k, v in _DATA["rules_out"].items()}
-KINDS: dict[str, frozenset[str]] = {stem(k): _stems(v) for k, v in _DATA["kinds"].items()}
+# a general word (its stems: "martial_art" -> {"martial", "art"}) and the stems of the kinds it lists
+KINDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
+    k: (frozenset(stem(w) for w in k.split("_")), _stems(v)) for k, v in _DATA["kinds"].items()}
 ONE_AT_A_TIME = _stems(_DATA["one_at_a_time"])
 ONE_TOOL = plain("one_at_a_time_tools")
 EXCLUSIVE: dict[str, frozenset[str]] = {k: frozenset(v.split()) for k, v in _DATA["exclusive"].items()}
@@ -179,14 +182,40 @@ def implied_terms(candidate: str) -> list[str]:
 
 
 def _kind_refinement(general: Frame, specific: Frame) -> str | None:
-    """``plays an instrument`` -> ``plays the cello``: a general word replaced by a kind of it."""
-    for word in general.words - specific.words:
-        kinds = KINDS.get(word)
-        rest = general.words - {word}
-        if kinds and (specific.words | {stem(n) for n in specific.names}) & kinds and (
-                not rest or rest & specific.words):
-            return word
+    """``plays an instrument`` -> ``plays the cello``, ``has a pet bird`` -> ``has a cockatiel named
+    Sunny``: a general word replaced by a kind of it, listed or found by the embedding model
+    (``kind_of``). The general statement names no value; its other words are the specific one's or kinds."""
+    if general.names or general.numbers or general.negative or specific.negative or specific.additive:
+        return None
+    for key, (heads, members) in KINDS.items():
+        if not heads <= general.words - specific.words:
+            continue
+        rest = general.words - heads - specific.words - members
+        listed = (specific.words | {stem(n) for n in specific.names}) & members
+        if rest or not (listed or any(kind_of(t) == key for t in _unlisted(specific, general))):
+            continue
+        return key.replace("_", " ")
     return None
+
+
+def _detail_refinement(general: Frame, specific: Frame) -> str | None:
+    """``does some volunteer work`` -> ``volunteers every Saturday at the Riverside food bank``: every word of
+    a statement that names no value, said again with a place, a name, a time or a number. Not an occasion
+    ("went running with Sam on Saturday" is one run, not the habit told precisely)."""
+    if general.names or general.numbers or general.when or general.negative or specific.negative:
+        return None
+    if specific.additive or specific.past or specific.once or specific.people:
+        return None
+    core = general.words - UNINFORMATIVE
+    if core and core <= specific.words and (specific.names or specific.when or specific.numbers):
+        return ", ".join(sorted(specific.names | specific.when) or [f"{n:g}" for n in sorted(specific.numbers)])
+    return None
+
+
+def _unlisted(specific: Frame, general: Frame) -> list[str]:
+    """The specific statement's own words as written ("jiu-jitsu", "dragon") and its names ("Swahili")."""
+    own = specific.words - general.words
+    return [t for t in sorted(specific.tokens) if len(t) >= 4 and (stem(t) in own or t in specific.names)]
 
 
 def _field_refinement(general: Frame, specific: Frame) -> str | None:
@@ -246,6 +275,8 @@ def compare(existing: str, candidate: str) -> ConflictVerdict | None:
         return _verdict("refinement", f"a specific job in the field of {field}")
     if (kind := _kind_refinement(old, new)) is not None:
         return _verdict("refinement", f"names the kind of {kind}")
+    if (detail := _detail_refinement(old, new)) is not None:
+        return _verdict("refinement", f"the same, told with {detail}")
     only_old, only_new = old.words - new.words, new.words - old.words
     if not (old.words & new.words or old.names & new.names or old.kinds & new.kinds or old.who != USER
             # one unit and nothing else ("weighs 82 kg" / "is down to 76 kg")
