@@ -86,6 +86,16 @@ def stem(word: str) -> str:
     return _strip(canonical) if canonical else word
 
 
+_SESSION = re.compile(r"^On \d{4}-\d{2}-\d{2} \(W\d{1,2}, \d{4}\) we discussed .*?\. Approach: (?P<what>.+)$", re.DOTALL)
+
+
+def statement(summary: str) -> str:
+    """What an episode's summary says was done ("On 2026-04-05 (W14, 2026) we discussed ... Approach: User
+    got engaged to Lina." -> "User got engaged to Lina."); any other summary as it is."""
+    m = _SESSION.match(summary.strip())
+    return m.group("what") if m else summary
+
+
 def content_words(text: str, drop: frozenset[str] = frozenset()) -> frozenset[str]:
     tokens = (w.strip(".'-") for w in _WORD.findall(text.lower().replace("'s ", " ")))
     return frozenset(stem(w) for w in tokens

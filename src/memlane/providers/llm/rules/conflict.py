@@ -23,6 +23,7 @@ from memlane.providers.llm.rules.compare import (
     same_subject,
     same_value,
     similarity,
+    statement,
 )
 from memlane.providers.llm.rules.lexicon_world import COUNTRIES, DIET_EXCLUDES, FOOD_GROUPS, GENERAL_FOODS, HYPERNYMS
 
@@ -164,6 +165,7 @@ def _same_names(existing: str, candidate: str) -> bool:
 
 
 def classify(existing: str, candidate: str) -> ConflictVerdict:
+    existing, candidate = statement(existing), statement(candidate)
     if " ".join(existing.lower().split()).strip(". ") == " ".join(candidate.lower().split()).strip(". "):
         return _verdict("redundancy", "identical text")
     old, new = read(existing), read(candidate)

@@ -30,6 +30,7 @@ from memlane.providers.llm.rules.compare import (
     read,
     same_name,
     same_who,
+    statement,
     stem,
 )
 from memlane.providers.llm.rules.frame_data import DATA as _DATA
@@ -177,8 +178,11 @@ def _habit_given_up(old: Frame, new: Frame) -> str | None:
 
 def implied_terms(candidate: str) -> list[str]:
     """Words of what the candidate retires, to find stored memories that are not near it in meaning."""
-    given_up, ruled_out = _retired(frame(candidate))
-    return sorted({w for h in given_up for w in _HABIT_WORDS[h]} | {w for g in ruled_out for w in FOODS[g]})
+    new = frame(statement(candidate))
+    given_up, ruled_out = _retired(new)
+    # a one-at-a-time value retires the others of its list ("got engaged" finds "is single")
+    others = set() if new.negative else {w for k in new.kinds & EXCLUSIVE.keys() for w in EXCLUSIVE[k]} - new.names
+    return sorted({w for h in given_up for w in _HABIT_WORDS[h]} | {w for g in ruled_out for w in FOODS[g]} | others)
 
 
 def _kind_refinement(general: Frame, specific: Frame) -> str | None:
@@ -190,9 +194,14 @@ def _kind_refinement(general: Frame, specific: Frame) -> str | None:
     for key, (heads, members) in KINDS.items():
         if not heads <= general.words - specific.words:
             continue
-        rest = general.words - heads - specific.words - members
+        # the general statement's other words are shared ("plays a musical instrument" / "plays the cello") or
+        # say the kind too ("team sports", "a foreign language")
+        rest = general.words - heads - members
+        modifiers = [t for t in general.tokens if stem(t) in rest]
+        if rest and not rest & specific.words and not (modifiers and all(kind_of(t) == key for t in modifiers)):
+            continue
         listed = (specific.words | {stem(n) for n in specific.names}) & members
-        if rest or not (listed or any(kind_of(t) == key for t in _unlisted(specific, general))):
+        if not (listed or any(kind_of(t) == key for t in _unlisted(specific, general))):
             continue
         return key.replace("_", " ")
     return None
@@ -265,8 +274,10 @@ def compare(existing: str, candidate: str) -> ConflictVerdict | None:
     if old.negative != new.negative:
         neg, pos = (new, old) if new.negative else (old, new)
         held, content = neg.words | neg.names, pos.words | pos.names
-        if held and held <= content or held - STANCE and held - STANCE == content - STANCE:  # "hates
-            # mushrooms" / "has started to like mushrooms": the stance words aside, the same thing
+        thing, said = held - STANCE, content - STANCE  # "hates mushrooms" / "has started to like mushrooms":
+        # the stance words aside, the same thing; or the newer positive one says it again with more
+        # ("stopped swimming" / "is back to swimming every morning")
+        if held and held <= content or thing and (thing == said or thing < said and pos is new and new.markers):
             return _verdict("contradiction", f"opposite stance on {', '.join(sorted(held))}")
         if pos.words and pos.words < neg.words:  # "likes films" / "does not like horror films": an exception
             return _verdict("new", f"an exception: {', '.join(sorted(neg.words - pos.words))}")

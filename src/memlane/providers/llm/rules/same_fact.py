@@ -19,6 +19,7 @@ from memlane.providers.llm.rules.compare import (
     same_subject,
     same_value,
     similarity,
+    statement,
     stem,
 )
 
@@ -44,6 +45,7 @@ def _parts(words: frozenset[str]) -> frozenset[str]:
 
 
 def same_fact(existing: str, candidate: str, category: str | None = None) -> SameFact:
+    existing, candidate = statement(existing), statement(candidate)
     if _normal(existing) == _normal(candidate):
         return SameFact(same_fact=True, reason="identical after normalisation")
     old, new = read(existing), read(candidate)
