@@ -89,7 +89,8 @@ def _exception(old: Reading, new: Reading) -> str | None:
     if not pos.positive or neg.positive or _grams(neg.text) & set(DIET_EXCLUDES):
         return None
     broad, narrow = (frames.frame(r.text).words - frames.STANCE for r in (pos, neg))
-    if broad and broad < narrow:  # "a big fan of cheese" / "cannot stand blue cheese"
+    gives_up = frames.frame(neg.text).left or frames.frame(neg.text).markers  # "gave up Japanese": no exception
+    if broad and broad < narrow and not gives_up:  # "a big fan of cheese" / "cannot stand blue cheese"
         return ", ".join(sorted(narrow - broad))
     liked, disliked = _grams(pos.text), _grams(neg.text)
     for foods in FOOD_GROUPS.values():

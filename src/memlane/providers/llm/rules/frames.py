@@ -125,7 +125,8 @@ def frame(text: str) -> Frame:
                       | {k for k, members in EXCLUSIVE.items() if members & exclusive})
     days = {t for t in tokens if t.removesuffix("s") in DAYS}
     occasions = set(_OCCASION.findall(text.lower()))
-    parts = {f"{m.group(1)} {m.group(2)}" for m in _DAY_PART.finditer(text.lower())}  # "monday evening"
+    # "monday evening"; "friday night" is "friday evening"
+    parts = {f"{m.group(1)} {m.group(2).replace('night', 'evening')}" for m in _DAY_PART.finditer(text.lower())}
     when = frozenset({d.removesuffix("s") for d in days if not any(p.startswith(d.removesuffix("s")) for p in parts)}
                      | parts | set(times) | occasions)
     once = bool(occasions or days and not any(d.endswith("s") for d in days)) and "every" not in tokens
