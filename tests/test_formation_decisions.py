@@ -443,3 +443,15 @@ def test_an_episode_out_of_the_merge_window_is_corrected_only_while_it_is_ahead(
         old = next(r for r in rules_mem.list(user_id=U, filters={"state": "superseded"}, include_inactive=True)
                    if r.summary == first)
         assert HistoryEvent.SUPERSEDE in events(rules_mem, old.id)
+
+
+def test_an_episode_retires_another_one_at_a_time_value_far_in_meaning(rules_mem: Memory, emb: Embedder) -> None:
+    """"got married" (an episode's summary, capture.py's sentence) is far from "is dating someone" in meaning;
+    the judge names the other relationship values as implied terms and the keyword search finds it."""
+    state = "User is dating someone."
+    episode = "On 2026-03-09 (W11, 2026) we discussed the ceremony. Approach: User got married to Noor."
+    assert cosine(emb, state, episode) < EPISODIC.floor
+    add(rules_mem, state, T0)
+    add(rules_mem, "User collects vinyl records.", T0)
+    add(rules_mem, episode, T0 + timedelta(days=7), type="episodic")
+    assert sorted(r.summary for r in active(rules_mem)) == sorted(["User collects vinyl records.", episode])

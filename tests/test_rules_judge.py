@@ -326,6 +326,8 @@ def test_a_look_alike_is_no_refinement(existing: str, candidate: str) -> None:
 def test_an_episode_summary_is_judged_by_what_it_says_was_done() -> None:
     episode = "On 2026-07-11 (W28, 2026) we discussed the wedding. Approach: User got married to Idris."
     assert classify("User is engaged.", episode).relation == "contradiction"
+    undated = episode.split(") ", 1)[1]  # "we discussed ...": how decide() hands an episode to the judge
+    assert classify("User is engaged.", undated).relation == "contradiction"
     assert {"single", "engaged"} <= set(LLM.implied_terms(episode))  # found by keyword though far in meaning
     assert LLM.implied_terms("User is not married.") == []
 
@@ -343,3 +345,11 @@ def test_kind_of_reads_the_kinds_rows_and_the_model() -> None:
     assert kind_of("cello") == "instrument"  # listed: no model asked
     assert kind_of("parakeet") == "pet" and kind_of("jujitsu") == "martial_art"  # unlisted: nearest members
     assert kind_of("apartment") is None and kind_of("sister") is None
+
+
+def test_someone_named_by_a_family_word_is_that_relation() -> None:
+    """"Grandpa turned 80" is about the user's grandfather, not about a stranger called Grandpa."""
+    assert classify("User's grandfather is 79 years old.", "User mentioned that Grandpa is 80 years old.").relation \
+        == "contradiction"
+    assert classify("User's grandfather is 79 years old.", "User mentioned that Lorenzo is 80 years old.").relation \
+        in ("new", "unsure")
