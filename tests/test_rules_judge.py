@@ -301,6 +301,8 @@ ROUND3 = [
     ("User is into team sports.", "User plays netball for her office.", "refinement"),
     # the same statement told again with a place, a name or a time
     ("User does some tutoring.", "User tutors maths every Wednesday at the Elmwood library.", "refinement"),
+    # or the thing it speaks of, named
+    ("User rides a road bike.", "User's bike is a Canyon Endurace.", "refinement"),
 ]
 
 # look-alikes the kind and detail refinements must leave alone
@@ -310,6 +312,8 @@ NOT_REFINED = [
     ("User plays a sport.", "User plays chess on Fridays."),  # chess is listed as a game
     ("User goes running.", "User went running with Priya on Saturday."),  # one occasion, not the habit
     ("User is learning a language.", "User is learning to play the banjo."),
+    ("User likes jazz.", "User likes Ella Fitzgerald."),  # a shared stance is no shared thing
+    ("User wants an electric scooter.", "User's scooter is a Vespa."),  # wanting is not having
 ]
 
 

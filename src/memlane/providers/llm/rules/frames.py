@@ -56,6 +56,7 @@ KINDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     k: (frozenset(stem(w) for w in k.split("_")), _stems(v)) for k, v in _DATA["kinds"].items()}
 ONE_AT_A_TIME = _stems(_DATA["one_at_a_time"])
 ONE_TOOL = plain("one_at_a_time_tools")
+WISHES = _stems(_DATA["wishes"])
 EXCLUSIVE: dict[str, frozenset[str]] = {k: frozenset(v.split()) for k, v in _DATA["exclusive"].items()}
 OPPOSITES: frozenset[frozenset[str]] = frozenset(
     frozenset(stem(w.replace("_", " ")) for w in pair.split("=")) for pair in _DATA["opposites"].split())
@@ -219,6 +220,10 @@ def _detail_refinement(general: Frame, specific: Frame) -> str | None:
     core = general.words - UNINFORMATIVE
     if core and core <= specific.words and (specific.names or specific.when or specific.numbers):
         return ", ".join(sorted(specific.names | specific.when) or [f"{n:g}" for n in sorted(specific.numbers)])
+    # or the thing it speaks of, named: "drives an electric car" / "the car is a Kia Niro"
+    thing = specific.words - STANCE  # the shared noun, not a shared "likes" ("likes jazz" / "likes Miles Davis")
+    if specific.names and thing and specific.words <= general.words and not specific.markers | (general.words & WISHES):
+        return ", ".join(sorted(specific.names))
     return None
 
 
