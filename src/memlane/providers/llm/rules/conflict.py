@@ -25,7 +25,13 @@ from memlane.providers.llm.rules.compare import (
     similarity,
     statement,
 )
-from memlane.providers.llm.rules.lexicon_world import COUNTRIES, DIET_EXCLUDES, FOOD_GROUPS, GENERAL_FOODS, HYPERNYMS
+from memlane.providers.llm.rules.lexicon_world import (
+    COUNTRIES,
+    DIET_EXCLUDES,
+    FOOD_GROUPS,
+    GENERAL_FOODS,
+    HYPERNYMS,
+)
 
 SAME = 0.7
 NUMBER_CONFLICT = 0.5

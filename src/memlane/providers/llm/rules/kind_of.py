@@ -21,6 +21,8 @@ from memlane.providers.llm.rules.frame_data import DATA
 if TYPE_CHECKING:
     import numpy as np
 
+    from memlane.providers.embed.local import LocalEmbedder
+
 NEAREST = 3  # members that must agree
 AGREE = 0.50  # the best of NEAREST agreeing members at least this close
 ALONE = 0.60  # or the nearest member this close on its own
@@ -37,7 +39,7 @@ def _table() -> tuple[list[str], np.ndarray]:
 
 
 @lru_cache(maxsize=1)
-def _model():  # type: ignore[no-untyped-def]
+def _model() -> LocalEmbedder:
     from memlane.providers.embed.local import LocalEmbedder
 
     return LocalEmbedder()
