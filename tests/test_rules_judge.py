@@ -357,3 +357,14 @@ def test_someone_named_by_a_family_word_is_that_relation() -> None:
         == "contradiction"
     assert classify("User's grandfather is 79 years old.", "User mentioned that Lorenzo is 80 years old.").relation \
         in ("new", "unsure")
+
+
+@pytest.mark.parametrize(("comparative", "negative"), [
+    ("User prefers cycling to the bus.", "User hates taking the bus."),
+    ("User prefers paperbacks over e-readers.", "User dislikes e-readers."),
+])
+def test_a_comparative_preference_says_what_is_liked_less(comparative: str, negative: str) -> None:
+    """"prefers A over B" and "hates B" say one thing: never a correction, the same fact when near."""
+    assert classify(comparative, negative).relation == "unsure"
+    assert same_fact(comparative, negative).same_fact
+    assert not same_fact(comparative, "User hates cycling.").same_fact  # A, not B

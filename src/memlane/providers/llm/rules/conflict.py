@@ -32,6 +32,7 @@ from memlane.providers.llm.rules.lexicon_world import (
     GENERAL_FOODS,
     HYPERNYMS,
 )
+from memlane.providers.llm.rules.same_fact import liked_less
 
 SAME = 0.7
 NUMBER_CONFLICT = 0.5
@@ -186,6 +187,8 @@ def classify(existing: str, candidate: str) -> ConflictVerdict:
         return _verdict("new", f"the same kind of event with other people ({', '.join(sorted(others))})")
     if same_slot(old, new):
         return _same_slot(old, new)
+    if negated(existing) != negated(candidate) and (less := liked_less(existing, candidate)) is not None:
+        return _verdict("unsure", f"both like {less} less (a comparative preference)")  # no retirement
     if (exception := _exception(old, new)) is not None:
         return _verdict("new", f"an exception both hold: {exception}")
     if _diet_clash(old, new):

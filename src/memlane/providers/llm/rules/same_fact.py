@@ -8,9 +8,12 @@ names. A different value in the same slot is *not* the same fact: that is a cont
 
 from __future__ import annotations
 
+import re
+
 from memlane.model.candidate import SameFact
 from memlane.providers.llm.rules import roles
 from memlane.providers.llm.rules.compare import (
+    content_words,
     negated,
     number_set,
     proper_nouns,
@@ -22,8 +25,11 @@ from memlane.providers.llm.rules.compare import (
     statement,
     stem,
 )
+from memlane.providers.llm.rules.frames import LIGHT, STANCE
 
 THRESHOLD = 0.7
+# "prefers A over B" says B is liked less: "hates B" says the same
+_OVER = re.compile(r"\bprefer\w*\s+.+?\s+(?:over|to|rather than|instead of)\s+(?P<b>[^.,;]+)", re.IGNORECASE)
 # categories specific enough that a mismatch means a different fact; the rest are compatible
 _SPECIFIC = frozenset({"Finance", "Budget", "Health", "Education", "Travel", "Work", "Goals"})
 _COMPATIBLE = {frozenset({"Finance", "Budget"})}
@@ -37,6 +43,17 @@ def _category_clash(a: str | None, b: str | None) -> bool:
     if not a or not b or a == b or a not in _SPECIFIC or b not in _SPECIFIC:
         return False
     return frozenset({a, b}) not in _COMPATIBLE
+
+
+def liked_less(existing: str, candidate: str) -> str | None:
+    """"prefers email over phone calls" / "hates phone calls": the negative one is about the thing the
+    comparative one likes less."""
+    neg, pos = (existing, candidate) if negated(existing) else (candidate, existing)
+    m = _OVER.search(pos)
+    if m is None:
+        return None
+    thing = read(neg).words - STANCE - LIGHT
+    return m.group("b") if thing and thing <= content_words(m.group("b")) else None
 
 
 def _parts(words: frozenset[str]) -> frozenset[str]:
@@ -65,6 +82,8 @@ def same_fact(existing: str, candidate: str, category: str | None = None) -> Sam
             reason=f"same slot {old.key or old.slot}, different value: {old.value!r} vs {new.value!r}",
         )
     if negated(existing) != negated(candidate):
+        if (b := liked_less(existing, candidate)) is not None:
+            return SameFact(same_fact=True, reason=f"both like {b} less")
         return SameFact(same_fact=False, reason="one states the negation of the other")
     old_numbers, new_numbers = number_set(existing), number_set(candidate)
     if old_numbers and new_numbers and old_numbers != new_numbers:
