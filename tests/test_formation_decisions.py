@@ -418,3 +418,40 @@ def test_an_event_that_gives_something_up_retires_the_fact_it_implied(rules_mem:
     add(rules_mem, event, T1, type="episodic")
     assert sorted(r.summary for r in active(rules_mem)) == ["User lives near the river.", event]
     assert HistoryEvent.SUPERSEDE in events(rules_mem, old.id)
+
+
+@pytest.mark.parametrize(("first", "second", "closes"), [
+    # a booking still ahead, moved days later: the new date replaces the old one
+    ("User's dentist check-up is booked for 2026-03-20.", "User's dentist check-up was pushed back to 2026-04-02.",
+     True),
+    # a booking whose day has passed: the next one is another occasion
+    ("User's dentist check-up is booked for 2026-03-03.", "User's dentist check-up was pushed back to 2026-04-02.",
+     False),
+    # two occasions, no day named: both hold
+    ("User swam 20 lengths at the leisure centre.", "User swam 40 lengths at the leisure centre.", False),
+])
+def test_an_episode_out_of_the_merge_window_is_corrected_only_while_it_is_ahead(
+        rules_mem: Memory, emb: Embedder, first: str, second: str, closes: bool) -> None:
+    score_in(emb, first, second, EPISODIC.floor)
+    later = T0 + timedelta(days=6)
+    assert timedelta(days=6) > timedelta(hours=Settings().episodic_merge_window_hours)
+    add(rules_mem, first, T0, type="episodic")
+    add(rules_mem, second, later, type="episodic")
+    kept = sorted(r.summary for r in active(rules_mem))
+    assert kept == ([second] if closes else sorted([first, second]))
+    if closes:
+        old = next(r for r in rules_mem.list(user_id=U, filters={"state": "superseded"}, include_inactive=True)
+                   if r.summary == first)
+        assert HistoryEvent.SUPERSEDE in events(rules_mem, old.id)
+
+
+def test_an_episode_retires_another_one_at_a_time_value_far_in_meaning(rules_mem: Memory, emb: Embedder) -> None:
+    """"got married" (an episode's summary, capture.py's sentence) is far from "is dating someone" in meaning;
+    the judge names the other relationship values as implied terms and the keyword search finds it."""
+    state = "User is dating someone."
+    episode = "On 2026-03-09 (W11, 2026) we discussed the ceremony. Approach: User got married to Noor."
+    assert cosine(emb, state, episode) < EPISODIC.floor
+    add(rules_mem, state, T0)
+    add(rules_mem, "User collects vinyl records.", T0)
+    add(rules_mem, episode, T0 + timedelta(days=7), type="episodic")
+    assert sorted(r.summary for r in active(rules_mem)) == sorted(["User collects vinyl records.", episode])

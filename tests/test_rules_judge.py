@@ -269,3 +269,102 @@ def test_the_judge_names_what_a_candidate_retires_for_a_keyword_search() -> None
     assert {"beer", "wine"} <= set(LLM.implied_terms("User is sober now."))
     assert {"cigarettes", "tobacco"} <= set(LLM.implied_terms("User kicked the smoking habit; quit smoking."))
     assert LLM.implied_terms("User likes green tea.") == []
+
+
+# --- issue 11, round 3: decisions no key ties together (pairs written apart from every scenario set) ---
+
+ROUND3 = [
+    # a stance turned over and back: the latest wins, stance and leaving words aside
+    ("User adores pickled herring.", "User can no longer tolerate pickled herring.", "contradiction"),
+    ("User can't stomach coriander anymore.", "User enjoys coriander again.", "contradiction"),
+    ("User has stopped putting honey in their porridge.", "User is putting honey in their porridge again.",
+     "contradiction"),
+    ("User quit cycling to the office.", "User is back to cycling to the office twice a week.", "contradiction"),
+    ("User cannot stand celery.", "User has come round to celery.", "contradiction"),
+    # a dislike of one thing under a group the other likes as a whole: both hold
+    ("User adores fish.", "User hates sardines.", "new"),
+    ("User is a big fan of cheese.", "User cannot stand goat cheese.", "new"),
+    # a tool slot that holds one tool at a time: another tool replaces the old one, whatever else is said
+    ("User writes code in Emacs.", "User made Helix their everyday editor.", "contradiction"),
+    ("User carries a Nokia 8.", "User now has a Xiaomi 14.", "contradiction"),
+    # days with their part of the day are one value
+    ("User does yoga on Tuesday mornings.", "User moved yoga to Thursday evenings.", "contradiction"),
+    ("User's choir rehearses on Wednesday evenings.", "User's choir now rehearses on Friday mornings.",
+     "contradiction"),
+    # a short object between the verb and "from X to Y"
+    ("User stores their photos in Dropbox.", "User migrated all of their photos from Dropbox to iCloud.",
+     "contradiction"),
+    # a general word, then a kind of it the lexicon does not list (found by the embedding model)
+    ("User has a pet.", "User keeps a gerbil named Biscuit.", "refinement"),
+    ("User plays a musical instrument.", "User plays the banjo in a bluegrass band.", "refinement"),
+    ("User practises a martial art.", "User trains taekwondo on weekday evenings.", "refinement"),
+    ("User is into team sports.", "User plays netball for her office.", "refinement"),
+    # the same statement told again with a place, a name or a time
+    ("User does some tutoring.", "User tutors maths every Wednesday at the Elmwood library.", "refinement"),
+    # or the thing it speaks of, named
+    ("User rides a road bike.", "User's bike is a Canyon Endurace.", "refinement"),
+]
+
+# look-alikes the kind and detail refinements must leave alone
+NOT_REFINED = [
+    ("User has a pet.", "User has a sister named Odile."),  # a sister is no pet
+    ("User has a dog.", "User has a cat named Tom."),  # a sibling kind, not a kind of dog
+    ("User plays a sport.", "User plays chess on Fridays."),  # chess is listed as a game
+    ("User goes running.", "User went running with Priya on Saturday."),  # one occasion, not the habit
+    ("User is learning a language.", "User is learning to play the banjo."),
+    ("User likes jazz.", "User likes Ella Fitzgerald."),  # a shared stance is no shared thing
+    ("User wants an electric scooter.", "User's scooter is a Vespa."),  # wanting is not having
+]
+
+
+@pytest.mark.parametrize(("existing", "candidate", "relation"), ROUND3)
+def test_round3_relation(existing: str, candidate: str, relation: str) -> None:
+    test_relation_by_frame(existing, candidate, relation)
+
+
+@pytest.mark.parametrize(("existing", "candidate"), NOT_REFINED)
+def test_a_look_alike_is_no_refinement(existing: str, candidate: str) -> None:
+    assert classify(existing, candidate).relation not in ("refinement", "contradiction", "redundancy")
+
+
+def test_an_episode_summary_is_judged_by_what_it_says_was_done() -> None:
+    episode = "On 2026-07-11 (W28, 2026) we discussed the wedding. Approach: User got married to Idris."
+    assert classify("User is engaged.", episode).relation == "contradiction"
+    undated = episode.split(") ", 1)[1]  # "we discussed ...": how decide() hands an episode to the judge
+    assert classify("User is engaged.", undated).relation == "contradiction"
+    assert {"single", "engaged"} <= set(LLM.implied_terms(episode))  # found by keyword though far in meaning
+    assert LLM.implied_terms("User is not married.") == []
+
+
+def test_a_hand_is_no_leaving_and_a_compound_is_its_parts() -> None:
+    assert not frame("User throws with their right hand.").markers
+    assert frame("User left Lisbon in May.").markers == {"left"}
+    assert same_fact("User is right-handed.", "User throws with their right hand.").same_fact
+    assert not same_fact("User is left-handed.", "User throws with their right hand.").same_fact
+
+
+def test_kind_of_reads_the_kinds_rows_and_the_model() -> None:
+    from memlane.providers.llm.rules.kind_of import kind_of
+
+    assert kind_of("cello") == "instrument"  # listed: no model asked
+    assert kind_of("parakeet") == "pet" and kind_of("jujitsu") == "martial_art"  # unlisted: nearest members
+    assert kind_of("apartment") is None and kind_of("sister") is None
+
+
+def test_someone_named_by_a_family_word_is_that_relation() -> None:
+    """"Grandpa turned 80" is about the user's grandfather, not about a stranger called Grandpa."""
+    assert classify("User's grandfather is 79 years old.", "User mentioned that Grandpa is 80 years old.").relation \
+        == "contradiction"
+    assert classify("User's grandfather is 79 years old.", "User mentioned that Lorenzo is 80 years old.").relation \
+        in ("new", "unsure")
+
+
+@pytest.mark.parametrize(("comparative", "negative"), [
+    ("User prefers cycling to the bus.", "User hates taking the bus."),
+    ("User prefers paperbacks over e-readers.", "User dislikes e-readers."),
+])
+def test_a_comparative_preference_says_what_is_liked_less(comparative: str, negative: str) -> None:
+    """"prefers A over B" and "hates B" say one thing: never a correction, the same fact when near."""
+    assert classify(comparative, negative).relation == "unsure"
+    assert same_fact(comparative, negative).same_fact
+    assert not same_fact(comparative, "User hates cycling.").same_fact  # A, not B

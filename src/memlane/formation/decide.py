@@ -6,6 +6,7 @@ neighbours, say what to do. ``apply.py`` turns the decision into one atomic writ
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -34,6 +35,15 @@ class Decision:
 
 def _observed(record: MemoryRecord) -> datetime:
     return record.valid_from or record.created_at
+
+
+_ISO_DAY = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
+
+
+def _still_ahead(record: MemoryRecord, at: datetime) -> bool:
+    """The stored episode names a day (ISO) on or after the candidate's: the event has not happened yet."""
+    days = _ISO_DAY.findall(record.summary)
+    return any(d >= at.date().isoformat() for d in days)
 
 
 def _replace(target: MemoryRecord, cand: Candidate, at: datetime, why: str, score: float | None) -> Decision:
@@ -98,7 +108,8 @@ def decide(
     heuristics: bool = True,
     implied: Sequence[ScoredRecord] = (),
 ) -> Decision:
-    """The decision for ``cand``. The keyed memory, every neighbour at or above the floor and the
+    """The decision for ``cand``. The keyed memory, every neighbour at or above the floor (an episode
+    out of the merge window only while the day it names is ahead) and the
     ``implied`` memories (found by :meth:`MemoryLLM.implied_terms`, judged whatever their similarity) are
     judged in one :meth:`MemoryLLM.judge` call; a supersession also closes every other judged memory the
     candidate contradicts ("I don't eat meat anymore" replaces both "loves steak" and "eats meat every day")."""
@@ -117,7 +128,12 @@ def decide(
     pool += [n for n in neighbours if n.score >= bands.floor and in_window(n.record)
              and (keyed is None or n.record.id != keyed.id)]
     near = {p.record.id for p in pool}
-    far = [n for n in implied if n.record.id not in near]  # found by what the candidate retires, not by meaning
+    # an episode out of the merge window is judged only while the day it names is still ahead (a scan
+    # "scheduled for 2026-03-12", moved five days later); one that has happened is another occasion
+    ahead = [n for n in neighbours if episodic and n.score >= bands.floor and not in_window(n.record)
+             and _still_ahead(n.record, at) and n.record.id not in near]
+    near |= {n.record.id for n in ahead}
+    far = ahead + [n for n in implied if n.record.id not in near]  # found by what the candidate retires, not by meaning
     pool += far
     verdicts = llm.judge(text(cand.summary), [text(n.record.summary) for n in pool]) if pool else []
     # a memory far in meaning is only ever closed by a contradiction, never merged or decided by a band

@@ -86,6 +86,17 @@ def stem(word: str) -> str:
     return _strip(canonical) if canonical else word
 
 
+_SESSION = re.compile(  # formation/capture.py's sentence, with its date or without (model.time_buckets.undated)
+    r"^(?:On \d{4}-\d{2}-\d{2} \(W\d{1,2}, \d{4}\) )?we discussed .*?\. Approach: (?P<what>.+)$", re.DOTALL | re.I)
+
+
+def statement(summary: str) -> str:
+    """What an episode's summary says was done ("On 2026-04-05 (W14, 2026) we discussed ... Approach: User
+    got engaged to Lina." -> "User got engaged to Lina."); any other summary as it is."""
+    m = _SESSION.match(summary.strip())
+    return m.group("what") if m else summary
+
+
 def content_words(text: str, drop: frozenset[str] = frozenset()) -> frozenset[str]:
     tokens = (w.strip(".'-") for w in _WORD.findall(text.lower().replace("'s ", " ")))
     return frozenset(stem(w) for w in tokens
@@ -231,7 +242,7 @@ def read(summary: str) -> Reading:
     who = _text_subject(summary)
     found, _ = facts_in(summary_to_first_person(summary), Registry())
     if not found:
-        return Reading(summary, positive=not negated(summary), who=who)
+        return Reading(summary, positive=not negated(summary), who=_kin(who))
     fact, subject = found[0]
     if subject.kind in ("pet", "relation", "entity"):
         who = Who(subject.kind, subject.noun or "", (subject.name or "").lower())
@@ -239,7 +250,13 @@ def read(summary: str) -> Reading:
         who = USER
     category = "Relationships" if subject.kind == "relation" else fact.category
     key = subject_key(fact.key, subject)
-    return Reading(summary, key, fact.key, fact.value.lower().strip(), fact.positive, who, category)
+    return Reading(summary, key, fact.key, fact.value.lower().strip(), fact.positive, _kin(who), category)
+
+
+def _kin(who: Who) -> Who:
+    """Someone named by a family word ("User mentioned that Nan ...") is that relation: the grandmother."""
+    found = pet_or_relation(who.name) if who.kind == "entity" and who.name else None
+    return Who("relation", found[1], "") if found and found[0] == "relation" else who
 
 
 def _is_name(word: str, tools: bool = False) -> bool:

@@ -23,14 +23,24 @@ from memlane.providers.llm.rules.compare import (
     same_subject,
     same_value,
     similarity,
+    statement,
 )
-from memlane.providers.llm.rules.lexicon_world import COUNTRIES, DIET_EXCLUDES, FOOD_GROUPS, HYPERNYMS
+from memlane.providers.llm.rules.lexicon_world import (
+    COUNTRIES,
+    DIET_EXCLUDES,
+    FOOD_GROUPS,
+    GENERAL_FOODS,
+    HYPERNYMS,
+)
+from memlane.providers.llm.rules.same_fact import liked_less
 
 SAME = 0.7
 NUMBER_CONFLICT = 0.5
 POLARITY_FLIP = 0.75
 _SWITCH = re.compile(
-    r"\b(?:switched|moved|migrated|changed|went|converted) (?:over )?from (?P<old>.+?) to\b", re.I
+    # "moved all their notes from Evernote to Obsidian": a short object between the verb and "from"
+    r"\b(?:switched|moved|migrated|changed|went|converted|transferred|ported) (?:over )?(?:[\w'-]+ ){0,4}?"
+    r"from (?P<old>.+?) (?:to|for)\b", re.I
 )
 _GRAMS = re.compile(r"[a-z][a-z'-]*")
 
@@ -77,6 +87,24 @@ def _diet_clash(old: Reading, new: Reading) -> bool:
         return {g for g, foods in FOOD_GROUPS.items() if _grams(r.text) & foods}
 
     return bool(avoids(old) & enjoys(new) or avoids(new) & enjoys(old))
+
+
+def _exception(old: Reading, new: Reading) -> str | None:
+    """``loves seafood`` / ``dislikes oysters``: a dislike of one food under a group the other likes
+    as a whole is an exception, and both hold (a diet, "does not eat fish", is no dislike of one food)."""
+    pos, neg = (old, new) if old.positive and not new.positive else (new, old)
+    if not pos.positive or neg.positive or _grams(neg.text) & set(DIET_EXCLUDES):
+        return None
+    broad, narrow = (frames.frame(r.text).words - frames.STANCE for r in (pos, neg))
+    gives_up = frames.frame(neg.text).left or frames.frame(neg.text).markers  # "gave up Japanese": no exception
+    if broad and broad < narrow and not gives_up:  # "a big fan of cheese" / "cannot stand blue cheese"
+        return ", ".join(sorted(narrow - broad))
+    liked, disliked = _grams(pos.text), _grams(neg.text)
+    for foods in FOOD_GROUPS.values():
+        general, specific = liked & foods, disliked & foods
+        if general and general <= GENERAL_FOODS and specific and not specific & GENERAL_FOODS:
+            return ", ".join(sorted(specific))
+    return None
 
 
 def _more_specific(specific: str, general: str) -> bool:
@@ -145,6 +173,7 @@ def _same_names(existing: str, candidate: str) -> bool:
 
 
 def classify(existing: str, candidate: str) -> ConflictVerdict:
+    existing, candidate = statement(existing), statement(candidate)
     if " ".join(existing.lower().split()).strip(". ") == " ".join(candidate.lower().split()).strip(". "):
         return _verdict("redundancy", "identical text")
     old, new = read(existing), read(candidate)
@@ -158,6 +187,10 @@ def classify(existing: str, candidate: str) -> ConflictVerdict:
         return _verdict("new", f"the same kind of event with other people ({', '.join(sorted(others))})")
     if same_slot(old, new):
         return _same_slot(old, new)
+    if negated(existing) != negated(candidate) and (less := liked_less(existing, candidate)) is not None:
+        return _verdict("unsure", f"both like {less} less (a comparative preference)")  # no retirement
+    if (exception := _exception(old, new)) is not None:
+        return _verdict("new", f"an exception both hold: {exception}")
     if _diet_clash(old, new):
         return _verdict("contradiction", "a diet or food statement contradicts the other")
     switch = _SWITCH.search(candidate)

@@ -30,11 +30,13 @@ from memlane.providers.llm.rules.compare import (
     read,
     same_name,
     same_who,
+    statement,
     stem,
 )
 from memlane.providers.llm.rules.frame_data import DATA as _DATA
 from memlane.providers.llm.rules.frame_data import plain
 from memlane.providers.llm.rules.frame_data import stems as _stems
+from memlane.providers.llm.rules.kind_of import kind_of
 from memlane.providers.llm.rules.lexicon_world import FOOD_GROUPS, MONTHS, NUMBER_WORDS, TECH_SLOTS
 from memlane.providers.llm.rules.table import ORDINALS as _ORDINALS
 
@@ -49,8 +51,12 @@ HABITS: dict[str, frozenset[str]] = {k: frozenset(stem(w) for w in v) for k, v i
 # foods are matched as written, never by stem ("codes" is no "cod"): "went vegetarian" retires "orders pepperoni pizza"
 FOODS = {group: frozenset(f for f in foods if " " not in f) for group, foods in FOOD_GROUPS.items()}
 RULES_OUT: dict[str, frozenset[str]] = {stem(k): frozenset(v.split()) for k, v in _DATA["rules_out"].items()}
-KINDS: dict[str, frozenset[str]] = {stem(k): _stems(v) for k, v in _DATA["kinds"].items()}
+# a general word (its stems: "martial_art" -> {"martial", "art"}) and the stems of the kinds it lists
+KINDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
+    k: (frozenset(stem(w) for w in k.split("_")), _stems(v)) for k, v in _DATA["kinds"].items()}
 ONE_AT_A_TIME = _stems(_DATA["one_at_a_time"])
+ONE_TOOL = plain("one_at_a_time_tools")
+WISHES = _stems(_DATA["wishes"])
 EXCLUSIVE: dict[str, frozenset[str]] = {k: frozenset(v.split()) for k, v in _DATA["exclusive"].items()}
 OPPOSITES: frozenset[frozenset[str]] = frozenset(
     frozenset(stem(w.replace("_", " ")) for w in pair.split("=")) for pair in _DATA["opposites"].split())
@@ -58,18 +64,25 @@ UNINFORMATIVE = (CHANGE | ADDITIVE | LIGHT | _stems(_DATA["filler"]) | _stems("w
                  | _stems(" ".join(NUMBER_WORDS)))  # words a restatement may add
 _WORK = _stems("work job career industry field sector")
 _LEAVING = "|".join(sorted(plain("leaving"), key=len, reverse=True))
-_LEFT = re.compile(  # "stopped going to the gym": the object after a light gerund
+STANCE_WORDS = "|".join(sorted(plain("stance"), key=len, reverse=True))
+_LEFT = re.compile(  # "stopped going to the gym": the object after a light gerund; "can no longer handle
+    # spicy food": after a stance verb; "their left hand" is no leaving
+    rf"(?<!\btheir )(?<!\bthe )(?<!\bmy )(?<!\bhis )(?<!\bher )(?<!\byour )(?<!\bon )"
     rf"\b(?:{_LEAVING})\s+(?:(?:the|my|his|her|their|a|an|at|with|using|to|in|on|off|from|of|going|doing|having|reading|watching|learning|playing|writing|"
-    rf"getting|taking)\s+)*(?P<obj>[\w+#-]+(?:\.\w+)*(?:\s+[A-Z][\w.+#-]*)?)",
+    rf"getting|taking|(?:{STANCE_WORDS})(?:s|es|ing)?)\s+)*(?P<obj>[\w+#-]+(?:\.\w+)*(?:\s+[A-Z][\w.+#-]*)?)",
     re.IGNORECASE,
 )
 _INSTITUTIONS = plain("institutions")
-_STANCE = _stems("like dislike can't cannot stand fan keen big")  # the polarity itself, not what it is about
+# the polarity itself and the verbs that give something up, not what they are about ("can no longer
+# handle spicy food" / "enjoys spicy food again"; "stopped taking sugar" / "takes sugar again")
+STANCE = _stems(_DATA["stance"].replace("_", " ")) | _stems(_DATA["leaving"])
 _AMBIGUOUS = plain("ambiguous_tools")  # "opera", "fish": a tool only when capitalised
 _PREFIXED = re.compile(r"\b(?:non|ex)-(?=[a-z])", re.IGNORECASE)  # "a non-smoker", "an ex-smoker": no longer
 _DAY_STEMS = frozenset(stem(f"{d}{s}") for d in DAYS for s in ("", "s"))
 _OCCASION = re.compile(r"\b(?:yesterday|today|tonight|tomorrow|(?:last|this|next) (?:night|morning|afternoon|"
                        r"evening|week|weekend|month|year|monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b")
+_DAY_PART = re.compile(rf"\b({'|'.join(sorted(DAYS))})s? (morning|afternoon|evening|night)s?\b")
+_SIDE = re.compile(r"\b(?:their|the|my|his|her|your|its|on the) (?:left|right)\b", re.IGNORECASE)
 _FORMERLY = re.compile(r"\b(?:used to|formerly|no more)\b", re.IGNORECASE)
 _TIME = re.compile(r"\b\d{1,2}(?::\d{2})?\s*(?:am|pm)\b|\b\d{1,2}:\d{2}\b")
 _TOKEN = re.compile(r"[a-z0-9][a-z0-9.+#-]*", re.IGNORECASE)
@@ -113,7 +126,10 @@ def frame(text: str) -> Frame:
                       | {k for k, members in EXCLUSIVE.items() if members & exclusive})
     days = {t for t in tokens if t.removesuffix("s") in DAYS}
     occasions = set(_OCCASION.findall(text.lower()))
-    when = frozenset({d.removesuffix("s") for d in days} | set(times) | occasions)
+    # "monday evening"; "friday night" is "friday evening"
+    parts = {f"{m.group(1)} {m.group(2).replace('night', 'evening')}" for m in _DAY_PART.finditer(text.lower())}
+    when = frozenset({d.removesuffix("s") for d in days if not any(p.startswith(d.removesuffix("s")) for p in parts)}
+                     | parts | set(times) | occasions)
     once = bool(occasions or days and not any(d.endswith("s") for d in days)) and "every" not in tokens
     all_words = content_words(text, who.words)
     units = frozenset(kind for kind, unit_words in UNITS.items() if raw & unit_words) if found else frozenset()
@@ -123,8 +139,9 @@ def frame(text: str) -> Frame:
     objects = [m.group("obj").lower().split() for m in _LEFT.finditer(text)]
     left = frozenset(w.strip(".") for obj in objects for w in obj)
     negative = negated(text) or prefixed or _FORMERLY.search(text) is not None  # "used to smoke": no more
+    markers = raw & CHANGE - ({"left"} if _SIDE.search(text) else set())  # "their left hand" leaves nothing
     return Frame(text, who, frozenset(masked), frozenset(named), frozenset(found), units, when, once,
-                 negative, raw & CHANGE, bool(raw & ADDITIVE), left, frozenset(o[0].strip(".") for o in objects),
+                 negative, markers, bool(raw & ADDITIVE), left, frozenset(o[0].strip(".") for o in objects),
                  kinds, roles.people(text),
                  roles.past_event(text), frozenset(tokens))
 
@@ -163,19 +180,57 @@ def _habit_given_up(old: Frame, new: Frame) -> str | None:
 
 def implied_terms(candidate: str) -> list[str]:
     """Words of what the candidate retires, to find stored memories that are not near it in meaning."""
-    given_up, ruled_out = _retired(frame(candidate))
-    return sorted({w for h in given_up for w in _HABIT_WORDS[h]} | {w for g in ruled_out for w in FOODS[g]})
+    new = frame(statement(candidate))
+    given_up, ruled_out = _retired(new)
+    # a one-at-a-time value retires the others of its list ("got engaged" finds "is single")
+    others = set() if new.negative else {w for k in new.kinds & EXCLUSIVE.keys() for w in EXCLUSIVE[k]} - new.names
+    return sorted({w for h in given_up for w in _HABIT_WORDS[h]} | {w for g in ruled_out for w in FOODS[g]} | others)
 
 
 def _kind_refinement(general: Frame, specific: Frame) -> str | None:
-    """``plays an instrument`` -> ``plays the cello``: a general word replaced by a kind of it."""
-    for word in general.words - specific.words:
-        kinds = KINDS.get(word)
-        rest = general.words - {word}
-        if kinds and (specific.words | {stem(n) for n in specific.names}) & kinds and (
-                not rest or rest & specific.words):
-            return word
+    """``plays an instrument`` -> ``plays the cello``, ``has a pet bird`` -> ``has a cockatiel named
+    Sunny``: a general word replaced by a kind of it, listed or found by the embedding model
+    (``kind_of``). The general statement names no value; its other words are the specific one's or kinds."""
+    if general.names or general.numbers or general.negative or specific.negative or specific.additive:
+        return None
+    for key, (heads, members) in KINDS.items():
+        if not heads <= general.words - specific.words:
+            continue
+        # the general statement's other words are shared ("plays a musical instrument" / "plays the cello") or
+        # say the kind too ("team sports", "a foreign language")
+        rest = general.words - heads - members
+        modifiers = [t for t in general.tokens if stem(t) in rest]
+        if rest and not rest & specific.words and not (modifiers and all(kind_of(t) == key for t in modifiers)):
+            continue
+        listed = (specific.words | {stem(n) for n in specific.names}) & members
+        if not (listed or any(kind_of(t) == key for t in _unlisted(specific, general))):
+            continue
+        return key.replace("_", " ")
     return None
+
+
+def _detail_refinement(general: Frame, specific: Frame) -> str | None:
+    """``does some volunteer work`` -> ``volunteers every Saturday at the Riverside food bank``: every word of
+    a statement that names no value, said again with a place, a name, a time or a number. Not an occasion
+    ("went running with Sam on Saturday" is one run, not the habit told precisely)."""
+    if general.names or general.numbers or general.when or general.negative or specific.negative:
+        return None
+    if specific.additive or specific.past or specific.once or specific.people:
+        return None
+    core = general.words - UNINFORMATIVE
+    if core and core <= specific.words and (specific.names or specific.when or specific.numbers):
+        return ", ".join(sorted(specific.names | specific.when) or [f"{n:g}" for n in sorted(specific.numbers)])
+    # or the thing it speaks of, named: "drives an electric car" / "the car is a Kia Niro"
+    thing = specific.words - STANCE  # the shared noun, not a shared "likes" ("likes jazz" / "likes Miles Davis")
+    if specific.names and thing and specific.words <= general.words and not specific.markers | (general.words & WISHES):
+        return ", ".join(sorted(specific.names))
+    return None
+
+
+def _unlisted(specific: Frame, general: Frame) -> list[str]:
+    """The specific statement's own words as written ("jiu-jitsu", "dragon") and its names ("Swahili")."""
+    own = specific.words - general.words
+    return [t for t in sorted(specific.tokens) if len(t) >= 4 and (stem(t) in own or t in specific.names)]
 
 
 def _field_refinement(general: Frame, specific: Frame) -> str | None:
@@ -225,8 +280,10 @@ def compare(existing: str, candidate: str) -> ConflictVerdict | None:
     if old.negative != new.negative:
         neg, pos = (new, old) if new.negative else (old, new)
         held, content = neg.words | neg.names, pos.words | pos.names
-        if held and held <= content or held - _STANCE and held - _STANCE == content - _STANCE:  # "hates
-            # mushrooms" / "has started to like mushrooms": the stance words aside, the same thing
+        thing, said = held - STANCE, content - STANCE  # "hates mushrooms" / "has started to like mushrooms":
+        # the stance words aside, the same thing; or the newer positive one says it again with more
+        # ("stopped swimming" / "is back to swimming every morning")
+        if held and held <= content or thing and (thing == said or thing < said and pos is new and new.markers):
             return _verdict("contradiction", f"opposite stance on {', '.join(sorted(held))}")
         if pos.words and pos.words < neg.words:  # "likes films" / "does not like horror films": an exception
             return _verdict("new", f"an exception: {', '.join(sorted(neg.words - pos.words))}")
@@ -235,6 +292,8 @@ def compare(existing: str, candidate: str) -> ConflictVerdict | None:
         return _verdict("refinement", f"a specific job in the field of {field}")
     if (kind := _kind_refinement(old, new)) is not None:
         return _verdict("refinement", f"names the kind of {kind}")
+    if (detail := _detail_refinement(old, new)) is not None:
+        return _verdict("refinement", f"the same, told with {detail}")
     only_old, only_new = old.words - new.words, new.words - old.words
     if not (old.words & new.words or old.names & new.names or old.kinds & new.kinds or old.who != USER
             # one unit and nothing else ("weighs 82 kg" / "is down to 76 kg")
@@ -246,6 +305,8 @@ def compare(existing: str, candidate: str) -> ConflictVerdict | None:
     if only_old and only_new:  # each says something the other does not: another slot, unless one word was swapped
         if change and len(only_new) == 1 and len(only_old) <= 2 and old.words & new.words:  # the old verb may go
             return _verdict("contradiction", f"changed from {min(only_old)} to {min(only_new)}")
+        if (slot := _one_tool(old, new)) is not None:
+            return _verdict("contradiction", f"another {slot}: {_values(old, new)[1]} (was {_values(old, new)[0]})")
         if any(_typed(old, new)):  # "5 km on weekdays" / "15 km on Sundays": both hold
             return _verdict("new", f"different things ({', '.join(sorted(only_old))} / "
                             f"{', '.join(sorted(only_new))})")
@@ -266,6 +327,15 @@ def compare(existing: str, candidate: str) -> ConflictVerdict | None:
         kind = "/".join(sorted(old.units | new.units)) or "attribute"
         return _verdict("contradiction", f"same {kind}, new value {now} (was {was})")
     return _verdict("new", f"same kind of statement about other values ({was} / {now})")
+
+
+def _one_tool(old: Frame, new: Frame) -> str | None:
+    """The slot both fill with other tools when it holds one at a time (a phone, a main editor); not
+    when the new statement is negated or says it adds."""
+    shared = old.kinds & new.kinds & ONE_TOOL
+    if not shared or new.negative or old.negative or new.additive or not _differ(old, new):
+        return None
+    return min(shared)
 
 
 def _comparable(old: Frame, new: Frame) -> bool:

@@ -52,6 +52,8 @@ FOOD_GROUPS: dict[str, frozenset[str]] = {
     "alcohol": words("alcohol beer wine vodka whisky whiskey gin rum cocktails booze liquor"),
     "coffee": words("coffee espresso latte lattes cappuccino cappuccinos flat_white cold_brew"),
 }
+# the words of FOOD_GROUPS that name a whole group, not one food ("seafood", not "oysters")
+GENERAL_FOODS = words("meat fish seafood dairy eggs alcohol booze liquor coffee honey")
 DIET_EXCLUDES: dict[str, tuple[str, ...]] = {
     "vegetarian": ("meat", "fish"),
     "vegan": ("meat", "fish", "dairy", "eggs", "honey"),
@@ -98,7 +100,7 @@ TECH_SLOTS: dict[str, str] = _slots(
         "os": "linux macos mac windows ubuntu arch fedora debian nixos",
         "shell": "bash zsh fish powershell nushell",
         "browser": "chrome firefox safari brave arc edge vivaldi opera",
-        "phone": "iphone android pixel samsung",
+        "phone": "iphone android pixel samsung oneplus xiaomi huawei motorola nokia fairphone",
         "database": "postgres postgresql mysql sqlite mongodb redis mariadb",
         "cloud": "aws gcp azure heroku vercel netlify",
         "js_package_manager": "npm yarn pnpm",
@@ -107,7 +109,7 @@ TECH_SLOTS: dict[str, str] = _slots(
         "programming_language": "python javascript typescript java kotlin go golang rust ruby php swift c# c++ "
         "scala elixir haskell",
         "containers": "kubernetes docker podman",
-        "notes_app": "notion obsidian evernote logseq",
+        "notes_app": "notion obsidian evernote logseq joplin onenote",
         "music_app": "spotify tidal deezer",
     }
 )

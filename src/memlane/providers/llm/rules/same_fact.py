@@ -8,9 +8,12 @@ names. A different value in the same slot is *not* the same fact: that is a cont
 
 from __future__ import annotations
 
+import re
+
 from memlane.model.candidate import SameFact
 from memlane.providers.llm.rules import roles
 from memlane.providers.llm.rules.compare import (
+    content_words,
     negated,
     number_set,
     proper_nouns,
@@ -19,9 +22,14 @@ from memlane.providers.llm.rules.compare import (
     same_subject,
     same_value,
     similarity,
+    statement,
+    stem,
 )
+from memlane.providers.llm.rules.frames import LIGHT, STANCE
 
 THRESHOLD = 0.7
+# "prefers A over B" says B is liked less: "hates B" says the same
+_OVER = re.compile(r"\bprefer\w*\s+.+?\s+(?:over|to|rather than|instead of)\s+(?P<b>[^.,;]+)", re.IGNORECASE)
 # categories specific enough that a mismatch means a different fact; the rest are compatible
 _SPECIFIC = frozenset({"Finance", "Budget", "Health", "Education", "Travel", "Work", "Goals"})
 _COMPATIBLE = {frozenset({"Finance", "Budget"})}
@@ -37,7 +45,24 @@ def _category_clash(a: str | None, b: str | None) -> bool:
     return frozenset({a, b}) not in _COMPATIBLE
 
 
+def liked_less(existing: str, candidate: str) -> str | None:
+    """"prefers email over phone calls" / "hates phone calls": the negative one is about the thing the
+    comparative one likes less."""
+    neg, pos = (existing, candidate) if negated(existing) else (candidate, existing)
+    m = _OVER.search(pos)
+    if m is None:
+        return None
+    thing = read(neg).words - STANCE - LIGHT
+    return m.group("b") if thing and thing <= content_words(m.group("b")) else None
+
+
+def _parts(words: frozenset[str]) -> frozenset[str]:
+    """A compound read as its parts: "left-handed" says "left" and "hand" ("writes with their left hand")."""
+    return frozenset(stem(p) for w in words for p in w.split("-") if p)
+
+
 def same_fact(existing: str, candidate: str, category: str | None = None) -> SameFact:
+    existing, candidate = statement(existing), statement(candidate)
     if _normal(existing) == _normal(candidate):
         return SameFact(same_fact=True, reason="identical after normalisation")
     old, new = read(existing), read(candidate)
@@ -57,6 +82,8 @@ def same_fact(existing: str, candidate: str, category: str | None = None) -> Sam
             reason=f"same slot {old.key or old.slot}, different value: {old.value!r} vs {new.value!r}",
         )
     if negated(existing) != negated(candidate):
+        if (b := liked_less(existing, candidate)) is not None:
+            return SameFact(same_fact=True, reason=f"both like {b} less")
         return SameFact(same_fact=False, reason="one states the negation of the other")
     old_numbers, new_numbers = number_set(existing), number_set(candidate)
     if old_numbers and new_numbers and old_numbers != new_numbers:
@@ -64,7 +91,7 @@ def same_fact(existing: str, candidate: str, category: str | None = None) -> Sam
     old_names, new_names = proper_nouns(existing), proper_nouns(candidate)
     if old_names and new_names and not old_names & new_names:
         return SameFact(same_fact=False, reason="different names or places")
-    score = similarity(old.words, new.words)
+    score = similarity(_parts(old.words), _parts(new.words))
     if score >= THRESHOLD:
         return SameFact(same_fact=True, reason=f"content-word overlap {score:.0%}")
     return SameFact(same_fact=False, reason=f"content-word overlap {score:.0%} below {THRESHOLD:.0%}")
