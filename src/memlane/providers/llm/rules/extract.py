@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from memlane.model.candidate import Candidate, ChatMessage, Extraction
 from memlane.providers.llm.rules import correction, filters, intro, subject, table
-from memlane.providers.llm.rules.build import apply, candidate
+from memlane.providers.llm.rules.build import apply, candidate, subject_key
 from memlane.providers.llm.rules.context import Registry, build
 from memlane.providers.llm.rules.facts import USER, Clause, Fact, Subject
 from memlane.providers.llm.rules.helpers import MONEY, strip_past_time
@@ -65,8 +65,10 @@ def _register(registry: Registry, fact: Fact, who: Subject) -> None:
         registry.add(fact.value, fact.entities[0])
 
 
-def facts_in(text: str, registry: Registry) -> tuple[list[tuple[Fact, Subject]], list[str]]:
-    """Facts stated in one message and the reasons the other clauses were skipped."""
+def facts_in(text: str, registry: Registry, statements: list[tuple[str, Fact | None, Subject]] | None = None,
+             ) -> tuple[list[tuple[Fact, Subject]], list[str]]:
+    """Facts stated in one message and the reasons the other clauses were skipped. ``statements`` (when
+    given) receives every clause that is a statement, with the fact read from it or None."""
     text = _prepare(text)
     career = bool(_CAREER.search(text))
     text = _CAREER.sub("", text)
@@ -100,15 +102,19 @@ def facts_in(text: str, registry: Registry) -> tuple[list[tuple[Fact, Subject]],
             parsed = subject.parse(part, registry.known, registry.last)
             if parsed is None and as_written is None:
                 reasons.append("no_fact")
+                if statements is not None:
+                    statements.append((part, None, USER))
                 continue
             clause = Clause(parsed.text, parsed.subject, career) if parsed else Clause(part)
             fact = as_written or apply(clause)  # a row that reads the clause as written knows its subject
             if fact is not None and _PLACEHOLDER.search(fact.text):  # "I hate the stuff": says nothing alone
                 fact = None
+            who = (fact and fact.subject) or (USER if fact is as_written else clause.subject)
+            if statements is not None:
+                statements.append((part, fact, who))
             if fact is None:
                 reasons.append("no_fact")
                 continue
-            who = fact.subject or (USER if fact is as_written else clause.subject)
             found.append((fact, who))
             _register(registry, fact, who)
     return found, reasons
@@ -128,6 +134,25 @@ def _reason(reasons: Sequence[str], text: str) -> str:
     return _NO_FACT
 
 
+def _updates(statements: Sequence[tuple[str, Fact | None, Subject]], existing: Sequence[str], registry: Registry,
+             corrects: bool) -> list[tuple[Fact | None, Candidate]]:
+    """Stored memories the statements give a new value (``updates.py``), with the fact each replaces.
+    A clause whose rule found a keyed fact is left to that fact."""
+    if not existing:
+        return []
+    # imported here: updates reads values with the judge's word lists, whose modules import this one
+    from memlane.providers.llm.rules import updates
+
+    out: list[tuple[Fact | None, Candidate]] = []
+    for part, fact, who in statements:
+        if fact is not None and subject_key(fact.key, who):
+            continue
+        summary = updates.propose(part, existing, registry.known)
+        if summary is not None:
+            out.append((fact, updates.candidate(summary, corrects)))
+    return out
+
+
 def extract(messages: Sequence[ChatMessage], existing: Sequence[str] = ()) -> Extraction:
     users = [i for i, m in enumerate(messages) if m.role == "user"]
     if not users:
@@ -135,13 +160,18 @@ def extract(messages: Sequence[ChatMessage], existing: Sequence[str] = ()) -> Ex
     last = messages[users[-1]].content or ""
     earlier = [messages[i].content or "" for i in users[:-1]]
     registry = build([*existing, *(_prepare(t) for t in earlier)])
-    found, reasons = facts_in(last, registry)
-    if not found and earlier and correction.is_correction(last):
+    statements: list[tuple[str, Fact | None, Subject]] = []
+    found, reasons = facts_in(last, registry, statements)
+    corrects = correction.is_correction(last)
+    updated = _updates(statements, existing, registry, corrects)
+    if updated:  # an unkeyed fact of a clause that updates a stored memory is that update, said loosely
+        found = [(fact, who) for fact, who in found if not any(fact is f for f, _ in updated)]
+    elif not found and earlier and corrects:
         found = correction.rebuild(last, earlier, lambda turn: facts_in(turn, build(existing))[0])
     important = bool(_IMPORTANT.search(last))
-    tags = ["correction"] if correction.is_correction(last) else []
-    out: list[Candidate] = []
-    seen: set[str] = set()
+    tags = ["correction"] if corrects else []
+    out: list[Candidate] = [cand for _, cand in updated]
+    seen: set[str] = {c.key or c.summary.lower() for c in out}
     for fact, who in found:
         cand = candidate(fact, who, important, tags)
         marker = cand.key or cand.summary.lower()
