@@ -57,11 +57,14 @@ def _prepare(text: str) -> str:
     return _ABOUT_ME.sub("I am ", _LOWER_I.sub("I", expand_contractions(clean(text))))  # "About me: 29, ..."
 
 
-def _register(registry: Registry, fact: Fact, who: Subject) -> None:
-    if who.kind in ("pet", "relation") and who.name:
+def _register(registry: Registry, fact: Fact | None, who: Subject) -> None:
+    """Who a clause was about, so a later ``she`` or ``Ava`` in the same message is that someone."""
+    if who.kind in ("pet", "relation") and not who.name:
+        registry.last = who  # "my wife can't handle spicy food ... she is allergic to shellfish"
+    elif who.kind in ("pet", "relation") and who.name:
         registry.known[who.name.lower()] = who
         registry.last = who
-    elif fact.key and fact.key.startswith("profile:pet:") and len(fact.entities) == 1:
+    elif fact and fact.key and fact.key.startswith("profile:pet:") and len(fact.entities) == 1:
         registry.add(fact.value, fact.entities[0])
 
 
@@ -109,14 +112,14 @@ def facts_in(text: str, registry: Registry, statements: list[tuple[str, Fact | N
             fact = as_written or apply(clause)  # a row that reads the clause as written knows its subject
             if fact is not None and _PLACEHOLDER.search(fact.text):  # "I hate the stuff": says nothing alone
                 fact = None
-            who = (fact and fact.subject) or (USER if fact is as_written else clause.subject)
+            who = (fact and fact.subject) or (USER if fact is not None and fact is as_written else clause.subject)
             if statements is not None:
                 statements.append((part, fact, who))
+            _register(registry, fact, who)
             if fact is None:
                 reasons.append("no_fact")
                 continue
             found.append((fact, who))
-            _register(registry, fact, who)
     return found, reasons
 
 

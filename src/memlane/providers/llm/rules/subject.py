@@ -164,6 +164,9 @@ def _possessed(text: str) -> tuple[tuple[str, str, bool], str | None, str] | Non
         ):
             names.append(tokens[j].strip(","))
             j += 1
+            if names[-1].endswith("'s"):  # "my sister Aoife's wedding is ...": what is hers
+                names[-1] = names[-1][:-2]
+                return found, " ".join(names), "'s " + " ".join(tokens[j:])
         rest = " ".join(tokens[j:])
         return (found, " ".join(names) or None, rest) if rest else None
     return None

@@ -164,11 +164,15 @@ _TAILS = (
 
 def _variants(text: str) -> list[str]:
     out = [text.strip().rstrip(".!")]
-    for tail in _TAILS:
-        cut = tail.sub("", out[-1]).strip()
-        while cut and cut != out[-1]:
-            out.append(cut)
-            cut = tail.sub("", cut).strip()
+    changed = True
+    while changed:  # "started at X on Monday after four years at Y": cut "after ...", then "on Monday"
+        changed = False
+        for tail in _TAILS:
+            cut = tail.sub("", out[-1]).strip()
+            while cut and cut != out[-1]:
+                out.append(cut)
+                changed = True
+                cut = tail.sub("", cut).strip()
     return out
 
 

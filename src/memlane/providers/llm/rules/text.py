@@ -50,6 +50,7 @@ _CLAUSE_BREAK = re.compile(
     r"\s*,\s*(?:(?:and|but|so|plus|though|also)\s+)?(?=" + _SUBJECT_START + r")"
     r"|\s+(?:and|but|so|plus|although|though|while|whereas|-)\s+(?=" + _SUBJECT_START + r")"
     r"|\s*,\s*(?=(?:so|because|since|but|though|although)\s)"
+    r"|\s*,\s*(?:(?:and|but|so)\s+)?(?=(?:he|she|they) (?:is|are|was|were|has|have|turned|just)\b)"  # ", she is 5"
     r"|\s*,?\s+and\s+(?=(?:now |then |also |recently |later |still )?(?:became|work|worked|started|moved|live|"
     r"lived|got|love|hate|speak|study|teach|quit|joined|switched|adopted|decided)\b)"
     r"|\s*,\s*(?=(?:(?:should|shall|can|could|would|will|do|does|did|is|are|am)\s+(?:I|you|we|it|he|she|they|"
