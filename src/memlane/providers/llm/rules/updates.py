@@ -35,7 +35,7 @@ from memlane.providers.llm.rules.values import Value, read_values
 TAG = "update"
 _I = re.IGNORECASE
 _NOT_YET = re.compile(  # planned, wished or conditional: not true yet
-    r"\b(?:will|going to|gonna|wants? to|plans? to|planning to|hope to|hoping to|about to|might|may|could|would|"
+    r"\b(?:will|going to|gonna|wants? to|plans? to|planning to|hope to|hoping to|about to|might|(?-i:may)|could|would|"
     r"should|if|unless|tomorrow|next (?:week|month|year|time)|thinking of|considering)\b", _I)
 _NEGATED = re.compile(r"\b(?:not|never|no longer|n't|no)\b(?!\s+(?:the\s+)?(?:\d|[a-z]+(?:st|nd|rd|th)\b))", _I)
 # a new name in a stored memory needs a word that says it replaced the old one
@@ -193,7 +193,7 @@ def _one_update(clause: str, summary: str, who: Who) -> Update | None:
         if new.kind == "name" and not (_NAME_CHANGE.search(clause) or old.text.lower() in clause.lower()):
             continue
         by_unit = (new.kind == "num" and "" not in (new.unit, old.unit) and not new.unit.startswith("count:")
-                   and bool(new.period) and new.period == old.period and who.kind == "user")
+                   and bool(new.period) and new.period == old.period and who.kind in ("user", _UNSAID.kind))
         if not (shared or by_subject or (by_unit and _CHANGE.search(clause))):
             continue
         pairs.append((new, old))

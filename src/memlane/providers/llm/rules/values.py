@@ -103,13 +103,13 @@ def read_values(text: str, skip_names: frozenset[str] = frozenset()) -> list[Val
         n = float(NUMBER_WORDS[raw]) if raw in NUMBER_WORDS else float(raw.replace(",", ""))
         unit_end = m.end()
         if not m.group("glued") and _next_word(text, m.end()) in _UNIT_KIND:  # "25 km a week"
-            unit_end = _TOKEN.search(text, m.end()).end()  # type: ignore[union-attr]
+            unit_end = m.end() + len(re.match(r"\s*[\w%]+", text[m.end():]).group(0))  # type: ignore[union-attr]
         period = _PERIOD.match(text[unit_end:])
         found.append(Value("num", _number_unit(text, m), m.group("n"), m.start("n"), m.end("n"), n,
                            period.group(1).lower() if period else "", unit_end=unit_end))
         taken.append(m.span())
     for m in _NAME.finditer(text):
-        name = m.group(1).removesuffix("'s")
+        name = m.group(1).rstrip(".").removesuffix("'s")
         low = name.lower()
         if (_overlaps(m.start(), m.end(), taken) or low in skip_names or low.startswith("user")
                 or low.split()[0] in NOT_NAMES or low in MONTHS or name == "I"):
