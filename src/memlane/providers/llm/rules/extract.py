@@ -50,11 +50,14 @@ _PLACEHOLDER = re.compile(r"\b(?:the stuff|that stuff|this stuff|the thing|that 
                           re.IGNORECASE)
 
 
-_ABOUT_ME = re.compile(r"\b(?:a (?:little |bit |few things )?about me|about me|quick intro|intro)\s*[:-]\s*", re.I)
+_ABOUT_ME = re.compile(r"\b(?:(?:quick |a )?(?:little |bit |few things )?about me|(?:quick |short |brief )?intro)\s*[:-]\s*"
+                       r"(?P<own>(?:I|my)\b)?", re.I)
 
 
 def _prepare(text: str) -> str:
-    return _ABOUT_ME.sub("I am ", _LOWER_I.sub("I", expand_contractions(clean(text))))  # "About me: 29, ..."
+    # "About me: 29, ..." -> "I am 29, ..."; "quick intro: I'm Haruto, ..." keeps its own subject
+    return _ABOUT_ME.sub(lambda m: m.group("own") or "I am ",
+                         _LOWER_I.sub("I", expand_contractions(clean(text))))
 
 
 def _register(registry: Registry, fact: Fact | None, who: Subject) -> None:

@@ -43,7 +43,7 @@ _WORD = re.compile(r"[a-z]{3,}")
 _STOP = words("""the and for with have has had was were are that this you not but very really just also like about
     from them their they there what when which been being some much many more most into over then than its
     all any our out get got one two now still even too lot lots bit thing things stuff""")
-_FUTURE = re.compile(r"^I am (?:\w+ )?(?:turning|going|about|planning|hoping|getting|starting|leaving|moving)\b"
+_FUTURE = re.compile(r"^I am (?:\w+ )?(?:turning|going|about to|planning|hoping|getting|starting|leaving|moving)\b"
                      r"|\b(?:will|next (?:week|month|year|weekend)|tomorrow|soon)\b", _I)
 _MIN_CONTENT = 3  # the verb and at least two more words that say something
 
