@@ -63,6 +63,15 @@ def test_a_change_without_an_amount_states_nothing() -> None:
     # rent is money with no currency named; a rate is a habit however it is dated
     ("Our rent is 780 a month.", "User's rent is 780 a month."),
     ("I'm swimming about 3 km a week at the moment", "User is swimming about 3 km a week at the moment."),
+    # a rule reads what comes before a trailing elaboration
+    ("to be more specific, I'm a sonographer at Leeds General, mostly obstetrics",
+     "User works as a sonographer at Leeds General."),
 ])
 def test_plain_facts_an_update_builds_on(message: str, wanted: str) -> None:
     assert wanted in summaries(message)
+
+
+def test_a_known_someone_s_possessive_is_theirs() -> None:
+    turns = ["my son Felix's school play is at the town hall", "change of plan, Felix's play is at the church now"]
+    result = extract([ChatMessage(role="user", content=t) for t in turns])
+    assert [c.summary for c in result.candidates] == ["User's son Felix's play is at the church."]

@@ -50,7 +50,7 @@ _VERB_START = re.compile(
     r"^(?:(?:just|recently|finally|also|still|now|currently|really|absolutely|totally|officially)\s+)*"
     r"(?:moved|relocated|live|work|started|got|adopted|love|hate|speak|study|have|had|became|decided|quit|"
     r"joined|passed|finished|graduated|switched|eat|drink|prefer|use|enjoy|turned|bought|booked|"
-    r"signed up|learning|living|working|studying|been|put down|paid|sold|went|made|took|left|ran|tried|"
+    r"signed up|learning|living|working|studying|training|been|put down|paid|sold|went|made|took|left|ran|tried|"
     r"[a-z]{3,}(?<!need)(?<!feed)(?<!seed)(?<!speed)(?<!embed)ed)\b",
     _I,
 )
@@ -125,6 +125,8 @@ def parse(text: str, known: Mapping[str, Subject], last: Subject | None = None) 
     if re.match(r"(?:my|our|one of my)\b", text, _I):
         return Clause(re.sub(r"^our\b", "my", text, flags=_I))
     m = _NAMED_START.match(text)
+    if m and m.group("name").lower().endswith("'s") and m.group("name").lower()[:-2] in known:
+        return Clause("my " + m.group("rest"), known[m.group("name").lower()[:-2]])  # "Elsie's party is ..."
     if m and _is_name(m.group("name")) and _PREDICATE_START.match(m.group("rest")):
         subject = known.get(m.group("name").lower()) or Subject("entity", None, m.group("name"))
         return Clause("I " + deconjugate(m.group("rest")), subject)
