@@ -47,7 +47,7 @@ UPDATES = [
      "User's brother Kenji's graduation is on July 14th in Osaka."),
     # an ordinal with the same noun, a name in the same role: with "now" so the judge reads a change
     (["User's office is on the 3rd floor of the building."], "correction: 4th floor, not 3rd",
-     "User's office is on the 4th floor now of the building."),
+     "User's office is on the 4th floor of the building now."),
     (["User's newsletter is hosted on Substack."], "moved the newsletter over to Buttondown, it's on Buttondown now",
      "User's newsletter is hosted on Buttondown now."),
     # a rate told with the same unit and period, and a change word
@@ -78,6 +78,9 @@ NOT_UPDATES = [
     (["User swims 2 km on Mondays and 3 km on Fridays."], "I swam 4 km today"),
     # the same value again
     (["User's son Idris is 7 years old."], "Idris is 7 and loves dinosaurs"),
+    # a number that says when, not how much; an event told again is another event
+    (["User has known their flatmates for 3 years."], "my flatmates threw me a party for my 30th, 2 years ago"),
+    (["User ran their second half marathon in Cardiff."], "I ran my third half marathon, this time in Bath"),
     # two stored memories fit as well as each other
     (["User's gym costs 30 pounds a month.", "User's gym bag cost 30 pounds."], "the gym is 35 pounds now"),
 ]

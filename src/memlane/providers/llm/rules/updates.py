@@ -49,6 +49,7 @@ _EPISODE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")  # "On 2026-03-25 (W13) we discu
 _POSSESSIVE = re.compile(r"\b([\w-]+)'s\b")
 _LEAD = re.compile(r"^(?:(?:my|our|the)\s+)?(?:(?:little|baby|older|younger|big|best|old)\s+)?([\w-]+)(?:\s+([\w-]+))?",
                    _I)
+_CLAUSE_END = re.compile(r",|;| - | and | but | because | so |\.?$")
 _FIRST_PERSON = re.compile(r"\b(?:I|my|me|mine|we|our|us)\b", _I)
 _UNSAID = Who("unsaid")  # "the wedding's june 27th": whose, the clause does not say
 _GENERIC = frozenset(stem(w) for w in words("time thing things stuff people way day days life home work job today "
@@ -165,38 +166,42 @@ def _substitute(summary: str, old: Value, new: Value, clause: str) -> str:
     at = old.start + len(text)
     updated = summary[:old.start] + text + summary[end:]
     if new.kind in ("name", "ordinal") and not re.search(r"\bnow\b", summary, _I):
-        # "now" after the new value (an ordinal's after its noun: "on the 6th floor now"), so the judge reads
-        # a change of one value and not a second fact
-        if old.kind == "ordinal" and (m := re.match(r"\s+[\w-]+", updated[at:])):
-            at += m.end()
+        # "now" where the new value's clause ends ("on the 6th floor now and there is no lift"), so the judge
+        # reads a change of one value and not a second fact
+        end = _CLAUSE_END.search(updated, at)
+        at = end.start() if end else len(updated)
         updated = updated[:at] + " now" + updated[at:]
     return updated
 
 
-def _one_update(clause: str, summary: str, who: Who) -> Update | None:
-    stored = read(summary)
-    if not _same_subject(who, stored.who):
-        return None
-    skip = frozenset(n for n in (stored.who.name,) if n)
-    old_values = read_values(summary, skip)
-    new_values = read_values(clause, skip | frozenset(known_name for known_name in (who.name,) if known_name))
-    if not old_values or not new_values:
-        return None
-    shared = (frame(summary).words & frame(clause).words) - _GENERIC
-    by_subject = who.kind not in ("user", _UNSAID.kind)
-    pairs: list[tuple[Value, Value]] = []
+def _pairs(clause: str, new_values: list[Value], old_values: list[Value]) -> list[tuple[Value, Value]]:
+    """(new, old): each clause value that fits exactly one stored value and differs from it."""
+    pairs = []
     for new in new_values:
         targets = [old for old in old_values if _compatible(new, old)]
         if len(targets) != 1 or _is_old(new, targets[0]):
             continue
-        old = targets[0]
-        if new.kind == "name" and not (_NAME_CHANGE.search(clause) or old.text.lower() in clause.lower()):
+        if new.kind == "name" and not (_NAME_CHANGE.search(clause) or targets[0].text.lower() in clause.lower()):
             continue
-        by_unit = (new.kind == "num" and "" not in (new.unit, old.unit) and not new.unit.startswith("count:")
-                   and bool(new.period) and new.period == old.period and who.kind in ("user", _UNSAID.kind))
-        if not (shared or by_subject or (by_unit and _CHANGE.search(clause))):
-            continue
-        pairs.append((new, old))
+        pairs.append((new, targets[0]))
+    return pairs
+
+
+def _one_update(clause: str, values: list[Value], summary: str, who: Who) -> Update | None:
+    stored = read(summary)
+    if not _same_subject(who, stored.who) or frame(summary).past:  # an event told again is another event
+        return None
+    names = {n for n in (stored.who.name, who.name) if n}
+    old_values = [v for v in read_values(summary) if v.text.lower() not in names]
+    pairs = _pairs(clause, [v for v in values if v.text.lower() not in names], old_values)
+    if not pairs:
+        return None
+    shared = (frame(summary).words & frame(clause).words) - _GENERIC  # only now: reading the clause costs
+    by_subject = who.kind not in ("user", _UNSAID.kind)
+    if not (shared or by_subject):  # a rate in the same unit and period, said to have changed, names it too
+        pairs = [(new, old) for new, old in pairs
+                 if new.kind == "num" and "" not in (new.unit, old.unit) and not new.unit.startswith("count:")
+                 and bool(new.period) and new.period == old.period and _CHANGE.search(clause)]
     if len({(old.start, new.number if new.kind != "name" else new.text.lower()) for new, old in pairs}) != 1:
         return None  # no new value, or two: which one is meant is a guess
     new, old = pairs[0]
@@ -209,9 +214,12 @@ def propose(clause: str, existing: Sequence[str], known: Mapping[str, Subject]) 
     names no stored memory, or more than one fits as well."""
     if _NOT_YET.search(clause) or _NEGATED.search(clause):
         return None
+    values = read_values(clause)
+    if not values:
+        return None
     who = _who(clause, known)
     found = [u for s in dict.fromkeys(existing)
-             if s.startswith("User") and not _EPISODE.search(s) and (u := _one_update(clause, s, who))]
+             if s.startswith("User") and not _EPISODE.search(s) and (u := _one_update(clause, values, s, who))]
     if not found:
         return None
     best = max(u.anchor for u in found)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from memlane.providers.llm.rules.frame_data import DATA
 from memlane.providers.llm.rules.helpers import DATE
@@ -77,8 +78,9 @@ def _overlaps(start: int, end: int, taken: list[tuple[int, int]]) -> bool:
     return any(start < b and a < end for a, b in taken)
 
 
-def read_values(text: str, skip_names: frozenset[str] = frozenset()) -> list[Value]:
-    """Every typed value of ``text`` in order; ``skip_names`` (lowercase) are not values (the subject)."""
+@lru_cache(maxsize=4096)
+def read_values(text: str) -> list[Value]:
+    """Every typed value of ``text`` in order (cached: the stored summaries come back turn after turn)."""
     found: list[Value] = []
     taken: list[tuple[int, int]] = []
     for m in DATE.finditer(text):
@@ -101,6 +103,8 @@ def read_values(text: str, skip_names: frozenset[str] = frozenset()) -> list[Val
             continue
         raw = m.group("n").lower()
         n = float(NUMBER_WORDS[raw]) if raw in NUMBER_WORDS else float(raw.replace(",", ""))
+        if re.match(r"\s*(?:\w+\s+)?ago\b", text[m.end():], re.IGNORECASE):
+            continue  # "ten years ago": when, not how much
         unit_end = m.end()
         if not m.group("glued") and _next_word(text, m.end()) in _UNIT_KIND:  # "25 km a week"
             unit_end = m.end() + len(re.match(r"\s*[\w%]+", text[m.end():]).group(0))  # type: ignore[union-attr]
@@ -111,7 +115,7 @@ def read_values(text: str, skip_names: frozenset[str] = frozenset()) -> list[Val
     for m in _NAME.finditer(text):
         name = m.group(1).rstrip(".").removesuffix("'s")
         low = name.lower()
-        if (_overlaps(m.start(), m.end(), taken) or low in skip_names or low.startswith("user")
+        if (_overlaps(m.start(), m.end(), taken) or low.startswith("user")
                 or low.split()[0] in NOT_NAMES or low in MONTHS or name == "I"):
             continue
         found.append(Value("name", "", name, m.start(), m.start() + len(name), before=_word_before(text, m.start())))
