@@ -63,6 +63,8 @@ def test_a_change_without_an_amount_states_nothing() -> None:
     # rent is money with no currency named; a rate is a habit however it is dated
     ("Our rent is 780 a month.", "User's rent is 780 a month."),
     ("I'm swimming about 3 km a week at the moment", "User is swimming about 3 km a week at the moment."),
+    # a pet named with a pronoun, details after it
+    ("he's a whippet called Dart, 3 and very lazy", "User has a whippet named Dart."),
     # a rule reads what comes before a trailing elaboration
     ("to be more specific, I'm a sonographer at Leeds General, mostly obstetrics",
      "User works as a sonographer at Leeds General."),

@@ -50,6 +50,9 @@ UPDATES = [
      "User's office is on the 4th floor of the building now."),
     (["User's newsletter is hosted on Substack."], "moved the newsletter over to Buttondown, it's on Buttondown now",
      "User's newsletter is hosted on Buttondown now."),
+    # a habit told in the past tense with a period is no one-off event
+    (["User set aside 200 pounds a month for the holiday fund."], "bumped the holiday fund to 250 pounds a month",
+     "User set aside 250 pounds a month for the holiday fund."),
     # a rate told with the same unit and period, and a change word
     (["User cycles about 60 km a week."], "pushing it a bit, doing 90 km a week these days",
      "User cycles about 90 km a week."),

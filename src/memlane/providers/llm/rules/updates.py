@@ -189,11 +189,13 @@ def _pairs(clause: str, new_values: list[Value], old_values: list[Value]) -> lis
 
 def _one_update(clause: str, values: list[Value], summary: str, who: Who) -> Update | None:
     stored = read(summary)
-    if not _same_subject(who, stored.who) or frame(summary).past:  # an event told again is another event
+    if not _same_subject(who, stored.who):
         return None
     names = {n for n in (stored.who.name, who.name) if n}
     old_values = [v for v in read_values(summary) if v.text.lower() not in names]
     pairs = _pairs(clause, [v for v in values if v.text.lower() not in names], old_values)
+    if frame(summary).past:  # an event told again is another event; "put 250 a month into" is a habit
+        pairs = [(new, old) for new, old in pairs if old.period]
     if not pairs:
         return None
     shared = (frame(summary).words & frame(clause).words) - _GENERIC  # only now: reading the clause costs
