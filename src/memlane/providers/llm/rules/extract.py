@@ -115,8 +115,8 @@ def facts_in(text: str, registry: Registry, statements: list[tuple[str, Fact | N
             fact = as_written or apply(clause)  # a row that reads the clause as written knows its subject
             if (fact is None or "statement" in fact.tags) and ", " in clause.text:
                 # "I am a radiographer at St Mary's, mostly CT scans": a rule reads it before the elaboration
-                head = apply(Clause(clause.text.split(", ")[0], clause.subject, clause.career_change))
-                fact = head if head is not None and "statement" not in head.tags else fact
+                first = apply(Clause(clause.text.split(", ")[0], clause.subject, clause.career_change))
+                fact = first if first is not None and "statement" not in first.tags else fact
             if fact is not None and _PLACEHOLDER.search(fact.text):  # "I hate the stuff": says nothing alone
                 fact = None
             who = (fact and fact.subject) or (USER if fact is not None and fact is as_written else clause.subject)

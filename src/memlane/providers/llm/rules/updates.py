@@ -76,13 +76,13 @@ def _who(clause: str, known: Mapping[str, Subject]) -> Who:
     for m in _POSSESSIVE.finditer(clause):
         if found := person(m.group(1)):
             return found
-    if m := _LEAD.match(clause):
-        for word in (m.group(1), m.group(2) or ""):
+    if lead := _LEAD.match(clause):
+        for word in (lead.group(1), lead.group(2) or ""):
             if word and (found := person(word)):
-                named = person(m.group(2)) if m.group(2) and word == m.group(1) else None
+                named = person(lead.group(2)) if lead.group(2) and word == lead.group(1) else None
                 if found.kind != "entity" and named and named.name:
                     found = Who(found.kind, found.noun, named.name)
-                rest = clause[m.end():]
+                rest = clause[lead.end():]
                 return Who() if _FIRST_PERSON.search(rest) else found
             if word.lower() not in ("my", "our"):
                 break
@@ -168,8 +168,8 @@ def _substitute(summary: str, old: Value, new: Value, clause: str) -> str:
     if new.kind in ("name", "ordinal") and not re.search(r"\bnow\b", summary, _I):
         # "now" where the new value's clause ends ("on the 6th floor now and there is no lift"), so the judge
         # reads a change of one value and not a second fact
-        end = _CLAUSE_END.search(updated, at)
-        at = end.start() if end else len(updated)
+        stop = _CLAUSE_END.search(updated, at)
+        at = stop.start() if stop else len(updated)
         updated = updated[:at] + " now" + updated[at:]
     return updated
 
