@@ -74,6 +74,7 @@ NOT_UPDATES = [
     (["User takes 25 mg of sertraline every day."], "the psychiatrist wants to raise the sertraline to 50mg"),
     (["User's rent is 1,400 a month."], "if the landlord puts my rent up to 1,600 we will move"),
     (["User takes 25 mg of sertraline every day."], "my psychiatrist did not raise the sertraline to 50mg"),
+    (["User spends about 80 dollars a week on groceries."], "I decided to get my groceries down to 60 dollars a week"),
     # a word in common, but a value of another kind or role
     (["User's thesis defence is on April 9th."], "3 people from my lab are coming to the thesis defence"),
     (["User's newsletter is hosted on Substack."], "wrote a newsletter issue about Lisbon"),
