@@ -65,6 +65,9 @@ def test_a_change_without_an_amount_states_nothing() -> None:
     ("I'm swimming about 3 km a week at the moment", "User is swimming about 3 km a week at the moment."),
     # a pet named with a pronoun, details after it
     ("he's a whippet called Dart, 3 and very lazy", "User has a whippet named Dart."),
+    # a leading "before I turn 50" is the goal's deadline
+    ("By the time I retire I want to have sailed to the Azores.",
+     "User wants to have sailed to the Azores by the time they retire."),
     # a rule reads what comes before a trailing elaboration
     ("to be more specific, I'm a sonographer at Leeds General, mostly obstetrics",
      "User works as a sonographer at Leeds General."),

@@ -46,6 +46,12 @@ _CHANGED_TO = re.compile(
     rf"(?P<amount>{MONEY.pattern})(?: a month| per month| a year| now)*$",
     re.IGNORECASE,
 )
+# "Before I turn 40 I want to climb Kilimanjaro" -> "I want to climb Kilimanjaro before I turn 40"
+_LEADING_WHEN = re.compile(
+    r"^(?P<when>(?:before|by the time|once|after) I (?:turn|hit|reach|retire|graduate|finish|am|have)\b.*?)"
+    r",? (?P<main>I (?:want|would like|would love|plan|hope|intend|aim|am going|will|have to|need)\b.+)$",
+    re.IGNORECASE,
+)
 _PLACEHOLDER = re.compile(r"\b(?:the stuff|that stuff|this stuff|the thing|that thing|it|that|this|them|those)\s*$",
                           re.IGNORECASE)
 
@@ -82,6 +88,8 @@ def facts_in(text: str, registry: Registry, statements: list[tuple[str, Fact | N
     reasons: list[str] = []
     for sentence, terminator in sentences(text):
         sentence = _CHANGED_TO.sub(r"my \g<thing> is \g<amount>", sentence)
+        sentence = _LEADING_WHEN.sub(lambda m: f"{m.group('main')} {m.group('when')[0].lower()}{m.group('when')[1:]}",
+                                     sentence)
         parts = [p for c in clauses(_APPOSITIVE.sub(r"\1, I am \2", sentence)) for p in intro.expand(c)]
         if terminator == "?" and len(parts) == 1 and ", " in sentence:
             # "I'm vegan, is honey ok?": a statement, then the question

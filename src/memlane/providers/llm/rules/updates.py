@@ -34,9 +34,10 @@ from memlane.providers.llm.rules.values import Value, read_values
 
 TAG = "update"
 _I = re.IGNORECASE
-_NOT_YET = re.compile(  # planned, wished or conditional: not true yet
-    r"\b(?:will|going to|gonna|wants? to|decided to|intends? to|aims? to|trying to|plans? to|planning to|hope to|hoping to|about to|might|(?-i:may)|could|would|"
-    r"should|if|unless|tomorrow|next (?:week|month|year|time)|thinking of|considering)\b", _I)
+_NOT_YET = re.compile(  # planned, decided, wished or conditional: not true yet
+    r"\b(?:will|going to|gonna|wants? to|decided to|intends? to|aims? to|trying to|plans? to|planning to|hope to|"
+    r"hoping to|about to|might|(?-i:may)|could|would|should|if|unless|tomorrow|next (?:week|month|year|time)|"
+    r"thinking of|considering)\b", _I)
 _NEGATED = re.compile(r"\b(?:not|never|no longer|n't|no)\b(?!\s+(?:the\s+)?(?:\d|[a-z]+(?:st|nd|rd|th)\b))", _I)
 # a new name in a stored memory needs a word that says it replaced the old one
 _NAME_CHANGE = re.compile(
