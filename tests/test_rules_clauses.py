@@ -24,6 +24,11 @@ def summaries(message: str) -> list[str]:
     ("hello - I'm Wren - I restore old furniture and I have a greyhound called Pip",
      ["User's name is Wren.", "User has a greyhound named Pip."]),
     ("I'm a 61-year-old farmer living in Cumbria", ["User lives in Cumbria."]),
+    # an intro marker before the user's own "I'm ...", and items joined by "and" before a gerund
+    ("hiya, short intro: I'm Bartek, 29, based in Gdynia and working as a welder",
+     ["User's name is Bartek.", "User is 29 years old.", "User lives in Gdynia.", "User works as a welder."]),
+    ("A little about me: I'm a tram driver, I'm lactose intolerant, and I have a parrot called Kiwi.",
+     ["User works as a tram driver.", "User has a parrot named Kiwi."]),
 ])
 def test_each_listed_fact_is_read(message: str, wanted: list[str]) -> None:
     got = summaries(message)
@@ -48,3 +53,30 @@ def test_an_amount_after_a_change_belongs_to_what_changed(message: str, wanted: 
 
 def test_a_change_without_an_amount_states_nothing() -> None:
     assert summaries("prices went up, it is crazy") == []
+
+
+@pytest.mark.parametrize(("message", "wanted"), [
+    # a pronoun after a comma starts its own clause, about whoever the clause before it named
+    ("my nephew Tariq just started school, he's 4", "User's nephew Tariq is 4 years old."),
+    # someone's possessive: what is theirs
+    ("my cousin Ines's wedding is on September 6th in Porto", "User's cousin Ines's wedding is on September 6th in Porto."),
+    # rent is money with no currency named; a rate is a habit however it is dated
+    ("Our rent is 780 a month.", "User's rent is 780 a month."),
+    ("I'm swimming about 3 km a week at the moment", "User is swimming about 3 km a week at the moment."),
+    # a pet named with a pronoun, details after it
+    ("he's a whippet called Dart, 3 and very lazy", "User has a whippet named Dart."),
+    # a leading "before I turn 50" is the goal's deadline
+    ("By the time I retire I want to have sailed to the Azores.",
+     "User wants to have sailed to the Azores by the time they retire."),
+    # a rule reads what comes before a trailing elaboration
+    ("to be more specific, I'm a sonographer at Leeds General, mostly obstetrics",
+     "User works as a sonographer at Leeds General."),
+])
+def test_plain_facts_an_update_builds_on(message: str, wanted: str) -> None:
+    assert wanted in summaries(message)
+
+
+def test_a_known_someone_s_possessive_is_theirs() -> None:
+    turns = ["my son Felix's school play is at the town hall", "change of plan, Felix's play is at the church now"]
+    result = extract([ChatMessage(role="user", content=t) for t in turns])
+    assert [c.summary for c in result.candidates] == ["User's son Felix's play is at the church."]

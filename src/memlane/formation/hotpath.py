@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -15,6 +16,7 @@ from memlane.model.ids import new_id
 from memlane.model.jobs import Job, JobStatus, OpEvent
 from memlane.model.record import utcnow
 from memlane.providers.llm.base import MemoryLLM
+from memlane.providers.llm.rules.lexicon import RELATION_ALIASES
 from memlane.providers.llm.structured import enforce_writing_constraints
 from memlane.storage.base import Backend, WriteBatch
 
@@ -49,10 +51,13 @@ def extract(llm: MemoryLLM, messages: Sequence[ChatMessage], settings: Settings,
 
 def related_memories(backend: Backend, user_id: str, messages: Sequence[ChatMessage], limit: int = 5) -> list[str]:
     """A few stored summaries sharing words with the last user turn (keyword search: no embedding
-    on the hot path)."""
+    on the hot path). A family word is also looked up as summaries write it ("nan" -> "grandmother")."""
     if not messages or messages[-1].role != "user":
         return []
-    hits = backend.keyword_search(user_id, messages[-1].content, live(), limit=limit, shared=True)
+    text = messages[-1].content
+    canonical = {RELATION_ALIASES[w] for w in re.findall(r"[a-z]+", text.lower()) if w in RELATION_ALIASES}
+    query = " ".join([text, *sorted(canonical - {"friend", "children", "child"})])
+    hits = backend.keyword_search(user_id, query, live(), limit=limit, shared=True)
     return [h.record.summary for h in hits]
 
 

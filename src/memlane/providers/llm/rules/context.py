@@ -33,6 +33,7 @@ class Registry:
     last: Subject | None = None
 
     def add(self, noun: str, name: str) -> None:
+        name = name.removesuffix("'s")  # "User's daughter Elsie's party": Elsie
         found = pet_or_relation(noun) or pet_or_relation(noun.split()[-1])
         if found is None or name.lower() in NOT_NAMES:
             return

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from memlane.model.candidate import Candidate, ChatMessage, Extraction
 from memlane.providers.llm.rules import correction, filters, intro, subject, table
-from memlane.providers.llm.rules.build import apply, candidate
+from memlane.providers.llm.rules.build import apply, candidate, subject_key
 from memlane.providers.llm.rules.context import Registry, build
 from memlane.providers.llm.rules.facts import USER, Clause, Fact, Subject
 from memlane.providers.llm.rules.helpers import MONEY, strip_past_time
@@ -46,27 +46,41 @@ _CHANGED_TO = re.compile(
     rf"(?P<amount>{MONEY.pattern})(?: a month| per month| a year| now)*$",
     re.IGNORECASE,
 )
+# "Before I turn 40 I want to climb Kilimanjaro" -> "I want to climb Kilimanjaro before I turn 40"
+_LEADING_WHEN = re.compile(
+    r"^(?P<when>(?:before|by the time|once|after) I (?:turn|hit|reach|retire|graduate|finish|am|have)\b.*?)"
+    r",? (?P<main>I (?:want|would like|would love|plan|hope|intend|aim|am going|will|have to|need)\b.+)$",
+    re.IGNORECASE,
+)
 _PLACEHOLDER = re.compile(r"\b(?:the stuff|that stuff|this stuff|the thing|that thing|it|that|this|them|those)\s*$",
                           re.IGNORECASE)
 
 
-_ABOUT_ME = re.compile(r"\b(?:a (?:little |bit |few things )?about me|about me|quick intro|intro)\s*[:-]\s*", re.I)
+_ABOUT_ME = re.compile(r"\b(?:(?:quick |a )?(?:little |bit |few things )?about me|(?:quick |short |brief )?intro)\s*[:-]\s*"
+                       r"(?P<own>(?:I|my)\b)?", re.I)
 
 
 def _prepare(text: str) -> str:
-    return _ABOUT_ME.sub("I am ", _LOWER_I.sub("I", expand_contractions(clean(text))))  # "About me: 29, ..."
+    # "About me: 29, ..." -> "I am 29, ..."; "quick intro: I'm Haruto, ..." keeps its own subject
+    return _ABOUT_ME.sub(lambda m: m.group("own") or "I am ",
+                         _LOWER_I.sub("I", expand_contractions(clean(text))))
 
 
-def _register(registry: Registry, fact: Fact, who: Subject) -> None:
-    if who.kind in ("pet", "relation") and who.name:
+def _register(registry: Registry, fact: Fact | None, who: Subject) -> None:
+    """Who a clause was about, so a later ``she`` or ``Ava`` in the same message is that someone."""
+    if who.kind in ("pet", "relation") and not who.name:
+        registry.last = who  # "my wife can't handle spicy food ... she is allergic to shellfish"
+    elif who.kind in ("pet", "relation") and who.name:
         registry.known[who.name.lower()] = who
         registry.last = who
-    elif fact.key and fact.key.startswith("profile:pet:") and len(fact.entities) == 1:
+    elif fact and fact.key and fact.key.startswith("profile:pet:") and len(fact.entities) == 1:
         registry.add(fact.value, fact.entities[0])
 
 
-def facts_in(text: str, registry: Registry) -> tuple[list[tuple[Fact, Subject]], list[str]]:
-    """Facts stated in one message and the reasons the other clauses were skipped."""
+def facts_in(text: str, registry: Registry, statements: list[tuple[str, Fact | None, Subject]] | None = None,
+             ) -> tuple[list[tuple[Fact, Subject]], list[str]]:
+    """Facts stated in one message and the reasons the other clauses were skipped. ``statements`` (when
+    given) receives every clause that is a statement, with the fact read from it or None."""
     text = _prepare(text)
     career = bool(_CAREER.search(text))
     text = _CAREER.sub("", text)
@@ -74,6 +88,8 @@ def facts_in(text: str, registry: Registry) -> tuple[list[tuple[Fact, Subject]],
     reasons: list[str] = []
     for sentence, terminator in sentences(text):
         sentence = _CHANGED_TO.sub(r"my \g<thing> is \g<amount>", sentence)
+        sentence = _LEADING_WHEN.sub(lambda m: f"{m.group('main')} {m.group('when')[0].lower()}{m.group('when')[1:]}",
+                                     sentence)
         parts = [p for c in clauses(_APPOSITIVE.sub(r"\1, I am \2", sentence)) for p in intro.expand(c)]
         if terminator == "?" and len(parts) == 1 and ", " in sentence:
             # "I'm vegan, is honey ok?": a statement, then the question
@@ -100,17 +116,25 @@ def facts_in(text: str, registry: Registry) -> tuple[list[tuple[Fact, Subject]],
             parsed = subject.parse(part, registry.known, registry.last)
             if parsed is None and as_written is None:
                 reasons.append("no_fact")
+                if statements is not None:
+                    statements.append((part, None, USER))
                 continue
             clause = Clause(parsed.text, parsed.subject, career) if parsed else Clause(part)
             fact = as_written or apply(clause)  # a row that reads the clause as written knows its subject
+            if (fact is None or "statement" in fact.tags) and ", " in clause.text:
+                # "I am a radiographer at St Mary's, mostly CT scans": a rule reads it before the elaboration
+                first = apply(Clause(clause.text.split(", ")[0], clause.subject, clause.career_change))
+                fact = first if first is not None and "statement" not in first.tags else fact
             if fact is not None and _PLACEHOLDER.search(fact.text):  # "I hate the stuff": says nothing alone
                 fact = None
+            who = (fact and fact.subject) or (USER if fact is not None and fact is as_written else clause.subject)
+            if statements is not None:
+                statements.append((part, fact, who))
+            _register(registry, fact, who)
             if fact is None:
                 reasons.append("no_fact")
                 continue
-            who = fact.subject or (USER if fact is as_written else clause.subject)
             found.append((fact, who))
-            _register(registry, fact, who)
     return found, reasons
 
 
@@ -128,6 +152,25 @@ def _reason(reasons: Sequence[str], text: str) -> str:
     return _NO_FACT
 
 
+def _updates(statements: Sequence[tuple[str, Fact | None, Subject]], existing: Sequence[str], registry: Registry,
+             corrects: bool) -> list[tuple[Fact | None, Candidate]]:
+    """Stored memories the statements give a new value (``updates.py``), with the fact each replaces.
+    A clause whose rule found a keyed fact is left to that fact."""
+    if not existing:
+        return []
+    # imported here: updates reads values with the judge's word lists, whose modules import this one
+    from memlane.providers.llm.rules import updates
+
+    out: list[tuple[Fact | None, Candidate]] = []
+    for part, fact, who in statements:
+        if fact is not None and subject_key(fact.key, who):
+            continue
+        summary = updates.propose(part, existing, registry.known)
+        if summary is not None:
+            out.append((fact, updates.candidate(summary, corrects)))
+    return out
+
+
 def extract(messages: Sequence[ChatMessage], existing: Sequence[str] = ()) -> Extraction:
     users = [i for i, m in enumerate(messages) if m.role == "user"]
     if not users:
@@ -135,13 +178,18 @@ def extract(messages: Sequence[ChatMessage], existing: Sequence[str] = ()) -> Ex
     last = messages[users[-1]].content or ""
     earlier = [messages[i].content or "" for i in users[:-1]]
     registry = build([*existing, *(_prepare(t) for t in earlier)])
-    found, reasons = facts_in(last, registry)
-    if not found and earlier and correction.is_correction(last):
+    statements: list[tuple[str, Fact | None, Subject]] = []
+    found, reasons = facts_in(last, registry, statements)
+    corrects = correction.is_correction(last)
+    updated = _updates(statements, existing, registry, corrects)
+    if updated:  # an unkeyed fact of a clause that updates a stored memory is that update, said loosely
+        found = [(fact, who) for fact, who in found if not any(fact is f for f, _ in updated)]
+    elif not found and earlier and corrects:
         found = correction.rebuild(last, earlier, lambda turn: facts_in(turn, build(existing))[0])
     important = bool(_IMPORTANT.search(last))
-    tags = ["correction"] if correction.is_correction(last) else []
-    out: list[Candidate] = []
-    seen: set[str] = set()
+    tags = ["correction"] if corrects else []
+    out: list[Candidate] = [cand for _, cand in updated]
+    seen: set[str] = {c.key or c.summary.lower() for c in out}
     for fact, who in found:
         cand = candidate(fact, who, important, tags)
         marker = cand.key or cand.summary.lower()

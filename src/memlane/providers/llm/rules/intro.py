@@ -14,7 +14,8 @@ from memlane.providers.llm.rules.lexicon import OCCUPATION_SUFFIXES, OCCUPATIONS
 from memlane.providers.llm.rules.lexicon_world import DEMONYMS, DIETS
 
 _LIST = re.compile(r"^I am (?P<rest>.+?,.+)$")
-_SEPARATOR = re.compile(r"\s*,\s*(?:and\s+)?|\s+-\s+")
+# items: ", ", ", and ", " - ", and " and " before an item that starts with a gerund ("... and working as ...")
+_SEPARATOR = re.compile(r"\s*,\s*(?:and\s+)?|\s+-\s+|\s+and\s+(?=(?:living|working|based|studying)\s)")
 _GERUND = re.compile(r"\s+(?P<verb>living|working|based)\s+(?=in|at|for|as|near|out|from)\b")
 _GERUND_AS = {"living": "I live", "working": "I work", "based": "I am based", "studying": "I study"}
 _VERB_LEAD = re.compile(r"^(?:live|work|study|teach|run|own|have|speak|love|like|play)\b")
@@ -49,7 +50,7 @@ def _part(text: str) -> str | None:
 def expand(clause: str) -> list[str]:
     """The clause split into one clause per listed fact, or the clause itself when it lists none."""
     head = _GERUND.split(clause, maxsplit=1)
-    if len(head) == 3 and re.match(r"I am (?:an? )?\S+", head[0]):  # "I am a nurse living in Leeds"
+    if len(head) == 3 and re.fullmatch(r"I am [^,]+", head[0]):  # "I am a nurse living in Leeds"
         return [*expand(head[0]), f"{_GERUND_AS[head[1]]} {head[2]}"]
     m = _LIST.match(clause)
     if m is None:

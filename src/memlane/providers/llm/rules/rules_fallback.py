@@ -28,10 +28,12 @@ _PASSING = re.compile(
     r"|^I (?:think|guess|suppose|believe|mean|meant|see|know|understand|agree|disagree|hope|wonder|doubt|bet|"
     r"feel like|forgot|remember|need|want|would|could|should|can|cannot|will|was wondering|just wanted|"
     r"have a question|have another question|got it|get it|see what you mean)\b"
-    r"|\b(?:right now|at the moment|this minute|for now)\b"
     r"|\b(?:you|your|this chat|this conversation|the answer|that answer)\b",
     _I,
 )
+_FOR_NOW = re.compile(r"\b(?:right now|at the moment|this minute|for now)\b", _I)
+# a quantity per period is a habit however it is dated: "I am running 25 km a week right now"
+_RATE = re.compile(r"\d[\d,.]*\s*[a-z]*\s+(?:a|an|per|every|each)\s+(?:day|week|month|year|night)\b", _I)
 _PAST = re.compile(
     r"^I (?:just |finally |recently |also )*(?:[a-z]{3,}ed|went|got|made|took|bought|sold|left|met|saw|ran|won|"
     r"lost|found|gave|began|wrote|drove|flew|ate|spent|paid|told|had|did|came|became|broke|caught|built)\b",
@@ -41,13 +43,15 @@ _WORD = re.compile(r"[a-z]{3,}")
 _STOP = words("""the and for with have has had was were are that this you not but very really just also like about
     from them their they there what when which been being some much many more most into over then than its
     all any our out get got one two now still even too lot lots bit thing things stuff""")
-_FUTURE = re.compile(r"^I am (?:\w+ )?(?:turning|going|about|planning|hoping|getting|starting|leaving|moving)\b"
+_FUTURE = re.compile(r"^I am (?:\w+ )?(?:turning|going|about to|planning|hoping|getting|starting|leaving|moving)\b"
                      r"|\b(?:will|next (?:week|month|year|weekend)|tomorrow|soon)\b", _I)
 _MIN_CONTENT = 3  # the verb and at least two more words that say something
 
 
 def statement(c: Clause) -> Fact | None:
     if c.subject.kind != "user" or not _STATEMENT.match(c.text) or _PASSING.search(c.text):
+        return None
+    if _FOR_NOW.search(c.text) and not _RATE.search(c.text):
         return None
     if len([w for w in _WORD.findall(c.text.lower()) if w not in _STOP]) < _MIN_CONTENT:
         return None

@@ -58,6 +58,8 @@ _RENT = re.compile(
     r"|my (?:monthly )?(?P<k2>rent|mortgage)(?: payment| instalment| installment)? is (?P<b>.+))",
     _I,
 )
+_BARE_AMOUNT = re.compile(r"^(?:now |currently |about |around |roughly |only |just )?(\d{1,3}(?:,\d{3})+|\d{2,6})"
+                          r"(?: (?:a|per|each|every) (?:month|week|year)| monthly| now)*$", _I)
 _BUDGET = re.compile(
     r"^my (?:monthly |weekly |yearly |annual |daily |total )?(?P<a>[\w' -]+?)? ?budget(?: for (?P<b>[\w' -]+?))?"
     r" is (?:now |currently |about |around |only |just )?(?P<amt>.+)$",
@@ -158,10 +160,16 @@ def finance(c: Clause) -> Fact | None:
             return Fact(f"finance:loan:{slug(kind)}", amt or kind, c.text, "Finance", 4)
     if (m := _INCOME.match(c.text)) and MONEY.search(m.group("a") or m.group("b") or ""):
         return Fact("finance:income", money(c.text) or "", c.text, "Finance", 4)
-    if (m := _RENT.match(c.text)) and MONEY.search(c.text):
+    # rent is money even with no currency named: "my rent is 950 a month"
+    if (m := _RENT.match(c.text)) and (amount := money(c.text) or _bare_amount(m.group("a") or m.group("b"))):
         kind = (m.group("k1") or m.group("k2")).lower()
-        return Fact(f"finance:{kind}", money(c.text) or "", c.text, "Finance", 4)
+        return Fact(f"finance:{kind}", amount, c.text, "Finance", 4)
     return None
+
+
+def _bare_amount(text: str) -> str | None:
+    m = _BARE_AMOUNT.match(text)
+    return m.group(1) if m else None
 
 
 def budget(c: Clause) -> Fact | None:

@@ -50,11 +50,11 @@ _VERB_START = re.compile(
     r"^(?:(?:just|recently|finally|also|still|now|currently|really|absolutely|totally|officially)\s+)*"
     r"(?:moved|relocated|live|work|started|got|adopted|love|hate|speak|study|have|had|became|decided|quit|"
     r"joined|passed|finished|graduated|switched|eat|drink|prefer|use|enjoy|turned|bought|booked|"
-    r"signed up|learning|living|working|studying|been|put down|paid|sold|went|made|took|left|ran|tried|"
+    r"signed up|learning|living|working|studying|training|been|put down|paid|sold|went|made|took|left|ran|tried|"
     r"[a-z]{3,}(?<!need)(?<!feed)(?<!seed)(?<!speed)(?<!embed)ed)\b",
     _I,
 )
-_PRONOUN_PET = re.compile(rf"^(?:he|she|it) is (?P<what>an? [\w -]+?) (?:named|called) {_NAME}$", _I)
+_PRONOUN_PET = re.compile(rf"^(?:he|she|it) is (?P<what>an? [\w -]+?) (?:named|called) {_NAME}(?:,.*)?$", _I)
 _CALL_ME = re.compile(r"^(?:(?:you can |please |just )?call me|(?:everyone|people|friends) calls? me)\b", _I)
 _FAVOURITE_OF = re.compile(
     rf"^(?P<v>[\w' .-]+?) is {_MY} (?P<adj>(?:all-time |absolute |very )?(?:favou?rite|fave|go-to)) (?P<thing>[\w -]+)$"
@@ -125,6 +125,8 @@ def parse(text: str, known: Mapping[str, Subject], last: Subject | None = None) 
     if re.match(r"(?:my|our|one of my)\b", text, _I):
         return Clause(re.sub(r"^our\b", "my", text, flags=_I))
     m = _NAMED_START.match(text)
+    if m and m.group("name").lower().endswith("'s") and m.group("name").lower()[:-2] in known:
+        return Clause("my " + m.group("rest"), known[m.group("name").lower()[:-2]])  # "Elsie's party is ..."
     if m and _is_name(m.group("name")) and _PREDICATE_START.match(m.group("rest")):
         subject = known.get(m.group("name").lower()) or Subject("entity", None, m.group("name"))
         return Clause("I " + deconjugate(m.group("rest")), subject)
@@ -164,6 +166,9 @@ def _possessed(text: str) -> tuple[tuple[str, str, bool], str | None, str] | Non
         ):
             names.append(tokens[j].strip(","))
             j += 1
+            if names[-1].endswith("'s"):  # "my sister Aoife's wedding is ...": what is hers
+                names[-1] = names[-1][:-2]
+                return found, " ".join(names), "'s " + " ".join(tokens[j:])
         rest = " ".join(tokens[j:])
         return (found, " ".join(names) or None, rest) if rest else None
     return None

@@ -155,7 +155,8 @@ _TAILS = (
     re.compile(r"\s+(?:(?:a couple(?: of)?|a few|\d+|one|two|three|several) (?:days|weeks|months|years) ago|"
                r"(?:this|last|next) (?:week|month|year|weekend)|on (?:monday|tuesday|wednesday|thursday|friday|"
                r"saturday|sunday)|over the (?:weekend|holidays|summer)|at the weekend|yesterday|today|last night|lately|recently|"
-               r"these days|nowadays|now|altogether|anyway)$", re.IGNORECASE),
+               r"these days|nowadays|now|altogether|anyway|(?:at|by) the (?:start|beginning|end) of(?: (?:the|this|last) "
+               r"(?:week|month|year))?|earlier this (?:week|month|year))$", re.IGNORECASE),
     re.compile(r"\s+(?:since|during|after|until|ever since|in (?:january|february|march|april|may|june|july|"
                r"august|september|october|november|december|\d{4})|for (?:a|an|one|two|three|\d+|the past|about|"
                r"almost|over|nearly) ).*$", re.IGNORECASE),
@@ -164,11 +165,15 @@ _TAILS = (
 
 def _variants(text: str) -> list[str]:
     out = [text.strip().rstrip(".!")]
-    for tail in _TAILS:
-        cut = tail.sub("", out[-1]).strip()
-        while cut and cut != out[-1]:
-            out.append(cut)
-            cut = tail.sub("", cut).strip()
+    changed = True
+    while changed:  # "started at X on Monday after four years at Y": cut "after ...", then "on Monday"
+        changed = False
+        for tail in _TAILS:
+            cut = tail.sub("", out[-1]).strip()
+            while cut and cut != out[-1]:
+                out.append(cut)
+                changed = True
+                cut = tail.sub("", cut).strip()
     return out
 
 
