@@ -62,6 +62,7 @@ _SYNONYMS = {
     **dict.fromkeys(words("small little tiny"), "small"),
     **dict.fromkeys(words("big large huge"), "big"),
     **dict.fromkeys(words("wife husband spouse partner"), "spouse"),
+    **dict.fromkeys(words("expire expires expired expiring expiry valid validity"), "expire"),  # "valid until"
     **dict.fromkeys(words("pay pays paid paying payment payments instalment instalments installment"), "pay"),
 }
 _SUFFIXES = ("ings", "ing", "ments", "ment", "ied", "ies", "ed", "es", "ic", "s", "y")

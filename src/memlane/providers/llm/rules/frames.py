@@ -57,7 +57,12 @@ KINDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
 ONE_AT_A_TIME = _stems(_DATA["one_at_a_time"])
 ONE_TOOL = plain("one_at_a_time_tools")
 WISHES = _stems(_DATA["wishes"])
-EXCLUSIVE: dict[str, frozenset[str]] = {k: frozenset(v.split()) for k, v in _DATA["exclusive"].items()}
+# a member of two words ("dark_mode") is matched on a pair of tokens
+EXCLUSIVE: dict[str, frozenset[str]] = {
+    k: frozenset(w.replace("_", " ") for w in v.split()) for k, v in _DATA["exclusive"].items()}
+ONE_WORD = plain("one_at_a_time_words")
+TITLE_VERBS: dict[str, frozenset[str]] = {k: frozenset(v.split()) for k, v in _DATA["habit_titles"].items()}
+_MEMBERS = frozenset().union(*(members for _, members in KINDS.values()))
 OPPOSITES: frozenset[frozenset[str]] = frozenset(
     frozenset(stem(w.replace("_", " ")) for w in pair.split("=")) for pair in _DATA["opposites"].split())
 UNINFORMATIVE = (CHANGE | ADDITIVE | LIGHT | _stems(_DATA["filler"]) | _stems("work job") | _UNIT_WORDS
@@ -86,6 +91,13 @@ _SIDE = re.compile(r"\b(?:their|the|my|his|her|your|its|on the) (?:left|right)\b
 _FORMERLY = re.compile(r"\b(?:used to|formerly|no more)\b", re.IGNORECASE)
 _TIME = re.compile(r"\b\d{1,2}(?::\d{2})?\s*(?:am|pm)\b|\b\d{1,2}:\d{2}\b")
 _TOKEN = re.compile(r"[a-z0-9][a-z0-9.+#-]*", re.IGNORECASE)
+_RIGHT_NOW = re.compile(r"\bright now\b", re.IGNORECASE)  # "right" is no content word there
+_ONE_OF = re.compile(r"\bone of\b", re.IGNORECASE)
+_NOT_TITLE = "for|in|at|with|on|to|against|the|a|an"  # "plays for Arsenal", "plays the cello": no title
+# a role at a named place: "is now a QA lead at Unity" says where someone works
+_ROLE_AT = re.compile(r"\b(?:is|are)\s+(?:now\s+|currently\s+)?(?:an?|the)\s+(?:[\w-]+\s+){0,3}?(?:at|for)\s+[A-Z]")
+_NOT_ROLE = _stems("member regular customer patient guest client visitor")
+_WORKS = _stems("work employ")
 
 
 @dataclass(frozen=True)
@@ -114,13 +126,14 @@ def frame(text: str) -> Frame:
     who = read(text).who
     prefixed = _PREFIXED.search(text) is not None
     text = _PREFIXED.sub("", text)
-    tokens = [t.rstrip(".") for t in _TOKEN.findall(text.lower())]
+    tokens = [t.rstrip(".") for t in _TOKEN.findall(_RIGHT_NOW.sub("now", text).lower())]
     raw = frozenset(stem(t) for t in tokens)
     times = _TIME.findall(text.lower())
     found = set(number_set(_TIME.sub(" ", text))) | {float(_ORDINALS[t]) for t in tokens if t in _ORDINALS}
     capitalised = {t.lower().rstrip(".") for t in _TOKEN.findall(text) if t[:1].isupper()}
     tools = {t for t in tokens if (t in TECH_SLOTS and (t not in _AMBIGUOUS or t in capitalised)) or t in MONTHS}
-    exclusive = {w for w in tokens if any(w in members for members in EXCLUSIVE.values())}
+    pairs = {f"{a} {b}" for a, b in zip(tokens, tokens[1:], strict=False)}
+    exclusive = {w for w in {*tokens} | pairs if any(w in members for members in EXCLUSIVE.values())}
     named = {n for n in names(text) | tools | exclusive if not same_name(n, who.name)}
     kinds = frozenset({TECH_SLOTS[t] for t in tools if t in TECH_SLOTS}
                       | {k for k, members in EXCLUSIVE.items() if members & exclusive})
@@ -131,7 +144,7 @@ def frame(text: str) -> Frame:
     when = frozenset({d.removesuffix("s") for d in days if not any(p.startswith(d.removesuffix("s")) for p in parts)}
                      | parts | set(times) | occasions)
     once = bool(occasions or days and not any(d.endswith("s") for d in days)) and "every" not in tokens
-    all_words = content_words(text, who.words)
+    all_words = content_words(_RIGHT_NOW.sub("now", text), who.words)
     units = frozenset(kind for kind, unit_words in UNITS.items() if raw & unit_words) if found else frozenset()
     value_words = {stem(w) for phrase in named | when for w in phrase.split()}
     masked = all_words - value_words - CHANGE - ADDITIVE - LIGHT
@@ -174,8 +187,19 @@ def _habit_given_up(old: Frame, new: Frame) -> str | None:
         shared = held & HABITS[habit]
         if shared and not (shared <= new.words and (new.words & HABITS[habit]) - held):
             return habit
+    if titled := sorted(given_up & _titled(old)):  # "quit gaming" / "plays Elden Ring most nights"
+        return titled[0]
     held_raw = old.tokens | {n for name in old.names for n in name.split()}
     return next((g for g in sorted(ruled_out) if held_raw & FOODS[g]), None)
+
+
+def _titled(f: Frame) -> set[str]:
+    """Habits a verb with a title for its object implies ("plays Elden Ring": gaming); none when the
+    statement names a listed kind ("plays tennis with Sam on Fridays")."""
+    if not f.names or f.words & _MEMBERS:
+        return set()
+    return {habit for habit, verbs in TITLE_VERBS.items() if re.search(
+        rf"\b(?:{'|'.join(verbs)})\s+(?:(?!(?:{_NOT_TITLE})\b)[a-z-]+\s+){{0,2}}[A-Z]", f.text)}
 
 
 def implied_terms(candidate: str) -> list[str]:
@@ -184,7 +208,9 @@ def implied_terms(candidate: str) -> list[str]:
     given_up, ruled_out = _retired(new)
     # a one-at-a-time value retires the others of its list ("got engaged" finds "is single")
     others = set() if new.negative else {w for k in new.kinds & EXCLUSIVE.keys() for w in EXCLUSIVE[k]} - new.names
-    return sorted({w for h in given_up for w in _HABIT_WORDS[h]} | {w for g in ruled_out for w in FOODS[g]} | others)
+    titles = {w for h in given_up & TITLE_VERBS.keys() for w in TITLE_VERBS[h]}
+    return sorted({w for h in given_up for w in _HABIT_WORDS[h]} | {w for g in ruled_out for w in FOODS[g]}
+                  | others | titles)
 
 
 def _kind_refinement(general: Frame, specific: Frame) -> str | None:
@@ -192,6 +218,8 @@ def _kind_refinement(general: Frame, specific: Frame) -> str | None:
     Sunny``: a general word replaced by a kind of it, listed or found by the embedding model
     (``kind_of``). The general statement names no value; its other words are the specific one's or kinds."""
     if general.names or general.numbers or general.negative or specific.negative or specific.additive:
+        return None
+    if general.words & WISHES and not specific.words & WISHES:  # "wants children" is not "has a daughter"
         return None
     for key, (heads, members) in KINDS.items():
         if not heads <= general.words - specific.words:
@@ -202,7 +230,7 @@ def _kind_refinement(general: Frame, specific: Frame) -> str | None:
         modifiers = [t for t in general.tokens if stem(t) in rest]
         if rest and not rest & specific.words and not (modifiers and all(kind_of(t) == key for t in modifiers)):
             continue
-        listed = (specific.words | {stem(n) for n in specific.names}) & members
+        listed = (specific.words | {stem(p) for n in specific.names for p in {n, *n.split()}}) & members
         if not (listed or any(kind_of(t) == key for t in _unlisted(specific, general))):
             continue
         return key.replace("_", " ")
@@ -303,8 +331,12 @@ def compare(existing: str, candidate: str) -> ConflictVerdict | None:
     if len(only_old) == len(only_new) == 1 and frozenset(only_old | only_new) in OPPOSITES:
         return _verdict("contradiction", f"opposite outcome: {min(only_old)} -> {min(only_new)}")
     if only_old and only_new:  # each says something the other does not: another slot, unless one word was swapped
-        if change and len(only_new) == 1 and len(only_old) <= 2 and old.words & new.words:  # the old verb may go
+        # the old verb may go; not for a date the old one lacks ("holds a Ghanaian passport" / "valid until 2036")
+        if change and len(only_new) == 1 and len(only_old) <= 2 and old.words & new.words and not (
+                new.numbers and not old.numbers):
             return _verdict("contradiction", f"changed from {min(only_old)} to {min(only_new)}")
+        if change and _differ(old, new) and _employed(old) and _employed(new):
+            return _verdict("contradiction", f"works elsewhere now: {_values(old, new)[1]} (was {_values(old, new)[0]})")
         if (slot := _one_tool(old, new)) is not None:
             return _verdict("contradiction", f"another {slot}: {_values(old, new)[1]} (was {_values(old, new)[0]})")
         if any(_typed(old, new)):  # "5 km on weekdays" / "15 km on Sundays": both hold
@@ -319,7 +351,8 @@ def compare(existing: str, candidate: str) -> ConflictVerdict | None:
         return _verdict("new", f"two occasions ({', '.join(sorted(old.when))} / {', '.join(sorted(new.when))})")
     # a change marker changes a value of the same kind ("aisle seat" is no date: "train moved to June 3")
     if change and _comparable(old, new) or named and not old.past and (old.kinds & new.kinds
-                                                                       or old.words & new.words & ONE_AT_A_TIME):
+                                                                       or old.words & new.words & ONE_AT_A_TIME
+                                                                       or _one_favourite(old, new)):
         return _verdict("contradiction", f"changed from {was} to {now}")
     if named and old.once and old.when == new.when and not numbers:  # one occasion, told again with another place
         return _verdict("contradiction", f"same occasion ({', '.join(sorted(old.when))}), now {now} (was {was})")
@@ -329,11 +362,26 @@ def compare(existing: str, candidate: str) -> ConflictVerdict | None:
     return _verdict("new", f"same kind of statement about other values ({was} / {now})")
 
 
+def _employed(f: Frame) -> bool:
+    """The statement says where someone works: "works as a tester at Ubisoft", "is now a QA lead at Unity"."""
+    role = _ROLE_AT.search(f.text) is not None and not f.words & _NOT_ROLE
+    return bool(f.names) and not f.negative and (bool(f.words & _WORKS) or role)
+
+
+def _one_favourite(old: Frame, new: Frame) -> bool:
+    """Both name "the favourite" of one frame ("favourite band"), neither "one of" them."""
+    return bool(old.tokens & new.tokens & ONE_WORD) and not (_ONE_OF.search(old.text) or _ONE_OF.search(new.text))
+
+
 def _one_tool(old: Frame, new: Frame) -> str | None:
     """The slot both fill with other tools when it holds one at a time (a phone, a main editor); not
     when the new statement is negated or says it adds."""
     shared = old.kinds & new.kinds & ONE_TOOL
-    if not shared or new.negative or old.negative or new.additive or not _differ(old, new):
+    if not shared or new.negative or old.negative or new.additive:
+        return None
+    # two members of one list differ though they share a word ("dark mode" / "light mode")
+    listed = any(old.names & EXCLUSIVE[k] != new.names & EXCLUSIVE[k] for k in shared & EXCLUSIVE.keys())
+    if not (listed or _differ(old, new)):
         return None
     return min(shared)
 

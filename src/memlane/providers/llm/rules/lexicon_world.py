@@ -43,8 +43,8 @@ FOOD_GROUPS: dict[str, frozenset[str]] = {
         meatballs hot_dog hot_dogs kebab"""
     ),
     "fish": words(
-        """fish salmon tuna cod shrimp prawns seafood oysters crab lobster anchovies sardines mussels
-        sushi trout squid calamari"""
+        """fish salmon tuna cod shrimp shrimps prawn prawns seafood oyster oysters crab lobster anchovies sardines mussels
+        sushi trout squid calamari scallops clams"""
     ),
     "dairy": words("dairy milk cheese butter yogurt yoghurt cream ice_cream"),
     "eggs": words("egg eggs omelette omelettes"),
