@@ -317,6 +317,55 @@ NOT_REFINED = [
 ]
 
 
+# round 3b: general words refined by a listed kind, jobs of other people, renewed expiries, one favourite,
+# one display theme, titles given up with their habit
+ROUND3B = [
+    ("User has kids.", "User has a son of 9 and a daughter of 12.", "refinement"),
+    ("User has a vehicle.", "User rides a Vespa scooter to work.", "refinement"),
+    ("User owns a car.", "User drives a 2021 Toyota Corolla hatchback.", "refinement"),
+    ("User's brother Anil works as a chef at Dishoom.", "User's brother Anil is now a sous-chef at Hoppers.",
+     "contradiction"),
+    ("User's mum Greta works at Lidl.", "User's mum Greta now works at the Co-op.", "contradiction"),
+    ("User's driving licence expires in March 2028.", "User renewed their driving licence, now valid until 2038.",
+     "contradiction"),
+    ("User's favourite author is Le Guin.", "User's favourite author is now Ishiguro.", "contradiction"),
+    ("User's favourite podcast right now is Radiolab.", "User's favourite podcast is now Reply All.",
+     "contradiction"),
+    ("User uses light mode on their laptop.", "User has changed to dark mode on the laptop.", "contradiction"),
+    ("User plays Stardew Valley every weekend.", "User gave up gaming last month.", "contradiction"),
+    ("User holds a Kenyan passport.", "User renewed their passport, now valid until May 2035.", "new"),
+]
+
+# look-alikes the round 3b mechanisms must leave alone
+NOT_CHANGED = [
+    ("User plays the viola in a quartet.", "User gave up gaming last month."),  # a listed kind: no title
+    ("User plays for Leyton Orient reserves.", "User gave up gaming last month."),  # "plays for": a team
+    ("User wants kids one day.", "User has a nephew named Ilya."),  # wanting is not having
+    ("User's cousin Mira works at Deloitte.", "User's cousin Mira is now a regular at Pure Gym."),  # no role
+    ("User's favourite author is Le Guin.", "User's favourite painter is Hockney."),  # another frame
+]
+
+
+@pytest.mark.parametrize(("existing", "candidate", "relation"), ROUND3B)
+def test_round3b_relation(existing: str, candidate: str, relation: str) -> None:
+    test_relation_by_frame(existing, candidate, relation)
+
+
+@pytest.mark.parametrize(("existing", "candidate"), NOT_CHANGED)
+def test_a_look_alike_is_no_change(existing: str, candidate: str) -> None:
+    assert classify(existing, candidate).relation not in ("refinement", "contradiction")
+
+
+def test_a_sibling_word_is_no_child() -> None:
+    from memlane.providers.llm.rules.kind_of import kind_of
+
+    assert kind_of("daughter") == "child" and kind_of("niece") != "child" and kind_of("brother") != "child"
+
+
+def test_quitting_a_habit_searches_for_the_titles_it_implies() -> None:
+    assert {"plays", "playing"} <= set(LLM.implied_terms("User has quit video games for good."))
+
+
 @pytest.mark.parametrize(("existing", "candidate", "relation"), ROUND3)
 def test_round3_relation(existing: str, candidate: str, relation: str) -> None:
     test_relation_by_frame(existing, candidate, relation)

@@ -154,6 +154,8 @@ def _same_slot(old: Reading, new: Reading) -> ConflictVerdict:
         return _verdict("redundancy", f"{new.value!r} restates the more precise {old.value!r}")
     if old_words and old_words < new_words or _more_specific(new.value, old.value):
         return _verdict("refinement", f"{new.value!r} is a more specific {old.value!r}")
+    if (by_frame := frames.compare(old.text, new.text)) and by_frame.relation == "refinement":
+        return by_frame  # "owns a car" / "drives a Toyota Corolla": a kind of the general value
     return _verdict("contradiction", f"same slot {slot}, value changed from {old.value!r} to {new.value!r}")
 
 

@@ -379,11 +379,14 @@ def _one_tool(old: Frame, new: Frame) -> str | None:
     shared = old.kinds & new.kinds & ONE_TOOL
     if not shared or new.negative or old.negative or new.additive:
         return None
-    # two members of one list differ though they share a word ("dark mode" / "light mode")
-    listed = any(old.names & EXCLUSIVE[k] != new.names & EXCLUSIVE[k] for k in shared & EXCLUSIVE.keys())
-    if not (listed or _differ(old, new)):
+    if not (_listed_differ(old, new) or _differ(old, new)):
         return None
     return min(shared)
+
+
+def _listed_differ(old: Frame, new: Frame) -> bool:
+    """Two members of one list of values held one at a time, though they share a word ("dark mode" / "light mode")."""
+    return any(old.names & EXCLUSIVE[k] != new.names & EXCLUSIVE[k] for k in old.kinds & new.kinds & EXCLUSIVE.keys())
 
 
 def _comparable(old: Frame, new: Frame) -> bool:
@@ -402,7 +405,7 @@ def _typed(old: Frame, new: Frame) -> tuple[bool, bool, bool]:
     """Which kinds of value differ: numbers (of one unit), names, times."""
     numbers = bool(old.numbers and new.numbers and old.numbers != new.numbers) and (
         not (old.units and new.units) or bool(old.units & new.units))
-    return numbers, _differ(old, new), bool(old.when and new.when and old.when != new.when)
+    return numbers, _differ(old, new) or _listed_differ(old, new), bool(old.when and new.when and old.when != new.when)
 
 
 def _values(old: Frame, new: Frame) -> tuple[str, str]:

@@ -27,6 +27,8 @@ NEAREST = 3  # members that must agree
 AGREE = 0.50  # the best of NEAREST agreeing members at least this close
 ALONE = 0.60  # or the nearest member this close on its own
 MEMBERS: dict[str, str] = {w.replace("_", " "): kind for kind, row in DATA["kinds"].items() for w in row.split()}
+# rows whose near words are siblings, not kinds ("sister" is near "daughter"): only their listed members count
+CLOSED = frozenset(DATA["closed_kinds"].split())
 
 
 @lru_cache(maxsize=1)
@@ -34,7 +36,7 @@ def _table() -> tuple[list[str], np.ndarray]:
     """The listed members and their vectors (embedded once per process)."""
     import numpy as np
 
-    words = sorted(MEMBERS)
+    words = sorted(w for w, kind in MEMBERS.items() if kind not in CLOSED)
     return words, np.asarray(_model().embed(words))
 
 
