@@ -3,7 +3,8 @@
 "What is the user's job?" asks for an occupation: "User is a marine biologist." holds one, "User
 relocated to Halifax." (newer, so ahead on recency) does not. A question of a known kind ranks a
 third-person memory that holds no answer of that kind ``MEMORY_ANSWER_KIND_PENALTY`` lower
-(:func:`kind_penalty`). The kinds are few and general: an occupation, where someone lives, an age, a pet. A
+(:func:`kind_penalty`). The kinds are few and general: an occupation, where someone lives, an age, a pet, a decision ("What did I
+decide about the flat?": a memory telling no decision, choice or cancellation ranks lower). A
 question of no known kind, and a memory in another form (a conversation turn, an episode), are left
 as they are; when no memory holds an answer of the kind, all lose the same and the order stands.
 
@@ -44,6 +45,14 @@ _AGE = re.compile(
     _I,
 )
 
+_DECISION = re.compile(
+    r"\b(?:decid\w*|decision|chose|chosen|choos\w+|choice|opt(?:s|ed|ing)? for|settl(?:ed|ing) on|pick(?:s|ed|ing)|"
+    r"go(?:es|ing)? with|went with|gone with|cancel\w*|unsubscrib\w*|said (?:yes|no) to|accept\w*|declin\w*|"
+    r"reject\w*|turn(?:s|ed|ing)? (?:down|\w+(?: \w+)? down)|switch\w*|sign(?:ed|ing) up|book(?:ed|ing)|"
+    r"made up (?:their|his|her) mind|(?:is|are) (?:keeping|selling|taking|buying|staying|moving|leaving))\b",
+    _I,
+)
+
 
 def _holds_occupation(summary: str) -> bool:
     if _WORKING.search(summary):
@@ -64,6 +73,10 @@ def _holds_pet(summary: str) -> bool:
 
 # kind: (the question asks for it, the memory holds one)
 KINDS: dict[str, tuple[re.Pattern[str], Callable[[str], bool]]] = {
+    "decision": (re.compile(
+        r"\bwhat (?:did|have|had) (?:I|we|the user)(?: \w+){0,2}? (?:decided?|choose|chosen|choosing|pick(?:ed|ing)?|"
+        r"settle(?:d)? on|go(?:ne)? with|opt(?:ed)? for)\b|\b(?:my|our|the user's) (?:decision|choice)\b", _I),
+        lambda s: _DECISION.search(s) is not None),
     "occupation": (re.compile(
         r"\b(?:job|occupation|profession|career|(?:do|does|did) for (?:a )?(?:living|work)|work as|"
         r"what (?:do|does|did) (?:I|the user|my \w+|the user's \w+|they|he|she) do)\b", _I), _holds_occupation),
