@@ -32,7 +32,7 @@ from memlane.retrieval.subject import memory_about, one_sentence
 _I = re.IGNORECASE
 _NUMBER = rf"(?:\d+|{'|'.join(sorted(NUMBER_WORDS, key=len, reverse=True))})"
 _WORKING = re.compile(
-    r"\b(?:work(?:s|ed|ing)? (?:as|at|for|in|on)|employed|self-employed|unemployed|freelanc\w*|retired|job|career|"
+    r"\b(?:work(?:s|ed|ing)? (?!out\b)(?:[\w-]+ ){0,3}?(?:as|at|for|in|on)|(?:night|day|late|early|double) shifts?|employed|self-employed|unemployed|freelanc\w*|retired|job|career|"
     r"profession|occupation|teach(?:es|ing)?|trained as|qualified as|runs? (?:a|an|their|his|her) (?:own )?"
     r"(?:business|company|shop|practice|firm|clinic|bakery|cafe|restaurant|studio)|promoted)\b",
     _I,
