@@ -44,7 +44,8 @@ _MEMORY_HEAD = re.compile(rf"^\s*(?:the )?user's\s+(?:(?:[a-z-]+)\s+)?(?P<noun>{
 # (a liking is no person: "User's favourite author Ursula ...")
 _NAMED_HEAD = re.compile(r"^\s*(?:[Tt]he )?[Uu]ser's\s+(?!favou?rite\b)(?P<who>(?:[a-z-]+\s+){0,2}(?P<noun>[a-z-]+))\s+"
                          r"[A-Z][a-z'-]+\b")
-_NOT_WHO = frozenset("a an the in at on to for from with of by and or is was are were has had will".split())
+_NOT_WHO = frozenset({"a", "an", "the", "in", "at", "on", "to", "for", "from", "with", "of", "by", "and", "or", "is",
+                      "was", "are", "were", "has", "had", "will"})
 _APPOSITION = re.compile(rf"^\s*[A-Z][\w'-]+,? (?:the )?(?:user's|their) (?:[a-z-]+ )?(?P<noun>{_NOUN})\b")
 
 
