@@ -26,6 +26,10 @@ NOW = datetime(2026, 8, 1, 9, 0, tzinfo=UTC)
     ("How old is my nephew?", "age"),
     ("Does the user keep any pets?", "pet"),
     ("What music does the user like?", None),
+    ("what did we end up choosing for the patio tiles?", "decision"),
+    ("What did I decide about the allotment?", "decision"),
+    ("what was my decision on the Lyon offer?", "decision"),  # a decision about a job is still a decision
+    ("What did I eat on Sunday?", None),
     ("Where did I park?", None),
     ("How much is my rent?", None),
     ("I start a new job on Monday. Any tips for the first week?", None),  # a chat turn of several sentences
@@ -50,6 +54,11 @@ def test_the_kind_of_answer_a_question_asks_for(query: str, kind: str | None) ->
     ("Have I got a pet?", "User's whippet Dot sleeps all day.", True),
     ("Have I got a pet?", "User adopted a Maine Coon last year.", True),
     ("Have I got a pet?", "User is allergic to penicillin.", False),
+    ("What is my job?", "User works long weekend shifts at the harbour.", True),
+    ("What is my job?", "User works out at the climbing gym.", False),
+    ("What did I decide about the gym?", "User is cancelling their gym membership.", True),
+    ("What did I decide about the gym?", "User went with the cheaper climbing gym.", True),
+    ("What did I decide about the gym?", "User pays 40 pounds a month for two gyms.", False),
 ])
 def test_a_memory_holds_an_answer_of_the_kind_or_loses(query: str, summary: str, holds: bool) -> None:
     assert kind_penalty(query, summary, 0.2) == (0.0 if holds else 0.2)
@@ -75,3 +84,17 @@ def test_a_newer_memory_of_another_kind_does_not_outrank_the_answer(tmp_path: Pa
 
     assert top(0.2) == "User is a structural engineer."
     assert top(0.0) == "User moved to Tromsø with their family."  # without it: the newer memory wins
+
+
+def test_a_decision_outranks_the_question_that_led_to_it(tmp_path: Path) -> None:
+    mem = Memory(str(tmp_path / "d.db"), embedder=local_embedder(), settings=Settings(timezone="UTC"))
+    try:
+        mem.put("User subscribes to three newspapers and reads only one of them.", user_id="u",
+                at=NOW - timedelta(days=3))
+        mem.put("User is cancelling two of their newspaper subscriptions.", user_id="u", at=NOW - timedelta(days=3))
+        mem.put("User subscribes to three newspapers and reads only the weekend one.", user_id="u",
+                at=NOW - timedelta(days=1))
+        hits = mem.search("What did I decide about my newspapers?", user_id="u", at=NOW)
+        assert "cancelling" in hits[0].memory.summary
+    finally:
+        mem.close()

@@ -12,9 +12,9 @@ import pytest
 
 from memlane.engine.memory import Memory
 from memlane.model.config import Settings
-from memlane.model.record import Relation
+from memlane.model.record import MemoryRecord, Relation
 from memlane.providers.embed.base import Embedder
-from memlane.retrieval.rerank import composite
+from memlane.retrieval.rerank import composite, same_aspect
 from memlane.retrieval.search import SearchRequest, search
 from memlane.storage.base import WriteBatch
 from tests.formation_helpers import local_embedder
@@ -130,6 +130,31 @@ def test_a_relevant_pin_outranks_a_closer_newer_match(tmp_path: Path) -> None:
         assert closest.breakdown.recency > pin.breakdown.recency
         assert hits[0].memory.id == pinned.id and hits[0].breakdown.pinned == 1.0
         assert closest.breakdown.similarity - pin.breakdown.similarity <= mem.settings.memory_pin_margin
+    finally:
+        mem.close()
+
+
+@pytest.mark.parametrize(("query", "summary", "same"), [
+    ("What kind of films do I like?", "User's favourite director is Agnes Varda.", True),
+    ("which podcasts do I enjoy?", "User loves true-crime podcasts.", True),
+    ("What is my favourite snack?", "User is a big fan of salted almonds.", True),
+    ("Where do I work?", "User's favourite director is Agnes Varda.", False),  # asks no liking
+    ("What kind of films do I like?", "User works at a cinema in Hove.", False),  # states none
+])
+def test_a_liking_asked_and_a_liking_stated_are_the_same_aspect(query: str, summary: str, same: bool) -> None:
+    record = MemoryRecord.model_validate({"id": "m", "user_id": "u", "summary": summary, "created_at": NOW,
+                                          "updated_at": NOW})
+    assert same_aspect(query, record) is same
+
+
+def test_a_pinned_liking_answers_a_liking_question_it_shares_no_word_with(tmp_path: Path) -> None:
+    mem = Memory(str(tmp_path / "pins.db"), embedder=local_embedder(), settings=settings())
+    try:
+        pinned = mem.put("User's favourite composer is Arvo Pärt.", user_id="u", pinned=True,
+                         at=NOW - timedelta(days=60))
+        mem.put("User has been enjoying listening to synth-pop lately.", user_id="u", at=NOW - timedelta(days=1))
+        hits = mem.search("What music do I like to listen to?", user_id="u", at=NOW)
+        assert hits[0].memory.id == pinned.id and hits[0].breakdown.pinned == 1.0
     finally:
         mem.close()
 

@@ -42,6 +42,12 @@ def test_the_subject_a_question_asks_about(query: str, subject: Subject | None) 
     ("Mateo, the user's nephew, plays the cello.", Subject("nephew")),
     ("User's grandma is 91 years old.", Subject("grandmother")),
     ("User's car is a hybrid.", USER),  # a car is the user's own
+    ("User's old climbing buddy Theo lives in Leeds.", Subject("friend")),  # someone named after who they are
+    ("User's landlord Mr Pike is strict about pets.", Subject("landlord")),
+    ("User's bestie Ama runs a bakery.", Subject("friend")),
+    ("User's favourite poet Mary Oliver wrote Wild Geese.", USER),  # a liking, not a person the user knows
+    ("User's visa expires in June.", USER),  # words that say no one: a verb, a preposition
+    ("User's flight to Oslo leaves at 6.", USER),
     ("Jon: I went climbing yesterday.", None),  # a conversation turn
     ("On 2026-05-02 (W18, 2026) we discussed the move. Approach: ...", None),
 ])

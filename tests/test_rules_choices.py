@@ -90,3 +90,38 @@ def test_a_turn_with_an_announced_decision_becomes_an_episode_recalled_later(loc
     hits = mem.search("what did I decide for the reunion?", user_id="ines", at=T0)
     assert hits[0].memory.id == episode.id
     mem.close()
+
+
+@pytest.mark.parametrize(("text", "summary"), [
+    ("fine, we're going with the oak flooring", "User is going with the oak flooring."),
+    ("I went with the cheaper of the two quotes in the end", "User went with the cheaper of the two quotes in the end."),
+    ("I'm cancelling my Audible plan", "User is cancelling their Audible plan."),
+    ("we're unsubscribing from the veg box", "User is unsubscribing from the veg box."),
+])
+def test_a_pick_or_a_cancellation_is_an_episode(text: str, summary: str) -> None:
+    assert (summary, EPI) in extracted(text), extracted(text)
+
+
+@pytest.mark.parametrize("text", ["I'm going with my cousins to Cork", "I'm going with the kids to the zoo",
+                                  "we went with a friend from work", "I'm just going with the flow"])
+def test_going_with_people_is_no_choice(text: str) -> None:
+    assert not [s for s, t in extracted(text) if t is EPI], extracted(text)
+
+
+@pytest.mark.parametrize(("text", "approach"), [
+    ("keeping the old hatchback another year, decided.", "User decided that they are keeping the old hatchback another year."),
+    ("we're painting the hall sage green - final answer", "User decided that they are painting the hall sage green."),
+    ("ok, booking the sleeper train to Inverness, done deal!", "User decided that they are booking the sleeper train to Inverness."),
+])
+def test_a_decision_announced_after_it_is_told(text: str, approach: str) -> None:
+    assert announced(text) == approach
+
+
+@pytest.mark.parametrize("text", ["nothing is decided", "is it settled?", "thanks, decided.", "it was close, final"])
+def test_no_trailing_decision_where_none_is_told(text: str) -> None:
+    assert announced(text) is None
+
+
+def test_the_topic_of_a_pick_is_what_was_picked() -> None:
+    assert topic_of("User is going with the oak flooring.") == "the oak flooring"
+    assert topic_of("User is cancelling their Audible plan.") == "the user's Audible plan"

@@ -3,7 +3,8 @@
 "What is the user's job?" asks for an occupation: "User is a marine biologist." holds one, "User
 relocated to Halifax." (newer, so ahead on recency) does not. A question of a known kind ranks a
 third-person memory that holds no answer of that kind ``MEMORY_ANSWER_KIND_PENALTY`` lower
-(:func:`kind_penalty`). The kinds are few and general: an occupation, where someone lives, an age, a pet. A
+(:func:`kind_penalty`). The kinds are few and general: an occupation, where someone lives, an age, a pet, a decision ("What did I
+decide about the flat?": a memory telling no decision, choice or cancellation ranks lower). A
 question of no known kind, and a memory in another form (a conversation turn, an episode), are left
 as they are; when no memory holds an answer of the kind, all lose the same and the order stands.
 
@@ -31,7 +32,7 @@ from memlane.retrieval.subject import memory_about, one_sentence
 _I = re.IGNORECASE
 _NUMBER = rf"(?:\d+|{'|'.join(sorted(NUMBER_WORDS, key=len, reverse=True))})"
 _WORKING = re.compile(
-    r"\b(?:work(?:s|ed|ing)? (?:as|at|for|in|on)|employed|self-employed|unemployed|freelanc\w*|retired|job|career|"
+    r"\b(?:work(?:s|ed|ing)? (?!out\b)(?:[\w-]+ ){0,3}?(?:as|at|for|in|on)|(?:night|day|late|early|double) shifts?|employed|self-employed|unemployed|freelanc\w*|retired|job|career|"
     r"profession|occupation|teach(?:es|ing)?|trained as|qualified as|runs? (?:a|an|their|his|her) (?:own )?"
     r"(?:business|company|shop|practice|firm|clinic|bakery|cafe|restaurant|studio)|promoted)\b",
     _I,
@@ -41,6 +42,14 @@ _HOME = re.compile(
 _AGE = re.compile(
     rf"\b(?:{_NUMBER}(?:[- ]years?[- ]old| yo\b)|aged? {_NUMBER}|turn(?:s|ed)? {_NUMBER}|born|birthday|"
     rf"{_NUMBER}(?:st|nd|rd|th) birthday)\b",
+    _I,
+)
+
+_DECISION = re.compile(
+    r"\b(?:decid\w*|decision|chose|chosen|choos\w+|choice|opt(?:s|ed|ing)? for|settl(?:ed|ing) on|pick(?:s|ed|ing)|"
+    r"go(?:es|ing)? with|went with|gone with|cancel\w*|unsubscrib\w*|said (?:yes|no) to|accept\w*|declin\w*|"
+    r"reject\w*|turn(?:s|ed|ing)? (?:down|\w+(?: \w+)? down)|switch\w*|sign(?:ed|ing) up|book(?:ed|ing)|"
+    r"made up (?:their|his|her) mind|(?:is|are) (?:keeping|selling|taking|buying|staying|moving|leaving))\b",
     _I,
 )
 
@@ -64,6 +73,10 @@ def _holds_pet(summary: str) -> bool:
 
 # kind: (the question asks for it, the memory holds one)
 KINDS: dict[str, tuple[re.Pattern[str], Callable[[str], bool]]] = {
+    "decision": (re.compile(
+        r"\bwhat (?:did|have|had) (?:I|we|the user)(?: \w+){0,2}? (?:decided?|choose|chosen|choosing|pick(?:ed|ing)?|"
+        r"settle(?:d)? on|go(?:ne)? with|opt(?:ed)? for)\b|\b(?:my|our|the user's) (?:decision|choice)\b", _I),
+        lambda s: _DECISION.search(s) is not None),
     "occupation": (re.compile(
         r"\b(?:job|occupation|profession|career|(?:do|does|did) for (?:a )?(?:living|work)|work as|"
         r"what (?:do|does|did) (?:I|the user|my \w+|the user's \w+|they|he|she) do)\b", _I), _holds_occupation),

@@ -13,7 +13,8 @@ memory's time fits the phrase's window instead of how recent it is.
 ``pinned`` is relevance-gated (:func:`pin_signal`): 1 for a pinned memory that is among the
 ``PIN_CLOSEST`` (3) candidates closest to the question in meaning and whose cosine is within
 ``MEMORY_PIN_MARGIN`` of the best candidate's (within twice the margin when the pinned memory shares a
-word with the question: keyword evidence), else 0. A pin is the user saying
+word with the question: keyword evidence; or when the question asks what the user likes and the memory
+says what they like, :func:`same_aspect`), else 0. A pin is the user saying
 "this matters", so a pinned memory that answers the question about as well as the best match ranks
 ahead of unpinned ones: its weight (0.50) is more than the importance and recency spread of a plain
 question (0.20 + 0.15) plus the similarity it may trail by. A pinned memory further away gets nothing
@@ -30,6 +31,7 @@ memory however unrelated. The margin is measured in docs/benchmarks.md (``benchm
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 
@@ -40,6 +42,19 @@ from memlane.retrieval.timephrases import TimeWindow
 
 DEFAULT_WEIGHTS = {"similarity": 0.55, "importance": 0.20, "recency": 0.15, "pinned": 0.50}
 PIN_CLOSEST = 3  # a pin counts only for one of the 3 candidates closest to the question (docs/benchmarks.md)
+
+
+# a question asking what the user likes, and a memory saying what they like: evidence as good as a shared
+# word ("What do I like to read?" / the pinned "User's favourite author is Octavia Butler.")
+_ASKS_LIKING = re.compile(r"\b(?:(?:do|does|did) (?:I|the user|we) (?:\w+ )?(?:like|love|enjoy|prefer)|favou?rites?)\b",
+                          re.IGNORECASE)
+_STATES_LIKING = re.compile(r"\b(?:likes?|loves?|enjoys?|prefers?|favou?rite|fan of|into)\b", re.IGNORECASE)
+
+
+def same_aspect(query: str, record: MemoryRecord) -> bool:
+    """Whether ``query`` asks what the user likes and ``record`` says what they like."""
+    return bool(_ASKS_LIKING.search(query)) and (
+        (record.key or "").startswith("pref:") or bool(_STATES_LIKING.search(record.summary)))
 
 
 def pin_signal(record: MemoryRecord, cosine: float, closest: Sequence[float], margin: float, *,

@@ -32,7 +32,14 @@ from memlane.retrieval.brevity import brevity_penalty
 from memlane.retrieval.embed_text import query_text
 from memlane.retrieval.hybrid import Pool, gather
 from memlane.retrieval.intent import QueryPlan, plan_query
-from memlane.retrieval.rerank import PIN_CLOSEST, composite, pin_signal, question_recency_weight, time_fit
+from memlane.retrieval.rerank import (
+    PIN_CLOSEST,
+    composite,
+    pin_signal,
+    question_recency_weight,
+    same_aspect,
+    time_fit,
+)
 from memlane.retrieval.subject import subject_penalty
 from memlane.retrieval.support import add_neighbours, relation_boosts, thread_boosts
 from memlane.storage.base import Backend
@@ -118,7 +125,7 @@ def rerank(
             subject=subject_penalty(req.query, cand.record.summary, settings.memory_subject_penalty),
             kind=kind_penalty(req.query, cand.record.summary, settings.memory_answer_kind_penalty),
             pin=pin_signal(cand.record, cand.similarity or 0.0, closest, settings.memory_pin_margin,
-                           shares_words=cand.keyword > 0),
+                           shares_words=cand.keyword > 0 or same_aspect(req.query, cand.record)),
             type_weight=settings.memory_insight_weight if cand.record.type is MemoryType.INSIGHT else 1.0,
         )
         hits.append(SearchHit(memory=cand.record, score=breakdown.final, breakdown=breakdown))

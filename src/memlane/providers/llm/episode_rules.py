@@ -3,7 +3,7 @@ has an outcome, either an event or decision the extractor found in the user's wo
 cancel my gym membership") or a tool result; the approach is that statement as extracted, the topic
 its object ("the gym membership"). A decision the extractor could not read as a fact but the user
 announced as one ("decision made: for our trip we're taking the night train", "final answer, the
-blue one") is the outcome too: the approach is the announced clause, put in the third person. Nothing
+blue one"; or after it: "taking the night train, decided") is the outcome too: the approach is the announced clause, put in the third person. Nothing
 is invented: a turn without an outcome is skipped."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from memlane.providers.llm.rules.text import expand_contractions
 TOPIC_MAX = 80
 _LEAD = re.compile(
     r"^(?:the )?user(?:'s)?\s+(?:has |have |had |is |finally |just |also )*"
-    r"(?:(?:decided|chose|agreed|planned|promised|started|stopped|began|opted|wanted|signed up|booked|"
+    r"(?:(?:going with|went with|gone with|cancelling|canceling|unsubscribing from|decided|chose|agreed|planned|promised|started|stopped|began|opted|wanted|signed up|booked|"
     r"accepted|declined|rejected|bought|sold|finished|completed|moved|switched|joined|quit|left|got|went|"
     r"renewed|cancelled|canceled|set up|made|took|tried|said no to|said yes to|turned down|turning down|turned|"
     r"turning|declining|accepting|taking|settled on|settling on|opted for|opting for|passed on|passing on)\b)\s*(?:to\s+(?:\w+\s+)?)?(?:up\s+for\s+|for\s+|on\s+)?",
@@ -33,6 +33,13 @@ _ANNOUNCED = re.compile(
     r"(?:my|our) minds?|made (?:my|our|the) (?:decision|choice)|settled it))\s*[:,;.!-]+\s*(?P<what>[^.!?\n]{12,})",
     re.IGNORECASE,
 )
+# ... or after it: "going with the ferry instead, decided." / "we're keeping the old sofa - final answer"
+_ANNOUNCED_AFTER = re.compile(
+    r"^(?P<what>[^.!?\n]{12,}?)\s*[,;:-]+\s*(?:(?:it's |it is |that's |that is )?(?:decided|settled|final)|"
+    r"(?:my |our |the )?final (?:decision|answer|call)|decision made|done deal)\s*[.!]*\s*$",
+    re.IGNORECASE,
+)
+_GERUND = re.compile(r"^(?:\w+ing)\b", re.IGNORECASE)  # a decision told without its subject: "going with ..."
 _COURTESY = re.compile(r"^(?:thanks?|thank you|cheers|great|cool|nice|awesome|perfect|sounds good|appreciate)\b", re.I)
 _SOMEONE = re.compile(r"\b(?:I|we)\b")  # a decision says who does what: "we are booking", "I am keeping"
 _STEP = re.compile(r"\b(?:next|i will|i'll|we will|we'll|going to|plan to|tomorrow)\b", re.IGNORECASE)
@@ -53,11 +60,13 @@ def topic_of(statement: str) -> str:
 
 def announced(text: str) -> str | None:
     """The decision a user announced ("ok, decision made: we're booking the cabin") in the third person."""
-    m = _ANNOUNCED.search(text)
+    m = _ANNOUNCED.search(text) or _ANNOUNCED_AFTER.match(text.strip())
     if not m:
         return None
     what = expand_contractions(m.group("what").strip(" ,;:-"))
     what = re.sub(r"^(?:ok(?:ay)?|so|well|right|yes|yeah)\b[\s,]*", "", what, flags=re.IGNORECASE)
+    if _GERUND.match(what):
+        what = f"I am {what[0].lower()}{what[1:]}"
     if len(what.split()) < 3 or _COURTESY.match(what) or not _SOMEONE.search(what):
         return None
     return render(f"I decided that {what}", USER)

@@ -4,7 +4,8 @@ and events.
 Decisions, plain plans, upcoming events and stated goals are rows of ``patterns.yaml`` (group
 ``plans``). Plans, choices and events are episodic. A choice is a verdict on something offered ("I said
 no to the transfer", "I'm turning their offer down", "I'm accepting the scholarship", "we're settling on
-the green sofa") or a decision told as a clause ("decided we're keeping the old car"): what the rows of
+the green sofa", "we're going with the cheaper quote"), something the user is cancelling ("I'm cancelling
+my Spotify plan") or a decision told as a clause ("decided we're keeping the old car"): what the rows of
 ``decided`` (which need "to", "on", "that") do not read.
 """
 
@@ -15,6 +16,7 @@ import re
 from memlane.model.enums import MemoryType
 from memlane.providers.llm.rules.facts import Clause, Fact
 from memlane.providers.llm.rules.helpers import DATE, category_for, strip_past_time
+from memlane.providers.llm.rules.lexicon import RELATION_ALIASES, RELATIONS
 from memlane.providers.llm.rules.lexicon_world import MONTHS
 
 EPISODIC = MemoryType.EPISODIC
@@ -66,6 +68,10 @@ _OFFERED = (r"offer|job|position|role|post|posting|promotion|place|spot|scholars
             r"transfer|secondment|nomination|contract|deal|bid|quote|opportunity|internship|residency|fellowship|"
             r"apartment|flat|house")
 _OFFER = rf"(?:(?:the|a|an|my|their|this|that|his|her|our) )?(?:[\w'-]+[ -]){{0,4}}?(?:{_OFFERED})s?\b"
+# "going with the ..." picks an option unless it says whom the user goes with ("going with the kids")
+_COMPANY = "|".join(sorted({*RELATIONS, *RELATION_ALIASES, "friends", "team", "group", "family", "gang", "crew", "flow",
+                            "others", "rest", "lads", "girls", "guys", "boys", "class", "school", "club"},
+                           key=len, reverse=True))
 _CHOICE = re.compile(
     r"^I (?:have |had |just |finally |eventually |officially |also |am )*(?:"
     r"(?P<say>said|say|saying) (?P<answer>no|yes) to (?P<v>.+)"
@@ -73,6 +79,8 @@ _CHOICE = re.compile(
     r"|(?P<verb>turning down|declining|declined|rejecting|rejected|refusing|refused|accepting|taking|took|"
     rf"passing on|passed on) (?P<offer>{_OFFER}.*)"
     r"|(?P<pick>opting for|opted for|settling on|settled on|going ahead with|went ahead with) (?P<picked>.+)"
+    rf"|(?:going|gone|went|go) with (?P<option>(?:the|this|that|a|an|option) (?!(?:{_COMPANY})\b).+)"
+    r"|(?:going to |will )?(?:cancelling|canceling|cancel|unsubscribing from|unsubscribe from) (?P<cancelled>.+)"
     r")$",
     _I,
 )
