@@ -52,6 +52,11 @@ _LEADING_WHEN = re.compile(
     r",? (?P<main>I (?:want|would like|would love|plan|hope|intend|aim|am going|will|have to|need)\b.+)$",
     re.IGNORECASE,
 )
+# "had my birthday on friday, 53 now" -> "I turned 53": the age said after the birthday is the new age
+_BIRTHDAY_AGE = re.compile(
+    r"^(?P<who>(?:\S+ ){0,3}?)(?:just |finally |recently )?(?:had|celebrated) (?P<pos>my|his|her|their) "
+    r"(?:birthday|bday|b-day)\b[^,;]*[,;] (?:and |so )?(?:(?:I am|he is|she is|they are|I turned|turned) )?(?:now )?"
+    r"(?P<n>\d{1,3})(?: now| today| already)?(?P<rest>(?:[,;.!]|$).*)$", re.IGNORECASE)
 _PLACEHOLDER = re.compile(r"\b(?:the stuff|that stuff|this stuff|the thing|that thing|it|that|this|them|those)\s*$",
                           re.IGNORECASE)
 
@@ -88,6 +93,7 @@ def facts_in(text: str, registry: Registry, statements: list[tuple[str, Fact | N
     reasons: list[str] = []
     for sentence, terminator in sentences(text):
         sentence = _CHANGED_TO.sub(r"my \g<thing> is \g<amount>", sentence)
+        sentence = _BIRTHDAY_AGE.sub(lambda m: f"{m.group('who') or 'I '}turned {m.group('n')}{m.group('rest')}", sentence)
         sentence = _LEADING_WHEN.sub(lambda m: f"{m.group('main')} {m.group('when')[0].lower()}{m.group('when')[1:]}",
                                      sentence)
         parts = [p for c in clauses(_APPOSITIVE.sub(r"\1, I am \2", sentence)) for p in intro.expand(c)]
