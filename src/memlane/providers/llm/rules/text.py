@@ -32,6 +32,8 @@ _CONTRACTIONS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             r"\b(\w+)'s(?= (?:a|an|now|not|just|been|almost|nearly|turning|allergic|vegan|vegetarian|\d+)\b)",
             r"\1 is",
         ),
+        # "backend dev", "a web dev at Zalando": a developer (not "dev team", "dev work")
+        (r"(?<=[a-z] )devs?(?=\s*(?:$|[,.;!]| at | for | in | from | and | who | working ))", "developer"),
     )
 )
 _NEG_FIX = {
