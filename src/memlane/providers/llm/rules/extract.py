@@ -57,6 +57,17 @@ _BIRTHDAY_AGE = re.compile(
     r"^(?P<who>(?:\S+ ){0,3}?)(?:just |finally |recently )?(?:had|celebrated) (?P<pos>my|his|her|their) "
     r"(?:birthday|bday|b-day)\b[^,;]*[,;] (?:and |so )?(?:(?:I am|he is|she is|they are|I turned|turned) )?(?:now )?"
     r"(?P<n>\d{1,3})(?: now| today| already)?(?P<rest>(?:[,;.!]|$).*)$", re.IGNORECASE)
+# "on Monday I started at ...", "after four years I finally quit ...": a leading time is not the subject
+_LEADING_TIME = re.compile(r"(?:^|(?<=, )|(?<=, and )|(?<=, but )|(?<=, then )|(?<= and ))"
+                           r"(?:(?:on|after|over) [\w' -]{1,25}?|(?:this|last) (?:week|weekend|month|year|morning|night|"
+                           r"summer|winter|spring|autumn|[a-z]+day)|earlier|yesterday|today),? (?=I )",
+                           re.IGNORECASE)
+# "a small climate startup called Verdana Labs" -> "Verdana Labs": an organisation named after its kind
+_CALLED = re.compile(r"\b(?:an? |this )(?:[\w-]+ ){0,4}?(?:company|startup|start-up|firm|agency|studio|consultancy|"
+                     r"lab|charity|nonprofit|non-profit|school|bank|shop|restaurant|cafe|bakery|practice|clinic) "
+                     r"(?:called|named) (?=[A-Z])")
+# "handed in my notice at X" is leaving the job at X
+_NOTICE = re.compile(r"\b(?:handed|handing|put|gave|given) in my (?:notice|resignation) (?:at|to)\b", re.IGNORECASE)
 _PLACEHOLDER = re.compile(r"\b(?:the stuff|that stuff|this stuff|the thing|that thing|it|that|this|them|those)\s*$",
                           re.IGNORECASE)
 
@@ -93,6 +104,7 @@ def facts_in(text: str, registry: Registry, statements: list[tuple[str, Fact | N
     reasons: list[str] = []
     for sentence, terminator in sentences(text):
         sentence = _CHANGED_TO.sub(r"my \g<thing> is \g<amount>", sentence)
+        sentence = _LEADING_TIME.sub("", sentence)
         sentence = _BIRTHDAY_AGE.sub(lambda m: f"{m.group('who') or 'I '}turned {m.group('n')}{m.group('rest')}", sentence)
         sentence = _LEADING_WHEN.sub(lambda m: f"{m.group('main')} {m.group('when')[0].lower()}{m.group('when')[1:]}",
                                      sentence)
@@ -118,7 +130,7 @@ def facts_in(text: str, registry: Registry, statements: list[tuple[str, Fact | N
             if kind and as_written is None:
                 reasons.append(kind)
                 continue
-            part = strip_past_time(part)
+            part = _NOTICE.sub("quit my job at", _CALLED.sub("", strip_past_time(part)))
             parsed = subject.parse(part, registry.known, registry.last)
             if parsed is None and as_written is None:
                 reasons.append("no_fact")
