@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 from memlane.model.candidate import Candidate
 from memlane.model.enums import MemoryType
@@ -196,7 +197,7 @@ def _from_to(clause: str, values: list[Value], old_values: list[Value]) -> list[
     the new one, with a verb of switching (not "flew from Leeds to Rome")."""
     if not _SWITCH.search(clause):
         return []
-    return [(new, old) for before, new in zip(values, values[1:])
+    return [(new, old) for before, new in pairwise(values)
             if before.kind == new.kind == "name" and before.before == "from" and new.before in ("to", "onto", "into")
             and before.end + 4 >= new.start - len(new.before)
             for old in old_values if old.kind == "name" and same_name(before.text.lower(), old.text.lower())
