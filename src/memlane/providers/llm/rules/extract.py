@@ -68,6 +68,9 @@ _CALLED = re.compile(r"\b(?:an? |this )(?:[\w-]+ ){0,4}?(?:company|startup|start
                      r"(?:called|named) (?=[A-Z])")
 # "handed in my notice at X" is leaving the job at X
 _NOTICE = re.compile(r"\b(?:handed|handing|put|gave|given) in my (?:notice|resignation) (?:at|to)\b", re.IGNORECASE)
+# "new favourite band: Fontaines D.C." -> "my new favourite band is Fontaines D.C."
+_FAVOURITE_COLON = re.compile(r"(?:^|(?<=[.!?] ))(?:my )?(?P<what>(?:new |current |all-time )?(?:favou?rite|fave) [\w' -]{2,30}?)\s*:\s*(?=\w)",
+                              re.IGNORECASE)
 _PLACEHOLDER = re.compile(r"\b(?:the stuff|that stuff|this stuff|the thing|that thing|it|that|this|them|those)\s*$",
                           re.IGNORECASE)
 
@@ -78,8 +81,8 @@ _ABOUT_ME = re.compile(r"\b(?:(?:quick |a )?(?:little |bit |few things )?about m
 
 def _prepare(text: str) -> str:
     # "About me: 29, ..." -> "I am 29, ..."; "quick intro: I'm Haruto, ..." keeps its own subject
-    return _ABOUT_ME.sub(lambda m: m.group("own") or "I am ",
-                         _LOWER_I.sub("I", expand_contractions(clean(text))))
+    text = _ABOUT_ME.sub(lambda m: m.group("own") or "I am ", _LOWER_I.sub("I", expand_contractions(clean(text))))
+    return _FAVOURITE_COLON.sub(lambda m: f"my {m.group('what')} is ", text)
 
 
 def _register(registry: Registry, fact: Fact | None, who: Subject) -> None:

@@ -46,7 +46,8 @@ _NEG_FIX = {
 _NEG_WORD = re.compile(r"\b(dont|doesnt|didnt|isnt|havent)\b", re.IGNORECASE)
 
 _SENTENCE = re.compile(r"[^.!?;:\n]+(?:[.!?]+|[;:\n]|$)")
-_ABBREV = re.compile(r"\b(?:dr|mr|mrs|ms|st|prof|jr|sr|vs|etc|e\.g|i\.e|approx|no)\.$", re.IGNORECASE)
+_ABBREV = re.compile(r"\b(?:dr|mr|mrs|ms|st|prof|jr|sr|vs|etc|e\.g|i\.e|approx|no|(?-i:[A-HJ-Z]))\.$", re.IGNORECASE)
+# (a capital letter alone is an initial: "Fontaines D.C.", "J. K. Rowling")
 _SUBJECT_START = r"(?:I|i|my|My|MY|we|We|our|Our)\b"
 _CLAUSE_BREAK = re.compile(
     r"\s*,\s*(?:(?:and|but|so|plus|though|also)\s+)?(?=" + _SUBJECT_START + r")"
