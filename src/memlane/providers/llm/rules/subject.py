@@ -139,7 +139,7 @@ def parse(text: str, known: Mapping[str, Subject], last: Subject | None = None) 
     m = _PRONOUN_START.match(text)
     if m and last is not None and _PREDICATE_START.match(m.group("rest")):
         return Clause("I " + deconjugate(m.group("rest")), last)
-    if re.match(r"(?:not|no longer) [a-z]{2,}ing\b", text, _I):  # "not running anymore, my knee is wrecked"
+    if re.match(r"(?:not|no longer) [a-z]{2,}ing\b|back (?:on|to|in|at) \w", text, _I):  # "not running anymore"
         return Clause("I am " + text[0].lower() + text[1:])
     if m := _VERB_START.match(text):  # "Just moved to Denver!", "... and became a chef"
         gerund = m.group(0).split()[-1].lower().endswith("ing")

@@ -53,6 +53,7 @@ _CLAUSE_BREAK = re.compile(
     r"\s*,\s*(?:(?:and|but|so|plus|though|also)\s+)?(?=" + _SUBJECT_START + r")"
     r"|\s+(?:and|but|so|plus|although|though|while|whereas|-)\s+(?=" + _SUBJECT_START + r")"
     r"|\s*,\s*(?=(?:so|because|since|but|though|although)\s)"
+    r"|\s*,\s*(?=back (?:on|to|in|at) (?:the |my )?[a-z]+)"  # "spring is here, back on the bike for my commute"
     r"|\s*,\s*(?:(?:and|but|so)\s+)?(?=(?:he|she|they) (?:is|are|was|were|has|have|turned|just|also|still|"
     r"[a-z]{3,}(?<!ss)s)\b)"  # ", she is 5", ", he teaches history"
     r"|\s*,?\s+and\s+(?=(?:now |then |also |recently |later |still )?(?:became|work|worked|started|moved|live|"
