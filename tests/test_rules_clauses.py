@@ -114,3 +114,11 @@ def test_a_terse_chat_statement_reads_as_its_plain_fact(stored: list[str], messa
 def test_terse_statements_that_say_no_such_fact(message: str) -> None:
     got = with_stored([], message)
     assert not any(("stopped" in s or "years old" in s or "developer" in s) for s in got), got
+
+
+def test_a_negative_reason_beside_a_request_about_answers_is_not_a_second_memory() -> None:
+    assert with_stored([], "Keep your replies short please, I don't need the backstory every time.") == [
+        "User prefers short replies."]
+    # beside another kind of fact, the same negative statement stays
+    assert "User does not need long explanations." in with_stored(
+        [], "I'm a nurse in Bergen, I don't need long explanations")

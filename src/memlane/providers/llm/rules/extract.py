@@ -105,7 +105,9 @@ def facts_in(text: str, registry: Registry, statements: list[tuple[str, Fact | N
     text = _CAREER.sub("", text)
     found: list[tuple[Fact, Subject]] = []
     reasons: list[str] = []
+    begun = 0
     for sentence, terminator in sentences(text):
+        found[begun:], begun = _without_reasons(found[begun:]), len(found)
         sentence = _CHANGED_TO.sub(r"my \g<thing> is \g<amount>", sentence)
         sentence = _LEADING_TIME.sub("", sentence)
         sentence = _BIRTHDAY_AGE.sub(lambda m: f"{m.group('who') or 'I '}turned {m.group('n')}{m.group('rest')}", sentence)
@@ -156,7 +158,19 @@ def facts_in(text: str, registry: Registry, statements: list[tuple[str, Fact | N
                 reasons.append("no_fact")
                 continue
             found.append((fact, who))
+    found[begun:] = _without_reasons(found[begun:])
     return found, reasons
+
+
+_NEGATIVE = re.compile(r"\b(?:not|never|no longer)\b", re.IGNORECASE)
+
+
+def _without_reasons(found: list[tuple[Fact, Subject]]) -> list[tuple[Fact, Subject]]:
+    """The facts of one sentence without a negative loose statement beside a preference on answers it gives the
+    reason of ("keep your answers brief, I don't need long explanations")."""
+    if not any(f.key and f.key.startswith("pref:answer") for f, _ in found):
+        return found
+    return [(f, who) for f, who in found if not ("statement" in f.tags and not f.key and _NEGATIVE.search(f.text))]
 
 
 def _reason(reasons: Sequence[str], text: str) -> str:
