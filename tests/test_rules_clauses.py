@@ -80,3 +80,45 @@ def test_a_known_someone_s_possessive_is_theirs() -> None:
     turns = ["my son Felix's school play is at the town hall", "change of plan, Felix's play is at the church now"]
     result = extract([ChatMessage(role="user", content=t) for t in turns])
     assert [c.summary for c in result.candidates] == ["User's son Felix's play is at the church."]
+
+
+def with_stored(stored: list[str], message: str) -> list[str]:
+    return [c.summary for c in extract([ChatMessage(role="user", content=message)], stored).candidates]
+
+
+@pytest.mark.parametrize(("stored", "message", "wanted"), [
+    # a birthday told with the new age after it, or as an ordinal "bday"; a known name written lower-case
+    ([], "celebrated my birthday on tuesday, 38 now", "User is 38 years old."),
+    (["User's son Amir is 6 years old."], "Amir had his birthday at the weekend, he is 7 now!",
+     "User's son Amir is 7 years old."),
+    (["User's dog Pickle is 3 years old."], "pickle had his 4th bday yesterday", "User's dog Pickle is 4 years old."),
+    # "not ...ing anymore" without a subject is the user stopping it
+    ([], "not climbing anymore, my shoulder can't take it", "User stopped climbing."),
+    ([], "I'm no longer skating", "User stopped skating."),
+    # "name's X, ..." lists facts like "I'm X, ..."; "a web dev" is a developer
+    ([], "hi, name's Ilse, 44, living in Utrecht, web dev",
+     "User works as a web developer."),
+    ([], "name's Teodor, 35, living in Cluj", "User is 35 years old."),
+    # a leading time is not the subject; "an agency called X" is X; handing in one's notice is quitting
+    ([], "last week I joined a tiny design agency called Foldline", "User works at Foldline."),
+    ([], "yesterday I handed in my resignation at Deloitte, and on Friday I started at Kinto",
+     "User works at Kinto."),
+])
+def test_a_terse_chat_statement_reads_as_its_plain_fact(stored: list[str], message: str, wanted: str) -> None:
+    assert wanted in with_stored(stored, message)
+
+
+@pytest.mark.parametrize("message", [
+    "not going anymore, too far", "had my birthday party at the pub", "this is where I read", "the dev team is small",
+])
+def test_terse_statements_that_say_no_such_fact(message: str) -> None:
+    got = with_stored([], message)
+    assert not any(("stopped" in s or "years old" in s or "developer" in s) for s in got), got
+
+
+def test_a_negative_reason_beside_a_request_about_answers_is_not_a_second_memory() -> None:
+    assert with_stored([], "Keep your replies short please, I don't need the backstory every time.") == [
+        "User prefers short replies."]
+    # beside another kind of fact, the same negative statement stays
+    assert "User does not need long explanations." in with_stored(
+        [], "I'm a nurse in Bergen, I don't need long explanations")

@@ -53,6 +53,9 @@ UPDATES = [
     # a habit told in the past tense with a period is no one-off event
     (["User set aside 200 pounds a month for the holiday fund."], "bumped the holiday fund to 250 pounds a month",
      "User set aside 250 pounds a month for the holiday fund."),
+    # "from <the stored name> to <a new one>" with a verb of switching names the stored memory
+    (["User tracks their budget in YNAB."], "switched all my budgeting from YNAB to Actual, no regrets, not at all",
+     "User tracks their budget in Actual now."),
     # a rate told with the same unit and period, and a change word
     (["User cycles about 60 km a week."], "pushing it a bit, doing 90 km a week these days",
      "User cycles about 90 km a week."),
@@ -85,6 +88,9 @@ NOT_UPDATES = [
     # a number that says when, not how much; an event told again is another event
     (["User has known their flatmates for 3 years."], "my flatmates threw me a party for my 30th, 2 years ago"),
     (["User ran their second half marathon in Cardiff."], "I ran my third half marathon, this time in Bath"),
+    # "from X to Y" that is a trip, not a switch; someone else's switch
+    (["User lives in Leeds."], "we drove from Leeds to Whitby on Sunday"),
+    (["User tracks their budget in YNAB."], "my flatmate switched from YNAB to Actual"),
     # two stored memories fit as well as each other
     (["User's gym costs 30 pounds a month.", "User's gym bag cost 30 pounds."], "the gym is 35 pounds now"),
 ]

@@ -52,6 +52,25 @@ _LEADING_WHEN = re.compile(
     r",? (?P<main>I (?:want|would like|would love|plan|hope|intend|aim|am going|will|have to|need)\b.+)$",
     re.IGNORECASE,
 )
+# "had my birthday on friday, 53 now" -> "I turned 53": the age said after the birthday is the new age
+_BIRTHDAY_AGE = re.compile(
+    r"^(?P<who>(?:\S+ ){0,3}?)(?:just |finally |recently )?(?:had|celebrated) (?P<pos>my|his|her|their) "
+    r"(?:birthday|bday|b-day)\b[^,;]*[,;] (?:and |so )?(?:(?:I am|he is|she is|they are|I turned|turned) )?(?:now )?"
+    r"(?P<n>\d{1,3})(?: now| today| already)?(?P<rest>(?:[,;.!]|$).*)$", re.IGNORECASE)
+# "on Monday I started at ...", "after four years I finally quit ...": a leading time is not the subject
+_LEADING_TIME = re.compile(r"(?:^|(?<=, )|(?<=, and )|(?<=, but )|(?<=, then )|(?<= and ))"
+                           r"(?:(?:on|after|over) [\w' -]{1,25}?|(?:this|last) (?:week|weekend|month|year|morning|night|"
+                           r"summer|winter|spring|autumn|[a-z]+day)|earlier|yesterday|today),? (?=I )",
+                           re.IGNORECASE)
+# "a small climate startup called Verdana Labs" -> "Verdana Labs": an organisation named after its kind
+_CALLED = re.compile(r"\b(?:an? |this )(?:[\w-]+ ){0,4}?(?:company|startup|start-up|firm|agency|studio|consultancy|"
+                     r"lab|charity|nonprofit|non-profit|school|bank|shop|restaurant|cafe|bakery|practice|clinic) "
+                     r"(?:called|named) (?=[A-Z])")
+# "handed in my notice at X" is leaving the job at X
+_NOTICE = re.compile(r"\b(?:handed|handing|put|gave|given) in my (?:notice|resignation) (?:at|to)\b", re.IGNORECASE)
+# "new favourite band: Fontaines D.C." -> "my new favourite band is Fontaines D.C."
+_FAVOURITE_COLON = re.compile(r"(?:^|(?<=[.!?] ))(?:my )?(?P<what>(?:new |current |all-time )?(?:favou?rite|fave) [\w' -]{2,30}?)\s*:\s*(?=\w)",
+                              re.IGNORECASE)
 _PLACEHOLDER = re.compile(r"\b(?:the stuff|that stuff|this stuff|the thing|that thing|it|that|this|them|those)\s*$",
                           re.IGNORECASE)
 
@@ -62,8 +81,8 @@ _ABOUT_ME = re.compile(r"\b(?:(?:quick |a )?(?:little |bit |few things )?about m
 
 def _prepare(text: str) -> str:
     # "About me: 29, ..." -> "I am 29, ..."; "quick intro: I'm Haruto, ..." keeps its own subject
-    return _ABOUT_ME.sub(lambda m: m.group("own") or "I am ",
-                         _LOWER_I.sub("I", expand_contractions(clean(text))))
+    text = _ABOUT_ME.sub(lambda m: m.group("own") or "I am ", _LOWER_I.sub("I", expand_contractions(clean(text))))
+    return _FAVOURITE_COLON.sub(lambda m: f"my {m.group('what')} is ", text)
 
 
 def _register(registry: Registry, fact: Fact | None, who: Subject) -> None:
@@ -86,8 +105,12 @@ def facts_in(text: str, registry: Registry, statements: list[tuple[str, Fact | N
     text = _CAREER.sub("", text)
     found: list[tuple[Fact, Subject]] = []
     reasons: list[str] = []
+    begun = 0
     for sentence, terminator in sentences(text):
+        found[begun:], begun = _without_reasons(found[begun:]), len(found)
         sentence = _CHANGED_TO.sub(r"my \g<thing> is \g<amount>", sentence)
+        sentence = _LEADING_TIME.sub("", sentence)
+        sentence = _BIRTHDAY_AGE.sub(lambda m: f"{m.group('who') or 'I '}turned {m.group('n')}{m.group('rest')}", sentence)
         sentence = _LEADING_WHEN.sub(lambda m: f"{m.group('main')} {m.group('when')[0].lower()}{m.group('when')[1:]}",
                                      sentence)
         parts = [p for c in clauses(_APPOSITIVE.sub(r"\1, I am \2", sentence)) for p in intro.expand(c)]
@@ -112,7 +135,7 @@ def facts_in(text: str, registry: Registry, statements: list[tuple[str, Fact | N
             if kind and as_written is None:
                 reasons.append(kind)
                 continue
-            part = strip_past_time(part)
+            part = _NOTICE.sub("quit my job at", _CALLED.sub("", strip_past_time(part)))
             parsed = subject.parse(part, registry.known, registry.last)
             if parsed is None and as_written is None:
                 reasons.append("no_fact")
@@ -135,7 +158,19 @@ def facts_in(text: str, registry: Registry, statements: list[tuple[str, Fact | N
                 reasons.append("no_fact")
                 continue
             found.append((fact, who))
+    found[begun:] = _without_reasons(found[begun:])
     return found, reasons
+
+
+_NEGATIVE = re.compile(r"\b(?:not|never|no longer)\b", re.IGNORECASE)
+
+
+def _without_reasons(found: list[tuple[Fact, Subject]]) -> list[tuple[Fact, Subject]]:
+    """The facts of one sentence without a negative loose statement beside a preference on answers it gives the
+    reason of ("keep your answers brief, I don't need long explanations")."""
+    if not any(f.key and f.key.startswith("pref:answer") for f, _ in found):
+        return found
+    return [(f, who) for f, who in found if not ("statement" in f.tags and not f.key and _NEGATIVE.search(f.text))]
 
 
 def _reason(reasons: Sequence[str], text: str) -> str:

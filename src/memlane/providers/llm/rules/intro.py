@@ -13,7 +13,7 @@ import re
 from memlane.providers.llm.rules.lexicon import OCCUPATION_SUFFIXES, OCCUPATIONS, STATUSES, TRAITS
 from memlane.providers.llm.rules.lexicon_world import DEMONYMS, DIETS
 
-_LIST = re.compile(r"^I am (?P<rest>.+?,.+)$")
+_LIST = re.compile(r"^(?:(?:hi|hey|hello|hiya|heya),? )?(?:I am|(?:my )?name is) (?P<rest>.+?,.+)$", re.IGNORECASE)  # "name's Dmitri, 29, ..."
 # items: ", ", ", and ", " - ", and " and " before an item that starts with a gerund ("... and working as ...")
 _SEPARATOR = re.compile(r"\s*,\s*(?:and\s+)?|\s+-\s+|\s+and\s+(?=(?:living|working|based|studying)\s)")
 _GERUND = re.compile(r"\s+(?P<verb>living|working|based)\s+(?=in|at|for|as|near|out|from)\b")

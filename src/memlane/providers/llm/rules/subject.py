@@ -89,6 +89,9 @@ def _is_name(word: str | None) -> bool:
 
 def parse(text: str, known: Mapping[str, Subject], last: Subject | None = None) -> Clause | None:
     """The subject and first-person clause of ``text``; None when it is about something else."""
+    first = text.split(" ", 1)[0]
+    if first.islower() and first in known and known[first].name:  # "biscuit had her 10th bday": a known name
+        text = first.capitalize() + text[len(first):]
     m = _HAVE_WHO.match(text)
     if m and (found := pet_or_relation(m.group("noun"))):
         return Clause("I " + deconjugate(m.group("rest")), _subject(found, m.group("name"), known))
@@ -136,6 +139,8 @@ def parse(text: str, known: Mapping[str, Subject], last: Subject | None = None) 
     m = _PRONOUN_START.match(text)
     if m and last is not None and _PREDICATE_START.match(m.group("rest")):
         return Clause("I " + deconjugate(m.group("rest")), last)
+    if re.match(r"(?:not|no longer) [a-z]{2,}ing\b|back (?:on|to|in|at) \w", text, _I):  # "not running anymore"
+        return Clause("I am " + text[0].lower() + text[1:])
     if m := _VERB_START.match(text):  # "Just moved to Denver!", "... and became a chef"
         gerund = m.group(0).split()[-1].lower().endswith("ing")
         return Clause(("I am " if gerund else "I ") + text[0].lower() + text[1:])

@@ -32,6 +32,8 @@ _CONTRACTIONS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             r"\b(\w+)'s(?= (?:a|an|now|not|just|been|almost|nearly|turning|allergic|vegan|vegetarian|\d+)\b)",
             r"\1 is",
         ),
+        # "backend dev", "a web dev at Zalando": a developer (not "dev team", "dev work")
+        (r"(?<=[a-z] )devs?(?=\s*(?:$|[,.;!]| at | for | in | from | and | who | working ))", "developer"),
     )
 )
 _NEG_FIX = {
@@ -44,12 +46,14 @@ _NEG_FIX = {
 _NEG_WORD = re.compile(r"\b(dont|doesnt|didnt|isnt|havent)\b", re.IGNORECASE)
 
 _SENTENCE = re.compile(r"[^.!?;:\n]+(?:[.!?]+|[;:\n]|$)")
-_ABBREV = re.compile(r"\b(?:dr|mr|mrs|ms|st|prof|jr|sr|vs|etc|e\.g|i\.e|approx|no)\.$", re.IGNORECASE)
+_ABBREV = re.compile(r"\b(?:dr|mr|mrs|ms|st|prof|jr|sr|vs|etc|e\.g|i\.e|approx|no|(?-i:[A-HJ-Z]))\.$", re.IGNORECASE)
+# (a capital letter alone is an initial: "Fontaines D.C.", "J. K. Rowling")
 _SUBJECT_START = r"(?:I|i|my|My|MY|we|We|our|Our)\b"
 _CLAUSE_BREAK = re.compile(
     r"\s*,\s*(?:(?:and|but|so|plus|though|also)\s+)?(?=" + _SUBJECT_START + r")"
     r"|\s+(?:and|but|so|plus|although|though|while|whereas|-)\s+(?=" + _SUBJECT_START + r")"
     r"|\s*,\s*(?=(?:so|because|since|but|though|although)\s)"
+    r"|\s*,\s*(?=back (?:on|to|in|at) (?:the |my )?[a-z]+)"  # "spring is here, back on the bike for my commute"
     r"|\s*,\s*(?:(?:and|but|so)\s+)?(?=(?:he|she|they) (?:is|are|was|were|has|have|turned|just|also|still|"
     r"[a-z]{3,}(?<!ss)s)\b)"  # ", she is 5", ", he teaches history"
     r"|\s*,?\s+and\s+(?=(?:now |then |also |recently |later |still )?(?:became|work|worked|started|moved|live|"

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 from memlane.model.candidate import Candidate
 from memlane.model.enums import MemoryType
@@ -188,10 +189,27 @@ def _pairs(clause: str, new_values: list[Value], old_values: list[Value]) -> lis
     return pairs
 
 
+_SWITCH = re.compile(r"\b(?:switch|swapp?|migrat|mov|chang|transferr?|port|jump|convert|upgrad)(?:ed|ing|e|es|s)?\b", _I)
+
+
+def _from_to(clause: str, values: list[Value], old_values: list[Value]) -> list[tuple[Value, Value]]:
+    """``"migrated everything from Evernote to Obsidian"``: the clause names the stored name it replaces, then
+    the new one, with a verb of switching (not "flew from Leeds to Rome")."""
+    if not _SWITCH.search(clause):
+        return []
+    return [(new, old) for before, new in pairwise(values)
+            if before.kind == new.kind == "name" and before.before == "from" and new.before in ("to", "onto", "into")
+            and before.end + 4 >= new.start - len(new.before)
+            for old in old_values if old.kind == "name" and same_name(before.text.lower(), old.text.lower())
+            and not same_name(new.text.lower(), old.text.lower())]
+
+
 def _one_update(clause: str, values: list[Value], summary: str, who: Who) -> Update | None:
     stored = read(summary)
     if not _same_subject(who, stored.who):
         return None
+    if len(moved := _from_to(clause, values, read_values(summary))) == 1:  # the old name said names the memory
+        return Update(_substitute(summary, moved[0][1], moved[0][0], clause), 2)
     names = {n for n in (stored.who.name, who.name) if n}
     old_values = [v for v in read_values(summary) if v.text.lower() not in names]
     pairs = _pairs(clause, [v for v in values if v.text.lower() not in names], old_values)
@@ -212,13 +230,19 @@ def _one_update(clause: str, values: list[Value], summary: str, who: Who) -> Upd
     return Update(updated, len(shared) + 2 * by_subject) if updated != summary else None
 
 
+def _segment(clause: str, at: int) -> str:
+    """The part of ``clause`` between commas around position ``at``: a negation in a trailing aside ("...
+    to Obsidian, not looking back") does not negate the value."""
+    return clause[clause.rfind(", ", 0, at) + 1:(clause.find(", ", at) + 1 or len(clause) + 1) - 1]
+
+
 def propose(clause: str, existing: Sequence[str], known: Mapping[str, Subject]) -> str | None:
     """The stored summary ``clause`` updates, rewritten with the clause's new value; None when the clause
     names no stored memory, or more than one fits as well."""
-    if _NOT_YET.search(clause) or _NEGATED.search(clause):
+    if _NOT_YET.search(clause):
         return None
     values = read_values(clause)
-    if not values:
+    if not values or any(_NEGATED.search(_segment(clause, v.start)) for v in values):
         return None
     who = _who(clause, known)
     found = [u for s in dict.fromkeys(existing)
