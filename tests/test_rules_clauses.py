@@ -71,6 +71,10 @@ def test_a_change_without_an_amount_states_nothing() -> None:
     # a rule reads what comes before a trailing elaboration
     ("to be more specific, I'm a sonographer at Leeds General, mostly obstetrics",
      "User works as a sonographer at Leeds General."),
+    # "started as" a role is the job now; a bare "started" only right before "as"
+    ("this month I started as a staff nurse at Guy's Hospital", "User works as a staff nurse at Guy's Hospital."),
+    ("Quit Ocado in March, and last week I started as a buyer at Marks and Spencer.",
+     "User works as a buyer at Marks and Spencer."),
 ])
 def test_plain_facts_an_update_builds_on(message: str, wanted: str) -> None:
     assert wanted in summaries(message)
@@ -122,3 +126,7 @@ def test_a_negative_reason_beside_a_request_about_answers_is_not_a_second_memory
     # beside another kind of fact, the same negative statement stays
     assert "User does not need long explanations." in with_stored(
         [], "I'm a nurse in Bergen, I don't need long explanations")
+
+
+def test_started_doing_something_as_a_way_is_no_job() -> None:
+    assert not any("works as" in s for s in with_stored([], "I started running as a way to unwind"))

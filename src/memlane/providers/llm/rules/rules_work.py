@@ -19,7 +19,8 @@ _ROLE_END = (
 )
 _WORK_AS = re.compile(
     r"^I (?:currently |now |still |also |mainly |just |recently |finally )*(?:work|am working|have been working|am employed|"
-    r"got a job|started working|started a new job|just started working) (?P<mid>[\w ]*?)\bas (?:an? )?"
+    r"got a job|started working|started a new job|just started working|(?:started|began)(?= as\b)) "
+    r"(?P<mid>[\w ]*?)\bas (?:an? )?"  # "started as a nurse at X": a bare "started" only right before "as"
     + _ROLE_END
     + "$",
     _I,
