@@ -8,14 +8,11 @@ import os
 from collections.abc import Iterator
 
 import pytest
+from langgraph.store.base import InvalidNamespaceError
 
-pytest.importorskip("langgraph.store.base")
-
-from langgraph.store.base import InvalidNamespaceError  # noqa: E402
-
-from memlane import Memory  # noqa: E402
-from memlane.integrations.langgraph import MemlaneStore  # noqa: E402
-from tests.write_helpers import BACKENDS, engine  # noqa: E402
+from memlane import Memory
+from memlane.integrations.langgraph import MemlaneStore
+from tests.write_helpers import BACKENDS, engine
 
 
 @pytest.fixture(params=BACKENDS)

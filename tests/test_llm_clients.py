@@ -297,7 +297,6 @@ def test_unknown_llm_lists_the_names() -> None:
 
 
 def test_rules_llm_is_registered() -> None:
-    pytest.importorskip("memlane.providers.llm.rules")
     assert get_llm("rules").name == "rules"
 
 
