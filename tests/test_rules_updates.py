@@ -131,3 +131,10 @@ def test_a_terse_update_in_chat_supersedes_the_stored_memory_with_history(mem: M
     assert any("82" in s and "grandfather" in s for s in summaries)
     assert not any("81" in s for s in summaries)
     assert HistoryEvent.SUPERSEDE in [h.event for h in mem.history(old.id, user_id=U)]
+
+
+def test_a_family_word_is_looked_up_as_summaries_write_it() -> None:
+    from memlane.providers.llm.rules.llm import RulesLLM
+
+    assert "grandmother" in RulesLLM().lookup_terms("my nan is 91 now")
+    assert RulesLLM().lookup_terms("my friend Sam is 40") == []  # too broad a word to look up

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -16,7 +15,6 @@ from memlane.model.ids import new_id
 from memlane.model.jobs import Job, JobStatus, OpEvent
 from memlane.model.record import utcnow
 from memlane.providers.llm.base import MemoryLLM
-from memlane.providers.llm.rules.lexicon import RELATION_ALIASES
 from memlane.providers.llm.structured import enforce_writing_constraints
 from memlane.storage.base import Backend, WriteBatch
 
@@ -49,14 +47,14 @@ def extract(llm: MemoryLLM, messages: Sequence[ChatMessage], settings: Settings,
     return result
 
 
-def related_memories(backend: Backend, user_id: str, messages: Sequence[ChatMessage], limit: int = 5) -> list[str]:
-    """A few stored summaries sharing words with the last user turn (keyword search: no embedding
-    on the hot path). A family word is also looked up as summaries write it ("nan" -> "grandmother")."""
+def related_memories(backend: Backend, llm: MemoryLLM, user_id: str, messages: Sequence[ChatMessage],
+                     limit: int = 5) -> list[str]:
+    """A few stored summaries sharing words with the last user turn, or with the words the LLM adds to
+    look them up by (keyword search: no embedding on the hot path)."""
     if not messages or messages[-1].role != "user":
         return []
     text = messages[-1].content
-    canonical = {RELATION_ALIASES[w] for w in re.findall(r"[a-z]+", text.lower()) if w in RELATION_ALIASES}
-    query = " ".join([text, *sorted(canonical - {"friend", "children", "child"})])
+    query = " ".join([text, *llm.lookup_terms(text)])
     hits = backend.keyword_search(user_id, query, live(), limit=limit, shared=True)
     return [h.record.summary for h in hits]
 

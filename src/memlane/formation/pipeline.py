@@ -116,7 +116,7 @@ class Formation:
         return kept
 
     def _extract(self, job: Job, messages: list[ChatMessage], at: datetime) -> tuple[list[Candidate], list[Dropped]]:
-        existing = related_memories(self.backend, job.user_id, messages)
+        existing = related_memories(self.backend, self.llm, job.user_id, messages)
         extraction = extract(self.llm, messages, self.settings, existing)  # ProviderError: the caller keeps the job
         found = extraction.candidates
         if self.settings.episodic_capture:  # seed 002: episodes come from the capture after the answer

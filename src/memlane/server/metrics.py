@@ -120,6 +120,9 @@ class TimedLLM(MemoryLLM):
     def implied_terms(self, candidate: str) -> list[str]:
         return self.inner.implied_terms(candidate)
 
+    def lookup_terms(self, turn: str) -> list[str]:
+        return self.inner.lookup_terms(turn)
+
     def summarize_session(self, messages: Sequence[ChatMessage]) -> SessionDigest | None:
         result: SessionDigest | None = self._timed("summarize_session",
                                                    lambda: self.inner.summarize_session(messages))

@@ -47,6 +47,11 @@ class MemoryLLM(ABC):
         model judge is asked about the neighbours only."""
         return []
 
+    def lookup_terms(self, turn: str) -> list[str]:
+        """Words to search stored memories by besides the turn's own, so the extractor sees what the turn
+        updates ("nan" -> "grandmother", as summaries write it). The default is none."""
+        return []
+
     def insights(self, activity: Sequence[str], new_facts: Sequence[str], snippet: str = "") -> Insights:
         """1-3 theory-of-mind insights about the user (seed 001 §3) from recent events, new facts and a
         conversation snippet. A provider that cannot infer them (the offline rules) proposes none."""

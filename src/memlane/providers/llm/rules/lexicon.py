@@ -6,6 +6,8 @@ with ``_`` and looked up with spaces; every lookup is lowercase.
 
 from __future__ import annotations
 
+import re
+
 
 def words(text: str) -> frozenset[str]:
     """``"golden_retriever beagle"`` -> ``{"golden retriever", "beagle"}``."""
@@ -111,3 +113,10 @@ CONDITIONS = words(
 )
 # relationship statuses, one at a time
 STATUSES = words("married single divorced engaged widowed separated in_a_relationship")
+
+
+def family_terms(text: str) -> list[str]:
+    """The family words of ``text`` as summaries write them ("nan" -> "grandmother"); a word as broad as
+    "friend" or "child" would find too much."""
+    found = {RELATION_ALIASES[w] for w in re.findall(r"[a-z]+", text.lower()) if w in RELATION_ALIASES}
+    return sorted(found - {"friend", "children", "child"})

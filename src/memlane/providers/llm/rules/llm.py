@@ -10,6 +10,7 @@ from memlane.providers.llm.base import MemoryLLM
 from memlane.providers.llm.rules.conflict import classify
 from memlane.providers.llm.rules.extract import extract
 from memlane.providers.llm.rules.frames import implied_terms
+from memlane.providers.llm.rules.lexicon import family_terms
 from memlane.providers.llm.rules.same_fact import same_fact
 
 
@@ -33,3 +34,6 @@ class RulesLLM(MemoryLLM):
 
     def implied_terms(self, candidate: str) -> list[str]:
         return implied_terms(candidate)
+
+    def lookup_terms(self, turn: str) -> list[str]:
+        return family_terms(turn)
