@@ -73,7 +73,7 @@ STANCE_WORDS = "|".join(sorted(plain("stance"), key=len, reverse=True))
 _LEFT = re.compile(  # "stopped going to the gym": the object after a light gerund; "can no longer handle
     # spicy food": after a stance verb; "their left hand" is no leaving
     rf"(?<!\btheir )(?<!\bthe )(?<!\bmy )(?<!\bhis )(?<!\bher )(?<!\byour )(?<!\bon )"
-    rf"\b(?:{_LEAVING})\s+(?:(?:the|my|his|her|their|a|an|at|with|using|to|in|on|off|from|of|going|doing|having|reading|watching|learning|playing|writing|"
+    rf"\b(?:{_LEAVING})\s+(?:(?:the|my|his|her|their|a|an|at|with|using|to|in|on|off|from|of|going|doing|having|reading|watching|learning|playing|writing|drinking|eating|"
     rf"getting|taking|(?:{STANCE_WORDS})(?:s|es|ing)?)\s+)*(?P<obj>[\w+#-]+(?:\.\w+)*(?:\s+[A-Z][\w.+#-]*)?)",
     re.IGNORECASE,
 )
@@ -171,7 +171,9 @@ def _retired(new: Frame) -> tuple[set[str], set[str]]:
     stated = new.words | {stem(n) for n in new.names}  # "vegetarian" is a one-at-a-time value: a name
     ruled_out = set() if new.negative else {g for w in stated for g in RULES_OUT.get(w, ())}
     ruled_out |= {g for g, foods in FOODS.items() if given_up_raw & foods}
-    return {h for h, habit_words in HABITS.items() if given_up & habit_words}, ruled_out
+    habits = {h for h, habit_words in HABITS.items() if given_up & habit_words}
+    # a habit that is a food group gives up the whole group ("stopped drinking alcohol": the Rioja too)
+    return habits, ruled_out | (habits & FOODS.keys())
 
 
 def _habit_given_up(old: Frame, new: Frame) -> str | None:

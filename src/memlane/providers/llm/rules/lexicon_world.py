@@ -44,16 +44,33 @@ FOOD_GROUPS: dict[str, frozenset[str]] = {
     ),
     "fish": words(
         """fish salmon tuna cod shrimp shrimps prawn prawns seafood oyster oysters crab lobster anchovies sardines mussels
-        sushi trout squid calamari scallops clams"""
+        sushi trout squid calamari scallops clams mackerel halibut haddock herring hake monkfish octopus eel
+        sashimi anchovy"""
     ),
-    "dairy": words("dairy milk cheese butter yogurt yoghurt cream ice_cream"),
-    "eggs": words("egg eggs omelette omelettes"),
+    "dairy": words(
+        """dairy milk cheese cheeses butter yogurt yoghurt cream ice_cream cheddar brie camembert feta halloumi
+        mozzarella burrata parmesan pecorino gouda edam gruyere emmental manchego stilton gorgonzola roquefort
+        ricotta mascarpone paneer labneh skyr kefir ghee buttermilk custard gelato milkshake milkshakes"""
+    ),
+    "eggs": words("egg eggs omelette omelettes frittata shakshuka"),
     "honey": words("honey"),
-    "alcohol": words("alcohol beer wine vodka whisky whiskey gin rum cocktails booze liquor"),
+    # drinks by class (grapes and wine styles, beer styles and big brands, spirits, mixed drinks), not by
+    # place: "lives in Bordeaux" must not read as wine
+    "alcohol": words(
+        """alcohol booze liquor beer beers wine wines vodka whisky whiskey gin rum cocktail cocktails
+        merlot malbec rioja chianti shiraz syrah cabernet sauvignon pinot chardonnay riesling tempranillo
+        grenache zinfandel prosecco champagne cava sherry vermouth madeira marsala
+        ale ales lager lagers stout stouts ipa pilsner guinness heineken budweiser carlsberg peroni cider mead
+        bourbon scotch brandy cognac armagnac tequila mezcal sake soju baijiu ouzo raki grappa schnapps
+        absinthe sambuca limoncello amaretto calvados pisco cachaca
+        sangria margarita margaritas mojito mojitos negroni negronis martini martinis spritz aperol daiquiri
+        mimosa mimosas bellini"""
+    ),
     "coffee": words("coffee espresso latte lattes cappuccino cappuccinos flat_white cold_brew"),
 }
 # the words of FOOD_GROUPS that name a whole group, not one food ("seafood", not "oysters")
-GENERAL_FOODS = words("meat fish seafood dairy eggs alcohol booze liquor coffee honey")
+# (and the words for a whole class inside a group: "loves cheese" / "can't stand feta" is an exception)
+GENERAL_FOODS = words("meat fish seafood dairy eggs alcohol booze liquor coffee honey cheese cheeses wine wines beer beers")
 DIET_EXCLUDES: dict[str, tuple[str, ...]] = {
     "vegetarian": ("meat", "fish"),
     "vegan": ("meat", "fish", "dairy", "eggs", "honey"),

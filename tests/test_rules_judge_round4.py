@@ -1,0 +1,46 @@
+"""The offline judge, round 4: mechanisms for classes of values, written with other people, values, verbs
+and domains than any scenario set. Each mechanism has a few varied pairs and pairs it must not fire on."""
+
+from __future__ import annotations
+
+import pytest
+
+from memlane.providers.llm.rules import RulesLLM
+from memlane.providers.llm.rules.conflict import classify
+
+LLM = RulesLLM()
+
+# A named drink or food is a member of its group by class (grapes, beer styles, spirits, cheeses), so a
+# state or a habit given up retires it; the words of the group are implied terms for the keyword search.
+GROUP_RETIRED = [
+    ("User's go-to order is a Malbec with steak.", "User has been teetotal since March."),
+    ("User unwinds with a pint of Guinness on Fridays.", "User is sober now."),
+    ("User's favourite cocktail is a negroni.", "User gave up alcohol for good."),
+    ("User sips mezcal at weekend parties.", "User quit drinking alcohol entirely."),
+    ("User puts paneer in every curry.", "User went vegan last month."),
+    ("User loves a slice of brie after dinner.", "User has gone dairy-free."),
+    ("User grills mackerel every Sunday.", "User became vegetarian."),
+]
+GROUP_KEPT = [
+    ("User drinks green tea every morning.", "User stopped drinking alcohol."),  # another drink
+    ("User lives in Bordeaux.", "User is teetotal now."),  # a place is no wine
+    ("User loves cheese.", "User can't stand feta."),  # one cheese disliked under cheese: both hold
+    ("User loves beer.", "User hates IPA."),
+    ("User bakes sourdough every weekend.", "User went vegan last month."),
+]
+
+
+@pytest.mark.parametrize(("existing", "candidate"), GROUP_RETIRED)
+def test_a_member_of_a_food_or_drink_group_is_retired_with_the_group(existing: str, candidate: str) -> None:
+    assert classify(existing, candidate).relation == "contradiction"
+
+
+@pytest.mark.parametrize(("existing", "candidate"), GROUP_KEPT)
+def test_another_food_a_place_or_an_exception_stays(existing: str, candidate: str) -> None:
+    assert classify(existing, candidate).relation != "contradiction"
+
+
+def test_giving_up_a_habit_names_its_drinks_for_the_keyword_search() -> None:
+    terms = set(LLM.implied_terms("User has stopped drinking alcohol completely."))
+    assert {"merlot", "guinness", "bourbon", "negroni"} <= terms and "tea" not in terms
+    assert {"feta", "gouda", "ghee"} <= set(LLM.implied_terms("User is vegan now."))
