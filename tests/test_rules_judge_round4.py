@@ -44,3 +44,28 @@ def test_giving_up_a_habit_names_its_drinks_for_the_keyword_search() -> None:
     terms = set(LLM.implied_terms("User has stopped drinking alcohol completely."))
     assert {"merlot", "guinness", "bourbon", "negroni"} <= terms and "tea" not in terms
     assert {"feta", "gouda", "ghee"} <= set(LLM.implied_terms("User is vegan now."))
+
+
+# A statement that already names a member of its general word ("favourite sport ... is hurling") is no
+# general statement: another member said later is another fact, not a refinement of it.
+NAMES_A_MEMBER = [
+    ("User's favourite sport to play is padel.", "User likes playing squash."),
+    ("User's favourite game to play with friends is mahjong.", "User likes playing chess with friends."),
+    ("User's favourite dance to learn is kizomba.", "User is learning salsa."),
+    ("User's favourite sport to follow is hurling.", "User likes following rugby."),
+]
+STILL_GENERAL = [
+    ("User likes watching a sport.", "User likes watching hurling."),
+    ("User plays a team sport.", "User plays netball on Tuesdays."),
+    ("User plays an instrument.", "User plays the cello."),
+]
+
+
+@pytest.mark.parametrize(("existing", "candidate"), NAMES_A_MEMBER)
+def test_a_statement_naming_a_member_is_not_refined_by_another(existing: str, candidate: str) -> None:
+    assert classify(existing, candidate).relation not in ("refinement", "contradiction")
+
+
+@pytest.mark.parametrize(("existing", "candidate"), STILL_GENERAL)
+def test_a_general_statement_is_still_refined(existing: str, candidate: str) -> None:
+    assert classify(existing, candidate).relation == "refinement"
