@@ -69,3 +69,26 @@ def test_a_statement_naming_a_member_is_not_refined_by_another(existing: str, ca
 @pytest.mark.parametrize(("existing", "candidate"), STILL_GENERAL)
 def test_a_general_statement_is_still_refined(existing: str, candidate: str) -> None:
     assert classify(existing, candidate).relation == "refinement"
+
+
+# Opposite results (positive / negative) and blood groups are values held one at a time.
+RESULT_CHANGED = [
+    ("User's blood group is A positive.", "User's blood group is O positive."),
+    ("User's blood type is AB negative.", "Actually the user's blood type is AB positive."),
+    ("User's partner Ravi is Rh negative.", "User's partner Ravi is Rh positive."),
+    ("User's son Milo tested positive for strep.", "User's son Milo tested negative for strep."),
+]
+RESULT_KEPT = [
+    ("User got positive feedback from her manager.", "User got negative feedback from a client."),
+    ("User's blood type is O negative.", "User donates blood every three months."),
+]
+
+
+@pytest.mark.parametrize(("existing", "candidate"), RESULT_CHANGED)
+def test_another_blood_group_or_result_is_a_change(existing: str, candidate: str) -> None:
+    assert classify(existing, candidate).relation == "contradiction"
+
+
+@pytest.mark.parametrize(("existing", "candidate"), RESULT_KEPT)
+def test_a_result_word_in_another_frame_is_no_change(existing: str, candidate: str) -> None:
+    assert classify(existing, candidate).relation != "contradiction"
