@@ -92,3 +92,27 @@ def test_another_blood_group_or_result_is_a_change(existing: str, candidate: str
 @pytest.mark.parametrize(("existing", "candidate"), RESULT_KEPT)
 def test_a_result_word_in_another_frame_is_no_change(existing: str, candidate: str) -> None:
     assert classify(existing, candidate).relation != "contradiction"
+
+
+# A breed or variety of one or more words (lexicon_world.HYPERNYMS) refines the general word it is a kind of.
+BREED_REFINES = [
+    ("User has a dog.", "User has a Shiba Inu called Kuma."),
+    ("User's sister has a dog.", "User's sister has a border collie named Pip."),
+    ("User has a cat.", "User has a Norwegian Forest Cat named Birk."),
+]
+BREED_KEPT = [
+    ("User has a dog.", "User works in a lab."),  # a breed's short name in another frame
+    ("User has a dog.", "User has a Siamese named Miso."),  # a cat is no kind of dog
+    ("User wants a dog.", "User has a beagle named Rolo."),  # wanting is not having
+    ("User is allergic to cats.", "User has a Bengal named Ziggy."),
+]
+
+
+@pytest.mark.parametrize(("existing", "candidate"), BREED_REFINES)
+def test_a_breed_refines_the_animal(existing: str, candidate: str) -> None:
+    assert classify(existing, candidate).relation == "refinement"
+
+
+@pytest.mark.parametrize(("existing", "candidate"), BREED_KEPT)
+def test_a_breed_of_another_animal_or_frame_refines_nothing(existing: str, candidate: str) -> None:
+    assert classify(existing, candidate).relation not in ("refinement", "contradiction")

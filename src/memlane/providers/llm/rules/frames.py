@@ -37,7 +37,7 @@ from memlane.providers.llm.rules.frame_data import DATA as _DATA
 from memlane.providers.llm.rules.frame_data import plain
 from memlane.providers.llm.rules.frame_data import stems as _stems
 from memlane.providers.llm.rules.kind_of import kind_of
-from memlane.providers.llm.rules.lexicon_world import FOOD_GROUPS, MONTHS, NUMBER_WORDS, TECH_SLOTS
+from memlane.providers.llm.rules.lexicon_world import FOOD_GROUPS, HYPERNYMS, MONTHS, NUMBER_WORDS, TECH_SLOTS
 from memlane.providers.llm.rules.table import ORDINALS as _ORDINALS
 
 CHANGE = _stems(_DATA["change"])
@@ -98,6 +98,7 @@ _NOT_TITLE = "for|in|at|with|on|to|against|the|a|an"  # "plays for Arsenal", "pl
 _ROLE_AT = re.compile(r"\b(?:is|are)\s+(?:now\s+|currently\s+)?(?:an?|the)\s+(?:[\w-]+\s+){0,3}?(?:at|for)\s+[A-Z]")
 _NOT_ROLE = _stems("member regular customer patient guest client visitor")
 _WORKS = _stems("work employ")
+_NAMING = _stems("named called name")
 
 
 @dataclass(frozen=True)
@@ -241,6 +242,25 @@ def _kind_refinement(general: Frame, specific: Frame) -> str | None:
     return None
 
 
+def _breed_refinement(general: Frame, specific: Frame) -> str | None:
+    """``has a cat`` -> ``has a Maine Coon named Tofu``: a kind of one or more words (a breed, a variety:
+    ``lexicon_world.HYPERNYMS``) under the general statement's only word, the specific one saying nothing else
+    but a name."""
+    if general.names or general.numbers or general.negative or specific.negative or specific.additive:
+        return None
+    if general.words & WISHES:  # "wants a dog" is not "has a beagle"
+        return None
+    toks = [t.rstrip(".") for t in _TOKEN.findall(specific.text.lower())]
+    grams = {" ".join(toks[i:i + n]) for n in (1, 2, 3) for i in range(len(toks) - n + 1)}
+    for gram in sorted(grams, key=len, reverse=True):
+        if (word := HYPERNYMS.get(gram)) is None or general.words != {stem(word)}:
+            continue
+        said = {stem(t) for t in gram.split()}
+        if specific.words - said - general.words <= _NAMING:
+            return word
+    return None
+
+
 def _names_member(general: Frame, specific: Frame, key: str) -> bool:
     """The general statement already names a member of its general word: a listed or near kind of it after
     the word ("favourite sport to watch is kabaddi", "the pet is a tortoise"), or the value a copula gives the
@@ -339,7 +359,7 @@ def compare(existing: str, candidate: str) -> ConflictVerdict | None:
         return None
     if (field := _field_refinement(old, new)) is not None:
         return _verdict("refinement", f"a specific job in the field of {field}")
-    if (kind := _kind_refinement(old, new)) is not None:
+    if (kind := _kind_refinement(old, new) or _breed_refinement(old, new)) is not None:
         return _verdict("refinement", f"names the kind of {kind}")
     if (detail := _detail_refinement(old, new)) is not None:
         return _verdict("refinement", f"the same, told with {detail}")
