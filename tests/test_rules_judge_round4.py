@@ -116,3 +116,27 @@ def test_a_breed_refines_the_animal(existing: str, candidate: str) -> None:
 @pytest.mark.parametrize(("existing", "candidate"), BREED_KEPT)
 def test_a_breed_of_another_animal_or_frame_refines_nothing(existing: str, candidate: str) -> None:
     assert classify(existing, candidate).relation not in ("refinement", "contradiction")
+
+
+# "Now works as" another role is a change for the same subject, whoever it is, whatever the new statement
+# gives up on the way.
+ROLE_CHANGED = [
+    ("User's sister Lena works as a night nurse.", "User's sister Lena quit the hospital and now works as a pharmacist."),
+    ("User's friend Oto works as a chef.", "User's friend Oto is now working as a food critic."),
+    ("User's dad works as a postman.", "User's dad left the Royal Mail and works as a driving instructor now."),
+]
+ROLE_KEPT = [
+    ("User's husband works as a firefighter.", "User's husband now also works as a paramedic on weekends."),
+    ("User's brother works as a welder.", "User's brother works as a welder and coaches football."),
+    ("User works as a nurse.", "User's wife now works as a paramedic."),  # another subject
+]
+
+
+@pytest.mark.parametrize(("existing", "candidate"), ROLE_CHANGED)
+def test_another_role_now_is_a_change_for_anyone(existing: str, candidate: str) -> None:
+    assert classify(existing, candidate).relation == "contradiction"
+
+
+@pytest.mark.parametrize(("existing", "candidate"), ROLE_KEPT)
+def test_a_second_role_or_another_subject_is_no_change(existing: str, candidate: str) -> None:
+    assert classify(existing, candidate).relation != "contradiction"

@@ -99,6 +99,10 @@ _ROLE_AT = re.compile(r"\b(?:is|are)\s+(?:now\s+|currently\s+)?(?:an?|the)\s+(?:
 _NOT_ROLE = _stems("member regular customer patient guest client visitor")
 _WORKS = _stems("work employ")
 _NAMING = _stems("named called name")
+# the role after "works as": "works as a night nurse at St. Mary's" -> "night nurse"
+_WORKS_AS = re.compile(r"\b(?:works?|working|worked|employed|job)\s+as\s+(?:an?\s+|the\s+)?"
+                       r"(?P<role>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}?)(?=\s+(?:at|for|in|with|on|and|but)\b|\s*[,.;]|\s*$)",
+                       re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -344,6 +348,8 @@ def compare(existing: str, candidate: str) -> ConflictVerdict | None:
         return _verdict("contradiction", f"the new statement gives up {', '.join(sorted(gone))}")
     if (habit := _habit_given_up(old, new)) is not None:
         return _verdict("contradiction", f"the new statement gives up {habit}, which the stored one implies")
+    if (role := _new_role(old, new, change)) is not None:  # "left the fire service and now works as a paramedic"
+        return _verdict("contradiction", f"works as {role[1]} now (was {role[0]})")
     if new.left:  # "instead of MongoDB" names what changed; this memory does not hold it
         return _verdict("new", f"the change is about {', '.join(sorted(new.left))}, not this memory")
     if old.negative != new.negative:
@@ -401,6 +407,23 @@ def compare(existing: str, candidate: str) -> ConflictVerdict | None:
         kind = "/".join(sorted(old.units | new.units)) or "attribute"
         return _verdict("contradiction", f"same {kind}, new value {now} (was {was})")
     return _verdict("new", f"same kind of statement about other values ({was} / {now})")
+
+
+def _role(f: Frame) -> str:
+    """The role a statement says someone works as ("works as a night nurse at St. Mary's" -> "night nurse")."""
+    m = _WORKS_AS.search(f.text)
+    if m is None or negated(" ".join(f.text[:m.end()].split()[-6:])):  # "no longer works as a chef"
+        return ""
+    return m.group("role").lower()
+
+
+def _new_role(old: Frame, new: Frame, change: bool) -> tuple[str, str] | None:
+    """The same subject works as another role now: a change whoever the subject is, whatever else the new
+    statement gives up on the way ("left the fire service and now works as a paramedic")."""
+    was, now = _role(old), _role(new)
+    if not (change and was and now) or {stem(w) for w in was.split()} & {stem(w) for w in now.split()}:
+        return None
+    return None if new.additive else (was, now)
 
 
 def _employed(f: Frame) -> bool:
