@@ -140,3 +140,28 @@ def test_another_role_now_is_a_change_for_anyone(existing: str, candidate: str) 
 @pytest.mark.parametrize(("existing", "candidate"), ROLE_KEPT)
 def test_a_second_role_or_another_subject_is_no_change(existing: str, candidate: str) -> None:
     assert classify(existing, candidate).relation != "contradiction"
+
+
+# A part of the day said of a habit is a value, like a clock time: the same habit at another part of the day
+# is a change, told back and forth ("best" and "better" are one word).
+DAY_PART_CHANGED = [
+    ("User writes best late at night.", "User now does their best writing first thing in the morning."),
+    ("User's son Ade naps in the afternoon.", "User's son Ade now naps in the morning."),
+    ("User concentrates better in the evenings.", "User concentrates best early in the morning these days."),
+    ("User practises piano late at night.", "User is back to practising piano in the afternoons."),
+]
+DAY_PART_KEPT = [
+    ("User runs in the morning.", "User does yoga in the evening."),  # another habit
+    ("User walks the dog in the morning.", "User also walks the dog in the evening."),  # said to add
+    ("User is a night owl.", "User is a morning person."),  # no one habit
+]
+
+
+@pytest.mark.parametrize(("existing", "candidate"), DAY_PART_CHANGED)
+def test_a_habit_at_another_part_of_the_day_is_a_change(existing: str, candidate: str) -> None:
+    assert classify(existing, candidate).relation == "contradiction"
+
+
+@pytest.mark.parametrize(("existing", "candidate"), DAY_PART_KEPT)
+def test_another_habit_or_an_addition_at_another_part_of_the_day_stays(existing: str, candidate: str) -> None:
+    assert classify(existing, candidate).relation != "contradiction"

@@ -64,6 +64,8 @@ _SYNONYMS = {
     **dict.fromkeys(words("wife husband spouse partner"), "spouse"),
     **dict.fromkeys(words("expire expires expired expiring expiry valid validity"), "expire"),  # "valid until"
     **dict.fromkeys(words("pay pays paid paying payment payments instalment instalments installment"), "pay"),
+    **dict.fromkeys(words("best better"), "best"),  # "studies best in the morning" / "better at night"
+    **dict.fromkeys(words("answer answers reply replies response responses"), "answer"),  # to the user
 }
 _SUFFIXES = ("ings", "ing", "ments", "ment", "ied", "ies", "ed", "es", "ic", "s", "y")
 

@@ -87,6 +87,13 @@ _DAY_STEMS = frozenset(stem(f"{d}{s}") for d in DAYS for s in ("", "s"))
 _OCCASION = re.compile(r"\b(?:yesterday|today|tonight|tomorrow|(?:last|this|next) (?:night|morning|afternoon|"
                        r"evening|week|weekend|month|year|monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b")
 _DAY_PART = re.compile(rf"\b({'|'.join(sorted(DAYS))})s? (morning|afternoon|evening|night)s?\b")
+# a part of the day said of a habit ("studies best early in the morning", "late at night", "in the evenings"),
+# a value like a clock time; not one occasion ("this morning", "last night", "on Friday evening")
+_HABIT_PART = re.compile(
+    r"(?<!\blast )(?<!\bthis )(?<!\bnext )(?<!\btomorrow )(?<!\byesterday )(?<!day )"
+    r"\b(?:(?P<edge>early|late)\s+(?:in\s+the\s+|at\s+)?|first\s+thing\s+in\s+the\s+|in\s+the\s+|at\s+|during\s+the\s+)?"
+    r"(?P<part>mornings?|afternoons?|evenings?|nights?)\b")
+_PARTS = ("morning", "afternoon", "evening", "night")
 _SIDE = re.compile(r"\b(?:their|the|my|his|her|your|its|on the) (?:left|right)\b", re.IGNORECASE)
 _FORMERLY = re.compile(r"\b(?:used to|formerly|no more)\b", re.IGNORECASE)
 _TIME = re.compile(r"\b\d{1,2}(?::\d{2})?\s*(?:am|pm)\b|\b\d{1,2}:\d{2}\b")
@@ -146,12 +153,15 @@ def frame(text: str) -> Frame:
     occasions = set(_OCCASION.findall(text.lower()))
     # "monday evening"; "friday night" is "friday evening"
     parts = {f"{m.group(1)} {m.group(2).replace('night', 'evening')}" for m in _DAY_PART.finditer(text.lower())}
+    habit_parts = [] if parts or occasions & {f"{w} {p}" for w in ("last", "this", "next") for p in _PARTS} else [
+        m for m in _HABIT_PART.finditer(text.lower()) if m.group("part") != "night" or m.group(0) != "night"]
     when = frozenset({d.removesuffix("s") for d in days if not any(p.startswith(d.removesuffix("s")) for p in parts)}
-                     | parts | set(times) | occasions)
+                     | parts | set(times) | occasions | {m.group("part").removesuffix("s") for m in habit_parts})
     once = bool(occasions or days and not any(d.endswith("s") for d in days)) and "every" not in tokens
     all_words = content_words(_RIGHT_NOW.sub("now", text), who.words)
     units = frozenset(kind for kind, unit_words in UNITS.items() if raw & unit_words) if found else frozenset()
-    value_words = {stem(w) for phrase in named | when for w in phrase.split()}
+    value_words = {stem(w) for phrase in named | when for w in phrase.split()} | {
+        stem(w) for m in habit_parts for w in m.group(0).split()}  # "early in the morning": the edge too
     masked = all_words - value_words - CHANGE - ADDITIVE - LIGHT
     masked -= _UNIT_WORDS | {stem(t) for t in _ORDINALS} | _DAY_STEMS
     objects = [m.group("obj").lower().split() for m in _LEFT.finditer(text)]
