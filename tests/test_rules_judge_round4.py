@@ -7,6 +7,7 @@ import pytest
 
 from memlane.providers.llm.rules import RulesLLM
 from memlane.providers.llm.rules.conflict import classify
+from memlane.providers.llm.rules.same_fact import same_fact
 
 LLM = RulesLLM()
 
@@ -165,3 +166,30 @@ def test_a_habit_at_another_part_of_the_day_is_a_change(existing: str, candidate
 @pytest.mark.parametrize(("existing", "candidate"), DAY_PART_KEPT)
 def test_another_habit_or_an_addition_at_another_part_of_the_day_stays(existing: str, candidate: str) -> None:
     assert classify(existing, candidate).relation != "contradiction"
+
+
+# One preference about the assistant's answers said twice in other words: answers/replies/responses,
+# wanting/preferring, "formatted as", "written as", "kept", and the nouns that hold a style masked.
+ANSWER_STYLE_SAME = [
+    ("User likes replies kept short.", "User wants short answers."),
+    ("User prefers answers in Spanish.", "User wants replies written in Spanish."),
+    ("User wants responses formatted as tables.", "User prefers answers presented in tables."),
+]
+ANSWER_STYLE_OTHER = [
+    ("User wants answers as bullet points.", "User wants answers as numbered lists."),
+    ("User prefers short answers.", "User prefers long, detailed answers."),
+    ("User wants answers in Spanish.", "User wants replies in English."),
+    ("User wants answers.", "User prefers responses."),  # no style asked on either side
+]
+
+
+@pytest.mark.parametrize(("existing", "candidate"), ANSWER_STYLE_SAME)
+def test_one_answer_style_said_twice_is_one_fact(existing: str, candidate: str) -> None:
+    assert same_fact(existing, candidate).same_fact
+    assert classify(existing, candidate).relation == "redundancy"
+
+
+@pytest.mark.parametrize(("existing", "candidate"), ANSWER_STYLE_OTHER)
+def test_another_answer_style_is_not_the_same_fact(existing: str, candidate: str) -> None:
+    assert not same_fact(existing, candidate).same_fact
+    assert classify(existing, candidate).relation != "redundancy"

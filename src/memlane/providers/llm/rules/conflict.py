@@ -32,7 +32,7 @@ from memlane.providers.llm.rules.lexicon_world import (
     GENERAL_FOODS,
     HYPERNYMS,
 )
-from memlane.providers.llm.rules.same_fact import liked_less
+from memlane.providers.llm.rules.same_fact import answer_style, liked_less
 
 SAME = 0.7
 NUMBER_CONFLICT = 0.5
@@ -220,6 +220,8 @@ def classify(existing: str, candidate: str) -> ConflictVerdict:
         return _verdict(
             "contradiction", f"same content ({score:.0%} overlap) with different numbers or dates"
         )
+    if (style := answer_style(old_words)) and style == answer_style(new_words):
+        return _verdict("redundancy", f"both ask for {', '.join(sorted(style))} answers")
     if score >= SAME:
         added = new_words - old_words - frames.UNINFORMATIVE
         detail = names(candidate) - names(existing) or number_set(candidate) - number_set(existing)

@@ -33,6 +33,12 @@ _OVER = re.compile(r"\bprefer\w*\s+.+?\s+(?:over|to|rather than|instead of)\s+(?
 # categories specific enough that a mismatch means a different fact; the rest are compatible
 _SPECIFIC = frozenset({"Finance", "Budget", "Health", "Education", "Travel", "Work", "Goals"})
 _COMPATIBLE = {frozenset({"Finance", "Budget"})}
+_ANSWER = stem("answer")  # replies and responses too (compare._SYNONYMS)
+# wanting, presenting and the nouns that hold a style ("bullet points", "bulleted lists", "in a short form")
+_ASKING = frozenset(stem(w) for w in (
+    "like want wants need needs ask asks expect expects format formatted formatting written write writes presented "
+    "present laid structured structure delivered deliver kept keep given give style form point points list lists "
+    "always please").split())
 
 
 def _normal(text: str) -> str:
@@ -54,6 +60,15 @@ def liked_less(existing: str, candidate: str) -> str | None:
         return None
     thing = read(neg).words - STANCE - LIGHT
     return m.group("b") if thing and thing <= content_words(m.group("b")) else None
+
+
+def answer_style(words: frozenset[str]) -> frozenset[str] | None:
+    """What a preference about the assistant's answers asks for, with the wanting, the presenting and the
+    container nouns masked: "wants answers formatted as bullet points" and "prefers responses written as
+    bulleted lists" both ask for {bullet}. None when the statement is not about answers."""
+    if _ANSWER not in words:
+        return None
+    return frozenset(words - _ASKING - {_ANSWER})
 
 
 def _parts(words: frozenset[str]) -> frozenset[str]:
@@ -91,6 +106,8 @@ def same_fact(existing: str, candidate: str, category: str | None = None) -> Sam
     old_names, new_names = proper_nouns(existing), proper_nouns(candidate)
     if old_names and new_names and not old_names & new_names:
         return SameFact(same_fact=False, reason="different names or places")
+    if (style := answer_style(old.words)) and style == answer_style(new.words):
+        return SameFact(same_fact=True, reason=f"both ask for {', '.join(sorted(style))} answers")
     score = similarity(_parts(old.words), _parts(new.words))
     if score >= THRESHOLD:
         return SameFact(same_fact=True, reason=f"content-word overlap {score:.0%}")
