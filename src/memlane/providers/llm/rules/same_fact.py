@@ -25,6 +25,7 @@ from memlane.providers.llm.rules.compare import (
     statement,
     stem,
 )
+from memlane.providers.llm.rules.frame_data import stems
 from memlane.providers.llm.rules.frames import LIGHT, STANCE
 
 THRESHOLD = 0.7
@@ -35,10 +36,10 @@ _SPECIFIC = frozenset({"Finance", "Budget", "Health", "Education", "Travel", "Wo
 _COMPATIBLE = {frozenset({"Finance", "Budget"})}
 _ANSWER = stem("answer")  # replies and responses too (compare._SYNONYMS)
 # wanting, presenting and the nouns that hold a style ("bullet points", "bulleted lists", "in a short form")
-_ASKING = frozenset(stem(w) for w in (
+_ASKING = stems(
     "like want wants need needs ask asks expect expects format formatted formatting written write writes presented "
     "present laid structured structure delivered deliver kept keep given give style form point points list lists "
-    "always please").split())
+    "always please")
 
 
 def _normal(text: str) -> str:
