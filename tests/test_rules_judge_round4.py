@@ -193,3 +193,26 @@ def test_one_answer_style_said_twice_is_one_fact(existing: str, candidate: str) 
 def test_another_answer_style_is_not_the_same_fact(existing: str, candidate: str) -> None:
     assert not same_fact(existing, candidate).same_fact
     assert classify(existing, candidate).relation != "redundancy"
+
+
+# A shift (early, late, night, day) is held one at a time, in the singular or the plural.
+SHIFT_CHANGED = [
+    ("User's wife Ines works the night shift at the hospital.", "User's wife Ines is on the day shift now."),
+    ("User works night shifts as a nurse.", "User is on day shifts now."),
+    ("User's son Kai does the morning shift at the bakery.", "User's son Kai switched to the afternoon shift."),
+]
+SHIFT_KEPT = [
+    ("User works the early shift at the depot.", "User's brother works the late shift."),  # another subject
+    ("User works the early shift on weekdays.", "User also covers a night shift on Saturdays."),  # said to add
+    ("User works the night shift.", "User works night shifts at the hospital."),  # the same shift
+]
+
+
+@pytest.mark.parametrize(("existing", "candidate"), SHIFT_CHANGED)
+def test_another_shift_is_a_change(existing: str, candidate: str) -> None:
+    assert classify(existing, candidate).relation == "contradiction"
+
+
+@pytest.mark.parametrize(("existing", "candidate"), SHIFT_KEPT)
+def test_a_shift_of_someone_else_an_added_one_or_the_same_is_no_change(existing: str, candidate: str) -> None:
+    assert classify(existing, candidate).relation != "contradiction"

@@ -144,7 +144,8 @@ def frame(text: str) -> Frame:
     found = set(number_set(_TIME.sub(" ", text))) | {float(_ORDINALS[t]) for t in tokens if t in _ORDINALS}
     capitalised = {t.lower().rstrip(".") for t in _TOKEN.findall(text) if t[:1].isupper()}
     tools = {t for t in tokens if (t in TECH_SLOTS and (t not in _AMBIGUOUS or t in capitalised)) or t in MONTHS}
-    pairs = {f"{a} {b}" for a, b in zip(tokens, tokens[1:], strict=False)}
+    pairs = {f"{a} {b.removesuffix('s') if c else b}" for a, b in zip(tokens, tokens[1:], strict=False)
+             for c in (False, True)}  # "night shifts" is the value "night shift"
     exclusive = {w for w in {*tokens} | pairs if any(w in members for members in EXCLUSIVE.values())}
     named = {n for n in names(text) | tools | exclusive if not same_name(n, who.name)}
     kinds = frozenset({TECH_SLOTS[t] for t in tools if t in TECH_SLOTS}
