@@ -59,6 +59,7 @@ STILL_GENERAL = [
     ("User likes watching a sport.", "User likes watching hurling."),
     ("User plays a team sport.", "User plays netball on Tuesdays."),
     ("User plays an instrument.", "User plays the cello."),
+    ("User's niece has a pet bird.", "User's niece has a budgie named Kiwi."),  # a compound: "pet bird"
 ]
 
 

@@ -279,13 +279,15 @@ def _breed_refinement(general: Frame, specific: Frame) -> str | None:
 def _names_member(general: Frame, specific: Frame, key: str) -> bool:
     """The general statement already names a member of its general word: a listed or near kind of it after
     the word ("favourite sport to watch is kabaddi", "the pet is a tortoise"), or the value a copula gives the
-    word ("her sport is kabaddi"), not a modifier before it ("team sports", "a musical instrument")."""
+    word ("her sport is kabaddi"), not a modifier before it ("team sports", "a musical instrument") nor the
+    noun of a compound right after it ("a pet bird")."""
     heads, members = KINDS[key]
     toks = [t.rstrip(".") for t in _TOKEN.findall(general.text.lower())]
     at = next((i for i, t in enumerate(toks) if stem(t) in heads), None)
     if at is None:
         return False
-    after = [t for t in toks[at + 1:] if stem(t) in general.words - specific.words - heads]
+    # not the word right after it: "a pet bird" is a compound, its kinds (a cockatiel) still refine it
+    after = [t for t in toks[at + 2:] if stem(t) in general.words - specific.words - heads]
     if any(stem(t) in members or kind_of(t) == key for t in after):
         return True
     copula = re.search(rf"\b{re.escape(toks[at])}\b(?:\s+[\w'-]+){{0,3}}?\s+(?:is|are|was)\s+(?:an?\s+|the\s+)?(?P<v>[\w-]+)",
