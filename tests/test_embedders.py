@@ -378,3 +378,26 @@ def test_embedder_from_settings(server: ScriptedServer, monkeypatch: pytest.Monk
     with pytest.raises(ValidationError, match="unknown embedder"):
         embedder_from_settings(Settings(embedder="nope"))
     assert get_embedder("hash", cache_size=0, dims=None).dims == 256  # None options fall back to defaults
+
+
+def test_local_model_is_loaded_once_per_process_and_encodes_safely_from_threads(local: Embedder) -> None:
+    """The embedder, the rules judge's word kinds and its slot check share one loaded model (and its lock:
+    tokenizers are not thread-safe); vectors from several threads equal the ones embedded alone."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from memlane.providers.embed.local import LocalEmbedder
+    from memlane.providers.llm.rules import kind_of, slot_sense
+
+    other = LocalEmbedder()
+    assert other._st is None  # nothing loaded by building it
+    texts = [f"User {verb} {n} kilometres on Sundays." for n in range(12) for verb in ("runs", "cycles")]
+    alone = [local.embed_one(t) for t in texts]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        mixed = list(pool.map(lambda i: (other if i % 2 else local).embed_one(texts[i]), range(len(texts))))
+    for a, b in zip(alone, mixed, strict=True):
+        assert max(abs(x - y) for x, y in zip(a, b, strict=True)) < 1e-5
+    assert other._st is local._st is not None  # type: ignore[attr-defined]
+    kind_of.kind_of("axolotl")  # an unlisted word: the judge asks the model
+    slot_sense.masked_cosine("User's bedtime is 11 pm.", "User now goes to bed at 10 pm.")
+    assert kind_of._model()._st is local._st is slot_sense._model()._st  # type: ignore[attr-defined]
+    assert other._lock is local._lock  # type: ignore[attr-defined]

@@ -18,6 +18,7 @@ import pytest
 
 from memlane import Memory
 from memlane.formation.bands import Bands, bands_for
+from memlane.formation.decide import BELOW_FLOOR
 from memlane.model.config import Settings
 from memlane.model.enums import HistoryEvent, MemoryState, MemoryType
 from memlane.model.jobs import JobStatus
@@ -252,10 +253,12 @@ def test_all_neighbours_are_judged_in_one_model_call(tmp_path: Path, emb: Embedd
         vector = emb.embed_one(cand)
         considered = [text for text in stored if cosine(emb, text, cand) >= SEMANTIC.floor]
         assert len(considered) >= 2, considered  # precondition: more than one neighbour to judge
+        # the neighbours at or above the floor, then the nearest few under it (decide.BELOW_FLOOR)
+        found = m.backend.vector_search(U, vector, [], limit=10)
+        order = ([r.record.summary for r in found if r.score >= SEMANTIC.floor]
+                 + [r.record.summary for r in found if r.score < SEMANTIC.floor][:BELOW_FLOOR])
         replies = [{"index": i, "reasoning": "another attribute", "relation": "new"}
-                   for i in range(1, len(considered) + 1)]
-        order = [r.record.summary for r in m.backend.vector_search(U, vector, [], limit=10)
-                 if r.score >= SEMANTIC.floor]
+                   for i in range(1, len(order) + 1)]
         replies[order.index(stored[0])]["relation"] = "contradiction"
         model.script(json.dumps({"judgements": replies}))
         m.add_facts([{"summary": cand}], user_id=U, at=T1, wait=True)
@@ -455,3 +458,82 @@ def test_an_episode_retires_another_one_at_a_time_value_far_in_meaning(rules_mem
     add(rules_mem, "User collects vinyl records.", T0)
     add(rules_mem, episode, T0 + timedelta(days=7), type="episodic")
     assert sorted(r.summary for r in active(rules_mem)) == sorted(["User collects vinyl records.", episode])
+
+
+# --- the nearest few facts under the floor (decide.BELOW_FLOOR) ----------------------------------------------
+
+
+@pytest.mark.parametrize(("stored", "cand"), [
+    ("User has a season ticket for Hearts.", "User switched allegiance to Hibs."),
+    ("User rents a flat in Aarhus.", "User relocated to Odense."),
+    ("User practises at the Lotus dojo.", "User signed up with Anytime Fitness instead."),
+])
+def test_a_fact_under_the_floor_is_closed_only_by_a_contradiction(
+        mem: Memory, llm: ScriptedLLM, emb: Embedder, stored: str, cand: str) -> None:
+    """A correction may share little wording with what it corrects: the nearest facts under the floor are judged
+    too, and a contradiction closes them with history."""
+    assert cosine(emb, stored, cand) < SEMANTIC.floor  # precondition: no neighbour by the bands
+    llm.relation(stored, cand, "contradiction")
+    add(mem, stored, T0)
+    old = only(mem)
+    add(mem, cand, T1)
+    assert [r.summary for r in active(mem)] == [cand]
+    assert HistoryEvent.SUPERSEDE in events(mem, old.id)
+
+
+@pytest.mark.parametrize("relation", ["redundancy", "refinement", "unsure", "new"])
+def test_a_fact_under_the_floor_is_never_merged_or_refined(
+        mem: Memory, llm: ScriptedLLM, emb: Embedder, relation: Any) -> None:
+    stored, cand = "User keeps bees in the back garden.", "User's allotment is at Hill Lane."
+    assert cosine(emb, stored, cand) < SEMANTIC.floor
+    llm.relation(stored, cand, relation)
+    add(mem, stored, T0)
+    add(mem, cand, T1)
+    assert sorted(r.summary for r in active(mem)) == sorted([stored, cand])
+
+
+def test_only_the_nearest_few_under_the_floor_are_judged(mem: Memory, llm: ScriptedLLM, emb: Embedder) -> None:
+    cand = "User switched to a standing desk."
+    stored = ["User collects stamps from Peru.", "User's brother is a pilot.", "User was born in Gdansk.",
+              "User's cat is named Olive.", "User bakes sourdough on Saturdays.", "User speaks some Swahili."]
+    assert all(cosine(emb, s, cand) < SEMANTIC.floor for s in stored)
+    for i, s in enumerate(stored):
+        llm.relation(s, cand, "contradiction")  # a judge that would close anything it is shown
+        add(mem, s, T0 + timedelta(minutes=i))
+    add(mem, cand, T1)
+    judged = {args[0] for args in llm.asked("classify_conflict") if args[1] == cand}
+    nearest = sorted(stored, key=lambda s: -cosine(emb, s, cand))[:BELOW_FLOOR]
+    assert judged == set(nearest)
+    assert sorted(r.summary for r in active(mem)) == sorted([cand] + [s for s in stored if s not in nearest])
+
+
+@pytest.mark.parametrize(("stored", "cand"), [
+    ("User lives in Aarhus.", "User moved to Odense."),
+    ("User calls Porto home.", "User moved to Braga."),
+    ("User drives a Skoda to work.", "User cycles to work now."),
+])
+def test_the_rules_judge_closes_a_correction_far_in_meaning(rules_mem: Memory, emb: Embedder, stored: str,
+                                                             cand: str) -> None:
+    """A correction under the floor ("lives in Aarhus" / "moved to Odense": 0.36) is judged; a fact under the
+    floor the judge does not call a contradiction stays."""
+    assert cosine(emb, stored, cand) < SEMANTIC.floor
+    other = "User is learning to play the banjo."
+    add(rules_mem, stored, T0)
+    add(rules_mem, other, T0)
+    add(rules_mem, cand, T1)
+    assert sorted(r.summary for r in active(rules_mem)) == sorted([cand, other])
+
+
+@pytest.mark.parametrize(("cand", "named", "not_named"), [
+    ("User quit Deloitte and joined KPMG.", "deloitte", "kpmg"),
+    ("User sold the Brompton last week.", "brompton", "week"),
+    ("User cancelled the Spotify subscription.", "spotify", "subscription"),
+    ("User writes with their left hand.", None, "hand"),  # a hand is no leaving
+])
+def test_what_a_candidate_gives_up_is_searched_by_its_name(cand: str, named: str | None, not_named: str) -> None:
+    """The keyword search for memories far in meaning looks for the thing given up ("left Arup" finds "works as
+    an engineer at Arup" whatever the neighbours are), not for what replaces it."""
+    from memlane.providers.llm.rules import RulesLLM
+
+    terms = RulesLLM().implied_terms(cand)
+    assert (named is None or named in terms) and not_named not in terms

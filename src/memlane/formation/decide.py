@@ -23,6 +23,11 @@ from memlane.storage.base import ScoredRecord
 
 Action = Literal["create", "merge", "supersede", "ignore"]
 
+# the nearest few facts under the floor are judged too ("lives in Tartu" / "moved to Tallinn" is 0.39 in
+# all-MiniLM-L6-v2): a correction may share little wording with what it corrects. Only a contradiction closes
+# them, like the implied memories; never a merge, never a band.
+BELOW_FLOOR = 3
+
 
 @dataclass(frozen=True)
 class Decision:
@@ -109,7 +114,8 @@ def decide(
     implied: Sequence[ScoredRecord] = (),
 ) -> Decision:
     """The decision for ``cand``. The keyed memory, every neighbour at or above the floor (an episode
-    out of the merge window only while the day it names is ahead) and the
+    out of the merge window only while the day it names is ahead), a fact's nearest ``BELOW_FLOOR``
+    neighbours under the floor and the
     ``implied`` memories (found by :meth:`MemoryLLM.implied_terms`, judged whatever their similarity) are
     judged in one :meth:`MemoryLLM.judge` call; a supersession also closes every other judged memory the
     candidate contradicts ("I don't eat meat anymore" replaces both "loves steak" and "eats meat every day")."""
@@ -133,7 +139,9 @@ def decide(
     ahead = [n for n in neighbours if episodic and n.score >= bands.floor and not in_window(n.record)
              and _still_ahead(n.record, at) and n.record.id not in near]
     near |= {n.record.id for n in ahead}
-    far = ahead + [n for n in implied if n.record.id not in near]  # found by what the candidate retires, not by meaning
+    below = [] if episodic else [n for n in neighbours if n.score < bands.floor and n.record.id not in near][:BELOW_FLOOR]
+    near |= {n.record.id for n in below}
+    far = ahead + below + [n for n in implied if n.record.id not in near]  # found by what the candidate retires
     pool += far
     verdicts = llm.judge(text(cand.summary), [text(n.record.summary) for n in pool]) if pool else []
     # a memory far in meaning is only ever closed by a contradiction, never merged or decided by a band

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from memlane.model.candidate import ConflictVerdict, Relation
-from memlane.providers.llm.rules import frames, roles
+from memlane.providers.llm.rules import frames, roles, slot_sense
 from memlane.providers.llm.rules.compare import (
     Reading,
     content_words,
@@ -228,4 +228,4 @@ def classify(existing: str, candidate: str) -> ConflictVerdict:
         if old_words < new_words and added and (detail or len(added) >= 2):  # one more word is a restatement
             return _verdict("refinement", f"adds {', '.join(sorted(added))} to the same fact")
         return _verdict("redundancy", f"content-word overlap {score:.0%}")
-    return _verdict("unsure", f"content-word overlap {score:.0%}, no shared slot")
+    return slot_sense.same_slot(existing, candidate) or _verdict("unsure", f"content-word overlap {score:.0%}, no shared slot")

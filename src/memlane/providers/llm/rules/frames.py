@@ -228,7 +228,7 @@ def implied_terms(candidate: str) -> list[str]:
     others = set() if new.negative else {w for k in new.kinds & EXCLUSIVE.keys() for w in EXCLUSIVE[k]} - new.names
     titles = {w for h in given_up & TITLE_VERBS.keys() for w in TITLE_VERBS[h]}
     return sorted({w for h in given_up for w in _HABIT_WORDS[h]} | {w for g in ruled_out for w in FOODS[g]}
-                  | others | titles)
+                  | others | titles | new.left_head)  # "left Arup": what is given up, by name
 
 
 def _kind_refinement(general: Frame, specific: Frame) -> str | None:
