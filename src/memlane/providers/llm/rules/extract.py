@@ -16,6 +16,8 @@ from memlane.providers.llm.rules.build import apply, candidate, subject_key
 from memlane.providers.llm.rules.context import Registry, build
 from memlane.providers.llm.rules.facts import USER, Clause, Fact, Subject
 from memlane.providers.llm.rules.helpers import MONEY, strip_past_time
+from memlane.providers.llm.rules.lexicon import NOT_NAMES
+from memlane.providers.llm.rules.subject import pet_or_relation
 from memlane.providers.llm.rules.text import clauses, clean, expand_contractions, sentences, strip_fillers
 
 MAX_CANDIDATES = 5
@@ -79,10 +81,38 @@ _ABOUT_ME = re.compile(r"\b(?:(?:quick |a )?(?:little |bit |few things )?about m
                        r"(?P<own>(?:I|my)\b)?", re.I)
 
 
+# "my son oskar is 9": a name typed in lower case after the relation or pet it names, before a verb
+_LOWER_NAME = re.compile(
+    r"\b(?P<head>(?:my|our) (?:[a-z]+ )?(?P<noun>[a-z]+),? )(?P<name>[a-z][a-z'-]{1,20})"
+    r"(?=,? (?:is|was|has|had|turned|turns|just|lives|works|got|started|loves|hates|likes|and|who)\b|'s\b)")
+
+
+def _capitalise_names(text: str) -> str:
+    def repl(m: re.Match[str]) -> str:
+        name = m.group("name")
+        if pet_or_relation(m.group("noun")) is None or name in NOT_NAMES or name in _NOT_A_NAME:
+            return m.group(0)
+        return m.group("head") + name.capitalize()
+
+    return _LOWER_NAME.sub(repl, text)
+
+
+_NOT_A_NAME = frozenset({"is", "was", "has", "had", "just", "and", "who", "also", "still", "really", "now", "never",
+                         "always", "finally", "recently", "already", "too"})
+
+
+def _known_name_first(sentence: str, registry: Registry) -> str:
+    """``"oskar turned 10"`` after ``"my son oskar is 9"``: a known name opening a sentence gets its capital."""
+    first = sentence.split(" ", 1)[0]
+    if first.islower() and first.lower() in registry.known:
+        return first.capitalize() + sentence[len(first):]
+    return sentence
+
+
 def _prepare(text: str) -> str:
     # "About me: 29, ..." -> "I am 29, ..."; "quick intro: I'm Haruto, ..." keeps its own subject
     text = _ABOUT_ME.sub(lambda m: m.group("own") or "I am ", _LOWER_I.sub("I", expand_contractions(clean(text))))
-    return _FAVOURITE_COLON.sub(lambda m: f"my {m.group('what')} is ", text)
+    return _capitalise_names(_FAVOURITE_COLON.sub(lambda m: f"my {m.group('what')} is ", text))
 
 
 def _register(registry: Registry, fact: Fact | None, who: Subject) -> None:
@@ -108,6 +138,7 @@ def facts_in(text: str, registry: Registry, statements: list[tuple[str, Fact | N
     begun = 0
     for sentence, terminator in sentences(text):
         found[begun:], begun = _without_reasons(found[begun:]), len(found)
+        sentence = _known_name_first(sentence, registry)
         sentence = _CHANGED_TO.sub(r"my \g<thing> is \g<amount>", sentence)
         sentence = _LEADING_TIME.sub("", sentence)
         sentence = _BIRTHDAY_AGE.sub(lambda m: f"{m.group('who') or 'I '}turned {m.group('n')}{m.group('rest')}", sentence)

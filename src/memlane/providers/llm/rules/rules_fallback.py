@@ -5,7 +5,8 @@ they had no pattern for, so unseen wordings were lost. This rule keeps a clause 
 lasting about the user in the present ("I coach my daughter's football team"), with enough content to
 mean something. It leaves out passing states and chatter ("I am tired", "I think so", "I need help
 with this"), past events (the event rules keep the notable ones; "I met a friend for lunch" is not)
-and plans (the plan rules decide those).
+except giving something up, which ends a lasting fact ("I sold the Vespa", "I deleted my Instagram account":
+the judge retires what it ends), and plans (the plan rules decide those).
 """
 
 from __future__ import annotations
@@ -23,8 +24,8 @@ _STATEMENT = re.compile(r"^(?:I|my) (?P<verb>[a-z]+)\b", _I)
 _PASSING = re.compile(
     r"^I (?:am|feel|was|have been|am feeling) (?:so |really |very |a bit |kind of |pretty |super |just |not )*"
     r"(?:tired|exhausted|hungry|thirsty|bored|sleepy|sick|ill|busy|stressed|fine|good|ok|okay|alright|great|"
-    r"sure|unsure|confused|lost|back|here|done|ready|excited|happy|sad|upset|annoyed|curious|sorry|glad|"
-    r"late|early|home|awake|online|offline|stuck|wondering|asking|joking|kidding|serious|listening)\b"
+    r"sure|unsure|confused|lost|back|here|ready|excited|happy|sad|upset|annoyed|curious|sorry|glad|"
+    r"late|early|done(?! with)|home|awake|online|offline|stuck|wondering|asking|joking|kidding|serious|listening)\b"
     r"|^I (?:think|guess|suppose|believe|mean|meant|see|know|understand|agree|disagree|hope|wonder|doubt|bet|"
     r"feel like|forgot|remember|need|want|would|could|should|can|cannot|will|was wondering|just wanted|"
     r"have a question|have another question|got it|get it|see what you mean)\b"
@@ -39,6 +40,15 @@ _PAST = re.compile(
     r"lost|found|gave|began|wrote|drove|flew|ate|spent|paid|told|had|did|came|became|broke|caught|built)\b",
     _I,
 )
+# ending or disposing of something: a change of state that lasts, said in the past tense
+_GIVE_UP = re.compile(
+    r"^I (?:just |finally |recently |also |already |officially )*(?:sold|deleted|uninstalled|cancell?ed|closed|"
+    r"deactivated|unsubscribed from|gave (?:up|away)|got rid of|donated|quit|stopped|ditched|"
+    r"dumped|scrapped|abandoned|retired from|resigned from|broke up with|moved out of|shut down|"
+    r"sold off|traded in|cut out|gave back|handed back)\b (?!to\b|for\b|by\b|at\b|in\b|on\b|with\b|up\b)\S",
+    _I,
+)
+_DONE_WITH = re.compile(r"^I am (?:so |totally |completely |officially )?done with\b", _I)
 _WORD = re.compile(r"[a-z]{3,}")
 _STOP = words("""the and for with have has had was were are that this you not but very really just also like about
     from them their they there what when which been being some much many more most into over then than its
@@ -49,13 +59,15 @@ _MIN_CONTENT = 3  # the verb and at least two more words that say something
 
 
 def statement(c: Clause) -> Fact | None:
-    if c.subject.kind != "user" or not _STATEMENT.match(c.text) or _PASSING.search(c.text):
+    if c.subject.kind not in ("user", "relation", "pet") or not _STATEMENT.match(c.text) or _PASSING.search(c.text):
         return None
     if _FOR_NOW.search(c.text) and not _RATE.search(c.text):
         return None
-    if len([w for w in _WORD.findall(c.text.lower()) if w not in _STOP]) < _MIN_CONTENT:
+    gives_up = bool(_GIVE_UP.match(c.text) or _DONE_WITH.match(c.text))
+    # what is given up may be one word: "I sold the car", "I am done with gaming"
+    if len([w for w in _WORD.findall(c.text.lower()) if w not in _STOP]) < _MIN_CONTENT - gives_up:
         return None
-    if _PAST.match(c.text) or _FUTURE.search(c.text):
+    if (_PAST.match(c.text) and not gives_up) or _FUTURE.search(c.text):
         return None
     return Fact(None, c.text.lower(), c.text, category_for(c.text), 2, MemoryType.SEMANTIC, tags=["statement"])
 

@@ -35,7 +35,8 @@ _PREDICATE_START = re.compile(
     r"usually|absolutely|totally)\s+)*(?:is|are|was|were|has|have|had|turned|turns|lives|live|works|"
     r"work|loves|love|likes|like|hates|hate|does|do|did|speaks|speak|studies|study|plays|play|eats|eat|"
     r"drinks|drink|moved|got|became|started|goes|go|owns|own|enjoys|enjoy|prefers|prefer|takes|take|"
-    r"runs|run|teaches|teach|uses|use|wants|want|needs|need|can|cannot|will|is not|are not|hates)\b",
+    r"runs|run|teaches|teach|uses|use|wants|want|needs|need|can|cannot|will|is not|are not|hates|"
+    r"[a-z]{3,}(?<![su])s)\b",  # any verb in the third person: "my dad coaches a football team"
     _I,
 )
 _MY = r"(?:[Mm]y|[Oo]ur)"
@@ -51,6 +52,7 @@ _VERB_START = re.compile(
     r"(?:moved|relocated|live|work|started|got|adopted|love|hate|speak|study|have|had|became|decided|quit|"
     r"joined|passed|finished|graduated|switched|eat|drink|prefer|use|enjoy|turned|bought|booked|"
     r"signed up|learning|living|working|studying|training|been|put down|paid|sold|went|made|took|left|ran|tried|"
+    r"gave|got rid of|cut out|broke up with|"
     r"[a-z]{3,}(?<!need)(?<!feed)(?<!seed)(?<!speed)(?<!embed)ed)\b",
     _I,
 )
@@ -139,7 +141,8 @@ def parse(text: str, known: Mapping[str, Subject], last: Subject | None = None) 
     m = _PRONOUN_START.match(text)
     if m and last is not None and _PREDICATE_START.match(m.group("rest")):
         return Clause("I " + deconjugate(m.group("rest")), last)
-    if re.match(r"(?:not|no longer) [a-z]{2,}ing\b|back (?:on|to|in|at) \w", text, _I):  # "not running anymore"
+    if re.match(r"(?:not|no longer) [a-z]{2,}ing\b|back (?:on|to|in|at) \w|(?:so |totally )?done with \w", text, _I):
+        # "not running anymore", "back to studying in the mornings", "done with gaming"
         return Clause("I am " + text[0].lower() + text[1:])
     if m := _VERB_START.match(text):  # "Just moved to Denver!", "... and became a chef"
         gerund = m.group(0).split()[-1].lower().endswith("ing")

@@ -16,7 +16,9 @@ _CONTRACTIONS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(p, re.IGNORECASE), r)
     for p, r in (
         (r"\bI'm\b", "I am"),
-        (r"\bIm\b(?= (?:a|an|the|\d|from|in|into|allergic|vegan|vegetarian|learning|now|based)\b)", "I am"),
+        # typed without the apostrophe: "im on lates now", "ive been vegan since may" ("IM" alone stays)
+        (r"\b(?:I'm|(?-i:im|Im))\b", "I am"),
+        (r"\b(?-i:ive|Ive)\b", "I have"),
         (r"\bI've\b", "I have"),
         (r"\bI'd\b", "I would"),
         (r"\bI'll\b", "I will"),
@@ -36,14 +38,36 @@ _CONTRACTIONS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"(?<=[a-z] )devs?(?=\s*(?:$|[,.;!]| at | for | in | from | and | who | working ))", "developer"),
     )
 )
-_NEG_FIX = {
+_NEG_FIX = {  # negations typed without the apostrophe
     "dont": "do not",
     "doesnt": "does not",
     "didnt": "did not",
     "isnt": "is not",
+    "arent": "are not",
+    "wasnt": "was not",
+    "werent": "were not",
     "havent": "have not",
+    "hasnt": "has not",
+    "hadnt": "had not",
+    "cant": "cannot",
+    "couldnt": "could not",
+    "shouldnt": "should not",
+    "wouldnt": "would not",
 }
-_NEG_WORD = re.compile(r"\b(dont|doesnt|didnt|isnt|havent)\b", re.IGNORECASE)
+# chat spellings and frequent typos, read as the words they stand for (lower case as typed)
+_TYPED = {
+    "teh": "the", "adn": "and", "taht": "that", "thier": "their", "alot": "a lot", "realy": "really",
+    "alergic": "allergic", "allergc": "allergic", "alergy": "allergy", "allergie": "allergy",
+    "definately": "definitely", "becuase": "because", "beacuse": "because", "recieve": "receive",
+    "freind": "friend", "freinds": "friends", "untill": "until", "tommorow": "tomorrow", "tomorow": "tomorrow",
+    "wich": "which", "probaly": "probably", "finaly": "finally", "beleive": "believe", "seperate": "separate",
+    "gonna": "going to", "wanna": "want to", "gotta": "have to", "kinda": "kind of", "sorta": "sort of",
+    "cuz": "because", "coz": "because", "bc": "because", "u": "you", "ur": "your", "rn": "right now",
+    "pls": "please", "plz": "please", "yrs": "years", "yr": "year", "hrs": "hours", "mins": "minutes",
+    "bf": "boyfriend", "gf": "girlfriend", "hubby": "husband", "wifey": "wife", "tho": "though", "thru": "through",
+}
+_TYPED_WORD = re.compile(r"\b(" + "|".join(_TYPED) + r")\b")
+_NEG_WORD = re.compile(r"\b(" + "|".join(_NEG_FIX) + r")\b", re.IGNORECASE)
 
 _SENTENCE = re.compile(r"[^.!?;:\n]+(?:[.!?]+|[;:\n]|$)")
 _ABBREV = re.compile(r"\b(?:dr|mr|mrs|ms|st|prof|jr|sr|vs|etc|e\.g|i\.e|approx|no|(?-i:[A-HJ-Z]))\.$", re.IGNORECASE)
@@ -100,6 +124,7 @@ def clean(text: str) -> str:
 
 
 def expand_contractions(text: str) -> str:
+    text = _TYPED_WORD.sub(lambda m: _TYPED[m.group(1)], text)
     for pattern, repl in _CONTRACTIONS:
         text = pattern.sub(repl, text)
     return _NEG_WORD.sub(lambda m: _NEG_FIX[m.group(1).lower()], text)
