@@ -1,0 +1,112 @@
+"""Chat as people type it (issue 11, round 4): contractions without apostrophes and chat spellings, things
+given up said in the past tense, names typed in lower case, and what a relative does. The phrasings, people
+and values here are written apart from every scenario set."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from memlane import Memory
+from memlane.model.candidate import ChatMessage
+from memlane.model.enums import HistoryEvent
+from memlane.providers.llm.rules import RulesLLM
+from memlane.providers.llm.rules.extract import extract
+from memlane.providers.llm.rules.text import expand_contractions
+from tests.formation_helpers import open_memory
+
+U = "u_register"
+
+
+def summaries(*turns: str) -> list[str]:
+    result = extract([ChatMessage(role="user", content=t) for t in turns])
+    return [c.summary for c in result.candidates] if result.should_create else []
+
+
+@pytest.mark.parametrize(("typed", "read"), [
+    ("im on nights this month", "I am on nights this month"),
+    ("ive been teetotal since june", "I have been teetotal since june"),
+    ("i cant eat gluten, it wasnt fun finding out", "i cannot eat gluten, it was not fun finding out"),
+    ("my gf is gonna love this", "my girlfriend is going to love this"),
+    ("teh dentist moved it", "the dentist moved it"),
+    ("IM me later", "IM me later"),  # instant messaging, not "I am"
+])
+def test_contractions_without_apostrophes_and_chat_spellings_are_read_as_words(typed: str, read: str) -> None:
+    assert expand_contractions(typed) == read
+
+
+@pytest.mark.parametrize(("message", "expected"), [
+    ("ive been pescatarian since march", "User has been pescatarian since march."),
+    ("im alergic to hazelnuts", "User is allergic to hazelnuts."),
+])
+def test_a_fact_typed_without_apostrophes_or_with_a_typo_is_extracted(message: str, expected: str) -> None:
+    assert summaries(message) == [expected]
+
+
+@pytest.mark.parametrize(("message", "expected"), [
+    ("I sold my road bike last weekend.", "User sold their road bike."),
+    ("deleted my Strava account, the kudos were making me competitive", "User deleted their Strava account"),
+    ("uninstalled Duolingo after a 400 day streak", "User uninstalled Duolingo"),
+    ("got rid of the television in the bedroom", "User got rid of the television in the bedroom."),
+    ("gave away my sewing machine to a neighbour", "User gave away their sewing machine"),
+    ("I closed my Monzo account.", "User closed their Monzo account."),
+])
+def test_giving_something_up_in_the_past_tense_is_kept(message: str, expected: str) -> None:
+    assert any(s.startswith(expected.rstrip(".")) for s in summaries(message)), summaries(message)
+
+
+@pytest.mark.parametrize("message", [
+    "I left my umbrella on the bus.",
+    "I stopped by the bakery on the way home.",
+    "I dropped my glasses in the sink.",
+    "I sold it.",
+    "I am done.",
+    "I quit.",
+])
+def test_passing_events_and_bare_verbs_are_not_kept(message: str) -> None:
+    assert summaries(message) == []
+
+
+def test_a_name_typed_in_lower_case_is_known_in_later_turns() -> None:
+    assert summaries("my niece tilda is 6", "tilda turned 7 on friday, unicorn cake obviously") == [
+        "User's niece Tilda is 7 years old."
+    ]
+    assert not any("Just" in s for s in summaries("my daughter just started school"))  # "just" is no name
+
+
+@pytest.mark.parametrize(("message", "expected"), [
+    ("my uncle restores old motorbikes in his garage", "User's uncle restores old motorbikes in his garage."),
+    ("my grandad keeps pigeons on his allotment", "User's grandad keeps pigeons on his allotment."),
+    ("my cat sleeps on the radiator all winter", "User's cat sleeps on the radiator all winter."),
+])
+def test_what_a_relative_or_pet_does_is_kept_as_theirs(message: str, expected: str) -> None:
+    assert summaries(message) == [expected]
+
+
+def test_an_opinion_of_a_relative_about_the_user_is_not_kept() -> None:
+    assert summaries("my brother reckons I spend too much on coffee") == []
+
+
+@pytest.fixture
+def mem(tmp_path: Path) -> Iterator[Memory]:
+    m = open_memory(str(tmp_path / "r.db"), RulesLLM(), memory_consent_fields=[], memory_consent_benign_fields=[])
+    yield m
+    m.close()
+
+
+@pytest.mark.parametrize(("before", "after", "gone"), [
+    ("I ride my Brompton to the office every day.", "sold the brompton, working from home now anyway", "Brompton"),
+    ("I post my sourdough bakes on TikTok.", "uninstalled tiktok last night, it was eating my evenings", "TikTok"),
+])
+def test_what_is_given_up_in_chat_retires_the_stored_fact_with_history(
+    mem: Memory, before: str, after: str, gone: str
+) -> None:
+    mem.add(before, user_id=U, wait=True)
+    (old,) = mem.list(user_id=U)
+    mem.add(after, user_id=U, wait=True)
+    active = [r.summary for r in mem.list(user_id=U)]
+    assert old.summary not in active
+    assert any(gone.lower() in s.lower() for s in active), active  # what was done is kept
+    assert HistoryEvent.SUPERSEDE in [h.event for h in mem.history(old.id, user_id=U)]
