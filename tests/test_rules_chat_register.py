@@ -110,3 +110,46 @@ def test_what_is_given_up_in_chat_retires_the_stored_fact_with_history(
     assert old.summary not in active
     assert any(gone.lower() in s.lower() for s in active), active  # what was done is kept
     assert HistoryEvent.SUPERSEDE in [h.event for h in mem.history(old.id, user_id=U)]
+
+
+@pytest.mark.parametrize(("message", "expected"), [
+    ("I'm a tattoo artist now", "User works as a tattoo artist."),
+    ("im a locksmith these days", "User works as a locksmith."),
+    ("I am now a beekeeper", "User works as a beekeeper."),
+])
+def test_a_role_announced_as_a_change_is_a_job_even_when_its_word_is_not_listed(message: str, expected: str) -> None:
+    assert summaries(message) == [expected]
+
+
+def test_a_role_word_not_listed_and_not_announced_is_not_a_job() -> None:
+    assert summaries("I am a morning person") != ["User works as a morning person."]
+
+
+@pytest.mark.parametrize(("message", "expected"), [
+    ("moved over to a Fairphone 5 in may, really happy with it", "User moved over to a Fairphone 5"),
+    ("started using Obsidian for recipes, obsessed with it", "User started using Obsidian for recipes."),
+    ("I took up the ukulele over lockdown", "User took up the ukulele"),
+    ("I switched to Kagi for search, never going back", "User switched to Kagi for search."),
+])
+def test_what_is_said_before_a_reaction_stands_alone(message: str, expected: str) -> None:
+    assert any(s.startswith(expected.rstrip(".")) for s in summaries(message)), summaries(message)
+
+
+@pytest.mark.parametrize(("message", "expected"), [
+    ("I'm back to cycling to work, the bus was too slow", "User is back to cycling to work"),
+    ("I do my taxes in Numbers.", "User does their taxes in Numbers."),
+    ("I'm on a Framework 13 laptop now", "User is on a Framework 13 laptop now."),
+])
+def test_a_short_verb_still_counts_and_resuming_a_habit_is_no_passing_state(message: str, expected: str) -> None:
+    assert any(s.startswith(expected.rstrip(".")) for s in summaries(message)), summaries(message)
+
+
+@pytest.mark.parametrize("message", ["I am on the train now", "I am back from lunch", "I do it.", "I picked up my sister from school", "I started to cry"])
+def test_short_passing_states_are_still_not_kept(message: str) -> None:
+    assert summaries(message) == []
+
+
+def test_an_age_in_words_after_a_possessive_s_is_an_age() -> None:
+    assert summaries("my nephew Jonah is 11", "Jonah's twelve now, taller than me") == [
+        "User's nephew Jonah is twelve years old."
+    ]

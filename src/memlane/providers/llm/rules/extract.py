@@ -175,12 +175,14 @@ def facts_in(text: str, registry: Registry, statements: list[tuple[str, Fact | N
                 continue
             clause = Clause(parsed.text, parsed.subject, career) if parsed else Clause(part)
             fact = as_written or apply(clause)  # a row that reads the clause as written knows its subject
-            if (fact is None or "statement" in fact.tags) and ", " in clause.text:
-                # "I am a radiographer at St Mary's, mostly CT scans": a rule reads it before the elaboration
-                first = apply(Clause(clause.text.split(", ")[0], clause.subject, clause.career_change))
-                fact = first if first is not None and "statement" not in first.tags else fact
             if fact is not None and _PLACEHOLDER.search(fact.text):  # "I hate the stuff": says nothing alone
                 fact = None
+            if (fact is None or "statement" in fact.tags) and ", " in clause.text:
+                # "I am a radiographer at St Mary's, mostly CT scans": a rule reads it before the elaboration;
+                # "I switched to a Pixel 8, loving it": what is said before a reaction stands alone
+                first = apply(Clause(clause.text.split(", ")[0], clause.subject, clause.career_change))
+                fact = first if first is not None and (fact is None or "statement" not in first.tags) else fact
+                fact = None if fact is not None and _PLACEHOLDER.search(fact.text) else fact
             who = (fact and fact.subject) or (USER if fact is not None and fact is as_written else clause.subject)
             if statements is not None:
                 statements.append((part, fact, who))

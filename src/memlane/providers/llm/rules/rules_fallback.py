@@ -24,7 +24,7 @@ _STATEMENT = re.compile(r"^(?:I|my) (?P<verb>[a-z]+)\b", _I)
 _PASSING = re.compile(
     r"^I (?:am|feel|was|have been|am feeling) (?:so |really |very |a bit |kind of |pretty |super |just |not )*"
     r"(?:tired|exhausted|hungry|thirsty|bored|sleepy|sick|ill|busy|stressed|fine|good|ok|okay|alright|great|"
-    r"sure|unsure|confused|lost|back|here|ready|excited|happy|sad|upset|annoyed|curious|sorry|glad|"
+    r"sure|unsure|confused|lost|back(?! (?:to|on|in) \w+ing\b)|here|ready|excited|happy|sad|upset|annoyed|curious|sorry|glad|"
     r"late|early|done(?! with)|home|awake|online|offline|stuck|wondering|asking|joking|kidding|serious|listening)\b"
     r"|^I (?:think|guess|suppose|believe|mean|meant|see|know|understand|agree|disagree|hope|wonder|doubt|bet|"
     r"feel like|forgot|remember|need|want|would|could|should|can|cannot|will|was wondering|just wanted|"
@@ -45,12 +45,16 @@ _PAST = re.compile(
 _GIVE_UP = re.compile(
     r"^I (?:just |finally |recently |also |already |officially )*(?:sold|deleted|uninstalled|cancell?ed|closed|"
     r"deactivated|unsubscribed from|gave (?:up|away)|got rid of|donated|quit|stopped|ditched|"
-    r"dumped|scrapped|abandoned|retired from|resigned from|broke up with|moved out of|shut down|"
-    r"sold off|traded in|cut out|gave back|handed back)\b (?!to\b|for\b|by\b|at\b|in\b|on\b|with\b|up\b)\S",
+    r"dumped|scrapped|abandoned|retired from|resigned from|broke up with|returned|moved out of|shut down|"
+    r"sold off|traded in|cut out|gave back|handed back)\b (?!to\b|for\b|by\b|at\b|in\b|on\b|with\b|up\b|home\b|from\b)\S",
     _I,
 )
+# taking something up is a habit from now on: "I started using Obsidian", "I took up the ukulele"
+_TAKES_UP = re.compile(
+    r"^I (?:just |recently |finally |also )*(?:(?:started|began) [a-z]{2,}ing|took up|got into|switched to|"
+    r"moved over to) \S", _I)
 _DONE_WITH = re.compile(r"^I am (?:so |totally |completely |officially )?done with\b", _I)
-_WORD = re.compile(r"[a-z]{3,}")
+_WORD = re.compile(r"[a-z0-9]*[a-z][a-z0-9]*")  # "S23" and "PS5" say something
 _STOP = words("""the and for with have has had was were are that this you not but very really just also like about
     from them their they there what when which been being some much many more most into over then than its
     all any our out get got one two now still even too lot lots bit thing things stuff""")
@@ -60,15 +64,17 @@ _MIN_CONTENT = 3  # the verb and at least two more words that say something
 
 
 def statement(c: Clause) -> Fact | None:
-    if c.subject.kind not in ("user", "relation", "pet") or not _STATEMENT.match(c.text) or _PASSING.search(c.text):
+    m = _STATEMENT.match(c.text)
+    if c.subject.kind not in ("user", "relation", "pet") or m is None or _PASSING.search(c.text):
         return None
     if _FOR_NOW.search(c.text) and not _RATE.search(c.text):
         return None
     gives_up = bool(_GIVE_UP.match(c.text) or _DONE_WITH.match(c.text))
     # what is given up may be one word: "I sold the car", "I am done with gaming"
-    if len([w for w in _WORD.findall(c.text.lower()) if w not in _STOP]) < _MIN_CONTENT - gives_up:
+    content = [w for w in _WORD.findall(c.text[m.end():].lower()) if len(w) >= 3 and w not in _STOP]
+    if 1 + len(content) < _MIN_CONTENT - gives_up:  # the verb counts however short ("I do", "I am")
         return None
-    if (_PAST.match(c.text) and not gives_up) or _FUTURE.search(c.text):
+    if (_PAST.match(c.text) and not gives_up and not _TAKES_UP.match(c.text)) or _FUTURE.search(c.text):
         return None
     return Fact(None, c.text.lower(), c.text, category_for(c.text), 2, MemoryType.SEMANTIC, tags=["statement"])
 

@@ -62,6 +62,9 @@ _SWITCH = re.compile(
 )
 
 
+_NOW = re.compile(r"\b(?:now|these days|nowadays)\b", _I)
+
+
 def indefinite_article(word: str) -> str:
     """``a`` or ``an`` by sound: an engineer, a UX designer, a university lecturer, an hourly worker."""
     low = word.lower()
@@ -123,7 +126,9 @@ def occupation(c: Clause) -> Fact | None:
         if fact and mid and not c.career_change:
             fact.text = fact.text.replace("I work as", f"I work {mid} as", 1)
         return fact
-    for pattern, strong in ((_JOB_IS, True), (_BECAME, True), (_AM_A, False)):
+    # "I am a dog groomer now": a role announced as a change is a job even when its word is not listed
+    announced = bool(_NOW.search(c.text))
+    for pattern, strong in ((_JOB_IS, True), (_BECAME, True), (_AM_A, announced)):
         if m := pattern.match(c.text):
             return _role_fact(c, m, strong)
     if m := _TEACH.match(c.text):

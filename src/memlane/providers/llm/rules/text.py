@@ -31,7 +31,8 @@ _CONTRACTIONS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"\b(he|she|it|that|there|what|who|where|how|name|birthday|bday)'s\b", r"\1 is"),
         (r"\b(they|you)'re\b", r"\1 are"),
         (
-            r"\b(\w+)'s(?= (?:a|an|now|not|just|been|almost|nearly|turning|allergic|vegan|vegetarian|\d+)\b)",
+            r"\b(\w+)'s(?= (?:a|an|now|not|just|been|almost|nearly|turning|allergic|vegan|vegetarian|\d+|"
+            + "|".join(NUMBER_WORDS) + r")\b)",
             r"\1 is",
         ),
         # "backend dev", "a web dev at Zalando": a developer (not "dev team", "dev work")
