@@ -153,3 +153,18 @@ def test_an_age_in_words_after_a_possessive_s_is_an_age() -> None:
     assert summaries("my nephew Jonah is 11", "Jonah's twelve now, taller than me") == [
         "User's nephew Jonah is twelve years old."
     ]
+
+
+@pytest.mark.parametrize("message", [
+    "decision made: I'm keeping the Corolla another year",
+    "I'm renting in Malmö instead of buying, final decision.",
+    "ok decided - we are skipping the Lisbon trip",
+])
+def test_a_decision_told_around_a_clause_is_an_episode(message: str) -> None:
+    result = extract([ChatMessage(role="user", content=message)])
+    assert [c.type.value for c in result.candidates] == ["episodic"]
+    assert result.candidates[0].summary.startswith("User decided that")
+
+
+def test_an_answer_style_said_of_my_answers_keeps_the_style() -> None:
+    assert summaries("I want my replies kept plain, no jargon") == ["User prefers plain answers."]

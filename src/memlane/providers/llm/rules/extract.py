@@ -109,9 +109,17 @@ def _known_name_first(sentence: str, registry: Registry) -> str:
     return sentence
 
 
+# "decided: I'm taking the PhD" / "I'm taking the PhD, final decision": a decision told around a clause
+_DECISION_COLON = re.compile(r"\b(?:(?:I have |I )?(?:decided|made (?:up )?my (?:decision|mind))|(?:final |my )?decision(?: made)?)"
+                             r"\s*[:-]\s*(?=(?:I|we) )", re.IGNORECASE)
+_DECISION_AFTER = re.compile(r"^(?P<clause>(?:I|we) [^.!?]+?),? (?:final decision|decision made|that is decided)(?=[.!]|$)",
+                             re.IGNORECASE | re.MULTILINE)
+
+
 def _prepare(text: str) -> str:
     # "About me: 29, ..." -> "I am 29, ..."; "quick intro: I'm Haruto, ..." keeps its own subject
     text = _ABOUT_ME.sub(lambda m: m.group("own") or "I am ", _LOWER_I.sub("I", expand_contractions(clean(text))))
+    text = _DECISION_AFTER.sub(r"I decided \g<clause>", _DECISION_COLON.sub("I decided ", text))
     return _capitalise_names(_FAVOURITE_COLON.sub(lambda m: f"my {m.group('what')} is ", text))
 
 
