@@ -168,3 +168,14 @@ def test_a_decision_told_around_a_clause_is_an_episode(message: str) -> None:
 
 def test_an_answer_style_said_of_my_answers_keeps_the_style() -> None:
     assert summaries("I want my replies kept plain, no jargon") == ["User prefers plain answers."]
+
+
+@pytest.mark.parametrize(("old", "new", "relation"), [
+    ("User uses a OnePlus 11.", "User is on a Redmi Note 12 now.", "contradiction"),
+    ("User has a Nokia 3310 as a backup.", "User switched to an Xperia 5.", "contradiction"),
+    ("User likes photographing the galaxy through a telescope.", "User is on a Pixel now.", "unsure"),
+])
+def test_phone_lines_are_one_phone_at_a_time(old: str, new: str, relation: str) -> None:
+    from memlane.providers.llm.rules.conflict import classify
+
+    assert classify(old, new).relation == relation
