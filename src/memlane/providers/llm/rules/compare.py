@@ -8,6 +8,7 @@ notion of a slot as extraction. Texts the rules do not recognise fall back to wo
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -97,7 +98,14 @@ def statement(summary: str) -> str:
     """What an episode's summary says was done ("On 2026-04-05 (W14, 2026) we discussed ... Approach: User
     got engaged to Lina." -> "User got engaged to Lina."); any other summary as it is."""
     m = _SESSION.match(summary.strip())
-    return m.group("what") if m else summary
+    return _unaccented(m.group("what") if m else summary)
+
+
+def _unaccented(text: str) -> str:
+    """"café" and "cafe", "Kraków" and "Krakow" are one word to the comparison (its words are ASCII)."""
+    if text.isascii():
+        return text
+    return "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch))
 
 
 def content_words(text: str, drop: frozenset[str] = frozenset()) -> frozenset[str]:
