@@ -179,3 +179,26 @@ def test_phone_lines_are_one_phone_at_a_time(old: str, new: str, relation: str) 
     from memlane.providers.llm.rules.conflict import classify
 
     assert classify(old, new).relation == relation
+
+
+@pytest.mark.parametrize(("message", "expected"), [
+    ("Left the bakery in June, these days I teach spin classes", "User left the bakery"),
+    ("I quit the brass band last winter", "User quit the brass band"),
+    ("dropped out of the nursing course", "User dropped out of the nursing course"),
+])
+def test_leaving_a_place_of_work_or_membership_is_kept(message: str, expected: str) -> None:
+    assert any(s.startswith(expected) for s in summaries(message)), summaries(message)
+
+
+def test_leaving_a_thing_somewhere_is_not_kept() -> None:
+    assert summaries("I left my scarf at the office") == []
+
+
+@pytest.mark.parametrize(("old", "new", "relation"), [
+    ("User works as a sous-chef at a brasserie in Nîmes.", "User left the brasserie.", "contradiction"),
+    ("User lives in Malmö.", "User's home is in Malmo.", "redundancy"),
+])
+def test_accents_do_not_split_a_word(old: str, new: str, relation: str) -> None:
+    from memlane.providers.llm.rules.conflict import classify
+
+    assert classify(old, new).relation == relation

@@ -50,6 +50,14 @@ _GIVE_UP = re.compile(
     _I,
 )
 # taking something up is a habit from now on: "I started using Obsidian", "I took up the ukulele"
+# leaving a place of work, study or membership: "left the café back in April" (not "left my keys")
+_LEFT_PLACE = re.compile(
+    r"^I (?:just |finally |recently |officially )*(?:left|quit|dropped out of) (?:the|my|our) (?:[\w'-]+ ){0,2}?"
+    r"(?:job|company|firm|caf[eé]|restaurant|bar|clinic|hospital|practice|school|university|college|course|bank|"
+    r"agency|startup|start-up|studio|office|shop|store|bakery|lab|team|band|club|choir|gym|church|charity|"
+    r"department|warehouse|factory|paper|magazine|council|union|army|navy|police|force|service|programme|program)s?\b",
+    _I,
+)
 _TAKES_UP = re.compile(
     r"^I (?:just |recently |finally |also )*(?:(?:started|began) [a-z]{2,}ing|took up|got into|switched to|"
     r"moved over to) \S", _I)
@@ -69,7 +77,7 @@ def statement(c: Clause) -> Fact | None:
         return None
     if _FOR_NOW.search(c.text) and not _RATE.search(c.text):
         return None
-    gives_up = bool(_GIVE_UP.match(c.text) or _DONE_WITH.match(c.text))
+    gives_up = bool(_GIVE_UP.match(c.text) or _DONE_WITH.match(c.text) or _LEFT_PLACE.match(c.text))
     # what is given up may be one word: "I sold the car", "I am done with gaming"
     content = [w for w in _WORD.findall(c.text[m.end():].lower()) if len(w) >= 3 and w not in _STOP]
     if 1 + len(content) < _MIN_CONTENT - gives_up:  # the verb counts however short ("I do", "I am")
