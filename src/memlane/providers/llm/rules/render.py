@@ -22,7 +22,10 @@ ADVERBS = words("""also still now currently really especially absolutely always 
 MODALS = words("can cannot could will would should must may might shall used")
 _IRREGULAR_PAST = words("""was were had did went got made took bought sold ran won lost met left quit found gave came became
     began broke chose drove ate drank flew grew knew paid put said saw sent spent told thought wrote
-    fell felt kept led meant rode sat slept spoke stood swam taught threw understood woke wore""")
+    fell felt kept led meant rode sat slept spoke stood swam taught threw understood woke wore brought caught fought
+    built sang forgot froze hid held hit hurt lent lit rang rose shot shut spun stole stuck struck swore bent
+    dealt dug fed fled hung laid lay shook sold sought sped split spread sprang stung swung tore wept wound""")
+_PREFIX = re.compile(r"^(?:re|over|under|out|mis|with|fore|up)(?=[a-z]{3})")  # rewrote, overslept, upheld
 _THIRD = {"am": "is", "are": "is", "have": "has", "do": "does", "go": "goes", "be": "is", "'m": "is"}
 _PLURAL = {"am": "are", "is": "are", "has": "have", "does": "do", "was": "were"}
 _FIRST = {
@@ -73,7 +76,7 @@ _OTHER_PRONOUNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 
 def is_past(word: str) -> bool:
     w = word.lower()
-    return w in _IRREGULAR_PAST or (w.endswith("ed") and not w.endswith("eed"))
+    return w in _IRREGULAR_PAST or _PREFIX.sub("", w) in _IRREGULAR_PAST or (w.endswith("ed") and not w.endswith("eed"))
 
 
 def _third_singular(verb: str) -> str:
