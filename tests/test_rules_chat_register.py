@@ -202,3 +202,18 @@ def test_accents_do_not_split_a_word(old: str, new: str, relation: str) -> None:
     from memlane.providers.llm.rules.conflict import classify
 
     assert classify(old, new).relation == relation
+
+
+@pytest.mark.parametrize(("message", "expected"), [
+    ("we rebuilt the shop's website in Astro last spring", "User rebuilt the shop's website in Astro."),
+    ("usually grab a flat white on the way to work", "User usually grabs a flat white on the way to work."),
+    ("mostly cook vegetarian at home these days", "User mostly cooks vegetarian at home these days."),
+])
+def test_a_subject_dropped_habit_or_an_irregular_past_is_rendered_right(message: str, expected: str) -> None:
+    assert summaries(message) == [expected]
+
+
+@pytest.mark.parametrize("message", ["Always answer me in Dutch.", "never use emojis with me", "usually the tram is late"])
+def test_a_frequency_adverb_before_a_request_or_another_subject_is_no_habit_of_the_user(message: str) -> None:
+    assert not any(s.startswith("User usually") or s.startswith("User always") or s.startswith("User never")
+                   for s in summaries(message))

@@ -56,6 +56,13 @@ _VERB_START = re.compile(
     r"[a-z]{3,}(?<!need)(?<!feed)(?<!seed)(?<!speed)(?<!embed)ed)\b",
     _I,
 )
+# a frequency adverb opening a sentence before a verb: the user's habit, "I" dropped (not a request to the
+# assistant: "always use metric units with me", "never answer in French")
+_HABIT_START = re.compile(
+    r"^(?:usually|always|often|normally|generally|mostly|sometimes|never) "
+    r"(?!(?:been|the|a|an|my|our|it|he|she|they|we|you|this|that|there|i|on|in|at|use|answer|reply|respond|give|"
+    r"tell|call|write|show|remind|ask|keep|include|format|explain|say|add|check|assume|mention|talk|speak)\b)"
+    r"[a-z]{2,}\b", _I)
 _PRONOUN_PET = re.compile(rf"^(?:he|she|it) is (?P<what>an? [\w -]+?) (?:named|called) {_NAME}(?:,.*)?$", _I)
 _CALL_ME = re.compile(r"^(?:(?:you can |please |just )?call me|(?:everyone|people|friends) calls? me)\b", _I)
 _FAVOURITE_OF = re.compile(
@@ -144,6 +151,8 @@ def parse(text: str, known: Mapping[str, Subject], last: Subject | None = None) 
     if re.match(r"(?:not|no longer) [a-z]{2,}ing\b|back (?:on|to|in|at) \w|(?:so |totally )?done with \w", text, _I):
         # "not running anymore", "back to studying in the mornings", "done with gaming"
         return Clause("I am " + text[0].lower() + text[1:])
+    if _HABIT_START.match(text) and not re.search(r"\b(?:me|you|your)\b", text, _I):
+        return Clause("I " + text[0].lower() + text[1:])  # "usually grab a flat white on the way to work"
     if m := _VERB_START.match(text):  # "Just moved to Denver!", "... and became a chef"
         gerund = m.group(0).split()[-1].lower().endswith("ing")
         return Clause(("I am " if gerund else "I ") + text[0].lower() + text[1:])
