@@ -13,8 +13,8 @@ from functools import lru_cache
 from memlane.providers.llm.rules.frame_data import plain
 from memlane.providers.llm.rules.lexicon import RELATION_ALIASES, RELATIONS
 from memlane.providers.llm.rules.lexicon_world import TECH_SLOTS
+from memlane.providers.llm.rules.render import is_past
 
-_PAST = plain("past_irregular")
 _RELATION = "|".join(sorted((re.escape(w) for w in set(RELATIONS) | set(RELATION_ALIASES)), key=len, reverse=True))
 _NAME = r"(?-i:[A-Z][\w'-]+)"
 _OWNER = r"(?:(?:my|their|his|her|our|the user's|user's|a|an)\s+)?"  # not "the": "visited the Louvre"
@@ -58,7 +58,8 @@ def past_event(text: str) -> bool:
     if m is None:
         return False
     verb = m.group("verb").lower()
-    return verb in _PAST or (verb.endswith("ed") and verb not in ("used", "need"))
+    # after "User" a bare "read" is past (the present is "reads"); "used" is "used to", no occasion
+    return (is_past(verb) or verb == "read") and verb != "used"
 
 
 def other_people(existing: str, candidate: str) -> frozenset[str]:
