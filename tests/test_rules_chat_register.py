@@ -217,3 +217,13 @@ def test_a_subject_dropped_habit_or_an_irregular_past_is_rendered_right(message:
 def test_a_frequency_adverb_before_a_request_or_another_subject_is_no_habit_of_the_user(message: str) -> None:
     assert not any(s.startswith("User usually") or s.startswith("User always") or s.startswith("User never")
                    for s in summaries(message))
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("User's son Leo started judo lessons.", "User's son Leo is 9 years old."),
+    ("User's grandmother Ilse knits socks for everyone.", "User's grandmother Ilse turned 88."),
+])
+def test_two_facts_about_one_person_with_no_word_in_common_and_one_number_both_hold(old: str, new: str) -> None:
+    from memlane.providers.llm.rules.conflict import classify
+
+    assert classify(old, new).relation == "new"  # never merged by a high cosine

@@ -228,4 +228,6 @@ def classify(existing: str, candidate: str) -> ConflictVerdict:
         if old_words < new_words and added and (detail or len(added) >= 2):  # one more word is a restatement
             return _verdict("refinement", f"adds {', '.join(sorted(added))} to the same fact")
         return _verdict("redundancy", f"content-word overlap {score:.0%}")
+    if not score and bool(old_numbers) != bool(new_numbers):  # "Ava is 5" / "Ava just started kindergarten"
+        return _verdict("new", "no word in common, and only one states a number")
     return slot_sense.same_slot(existing, candidate) or _verdict("unsure", f"content-word overlap {score:.0%}, no shared slot")
