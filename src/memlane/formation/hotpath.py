@@ -115,11 +115,13 @@ def enqueue_candidates(
 ) -> list[Job]:
     """Commit one candidate job per candidate (and close the turn job, if ``owner`` still holds its lease:
     else :class:`LeaseLostError` and nothing is written), atomically. The turn's result keeps its
-    observed time and how many episodic candidates it kept (the episodic cooldown reads them)."""
+    observed time and how many episodic candidates it kept (the episodic cooldown reads them).
+    The candidates of one turn come in the order they were said: each is observed a microsecond after the
+    one before, so a later clause is the later word ("I quit, ... on Monday I start at KPMG")."""
     jobs = [Job(id=new_id(), user_id=user_id, thread_id=thread_id, kind=CANDIDATE,
-                payload={"candidate": c.model_dump(mode="json"), "at": at.isoformat(), "turn": turn_id,
-                         **({"tz": time_zone} if time_zone else {})})
-            for c in candidates]
+                payload={"candidate": c.model_dump(mode="json"), "at": (at + timedelta(microseconds=i)).isoformat(),
+                         "turn": turn_id, **({"tz": time_zone} if time_zone else {})})
+            for i, c in enumerate(candidates)]
     ops = [OpEvent(id=new_id(), user_id=user_id, thread_id=thread_id, node=node, op="classify",
                    status="ok" if candidates else "skipped", at=at)]
     ops += [OpEvent(id=new_id(), user_id=user_id, thread_id=thread_id, node=node, op=d.op,

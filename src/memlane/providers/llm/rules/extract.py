@@ -61,7 +61,7 @@ _BIRTHDAY_AGE = re.compile(
     r"(?P<n>\d{1,3})(?: now| today| already)?(?P<rest>(?:[,;.!]|$).*)$", re.IGNORECASE)
 # "on Monday I started at ...", "after four years I finally quit ...": a leading time is not the subject
 _LEADING_TIME = re.compile(r"(?:^|(?<=, )|(?<=, and )|(?<=, but )|(?<=, then )|(?<= and ))"
-                           r"(?:(?:on|after|over) [\w' -]{1,25}?|(?:this|last) (?:week|weekend|month|year|morning|night|"
+                           r"(?:(?:on|after|over|from|as of|starting) [\w' -]{1,25}?|(?:this|last|next) (?:week|weekend|month|year|morning|night|"
                            r"summer|winter|spring|autumn|[a-z]+day)|earlier|yesterday|today),? (?=I )",
                            re.IGNORECASE)
 # "a small climate startup called Verdana Labs" -> "Verdana Labs": an organisation named after its kind
@@ -158,6 +158,7 @@ def facts_in(text: str, registry: Registry, statements: list[tuple[str, Fact | N
             head, tail = sentence.rsplit(", ", 1)
             if filters.starts_with_subject(head) and _AUX_START.match(tail):
                 parts = [head, tail]
+        ended = False  # a clause before this one in the sentence ended something
         for index, raw in enumerate(parts):
             part = _IT_IS.sub(r"my \1 \2", strip_fillers(raw))  # "... my rent, it is 1,050" -> "my rent is 1,050"
             if not part:
@@ -181,7 +182,8 @@ def facts_in(text: str, registry: Registry, statements: list[tuple[str, Fact | N
                 if statements is not None:
                     statements.append((part, None, USER))
                 continue
-            clause = Clause(parsed.text, parsed.subject, career) if parsed else Clause(part)
+            clause = (Clause(parsed.text, parsed.subject, career, replacing=ended and parsed.text.startswith("I "))
+                      if parsed else Clause(part))
             fact = as_written or apply(clause)  # a row that reads the clause as written knows its subject
             if fact is not None and _PLACEHOLDER.search(fact.text):  # "I hate the stuff": says nothing alone
                 fact = None
@@ -195,6 +197,7 @@ def facts_in(text: str, registry: Registry, statements: list[tuple[str, Fact | N
             if statements is not None:
                 statements.append((part, fact, who))
             _register(registry, fact, who)
+            ended = ended or (fact is not None and bool(_ENDS.search(part)))
             if fact is None:
                 reasons.append("no_fact")
                 continue
@@ -204,6 +207,7 @@ def facts_in(text: str, registry: Registry, statements: list[tuple[str, Fact | N
 
 
 _NEGATIVE = re.compile(r"\b(?:not|never|no longer)\b", re.IGNORECASE)
+_ENDS = re.compile(r"\b(?:not|never|no longer|anymore|any more|quit|stopped|gave up|sold|left)\b", re.IGNORECASE)
 
 
 def _without_reasons(found: list[tuple[Fact, Subject]]) -> list[tuple[Fact, Subject]]:
@@ -265,13 +269,17 @@ def extract(messages: Sequence[ChatMessage], existing: Sequence[str] = ()) -> Ex
     important = bool(_IMPORTANT.search(last))
     tags = ["correction"] if corrects else []
     out: list[Candidate] = [cand for _, cand in updated]
-    seen: set[str] = {c.key or c.summary.lower() for c in out}
+    seen: dict[str, int | None] = {c.key or c.summary.lower(): None for c in out}
     for fact, who in found:
         cand = candidate(fact, who, important, tags)
         marker = cand.key or cand.summary.lower()
         if marker in seen:
+            # one slot said twice in a message: the later clause is the user's latest word ("I'm not a
+            # pharmacist anymore, I retrained as a data analyst")
+            if (at := seen[marker]) is not None and cand.key:
+                out[at] = cand
             continue
-        seen.add(marker)
+        seen[marker] = len(out)
         out.append(cand)
         if len(out) == MAX_CANDIDATES:
             break

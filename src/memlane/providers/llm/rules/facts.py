@@ -59,6 +59,9 @@ class Clause:
     text: str
     subject: Subject = USER
     career_change: bool = False
+    # the clause follows one that ends something in the same sentence ("I don't drive to work anymore, I take
+    # the ferry now"): it says what replaced it
+    replacing: bool = False
 
 
 @dataclass

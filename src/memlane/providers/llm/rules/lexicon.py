@@ -96,7 +96,8 @@ NOT_NAMES = words(
     learning working living trying going looking thinking testing feeling doing getting planning
     curious confused lost stuck interested allergic vegan vegetarian married single divorced engaged
     retired pregnant american british english french german sure certain afraid aware alone he she it
-    they we you this that there these those here his her its their our your what who which my"""
+    they we you this that there these those here his her its their our your what who which my later
+    tomorrow tonight today soon again anytime whenever sometime back"""
 )
 TRAITS = words(
     """left-handed right-handed ambidextrous introvert introverted extrovert extroverted colorblind

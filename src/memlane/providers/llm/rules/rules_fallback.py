@@ -24,8 +24,11 @@ _STATEMENT = re.compile(r"^(?:I|my) (?P<verb>[a-z]+)\b", _I)
 _PASSING = re.compile(
     r"^I (?:am|feel|was|have been|am feeling) (?:so |really |very |a bit |kind of |pretty |super |just |not )*"
     r"(?:tired|exhausted|hungry|thirsty|bored|sleepy|sick|ill|busy|stressed|fine|good|ok|okay|alright|great|"
-    r"sure|unsure|confused|lost|back(?! (?:to|on|in) \w+ing\b)|here|ready|excited|happy|sad|upset|annoyed|curious|sorry|glad|"
-    r"late|early|done(?! with)|home|awake|online|offline|stuck|wondering|asking|joking|kidding|serious|listening)\b"
+    r"sure|unsure|confused|lost|here|"
+    # back to a habit or choice lasts ("back to black coffee", "back on night shifts"); back to normal or home does not
+    r"back(?! (?:to|on) (?!(?:normal|work|school|home|bed|sleep|it|you|square one|the drawing board|the office|"
+    r"the grind|reality|the start)\b)\w)|ready|excited|happy|sad|upset|annoyed|curious|sorry|glad|"
+    r"late|early|done(?! with)|home|awake|online|offline|off|stuck|wondering|asking|joking|kidding|serious|listening)\b"
     r"|^I (?:think|guess|suppose|believe|mean|meant|see|know|understand|agree|disagree|hope|wonder|doubt|bet|"
     r"feel like|forgot|remember|need|want|would|could|should|can|cannot|will|was wondering|just wanted|"
     r"reckon|say|claim|insist|suggest|wish|worry|keep (?:saying|telling|asking)|"
@@ -69,6 +72,8 @@ _STOP = words("""the and for with have has had was were are that this you not bu
 _FUTURE = re.compile(r"^I am (?:\w+ )?(?:turning|going|about to|planning|hoping|getting|starting|leaving|moving)\b"
                      r"|\b(?:will|next (?:week|month|year|weekend)|tomorrow|soon)\b", _I)
 _MIN_CONTENT = 3  # the verb and at least two more words that say something
+# "now" marks a change of state: "I take the bus now" says enough with one word after the verb
+_NOW = re.compile(r"(?<!right )(?<!for )(?<!just )\bnow\b(?! and then)", _I)
 
 
 def statement(c: Clause) -> Fact | None:
@@ -80,9 +85,12 @@ def statement(c: Clause) -> Fact | None:
     gives_up = bool(_GIVE_UP.match(c.text) or _DONE_WITH.match(c.text) or _LEFT_PLACE.match(c.text))
     # what is given up may be one word: "I sold the car", "I am done with gaming"
     content = [w for w in _WORD.findall(c.text[m.end():].lower()) if len(w) >= 3 and w not in _STOP]
-    if 1 + len(content) < _MIN_CONTENT - gives_up:  # the verb counts however short ("I do", "I am")
+    # (not where the user is: "I am on the train now")
+    changed = gives_up or c.replacing or (m.group("verb").lower() != "am" and bool(_NOW.search(c.text)))
+    if 1 + len(content) < _MIN_CONTENT - changed:  # the verb counts however short ("I do", "I am")
         return None
-    if (_PAST.match(c.text) and not gives_up and not _TAKES_UP.match(c.text)) or _FUTURE.search(c.text):
+    # what replaced something just ended may be told in the past: "I sold the car, I bought an e-bike"
+    if (_PAST.match(c.text) and not gives_up and not c.replacing and not _TAKES_UP.match(c.text)) or _FUTURE.search(c.text):
         return None
     return Fact(None, c.text.lower(), c.text, category_for(c.text), 2, MemoryType.SEMANTIC, tags=["statement"])
 

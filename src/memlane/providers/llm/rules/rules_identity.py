@@ -18,6 +18,9 @@ _NUM = r"(?P<n>\d{1,3}|" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True))
 _NAME_IS = re.compile(r"^my (?:first |full |real |given )?name is (?P<v>.+)$", _I)
 _CALL_ME = re.compile(
     r"^(?:I am called|(?:you can |please |just )?call me|I go by|(?:everyone|people|friends) calls? me|"
+    # asked of the assistant: "I'd rather you call me Alexandra", "could you call me Jo from now on"
+    r"I would (?:rather|prefer|like|love)(?: it if)? you (?:to )?(?:call|called) me|(?:can|could|would) you (?:please )?call me|"
+    r"I would (?:rather|prefer to|like to) be called|I want you to call me|"
     r"my nickname is|I prefer to be called|I like to be called) (?P<v>.+)$",
     _I,
 )

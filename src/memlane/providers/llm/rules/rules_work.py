@@ -32,7 +32,8 @@ _AM_A = re.compile(
     _I,
 )
 _BECAME = re.compile(
-    r"^I (?:just |recently |finally )*(?:became|qualified as|trained as) (?:an? )" + _ROLE_END + "$", _I
+    r"^I (?:just |recently |finally |have |had )*(?:became|become|(?:re-?)?qualified as|(?:re-?)?trained as|"
+    r"(?:switched|changed) careers? to (?:become |being )?) (?:an? )" + _ROLE_END + "$", _I
 )
 _JOB_IS = re.compile(r"^my (?:job|profession|occupation|role|job title) is (?:an? )?" + _ROLE_END + "$", _I)
 _WORK_AT = re.compile(
