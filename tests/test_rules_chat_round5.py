@@ -14,15 +14,10 @@ import pytest
 from memlane import Memory
 from memlane.model.candidate import ChatMessage
 from memlane.providers.llm.rules import RulesLLM
-from memlane.providers.llm.rules.extract import extract
 from tests.formation_helpers import open_memory
+from tests.test_rules_chat_register import summaries
 
 U = "u_round5"
-
-
-def summaries(*turns: str) -> list[str]:
-    result = extract([ChatMessage(role="user", content=t) for t in turns])
-    return [c.summary for c in result.candidates] if result.should_create else []
 
 
 @pytest.mark.parametrize(("message", "expected"), [
