@@ -167,7 +167,7 @@ class Settings(BaseSettings):
     memory_answer_kind_penalty: float = Field(0.2, ge=0, validation_alias=_alias("MEMORY_ANSWER_KIND_PENALTY"))
     memory_time_phrases: bool = Field(True, validation_alias=_alias("MEMORY_TIME_PHRASES"))
     memory_time_phrase_mode: str = Field("boost", validation_alias=_alias("MEMORY_TIME_PHRASE_MODE"))
-    memory_time_phrase_weight: float = Field(0.3, validation_alias=_alias("MEMORY_TIME_PHRASE_WEIGHT"))
+    memory_time_phrase_weight: float = Field(0.5, validation_alias=_alias("MEMORY_TIME_PHRASE_WEIGHT"))
     memory_recall_recency_factor: float = Field(2.0, validation_alias=_alias("MEMORY_RECALL_RECENCY_FACTOR"))
     memory_history_recency_factor: float = Field(
         1 / 3, validation_alias=_alias("MEMORY_HISTORY_RECENCY_FACTOR")

@@ -93,10 +93,13 @@ def question_recency_weight(settings: Settings, plan: QueryPlan) -> float:
 
 
 def time_fit(record: MemoryRecord, window: TimeWindow) -> float:
-    """1.0 inside the window; outside it halves every seventh of the window's length (at least
-    every day): a day off "last week" is 0.5, a week off "in March" about 0.3."""
+    """1.0 inside the window; outside it 0.5 at the edge (what happened the day after "in March" is not in
+    March), halving again every seventh of the window's length (at least every day): a day off "last week"
+    is 0.25, a week off "in March" about 0.15."""
     moment = record.valid_from or record.created_at
-    return math.pow(0.5, window.distance_days(moment) / max(window.days / 7.0, 1.0))
+    distance = window.distance_days(moment)
+    edge = 0.5 if distance > 0 else 1.0
+    return edge * math.pow(0.5, distance / max(window.days / 7.0, 1.0))
 
 
 def composite(
