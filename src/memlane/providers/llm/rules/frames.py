@@ -73,7 +73,7 @@ STANCE_WORDS = "|".join(sorted(plain("stance"), key=len, reverse=True))
 _LEFT = re.compile(  # "stopped going to the gym": the object after a light gerund; "can no longer handle
     # spicy food": after a stance verb; "their left hand" is no leaving
     rf"(?<!\btheir )(?<!\bthe )(?<!\bmy )(?<!\bhis )(?<!\bher )(?<!\byour )(?<!\bon )"
-    rf"\b(?:{_LEAVING})\s+(?:(?:the|my|his|her|their|a|an|at|with|using|to|in|on|off|from|of|going|doing|having|reading|watching|learning|playing|writing|drinking|eating|"
+    rf"\b(?:{_LEAVING})\s+(?:(?:the|my|his|her|their|a|an|at|with|using|to|in|on|off|from|of|going|doing|having|reading|watching|learning|playing|writing|drinking|eating|eats|drinks|plays|uses|does|takes|watches|"
     rf"getting|taking|(?:{STANCE_WORDS})(?:s|es|ing)?)\s+)*(?P<obj>[\w+#-]+(?:\.\w+)*(?:\s+[A-Z][\w.+#-]*)?)",
     re.IGNORECASE,
 )
@@ -126,7 +126,7 @@ class Frame:
     markers: frozenset[str]  # change markers ("now", "moved", "switched")
     additive: bool
     left: frozenset[str]  # words of what the statement gives up ("quit Siemens" -> {"siemens"})
-    left_head: frozenset[str]  # the first word of each: "cancelled the Netflix subscription" -> {"netflix"}
+    left_head: frozenset[str]  # what each names: "cancelled the Netflix subscription" -> {"netflix"} (_heads)
     kinds: frozenset[str]  # slots its tools and one-at-a-time values fill (phone, diet, ...)
     people: frozenset[str]  # companions and recipients ("with Sam", "a gift for mom"): roles.py
     past: bool  # led by a past-tense verb: one occasion ("went hiking"), not a standing fact
@@ -170,7 +170,7 @@ def frame(text: str) -> Frame:
     negative = negated(text) or prefixed or _FORMERLY.search(text) is not None  # "used to smoke": no more
     markers = raw & CHANGE - ({"left"} if _SIDE.search(text) else set())  # "their left hand" leaves nothing
     return Frame(text, who, frozenset(masked), frozenset(named), frozenset(found), units, when, once,
-                 negative, markers, bool(raw & ADDITIVE), left, frozenset(o[0].strip(".") for o in objects),
+                 negative, markers, bool(raw & ADDITIVE), left, _heads(objects),
                  kinds, roles.people(text),
                  roles.past_event(text), frozenset(tokens))
 
@@ -338,6 +338,18 @@ def _differ(old: Frame, new: Frame) -> bool:
     return lacks(old, new) and lacks(new, old)
 
 
+# how an activity is done, not which: "gave up online chess" gives up chess ("sugary drinks" are some drinks)
+_MODES = frozenset(["online", "offline", "casual", "competitive", "regular", "daily", "weekly", "social", "recreational", "amateur", "weekend", "evening", "morning", "nightly", "late-night", "ranked", "blitz"])
+
+
+def _heads(objects: list[list[str]]) -> frozenset[str]:
+    """The words that name what is given up: the first of each object ("cancelled the Netflix subscription"
+    gives up Netflix), and its last when only modes come before it ("gave up online chess": chess)."""
+    first = {o[0].strip(".") for o in objects}
+    last = {o[-1].strip(".") for o in objects if len(o) > 1 and all(w in _MODES for w in o[:-1])}
+    return frozenset(first | last)
+
+
 def names_differ(existing: str, candidate: str) -> bool:
     """Each names someone or somewhere the other does not (the subject's own name left out)."""
     old, new = frame(existing), frame(candidate)
@@ -388,7 +400,9 @@ def compare(existing: str, candidate: str) -> ConflictVerdict | None:
             or old.units == new.units != frozenset() and not old.words | new.words | old.names | new.names
             or _institutions(old) & _institutions(new)):  # "University of Leeds" / "University of York"
         return None  # nothing ties the two statements together
-    if len(only_old) == len(only_new) == 1 and frozenset(only_old | only_new) in OPPOSITES:
+    # two negatives of opposite words say one thing: "hates jazz" / "does not like jazz"
+    if len(only_old) == len(only_new) == 1 and frozenset(only_old | only_new) in OPPOSITES and not (
+            old.negative and new.negative):
         return _verdict("contradiction", f"opposite outcome: {min(only_old)} -> {min(only_new)}")
     if only_old and only_new:  # each says something the other does not: another slot, unless one word was swapped
         # the old verb may go; not for a date the old one lacks ("holds a Ghanaian passport" / "valid until 2036")
