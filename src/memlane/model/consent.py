@@ -41,6 +41,11 @@ def check_fields(names: Sequence[str], setting: str) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+def _covers(keys: tuple[str, ...], key: str) -> bool:
+    """A field's key covers itself and the keys under it (``pref:answer_style`` covers ``...:length``)."""
+    return any(key == k or key.startswith(k + ":") for k in keys)
+
+
 @dataclass(frozen=True)
 class ConsentPolicy:
     """Which keys need consent (sensitive) or corroboration (benign), by field name."""
@@ -54,7 +59,7 @@ class ConsentPolicy:
         found = [k for k in keys if k]
         for names, sensitive in ((self.sensitive, True), (self.benign, False)):
             for name in names:
-                if any(k in FIELD_KEYS.get(name, (name,)) for k in found):
+                if any(_covers(FIELD_KEYS.get(name, (name,)), k) for k in found):
                     return name, sensitive
         return None
 

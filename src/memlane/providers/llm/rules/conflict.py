@@ -11,6 +11,7 @@ import re
 
 from memlane.model.candidate import ConflictVerdict, Relation
 from memlane.providers.llm.rules import frames, roles, slot_sense
+from memlane.providers.llm.rules.answer_aspects import aspects
 from memlane.providers.llm.rules.compare import (
     Reading,
     content_words,
@@ -147,6 +148,11 @@ def _same_slot(old: Reading, new: Reading) -> ConflictVerdict:
         if extra and old.words <= new.words and (detail or len(extra) >= 2):
             return _verdict("refinement", f"same slot {slot} and value, adds {', '.join(sorted(extra))}")
         return _verdict("redundancy", f"same slot {slot} and value {new.value!r}")
+    if (style := answer_style(old.words)) and style == answer_style(new.words):  # "in" / "written in Spanish"
+        return _verdict("redundancy", f"both ask for {', '.join(sorted(style))} answers")
+    if slot and slot.startswith("pref:answer") and (was := aspects(old.value)) and (
+            now := aspects(new.value)) and not was & now:
+        return _verdict("new", f"another aspect of answers ({', '.join(sorted(now))}, not {', '.join(sorted(was))})")
     if _is_country(old.value) and not _is_country(new.value):
         return _verdict("refinement", f"{new.value!r} is more precise than the country {old.value!r}")
     old_words, new_words = set(old.value.replace(",", " ").split()), set(new.value.replace(",", " ").split())
@@ -174,6 +180,28 @@ def _same_names(existing: str, candidate: str) -> bool:
     return bool(names(existing) & names(candidate))
 
 
+# how a preference against something is put: "wants answers without emojis", "prefers replies with no emoji",
+# "dislikes emojis in the assistant's replies" say one thing
+_AVERSION_FRAME = frames.STANCE | content_words(
+    "want wants prefer prefers without contain contains include includes assistant use uses avoid avoids that")
+
+
+_WITHOUT = re.compile(r"\bwithout\b", re.IGNORECASE)
+
+
+def _against(text: str) -> bool:
+    return negated(text) or _WITHOUT.search(text) is not None
+
+
+def _same_aversion(existing: str, candidate: str, old: frozenset[str], new: frozenset[str]) -> frozenset[str]:
+    """What two statements against something are both against, when that is all either says (the way it is put
+    aside): "drinks black tea without milk" says more than what it is against, so it is no aversion."""
+    if not (_against(existing) and _against(candidate)):
+        return frozenset()
+    a, b = old - _AVERSION_FRAME, new - _AVERSION_FRAME
+    return a if a and a == b else frozenset()
+
+
 def classify(existing: str, candidate: str) -> ConflictVerdict:
     existing, candidate = statement(existing), statement(candidate)
     if " ".join(existing.lower().split()).strip(". ") == " ".join(candidate.lower().split()).strip(". "):
@@ -187,8 +215,8 @@ def classify(existing: str, candidate: str) -> ConflictVerdict:
         return _verdict("new", "the new statement adds to what is known (also, another, too)")
     if others := roles.other_people(existing, candidate):  # "hiked with Sam" / "hiked with Ana": two events
         return _verdict("new", f"the same kind of event with other people ({', '.join(sorted(others))})")
-    if same_slot(old, new):
-        return _same_slot(old, new)
+    if same_slot(old, new) or all((r.key or "").startswith("pref:answer_style") for r in (old, new)):
+        return _same_slot(old, new)  # answer styles: one slot, its aspects kept apart (answer_aspects.py)
     if negated(existing) != negated(candidate) and (less := liked_less(existing, candidate)) is not None:
         return _verdict("unsure", f"both like {less} less (a comparative preference)")  # no retirement
     if (exception := _exception(old, new)) is not None:
@@ -206,6 +234,8 @@ def classify(existing: str, candidate: str) -> ConflictVerdict:
         and not _more_specific(existing, candidate)
     ):
         return _verdict("refinement", "candidate names a more specific kind of the same thing")
+    if against := _same_aversion(existing, candidate, old.words, new.words):
+        return _verdict("redundancy", f"the same thing not wanted, said again ({', '.join(sorted(against))})")
     if (by_frame := frames.compare(existing, candidate)) is not None:
         return by_frame
     if frames.names_differ(existing, candidate):

@@ -18,7 +18,7 @@ _QUESTION_START = re.compile(
 _REQUEST = re.compile(
     r"^(?:(?:please|pls|plz)\b(?! (?:just )?call me\b| remember\b| note\b| keep in mind\b)|can you|could you|would you|will you|would you mind|i need you to|"
     r"i want you to|i would like you to|i would love (?:it )?if you|i need (?:some )?help|i would like "
-    r"(?:a|an|some|the|to know|to ask|to see)\b|help me|let us\b|let's\b|"
+    r"(?:a|an|some|the(?! (?:answers|replies|responses)\b)|to know|to ask|to see)\b|help me|let us\b|let's\b|"
     r"(?:write|tell|give|show|make|create|explain|list|recommend|suggest|translate|summari[sz]e|find|"
     r"draft|generate|compose|fix|check|describe|define|rewrite|edit|proofread|send|search|look up|"
     r"calculate|compare|plan|book|remind me|ignore|forget|delete|remove|continue|go on|try again|"
@@ -36,7 +36,7 @@ _TEST = re.compile(
 _HYPOTHETICAL = re.compile(
     r"^(?:if|what if|suppose|supposing|imagine|let us say|let's say|say|pretend|hypothetically|"
     r"assuming|in theory|in a perfect world|maybe|perhaps|probably|someday i might)\b"
-    r"|\b(?:i|we) (?:would(?! rather| prefer)|might|may|could|should|wish|wonder|guess|suppose)\b"
+    r"|\b(?:i|we) (?:would(?! rather| prefer| like (?:my |your |the )?(?:answers|replies|responses)\b)|might|may|could|should|wish|wonder|guess|suppose)\b"
     r"|\b(?:i|we) (?:am|are) (?:thinking (?:about|of)|considering|wondering|not sure|unsure|torn)\b"
     r"|\b(?:i|we) (?:do not know|have no idea|cannot decide)\b",
     _I,

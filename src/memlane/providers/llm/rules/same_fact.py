@@ -93,6 +93,8 @@ def same_fact(existing: str, candidate: str, category: str | None = None) -> Sam
             return SameFact(same_fact=False, reason=f"same slot {old.key or old.slot} with opposite polarity")
         if same_value(old, new):
             return SameFact(same_fact=True, reason=f"same slot {old.key or old.slot} and value {old.value!r}")
+        if (style := answer_style(old.words)) and style == answer_style(new.words):  # "written in Spanish"
+            return SameFact(same_fact=True, reason=f"both ask for {', '.join(sorted(style))} answers")
         return SameFact(
             same_fact=False,
             reason=f"same slot {old.key or old.slot}, different value: {old.value!r} vs {new.value!r}",

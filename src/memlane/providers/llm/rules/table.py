@@ -20,6 +20,7 @@ from typing import Any
 import yaml
 
 from memlane.model.enums import MemoryType
+from memlane.providers.llm.rules.answer_aspects import key_suffix
 from memlane.providers.llm.rules.facts import Clause, Fact
 from memlane.providers.llm.rules.helpers import category_for, noun_phrase, strip_past_time, topic
 from memlane.providers.llm.rules.lexicon import CONDITIONS, STATUSES, TRAITS
@@ -65,6 +66,7 @@ FILTERS: dict[str, Callable[[str], str]] = {
     "slug": slug,
     "past": strip_past_time,  # "to sell the car last week" -> "to sell the car"
     "title": lambda v: " ".join(w.capitalize() for w in v.split()),  # "brazilian" -> "Brazilian"
+    "aspect": key_suffix,  # "short" -> ":length": one memory per aspect of answers (answer_aspects.py)
     "cardinal": lambda v: str(ORDINALS.get(v.lower(), v.lower().rstrip("stndrh"))),  # "fifth", "5th" -> "5"
 }
 
@@ -133,7 +135,7 @@ def _fill(template: str, values: dict[str, str], for_key: bool = False) -> str:
         names = [f for f in m.group(2).split("|") if f]
         for name in names:
             value = FILTERS[name](value).strip()
-        return slug(value) if for_key and not {"topic", "head"} & set(names) else value
+        return slug(value) if for_key and not {"topic", "head", "aspect"} & set(names) else value
     return " ".join(_FIELD.sub(one, template).split())  # an optional slot left empty leaves no gap
 
 
