@@ -463,17 +463,19 @@ def test_an_episode_retires_another_one_at_a_time_value_far_in_meaning(rules_mem
 # --- the nearest few facts under the floor (decide.BELOW_FLOOR) ----------------------------------------------
 
 
-@pytest.mark.parametrize(("stored", "cand"), [
-    ("User has a season ticket for Hearts.", "User switched allegiance to Hibs."),
-    ("User rents a flat in Aarhus.", "User relocated to Odense."),
-    ("User practises at the Lotus dojo.", "User signed up with Anytime Fitness instead."),
+@pytest.mark.parametrize(("stored", "cand", "relation"), [
+    ("User has a season ticket for Hearts.", "User switched allegiance to Hibs.", "contradiction"),
+    ("User rents a flat in Aarhus.", "User relocated to Odense.", "contradiction"),
+    ("User practises at the Lotus dojo.", "User signed up with Anytime Fitness instead.", "contradiction"),
+    # a specific statement may share as little with the general one it refines
+    ("User is really into water sports.", "User goes kitesurfing every weekend.", "refinement"),
 ])
-def test_a_fact_under_the_floor_is_closed_only_by_a_contradiction(
-        mem: Memory, llm: ScriptedLLM, emb: Embedder, stored: str, cand: str) -> None:
+def test_a_fact_under_the_floor_is_closed_only_by_a_contradiction_or_a_refinement(
+        mem: Memory, llm: ScriptedLLM, emb: Embedder, stored: str, cand: str, relation: Any) -> None:
     """A correction may share little wording with what it corrects: the nearest facts under the floor are judged
-    too, and a contradiction closes them with history."""
+    too, and a contradiction (or a refinement) closes them with history."""
     assert cosine(emb, stored, cand) < SEMANTIC.floor  # precondition: no neighbour by the bands
-    llm.relation(stored, cand, "contradiction")
+    llm.relation(stored, cand, relation)
     add(mem, stored, T0)
     old = only(mem)
     add(mem, cand, T1)
@@ -481,8 +483,8 @@ def test_a_fact_under_the_floor_is_closed_only_by_a_contradiction(
     assert HistoryEvent.SUPERSEDE in events(mem, old.id)
 
 
-@pytest.mark.parametrize("relation", ["redundancy", "refinement", "unsure", "new"])
-def test_a_fact_under_the_floor_is_never_merged_or_refined(
+@pytest.mark.parametrize("relation", ["redundancy", "unsure", "new"])
+def test_a_fact_under_the_floor_is_never_merged_or_decided_by_a_band(
         mem: Memory, llm: ScriptedLLM, emb: Embedder, relation: Any) -> None:
     stored, cand = "User keeps bees in the back garden.", "User's allotment is at Hill Lane."
     assert cosine(emb, stored, cand) < SEMANTIC.floor

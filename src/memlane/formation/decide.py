@@ -24,8 +24,8 @@ from memlane.storage.base import ScoredRecord
 Action = Literal["create", "merge", "supersede", "ignore"]
 
 # the nearest few facts under the floor are judged too ("lives in Tartu" / "moved to Tallinn" is 0.39 in
-# all-MiniLM-L6-v2): a correction may share little wording with what it corrects. Only a contradiction closes
-# them, like the implied memories; never a merge, never a band.
+# all-MiniLM-L6-v2): a correction may share little wording with what it corrects. Only a contradiction or a
+# refinement closes them, like the implied memories; never a merge, never a band.
 BELOW_FLOOR = 3
 
 
@@ -144,8 +144,10 @@ def decide(
     far = ahead + below + [n for n in implied if n.record.id not in near]  # found by what the candidate retires
     pool += far
     verdicts = llm.judge(text(cand.summary), [text(n.record.summary) for n in pool]) if pool else []
-    # a memory far in meaning is only ever closed by a contradiction, never merged or decided by a band
-    judged = [(n, v) for n, v in zip(pool, verdicts, strict=True) if n not in far or v.relation == "contradiction"]
+    # a memory far in meaning is only ever closed by a contradiction or a refinement ("into water sports" /
+    # "goes kitesurfing every weekend"), never merged or decided by a band
+    judged = [(n, v) for n, v in zip(pool, verdicts, strict=True)
+              if n not in far or v.relation in ("contradiction", "refinement")]
     d = _decide_one(cand, at=at, keyed=keyed, judged=judged, llm=llm, bands=bands, heuristics=heuristics)
     best = neighbours[0].score if neighbours else None
     if d.action == "create":

@@ -16,8 +16,12 @@ ASPECTS: dict[str, frozenset[str]] = {
     "tone": words("casual informal formal friendly polite blunt direct playful serious warm professional tone jokes "
                   "humour humor sarcasm"),
     "emoji": words("emoji emojis emoticons"),
+    "level": words("beginner beginners beginner-level novice newbie expert experts expert-level layman layperson "
+                   "five-year-old child kid technical non-technical techy eli5 basic basics advanced"),
     "examples": words("example examples analogies analogy"),
-    "units": words("metric imperial celsius fahrenheit units"),
+    "units": words("metric imperial celsius fahrenheit units kilometres kilometers km miles kilos kilograms "
+                   "lbs grams ounces cups feet inches metres meters"),
+    "currency": words("euros euro dollars dollar francs franc yen rupees currency sterling gbp usd eur chf"),
     "language": LANGUAGES | {"language"},
 }
 _WORD = re.compile(r"[a-z][a-z-]*")
@@ -34,3 +38,55 @@ def key_suffix(style: str) -> str:
     aspect is one memory, so a style of another aspect does not replace it."""
     found = aspects(style)
     return ":" + "-".join(sorted(found)) if found else ""
+
+
+# The two ends of a scale an answer style leans to: wanting one end says what not wanting the other says
+# ("prefers brief answers" / "does not like long walls of text").
+_POLES: dict[str, frozenset[str]] = {
+    "short": words("short shorter brief briefer concise terse succinct compact one-line one-liner one-liners"),
+    "long": words("long longer lengthy long-winded detailed thorough verbose in-depth walls essay essays"),
+    "metric": words("metric celsius kilometres kilometers km kilos kilograms grams metres meters"),
+    "imperial": words("imperial fahrenheit miles lbs ounces feet inches cups"),
+    "casual": words("casual informal relaxed chatty"),
+    "formal": words("formal professional"),
+}
+_OPPOSITE = {"short": "long", "long": "short", "metric": "imperial", "imperial": "metric", "casual": "formal",
+             "formal": "casual"}
+_ABOUT_ANSWERS = words("answer answers reply replies response responses explanation explanations text texts "
+                       "message messages assistant measurements units tone recipes prices distances temperatures weights "
+                       "amounts quantities")
+_STANCE = re.compile(r"\b(?:wants?|prefers?|likes?|loves?|hates?|dislikes?|would like|can't stand|cannot stand)\b",
+                     re.IGNORECASE)
+_NOT = re.compile(r"\b(?:not|n't|no|never|hates?|dislikes?|can't stand|cannot stand|without)\b", re.IGNORECASE)
+_RATHER = re.compile(r"\b(?:rather than|instead of|over|not)\b", re.IGNORECASE)
+
+
+def leaning(text: str) -> frozenset[str]:
+    """The ends of the scales a statement about answers asks for, not wanting one end read as wanting the
+    other: "does not like long walls of text" -> {short}; "metric rather than imperial" -> {metric}. Empty
+    when the statement is not a stance about answers."""
+    said = set(_WORD.findall(text.lower()))
+    if not said & _ABOUT_ANSWERS or not _STANCE.search(text):
+        return frozenset()
+    wanted_part, unwanted_part = text, ""
+    if m := _RATHER.search(text):
+        wanted_part, unwanted_part = text[:m.start()], text[m.end():]
+    flip = _NOT.search(wanted_part) is not None
+    found: set[str] = set()
+    for part, against in ((wanted_part, flip), (unwanted_part, True)):
+        words_in = set(_WORD.findall(part.lower()))
+        for pole, listed in _POLES.items():
+            if words_in & listed:
+                found.add(_OPPOSITE[pole] if against else pole)
+    return frozenset(found)
+
+
+def same_leaning(existing: str, candidate: str) -> bool | None:
+    """True when two statements about answers ask for the same ends of their scales, False when one asks for
+    an end the other asks the opposite of, None when either leans nowhere."""
+    a, b = leaning(existing), leaning(candidate)
+    if not a or not b:
+        return None
+    if any(_OPPOSITE[p] in b for p in a):
+        return False
+    return True if a == b else None

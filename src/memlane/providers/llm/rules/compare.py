@@ -108,8 +108,11 @@ def _unaccented(text: str) -> str:
     return "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch))
 
 
+_WORK_OUT = re.compile(r"\bwork(?:s|ing|ed)? out\b")  # "working out" is a workout, not work
+
+
 def content_words(text: str, drop: frozenset[str] = frozenset()) -> frozenset[str]:
-    tokens = (w.strip(".'-") for w in _WORD.findall(text.lower().replace("'s ", " ")))
+    tokens = (w.strip(".'-") for w in _WORD.findall(_WORK_OUT.sub("workout", text.lower().replace("'s ", " "))))
     return frozenset(stem(w) for w in tokens
                      if w and w not in _STOP and w not in drop and not w.isdigit() and w not in NUMBER_WORDS)
 

@@ -11,7 +11,7 @@ import re
 
 from memlane.model.candidate import ConflictVerdict, Relation
 from memlane.providers.llm.rules import frames, roles, slot_sense
-from memlane.providers.llm.rules.answer_aspects import aspects
+from memlane.providers.llm.rules.answer_aspects import aspects, same_leaning
 from memlane.providers.llm.rules.compare import (
     Reading,
     content_words,
@@ -215,6 +215,9 @@ def classify(existing: str, candidate: str) -> ConflictVerdict:
         return _verdict("new", "the new statement adds to what is known (also, another, too)")
     if others := roles.other_people(existing, candidate):  # "hiked with Sam" / "hiked with Ana": two events
         return _verdict("new", f"the same kind of event with other people ({', '.join(sorted(others))})")
+    if (leans := same_leaning(existing, candidate)) is not None:  # "brief answers" / "no long walls of text"
+        return _verdict("redundancy" if leans else "contradiction",
+                        "the same style of answers asked for" if leans else "the opposite style of answers asked for")
     if same_slot(old, new) or all((r.key or "").startswith("pref:answer_style") for r in (old, new)):
         return _same_slot(old, new)  # answer styles: one slot, its aspects kept apart (answer_aspects.py)
     if negated(existing) != negated(candidate) and (less := liked_less(existing, candidate)) is not None:

@@ -42,6 +42,7 @@ from memlane.providers.llm.rules.table import ORDINALS as _ORDINALS
 
 CHANGE = _stems(_DATA["change"])
 ADDITIVE = _stems(_DATA["additive"])
+_TOO_MUCH = re.compile(r"\btoo\s+[a-z]", re.IGNORECASE)  # "too much on my plate", "too busy": no addition
 LIGHT = _stems(_DATA["light"])
 UNITS: dict[str, frozenset[str]] = {k: _stems(v) for k, v in _DATA["units"].items()}
 FIELDS: dict[str, frozenset[str]] = {k: _stems(v) for k, v in _DATA["fields"].items()}
@@ -55,8 +56,9 @@ RULES_OUT: dict[str, frozenset[str]] = {stem(k): frozenset(v.split()) for k, v i
 KINDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     k: (frozenset(stem(w) for w in k.split("_")), _stems(v)) for k, v in _DATA["kinds"].items()}
 ONE_AT_A_TIME = _stems(_DATA["one_at_a_time"])
-ONE_TOOL = plain("one_at_a_time_tools")
+ONE_TOOL = frozenset(_DATA["one_at_a_time_tools"].split())  # slot names as TECH_SLOTS writes them (notes_app)
 WISHES = _stems(_DATA["wishes"])
+_WHOLE = {part.replace("_", " "): whole.replace("_", " ") for whole, row in _DATA["part_of"].items() for part in row.split()}
 # a member of two words ("dark_mode") is matched on a pair of tokens
 EXCLUSIVE: dict[str, frozenset[str]] = {
     k: frozenset(w.replace("_", " ") for w in v.split()) for k, v in _DATA["exclusive"].items()}
@@ -144,6 +146,8 @@ def frame(text: str) -> Frame:
     found = set(number_set(_TIME.sub(" ", text))) | {float(_ORDINALS[t]) for t in tokens if t in _ORDINALS}
     capitalised = {t.lower().rstrip(".") for t in _TOKEN.findall(text) if t[:1].isupper()}
     tools = {t for t in tokens if (t in TECH_SLOTS and (t not in _AMBIGUOUS or t in capitalised)) or t in MONTHS}
+    tools |= {g for n in (2, 3) for g in (" ".join(tokens[i:i + n]) for i in range(len(tokens) - n + 1))
+              if g in TECH_SLOTS}  # "vs code", "visual studio code"
     pairs = {f"{a} {b.removesuffix('s') if c else b}" for a, b in zip(tokens, tokens[1:], strict=False)
              for c in (False, True)}  # "night shifts" is the value "night shift"
     exclusive = {w for w in {*tokens} | pairs if any(w in members for members in EXCLUSIVE.values())}
@@ -170,7 +174,7 @@ def frame(text: str) -> Frame:
     negative = negated(text) or prefixed or _FORMERLY.search(text) is not None  # "used to smoke": no more
     markers = raw & CHANGE - ({"left"} if _SIDE.search(text) else set())  # "their left hand" leaves nothing
     return Frame(text, who, frozenset(masked), frozenset(named), frozenset(found), units, when, once,
-                 negative, markers, bool(raw & ADDITIVE), left, _heads(objects),
+                 negative, markers, bool(raw & ADDITIVE - ({"too"} if _TOO_MUCH.search(text) else set())), left, _heads(objects),
                  kinds, roles.people(text),
                  roles.past_event(text), frozenset(tokens))
 
@@ -229,6 +233,27 @@ def implied_terms(candidate: str) -> list[str]:
     titles = {w for h in given_up & TITLE_VERBS.keys() for w in TITLE_VERBS[h]}
     return sorted({w for h in given_up for w in _HABIT_WORDS[h]} | {w for g in ruled_out for w in FOODS[g]}
                   | others | titles | new.left_head)  # "left Arup": what is given up, by name
+
+
+def _wholes(name: str) -> set[str]:
+    """What a named value is part of, transitively: "sichuan" -> {"chinese", "asian"} (frames.yaml part_of)."""
+    found: set[str] = set()
+    while (name := _WHOLE.get(name, "")) and name not in found:
+        found.add(name)
+    return found
+
+
+def _part_refinement(general: Frame, specific: Frame) -> str | None:
+    """``likes Asian food`` -> ``loves Sichuan cooking``: the one value the general statement names is a whole
+    the specific one's new value is part of."""
+    if general.negative or specific.negative or specific.additive:
+        return None
+    gone, added = general.names - specific.names, specific.names - general.names
+    if len(gone) != 1 or not added:
+        return None
+    whole = next(iter(gone))
+    parts = {w for n in added for w in (n, *n.split()) if whole in _wholes(w)}
+    return f"{', '.join(sorted(parts))} is part of {whole}" if parts else None
 
 
 def _kind_refinement(general: Frame, specific: Frame) -> str | None:
@@ -392,6 +417,8 @@ def compare(existing: str, candidate: str) -> ConflictVerdict | None:
         return _verdict("refinement", f"a specific job in the field of {field}")
     if (kind := _kind_refinement(old, new) or _breed_refinement(old, new)) is not None:
         return _verdict("refinement", f"names the kind of {kind}")
+    if (part := _part_refinement(old, new)) is not None:
+        return _verdict("refinement", part)
     if (detail := _detail_refinement(old, new)) is not None:
         return _verdict("refinement", f"the same, told with {detail}")
     only_old, only_new = old.words - new.words, new.words - old.words
@@ -464,12 +491,15 @@ def _one_favourite(old: Frame, new: Frame) -> bool:
     return bool(old.tokens & new.tokens & ONE_WORD) and not (_ONE_OF.search(old.text) or _ONE_OF.search(new.text))
 
 
+_WORKS_AT = re.compile(r"\b(?:works?|working|worked|employed|jobs?)\b[^.]*?\b(?:at|for|by)\b", re.IGNORECASE)
+
+
 def _one_tool(old: Frame, new: Frame) -> str | None:
     """The slot both fill with other tools when it holds one at a time (a phone, a main editor); not
     when the new statement is negated or says it adds."""
     shared = old.kinds & new.kinds & ONE_TOOL
-    if not shared or new.negative or old.negative or new.additive:
-        return None
+    if not shared or new.negative or old.negative or new.additive or any(_WORKS_AT.search(f.text) for f in (old, new)):
+        return None  # "works at Vodafone" names an employer, not a carrier
     if not (_listed_differ(old, new) or _differ(old, new)):
         return None
     return min(shared)

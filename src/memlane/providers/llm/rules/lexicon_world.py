@@ -128,6 +128,11 @@ TECH_SLOTS: dict[str, str] = _slots(
         "containers": "kubernetes docker podman",
         "notes_app": "notion obsidian evernote logseq joplin onenote",
         "music_app": "spotify tidal deezer",
+        "mobile_carrier": "vodafone o2 ee lebara giffgaff lycamobile verizon at&t t-mobile mint_mobile orange movistar "
+        "telstra optus rogers bell telus airtel jio swisscom",
+        "issue_tracker": "jira linear trello asana clickup youtrack basecamp github_issues gitlab_issues",
+        "password_manager": "1password bitwarden lastpass keepass keepassxc dashlane",
+        "design_tool": "figma penpot sketch adobe_xd",
     }
 )
 MONTHS = [

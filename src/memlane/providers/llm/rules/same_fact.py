@@ -12,6 +12,7 @@ import re
 
 from memlane.model.candidate import SameFact
 from memlane.providers.llm.rules import roles
+from memlane.providers.llm.rules.answer_aspects import same_leaning
 from memlane.providers.llm.rules.compare import (
     content_words,
     negated,
@@ -88,6 +89,8 @@ def same_fact(existing: str, candidate: str, category: str | None = None) -> Sam
         return SameFact(same_fact=False, reason=f"different subjects ({old.who} vs {new.who})")
     if others := roles.other_people(existing, candidate):
         return SameFact(same_fact=False, reason=f"the same kind of event with other people ({', '.join(sorted(others))})")
+    if (leans := same_leaning(existing, candidate)) is not None:
+        return SameFact(same_fact=leans, reason="the same style of answers" if leans else "opposite styles of answers")
     if same_slot(old, new):
         if old.positive != new.positive:
             return SameFact(same_fact=False, reason=f"same slot {old.key or old.slot} with opposite polarity")
