@@ -39,7 +39,7 @@ _NP_STOP = re.compile(
     r"while|especially|than|very much|a lot|so much|too|at all|anymore|any more|every|each|on|in|at|"
     r"for|with|from|during|after|before|whenever|who|which|that|these days|nowadays|pretty much|daily|"
     r"all the time|most days|sometimes|usually|often|completely|entirely|altogether|for good|for now|"
-    r"anymore|any longer)\b.*$",
+    r"anymore|any longer)\b.*$|\s*,.*$",  # or at a comma: "Sichuan cooking, the spicier the better"
     _I,
 )
 _QUANTIFIERS = re.compile(

@@ -151,16 +151,18 @@ def _clean(values: dict[str, str | None]) -> dict[str, str]:
     return out
 
 
+_MONTH = "january|february|march|april|may|june|july|august|september|october|november|december"
 # What a clause may carry after the fact: cut one at a time until a row matches the rest.
 _TAILS = (
     re.compile(r"(?:,|\s+(?:so|because|which|and then|but|-))\s.*$", re.IGNORECASE),
     re.compile(r"\s+(?:(?:a couple(?: of)?|a few|\d+|one|two|three|several) (?:days|weeks|months|years) ago|"
                r"(?:this|last|next) (?:week|month|year|weekend)|on (?:monday|tuesday|wednesday|thursday|friday|"
                r"saturday|sunday)|over the (?:weekend|holidays|summer)|at the weekend|yesterday|today|last night|lately|recently|"
-               r"these days|nowadays|now|altogether|anyway|(?:at|by) the (?:start|beginning|end) of(?: (?:the|this|last) "
-               r"(?:week|month|year))?|earlier this (?:week|month|year))$", re.IGNORECASE),
-    re.compile(r"\s+(?:since|during|after|until|ever since|in (?:january|february|march|april|may|june|july|"
-               r"august|september|october|november|december|\d{4})|for (?:a|an|one|two|three|\d+|the past|about|"
+               r"these days|nowadays|now|again|altogether|anyway|(?:at|by|around|towards?|in) the (?:very )?(?:start|beginning|end|"
+               r"middle) of(?: (?:the|this|last|next) (?:week|month|year|summer|winter|spring|autumn|term)| "
+               rf"(?:{_MONTH}|\d{{4}}))?|(?:early|late|mid)(?: in|-)? ?(?:{_MONTH}|\d{{4}})|"
+               r"earlier this (?:week|month|year))$", re.IGNORECASE),
+    re.compile(rf"\s+(?:since|during|after|until|ever since|in (?:{_MONTH}|\d{{4}})|for (?:a|an|one|two|three|\d+|the past|about|"
                r"almost|over|nearly) ).*$", re.IGNORECASE),
 )
 

@@ -100,7 +100,7 @@ _LEADING_FILLER = re.compile(
     r"(?:please )?remember(?: that)?|note that|keep in mind(?: that)?|i should mention(?: that)?|"
     r"i forgot to mention(?: that)?|good news|big news|guess what|typo|you are right|you're right|"
     r"true|indeed|of course|this is important|important|just|and also|on top of that|in addition|especially|"
-    r"in particular|particularly|specifically|more specifically|"
+    r"in particular|particularly|specifically|more specifically|(?:mostly|mainly|usually|normally|typically)(?=,? i\b)|"
     r"these days|nowadays|currently|at the moment|right now|since last \w+)\b[\s,:!.-]*)+",
     re.IGNORECASE,
 )
@@ -109,6 +109,9 @@ _INNER_FILLER = re.compile(
     r"honestly|basically|literally|seriously|lol|haha|fyi)\b,?",
     re.IGNORECASE,
 )
+# "what I really love is X" says "I really love X" (a pseudo-cleft)
+_CLEFT = re.compile(r"^what (i|we) ((?:really |truly |absolutely |actually )?(?:love|like|enjoy|hate|want|need|prefer|"
+                    r"miss|can't stand|cannot stand))(?: most| the most)? (?:is|are) ", re.IGNORECASE)
 _TRAILING = re.compile(r"[\s,;:!.?-]+$")
 _TRAILING_ADDITIVE = re.compile(r",?\s+(?:too|as well)$", re.IGNORECASE)
 _NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(k|m)?\b", re.IGNORECASE)
@@ -166,11 +169,20 @@ def clauses(sentence: str) -> list[str]:
         parts.append(left)
         start = match.end()
     parts.append(sentence[start:])
-    return [p.strip() for p in parts if p.strip()]
+    return [c for p in parts if p.strip() for c in _lives_with(p.strip())]
+
+
+# "I live in Rosario with my two cats": where the user lives, and who they live with
+_LIVES_WITH = re.compile(r"^(I (?:live|am living)) ((?:in|near|outside) [^,]{2,40}?) (with (?:my|our) .+)$", re.IGNORECASE)
+
+
+def _lives_with(clause: str) -> list[str]:
+    m = _LIVES_WITH.match(clause)
+    return [f"{m.group(1)} {m.group(2)}", f"{m.group(1)} {m.group(3)}"] if m else [clause]
 
 
 def strip_fillers(clause: str) -> str:
-    clause = _LEADING_FILLER.sub("", clause.strip())
+    clause = _CLEFT.sub(r"\1 \2 ", _LEADING_FILLER.sub("", clause.strip()))
     clause = _INNER_FILLER.sub("", clause)
     clause = _TRAILING_ADDITIVE.sub("", _TRAILING.sub("", clause))  # "allergic to pollen too"
     return _TRAILING.sub("", clause).strip()
