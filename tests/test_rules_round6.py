@@ -109,3 +109,51 @@ def test_a_flip_flop_between_workout_times_keeps_the_last(mem: Memory) -> None: 
     active = [r.summary for r in mem.list(user_id=U)]
     assert any("evening" in s for s in active), active
     assert not any("morning" in s for s in active), active
+
+
+@pytest.mark.parametrize(("existing", "candidate", "relation"), [
+    ("User has a pet tortoise.", "User's tortoise is a Hermann's tortoise named Shelly.", "refinement"),
+    ("User's tortoise is a Hermann's tortoise named Shelly.", "User has a pet tortoise.", "redundancy"),
+])
+def test_the_pet_the_user_has_told_with_its_kind_or_name(existing: str, candidate: str, relation: str) -> None:
+    assert classify(existing, candidate).relation == relation
+
+
+def test_the_pet_at_the_vet_is_no_refinement_of_having_one() -> None:
+    assert classify("User has a pet tortoise.", "User's tortoise is at the vet.").relation != "refinement"
+
+
+def test_when_an_activity_is_liked_is_when_it_is_done() -> None:
+    assert same_fact("User prefers cycling in the evening.", "User usually cycles in the evening.").same_fact
+    assert not same_fact("User likes jazz.", "User plays jazz.").same_fact  # what is liked is not what is done
+
+
+@pytest.mark.parametrize(("message", "expected"), [
+    ("I've warmed to podcasts, I actually enjoy them now", "User enjoys podcasts now."),
+    ("ok so, sardines are back on my plate - i love them again", "User loves sardines again."),
+])
+def test_them_after_a_stance_is_the_plural_just_named(message: str, expected: str) -> None:
+    assert expected in summaries(message)
+
+
+@pytest.mark.parametrize(("message", "kept", "dropped"), [
+    ("I swim every morning, it's the best part of my day", "User swims every morning.", "best part"),
+    ("back to hating celery, had a really stringy one at lunch", "User is back to hating celery.", "stringy"),
+])
+def test_a_comment_after_a_comma_is_not_part_of_the_fact(message: str, kept: str, dropped: str) -> None:
+    found = summaries(message)
+    assert kept in found and not any(dropped in s for s in found)
+
+
+def test_a_value_after_its_is_kept_with_the_fact() -> None:
+    assert "User's rent is £1,200 a month now." in summaries("the landlord raised my rent, it's £1,200 a month now")
+
+
+@pytest.mark.parametrize("message", ["I put them in everything", "use the bike with me"])
+def test_put_without_money_and_use_without_units_are_no_preferences(message: str) -> None:
+    assert not any("invest" in s or "answers" in s for s in summaries(message))
+
+
+def test_units_asked_for_with_please_lean_like_a_stated_preference() -> None:
+    assert classify("User prefers answers in metric units.",
+                    "User is a metric person, litres and kilograms please.").relation == "redundancy"

@@ -21,6 +21,7 @@ ASPECTS: dict[str, frozenset[str]] = {
     "examples": words("example examples analogies analogy"),
     "units": words("metric imperial celsius fahrenheit units kilometres kilometers km miles kilos kilograms "
                    "lbs grams ounces cups feet inches metres meters"),
+    "spelling": words("spelling spellings"),
     "currency": words("euros euro dollars dollar francs franc yen rupees currency sterling gbp usd eur chf"),
     "language": LANGUAGES | {"language"},
 }
@@ -66,7 +67,8 @@ def leaning(text: str) -> frozenset[str]:
     other: "does not like long walls of text" -> {short}; "metric rather than imperial" -> {metric}. Empty
     when the statement is not a stance about answers."""
     said = set(_WORD.findall(text.lower()))
-    if not said & _ABOUT_ANSWERS or not _STANCE.search(text):
+    asked = "please" in said  # "kilometres and kilograms please": a request to the assistant
+    if not (said & _ABOUT_ANSWERS or asked) or not (_STANCE.search(text) or asked):
         return frozenset()
     wanted_part, unwanted_part = text, ""
     if m := _RATHER.search(text):

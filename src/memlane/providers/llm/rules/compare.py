@@ -67,6 +67,7 @@ _SYNONYMS = {
     **dict.fromkeys(words("pay pays paid paying payment payments instalment instalments installment"), "pay"),
     **dict.fromkeys(words("best better"), "best"),  # "studies best in the morning" / "better at night"
     **dict.fromkeys(words("answer answers reply replies response responses"), "answer"),  # to the user
+    **dict.fromkeys(words("workout workouts exercise exercises exercising exercised"), "workout"),
 }
 _SUFFIXES = ("ings", "ing", "ments", "ment", "ied", "ies", "ed", "es", "ic", "s", "y")
 
@@ -109,10 +110,11 @@ def _unaccented(text: str) -> str:
 
 
 _WORK_OUT = re.compile(r"\bwork(?:s|ing|ed)? out\b")  # "working out" is a workout, not work
+_FIRST_THING = re.compile(r"\bfirst thing (?=in the)")  # "first thing in the morning" is in the morning
 
 
 def content_words(text: str, drop: frozenset[str] = frozenset()) -> frozenset[str]:
-    tokens = (w.strip(".'-") for w in _WORD.findall(_WORK_OUT.sub("workout", text.lower().replace("'s ", " "))))
+    tokens = (w.strip(".'-") for w in _WORD.findall(_FIRST_THING.sub("", _WORK_OUT.sub("workout", text.lower().replace("'s ", " ")))))
     return frozenset(stem(w) for w in tokens
                      if w and w not in _STOP and w not in drop and not w.isdigit() and w not in NUMBER_WORDS)
 

@@ -202,11 +202,28 @@ def _same_aversion(existing: str, candidate: str, old: frozenset[str], new: froz
     return a if a and a == b else frozenset()
 
 
+_NAMES_KIND = re.compile(r"\b(?:is|'s) an? [\w -]+|\b(?:called|named)\b", re.IGNORECASE)
+
+
+def _pet_told(old: Reading, new: Reading) -> ConflictVerdict | None:
+    """"has a pet snake" / "User's snake is a ball python called Noodle": the pet the user has, told with its
+    kind or name (a refinement; said the other way round, nothing new)."""
+    told: tuple[tuple[Reading, Reading, Relation], ...] = ((old, new, "refinement"), (new, old, "redundancy"))
+    for owner, pet, relation in told:
+        noun = (owner.key or "").removeprefix("profile:pets:")
+        if owner.who.kind == "user" and noun != (owner.key or "") and pet.who.kind == "pet" and pet.who.noun == noun and (
+                pet.positive and _NAMES_KIND.search(pet.text.split(noun, 1)[-1])):
+            return _verdict(relation, f"the user's {noun}, told with its kind or name")
+    return None
+
+
 def classify(existing: str, candidate: str) -> ConflictVerdict:
     existing, candidate = statement(existing), statement(candidate)
     if " ".join(existing.lower().split()).strip(". ") == " ".join(candidate.lower().split()).strip(". "):
         return _verdict("redundancy", "identical text")
     old, new = read(existing), read(candidate)
+    if (told := _pet_told(old, new)) is not None:
+        return told
     if not same_subject(old, new):
         if _mentions(existing, new) or _mentions(candidate, old) or _same_names(existing, candidate):
             return _verdict("unsure", f"subjects read differently ({old.who} vs {new.who})")

@@ -269,7 +269,7 @@ def _kind_refinement(general: Frame, specific: Frame) -> str | None:
             continue
         # the general statement's other words are shared ("plays a musical instrument" / "plays the cello") or
         # say the kind too ("team sports", "a foreign language")
-        rest = general.words - heads - members
+        rest = general.words - heads - members - STANCE  # "loves winter sports" / "goes snowboarding"
         modifiers = [t for t in general.tokens if stem(t) in rest]
         if rest and not rest & specific.words and not (modifiers and all(kind_of(t) == key for t in modifiers)):
             continue

@@ -38,7 +38,7 @@ _NP_STOP = re.compile(
     r"\s+(?:more than|rather than|as a|as an|as my|because|since|when|whenever|if|but|so|though|although|"
     r"while|especially|than|very much|a lot|so much|too|at all|anymore|any more|every|each|on|in|at|"
     r"for|with|from|during|after|before|whenever|who|which|that|these days|nowadays|pretty much|daily|"
-    r"all the time|most days|sometimes|usually|often|completely|entirely|altogether|for good|for now|"
+    r"all the time|most days|sometimes|usually|often|completely|entirely|altogether|for good|for now|now|again|"
     r"anymore|any longer)\b.*$|\s*,.*$",  # or at a comma: "Sichuan cooking, the spicier the better"
     _I,
 )
@@ -137,7 +137,7 @@ def noun_phrase(text: str) -> str:
 def topic(phrase: str, head: bool = False) -> str:
     """Slot topic of a noun phrase. ``head`` keeps only the head noun (``"aisle seats"`` -> ``seat``);
     otherwise the phrase minus quantifiers and generic heads (``"jazz music"`` -> ``jazz``)."""
-    np = _QUANTIFIERS.sub("", noun_phrase(phrase).lower())
+    np = re.sub(r"\bwork(?:ing|s|ed)? out\b", "workout", _QUANTIFIERS.sub("", noun_phrase(phrase).lower()))
     np = re.sub(r"^to\s+", "", np)
     np = re.sub(
         r"^(?:drinking|eating|having|playing|listening to|watching|reading|doing|going to)\s+(?!(?:out|in|up)$)",

@@ -29,6 +29,8 @@ ALONE = 0.60  # or the nearest member this close on its own
 MEMBERS: dict[str, str] = {w.replace("_", " "): kind for kind, row in DATA["kinds"].items() for w in row.split()}
 # rows whose near words are siblings, not kinds ("sister" is near "daughter"): only their listed members count
 CLOSED = frozenset(DATA["closed_kinds"].split())
+# a kind named after another ("water_sport" of "sport") is of its family: near members of both agree
+FAMILY = {k: k.rsplit("_", 1)[-1] if k.rsplit("_", 1)[-1] in DATA["kinds"] else k for k in DATA["kinds"]}
 
 
 @lru_cache(maxsize=1)
@@ -62,7 +64,8 @@ def kind_of(word: str) -> str | None:
     sims = vectors @ np.asarray(_model().embed([word])[0])
     order = np.argsort(-sims)[:NEAREST]
     kinds = {MEMBERS[words[i]] for i in order}
+    families = {FAMILY[k] for k in kinds}
     best = float(sims[order[0]])
     if best >= ALONE or (len(kinds) == 1 and best >= AGREE):
         return MEMBERS[words[order[0]]]
-    return None
+    return families.pop() if len(families) == 1 and best >= AGREE else None

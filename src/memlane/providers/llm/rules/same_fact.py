@@ -43,6 +43,10 @@ _ASKING = stems(
     "always please")
 
 
+_TIMES = stems("morning mornings evening evenings night nights afternoon afternoons weekend weekends weekday weekdays "
+               "lunchtime bedtime")
+
+
 def _normal(text: str) -> str:
     return " ".join(text.lower().replace("user's", "user").strip(" .!").split())
 
@@ -114,7 +118,11 @@ def same_fact(existing: str, candidate: str, category: str | None = None) -> Sam
         return SameFact(same_fact=False, reason="different names or places")
     if (style := answer_style(old.words)) and style == answer_style(new.words):
         return SameFact(same_fact=True, reason=f"both ask for {', '.join(sorted(style))} answers")
-    score = similarity(_parts(old.words), _parts(new.words))
+    # when something is liked done is when it is done ("prefers working out in the morning" / "always exercises in
+    # the morning"); what is liked is not what is done ("likes jazz" / "plays jazz")
+    timed = old.words & new.words & _TIMES
+    score = similarity(_parts(old.words - (STANCE if timed else frozenset())),
+                       _parts(new.words - (STANCE if timed else frozenset())))
     if score >= THRESHOLD:
         return SameFact(same_fact=True, reason=f"content-word overlap {score:.0%}")
     return SameFact(same_fact=False, reason=f"content-word overlap {score:.0%} below {THRESHOLD:.0%}")

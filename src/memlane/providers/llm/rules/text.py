@@ -79,6 +79,9 @@ _CLAUSE_BREAK = re.compile(
     r"|\s+(?:and|but|so|plus|although|though|while|whereas|-)\s+(?=" + _SUBJECT_START + r")"
     r"|\s*,\s*(?=(?:so|because|since|but|though|although)\s)"
     r"|\s*,\s*(?=back (?:on|to|in|at) (?:the |my )?[a-z]+)"
+    r"|\s*,\s*(?=(?:it|that|this) (?:is|was|'s) (?:the only|the best|the worst|so|such|really|very|too|a bit|kind of|"
+    r"pretty|great|lovely|nice|amazing|awful|hard|fun|easier|better|worse)\b)"
+    r"|\s*,\s*(?=(?:just )?(?:had|ate|tried|saw|got|went|watched) (?:a|an|the|some|my|to)\b)"  # ", had a bitter one at lunch"  # a comment on what was said: ", it's the only time that works"
     r"|\s*,\s*(?:and\s+)?(?=(?:my )?(?:last|first|final) (?:day|shift|week) (?:at|with|in)\b)"
     r"|\s*,\s*(?=(?:(?:just|please|so|and|now)\s+)?call me\b)"  # "changed my mind again, just call me Sasha"  # ", last day at X was"
     r"|\s*,\s*(?=(?:(?:the|that|this) )?(?:[a-z]+ ){1,2}(?:is|was|were|has|had|did|does)(?: not)? [a-z]+ing\b)"  # ", the night thing was not working"  # "spring is here, back on the bike for my commute"
@@ -169,7 +172,21 @@ def clauses(sentence: str) -> list[str]:
         parts.append(left)
         start = match.end()
     parts.append(sentence[start:])
-    return [c for p in parts if p.strip() for c in _lives_with(p.strip())]
+    found = [c for p in parts if p.strip() for c in _lives_with(p.strip())]
+    return [_them(c, found[i - 1]) if i else c for i, c in enumerate(found)]
+
+
+# "come round on olives, I actually like them now": "them" after a stance verb is the plural the clause
+# before named (its subject, or the object of a stance or preposition)
+_THEM = re.compile(r"^(?P<head>I (?:\w+ ){0,3}?(?:love|like|enjoy|hate|dislike|adore|prefer|eat|miss)) them\b", re.IGNORECASE)
+_PLURAL = re.compile(r"(?:^|,\s*)(?:the |my )?(?P<a>[a-z]{3,}s) (?:are|were)\b|\b(?:on|about|off|of|to|love|like|hate|loves|likes|"
+                     r"hates|eat|eating|into)\s+(?:the |my |all )?(?P<b>[a-z]{3,}s)\b", re.IGNORECASE)
+
+
+def _them(clause: str, before: str) -> str:
+    if (m := _THEM.match(clause)) and (p := _PLURAL.search(before)):
+        return f"{m.group('head')} {p.group('a') or p.group('b')}{clause[m.end():]}"
+    return clause
 
 
 # "I live in Rosario with my two cats": where the user lives, and who they live with
