@@ -157,3 +157,26 @@ def test_put_without_money_and_use_without_units_are_no_preferences(message: str
 def test_units_asked_for_with_please_lean_like_a_stated_preference() -> None:
     assert classify("User prefers answers in metric units.",
                     "User is a metric person, litres and kilograms please.").relation == "redundancy"
+
+
+def test_a_comma_after_my_something_still_ends_the_clause() -> None:
+    """"my hours changed, I'm on nights now": the exemption for "my husband and I ..." is for "and" only."""
+    assert "User is on earlies now, 6am to 2pm." in summaries("my rota changed, I'm on earlies now, 6am to 2pm")
+    assert summaries("my husband and I live in Ghent") == ["User and their husband live in Ghent."]
+
+
+def test_lates_and_earlies_are_shifts_held_one_at_a_time() -> None:
+    assert classify("User works the late shift at the warehouse.", "User is on earlies now.").relation == (
+        "contradiction")
+
+
+@pytest.mark.parametrize(("message", "expected"), [
+    ("officially a vegetarian now", "User is officially a vegetarian now."),
+    ("finally a homeowner!", "User is finally a homeowner."),
+])
+def test_a_dropped_i_am_before_a_new_status_is_read(message: str, expected: str) -> None:
+    assert expected in summaries(message)
+
+
+def test_a_family_role_is_no_job() -> None:
+    assert not any("works as" in s for s in summaries("I'm an aunt now"))

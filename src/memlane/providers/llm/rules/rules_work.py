@@ -8,7 +8,13 @@ import re
 
 from memlane.providers.llm.rules.facts import Clause, Fact
 from memlane.providers.llm.rules.helpers import category_for, noun_phrase, place, topic
-from memlane.providers.llm.rules.lexicon import NOT_OCCUPATIONS, OCCUPATION_SUFFIXES, OCCUPATIONS
+from memlane.providers.llm.rules.lexicon import (
+    NOT_OCCUPATIONS,
+    OCCUPATION_SUFFIXES,
+    OCCUPATIONS,
+    RELATION_ALIASES,
+    RELATIONS,
+)
 from memlane.providers.llm.rules.lexicon_world import LANGUAGES, TECH_SLOTS
 from memlane.providers.llm.rules.text import slug
 
@@ -76,9 +82,14 @@ def indefinite_article(word: str) -> str:
     return "a"
 
 
+# family words, which no role is ("a grandmother now"); a "manager" or a "mentor" may be one
+_KIN = frozenset(RELATIONS) - {"boss", "manager", "colleague", "coworker", "teammate", "mentor", "roommate", "neighbour",
+                               "friend"}
+
+
 def _is_occupation(role: str, strong: bool) -> bool:
     tokens = role.lower().replace("-", " ").split()
-    if not tokens or tokens[-1] in NOT_OCCUPATIONS:
+    if not tokens or tokens[-1] in NOT_OCCUPATIONS or RELATION_ALIASES.get(tokens[-1], tokens[-1]) in _KIN:
         return False
     if role.lower() in OCCUPATIONS or " ".join(role.lower().split()[-1:]) in OCCUPATIONS:
         return True

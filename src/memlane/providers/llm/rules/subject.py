@@ -149,8 +149,9 @@ def parse(text: str, known: Mapping[str, Subject], last: Subject | None = None) 
     if m and last is not None and _PREDICATE_START.match(m.group("rest")):
         return Clause("I " + deconjugate(m.group("rest")), last)
     if re.match(r"(?:not|no longer) [a-z]{2,}ing\b|back (?:on|to|in|at) \w|(?:so |totally )?done with \w|"
-                r"(?:(?:also|still|now|severely|mildly|super|very) )*(?:allergic|intolerant|sensitive) to \w", text, _I):
-        # "also allergic to dust mites"
+                r"(?:(?:also|still|now|severely|mildly|super|very) )*(?:allergic|intolerant|sensitive) to \w|"
+                r"(?:officially|finally|now) (?:a|an) [a-z-]+\b|(?:a|an) [a-z-]+ now$", text, _I):
+        # "also allergic to dust mites", "officially a non-smoker now"
         # "not running anymore", "back to studying in the mornings", "done with gaming"
         return Clause("I am " + text[0].lower() + text[1:])
     if _HABIT_START.match(text) and not re.search(r"\b(?:me|you|your)\b", text, _I):

@@ -166,8 +166,8 @@ def clauses(sentence: str) -> list[str]:
     start = 0
     for match in _CLAUSE_BREAK.finditer(sentence):
         left = sentence[start : match.start()]
-        if re.fullmatch(r"\s*(?:my|our)\s+[\w'-]+(?:\s+(?!(?:is|are|was|were|has|have)\b)[\w'-]+){0,2}\s*", left,
-                        re.IGNORECASE):
+        if re.search(r"\band\b", match.group()) and re.fullmatch(
+                r"\s*(?:my|our)\s+[\w'-]+(?:\s+(?!(?:is|are|was|were|has|have)\b)[\w'-]+){0,2}\s*", left, re.IGNORECASE):
             continue  # "my husband and I live ..." stays one clause
         parts.append(left)
         start = match.end()
