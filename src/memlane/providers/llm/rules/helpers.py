@@ -10,6 +10,7 @@ from memlane.providers.llm.rules.text import singular, slug
 
 _I = re.IGNORECASE
 _CONNECTORS = words("de del da do dos das di du la le upon on am of and y sur en")
+_WHEN = words("monday tuesday wednesday thursday friday saturday sunday") | frozenset(MONTHS)
 _PLACE_STOP = words("""with since for because but and now last this next ago in at near from by when while where which
     who that so as to a an my our their his her since until till right currently today""")
 _MONTH = r"(?:" + "|".join(MONTHS + sorted(MONTH_ABBR, key=len, reverse=True)) + r")\.?"
@@ -112,7 +113,8 @@ def place(text: str) -> str | None:
             out.append(w)
         elif w == "," and out and i + 1 < len(tokens) and tokens[i + 1][:1].isupper():
             out[-1] += ","
-        elif w.lower() in _CONNECTORS and out and i + 1 < len(tokens) and tokens[i + 1][:1].isupper():
+        elif (w.lower() in _CONNECTORS and out and i + 1 < len(tokens) and tokens[i + 1][:1].isupper()
+              and tokens[i + 1].lower().rstrip(".,!") not in _WHEN):  # "Ikea on Monday" is Ikea
             out.append(w)
         else:
             break

@@ -72,7 +72,7 @@ OCCUPATIONS = words(
     coach trainer instructor economist banker broker realtor agent marketer recruiter sysadmin tester
     copywriter illustrator animator producer director filmmaker stylist hairdresser barber tailor
     butcher fisherman miner welder builder roofer decorator surveyor optician radiologist pediatrician
-    nutritionist dietitian biologist chemist physicist mathematician statistician historian
+    nutritionist dietitian biologist chemist physicist mathematician statistician historian lead
     archaeologist geologist linguist curator zookeeper ranger lifeguard courier postman clerk paralegal
     judge attorney solicitor notary auditor bookkeeper sommelier youtuber streamer influencer blogger
     podcaster dj composer singer guitarist pianist violinist drummer athlete footballer intern

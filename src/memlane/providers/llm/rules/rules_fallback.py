@@ -16,7 +16,7 @@ import re
 from memlane.model.enums import MemoryType
 from memlane.providers.llm.rules.facts import Clause, Fact
 from memlane.providers.llm.rules.helpers import category_for
-from memlane.providers.llm.rules.lexicon import words
+from memlane.providers.llm.rules.lexicon import CONDITIONS, words
 
 _I = re.IGNORECASE
 _STATEMENT = re.compile(r"^(?:I|my) (?P<verb>[a-z]+)\b", _I)
@@ -46,7 +46,7 @@ _PAST = re.compile(
 )
 # ending or disposing of something: a change of state that lasts, said in the past tense
 _GIVE_UP = re.compile(
-    r"^I (?:just |finally |recently |also |already |officially )*(?:sold|deleted|uninstalled|cancell?ed|closed|"
+    r"^I (?:just |finally |recently |also |already |officially )*(?:sold|deleted|uninstalled|cancell?ed|closed|gave(?= (?:my|our) )|"
     r"deactivated|unsubscribed from|gave (?:up|away)|got rid of|donated|quit|stopped|ditched|"
     r"dumped|scrapped|abandoned|retired from|resigned from|broke up with|returned|moved out of|shut down|"
     r"sold off|traded in|cut out|gave back|handed back)\b (?!to\b|for\b|by\b|at\b|in\b|on\b|with\b|up\b|home\b|from\b)\S",
@@ -63,7 +63,12 @@ _LEFT_PLACE = re.compile(
 )
 _TAKES_UP = re.compile(
     r"^I (?:just |recently |finally |also )*(?:(?:started|began) [a-z]{2,}ing|took up|got into|switched to|"
-    r"moved over to) \S", _I)
+    r"moved over to|went (?:part-time|full-time|freelance|self-employed|remote|hybrid|sober|teetotal|vegan|"
+    r"vegetarian|plant-based|gluten-free|dairy-free|back to (?!(?:bed|sleep|work|school|the office)\b)\w+)) ?\S?", _I)
+# a diet or a course of medication "at the moment" still holds for a while
+_HELD = re.compile(r"\b(?:diet|medication|meds|antibiotics|treatment|course of|between jobs|unemployed|job hunting|"
+                   r"(?:maternity|paternity|parental|sick) leave)\b", _I)
+_NAMED = re.compile(r"\b[A-Z][a-z][\w'-]*")  # a name says a lot in one word: "I support Liverpool"
 _DONE_WITH = re.compile(r"^I am (?:so |totally |completely |officially )?done with\b", _I)
 _WORD = re.compile(r"[a-z0-9]*[a-z][a-z0-9]*")  # "S23" and "PS5" say something
 _STOP = words("""the and for with have has had was were are that this you not but very really just also like about
@@ -80,14 +85,18 @@ def statement(c: Clause) -> Fact | None:
     m = _STATEMENT.match(c.text)
     if c.subject.kind not in ("user", "relation", "pet") or m is None or _PASSING.search(c.text):
         return None
-    if _FOR_NOW.search(c.text) and not _RATE.search(c.text):
+    if _FOR_NOW.search(c.text) and not _RATE.search(c.text) and not _HELD.search(c.text):
         return None
-    gives_up = bool(_GIVE_UP.match(c.text) or _DONE_WITH.match(c.text) or _LEFT_PLACE.match(c.text))
+    gives_up = bool(_GIVE_UP.match(c.text) or _DONE_WITH.match(c.text) or _LEFT_PLACE.match(c.text)
+                    or _TAKES_UP.match(c.text))  # what is taken up may be one word too: "I took up pottery"
     # what is given up may be one word: "I sold the car", "I am done with gaming"
     content = [w for w in _WORD.findall(c.text[m.end():].lower()) if len(w) >= 3 and w not in _STOP]
     # (not where the user is: "I am on the train now")
     changed = gives_up or c.replacing or (m.group("verb").lower() != "am" and bool(_NOW.search(c.text)))
-    if 1 + len(content) < _MIN_CONTENT - changed:  # the verb counts however short ("I do", "I am")
+    # a name, a rate ("100 km a week") or a condition ("has autism") says as much as another word
+    named = m.group("verb").lower() not in ("am", "was") and _NAMED.search(c.text[m.end():])  # not "I am in Paris"
+    weighty = bool(named or _RATE.search(c.text) or set(content) & CONDITIONS)
+    if 1 + len(content) + weighty < _MIN_CONTENT - changed:  # the verb counts however short ("I do", "I am")
         return None
     # what replaced something just ended may be told in the past: "I sold the car, I bought an e-bike"
     if (_PAST.match(c.text) and not gives_up and not c.replacing and not _TAKES_UP.match(c.text)) or _FUTURE.search(c.text):

@@ -38,10 +38,10 @@ _BIRTHDAY = re.compile(
 _LIVE = re.compile(
     r"^I (?:currently |now |still |also |actually )*(?:live|am (?:now |currently |still )?living|reside|am residing|am based|"
     r"am located|have been living|have lived|have been based|stay)(?: (?:right now|now|currently))? "
-    r"(?P<prep>in|near|outside|outside of|close to) (?P<v>.+)$",
+    r"(?P<prep>in|near|outside|outside of|close to|on) (?P<v>.+)$",
     _I,
 )
-_LIVE_WITH = re.compile(r"^I (?:currently |still |now )*live with (?P<v>.+)$", _I)
+_LIVE_WITH = re.compile(r"^I (?:currently |still |now |have |just |finally )*(?:live|moved in) with (?P<v>.+)$", _I)
 _MOVE = re.compile(
     r"^I (?:have |had |just |recently |finally |officially |also )*(?:moved|relocated|moved back)"
     r"(?: (?:from (?P<from>[A-Z][\w .'-]*?)))? to (?P<v>.+)$",
@@ -117,9 +117,9 @@ def residence(c: Clause) -> Fact | None:
         if p:
             prep = m.group("prep").lower()
             return Fact("profile:residence:city", p, f"I live {prep} {p}", "Personal", 4, entities=[p])
-        return Fact("profile:home", raw.lower(), f"I live in {raw}", "Personal", 2)
-    if m := _LIVE_WITH.match(c.text):
-        return Fact("profile:household", m.group("v").lower(), c.text, "Personal", 2)
+        return Fact("profile:home", raw.lower(), f"I live {m.group('prep').lower()} {raw}", "Personal", 2)
+    if m := _LIVE_WITH.match(c.text):  # "moved in with my girlfriend": the user lives with her now
+        return Fact("profile:household", m.group("v").lower(), f"I live with {m.group('v')}", "Personal", 2)
     return None
 
 

@@ -48,7 +48,7 @@ _EVENT = re.compile(
     r"^I (?:just |recently |finally |officially |also |have |had )*(?P<verb>got (?:promoted|married|engaged|"
     r"divorced|hired|fired|laid off|a promotion|a raise|accepted|into|a new job|a job|my license|my licence|"
     r"my driving licen[cs]e|my degree|my diploma|certified|my citizenship|a scholarship)|passed|failed (?:my|the|an?)|"
-    r"finished|completed|graduated|started (?:a|an|my|working(?! out)|school|university|college|therapy)|quit|joined|"
+    r"finished|completed|graduated|started (?:a|an|my|working(?! out)|(?:(?:primary|secondary|high|middle|nursery|grad|medical|law|big) )?(?:school|university|college|nursery|kindergarten|preschool|daycare|uni)|therapy)|quit|joined|"
     r"left (?:my|the) (?:job|company|band|team|university|college)|won|lost my job|lost \d+|booked|signed up|"
     r"enrolled|bought (?:a|an|my|our) (?:first |new |second |used )?(?:house|home|flat|apartment|condo|car|bike|"
     r"motorbike|motorcycle|boat|van|piano)|sold (?:my|our|the) (?:house|home|flat|apartment|car|company|business)|"

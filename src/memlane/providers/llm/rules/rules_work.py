@@ -15,7 +15,7 @@ from memlane.providers.llm.rules.lexicon import (
     RELATION_ALIASES,
     RELATIONS,
 )
-from memlane.providers.llm.rules.lexicon_world import LANGUAGES, TECH_SLOTS
+from memlane.providers.llm.rules.lexicon_world import LANGUAGES, MONTHS, TECH_SLOTS
 from memlane.providers.llm.rules.text import slug
 
 _I = re.IGNORECASE
@@ -82,6 +82,7 @@ def indefinite_article(word: str) -> str:
     return "a"
 
 
+_WHEN_WORDS = frozenset(MONTHS) | {"spring", "summer", "autumn", "fall", "winter"}
 # family words, which no role is ("a grandmother now"); a "manager" or a "mentor" may be one
 _KIN = frozenset(RELATIONS) - {"boss", "manager", "colleague", "coworker", "teammate", "mentor", "roommate", "neighbour",
                                "friend"}
@@ -89,7 +90,8 @@ _KIN = frozenset(RELATIONS) - {"boss", "manager", "colleague", "coworker", "team
 
 def _is_occupation(role: str, strong: bool) -> bool:
     tokens = role.lower().replace("-", " ").split()
-    if not tokens or tokens[-1] in NOT_OCCUPATIONS or RELATION_ALIASES.get(tokens[-1], tokens[-1]) in _KIN:
+    if not tokens or tokens[-1] in NOT_OCCUPATIONS or (  # "a grandmother" alone (not "a stay-at-home dad")
+            len(tokens) == 1 and RELATION_ALIASES.get(tokens[0], tokens[0]) in _KIN):
         return False
     if role.lower() in OCCUPATIONS or " ".join(role.lower().split()[-1:]) in OCCUPATIONS:
         return True
@@ -104,6 +106,8 @@ def _is_occupation(role: str, strong: bool) -> bool:
 def _role_fact(c: Clause, m: re.Match[str], strong: bool) -> Fact | None:
     role, org, loc = m.group("role"), m.group("org"), m.group("loc")
     role = role.strip()
+    if loc and loc.strip().lower() in _WHEN_WORDS:  # "became a team lead in March": a time, not a place
+        loc = None
     if not role or not _is_occupation(role, strong):
         return None
     org_name = place(org) if org else None

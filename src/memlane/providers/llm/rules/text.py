@@ -36,7 +36,7 @@ _CONTRACTIONS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             r"\1 is",
         ),
         # "backend dev", "a web dev at Zalando": a developer (not "dev team", "dev work")
-        (r"(?<=[a-z] )devs?(?=\s*(?:$|[,.;!]| at | for | in | from | and | who | working ))", "developer"),
+        (r"(?<=[a-z] )(?-i:devs?)(?=\s*(?:$|[,.;!]| at | for | in | from | and | who | working ))", "developer"),
     )
 )
 _NEG_FIX = {  # negations typed without the apostrophe
