@@ -6,9 +6,15 @@ child starting school, and names or days that are not what they look like."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
+from memlane import Memory
+from memlane.model.candidate import ChatMessage
+from memlane.providers.llm.rules.conflict import classify
 from tests.test_rules_chat_register import summaries
+from tests.test_rules_chat_round5 import U, _say, mem  # noqa: F401 (mem is a fixture)
 
 
 @pytest.mark.parametrize(("message", "expected"), [
@@ -47,3 +53,67 @@ def test_a_capitalised_name_is_not_read_as_a_word_it_abbreviates() -> None:
 def test_a_day_after_an_employer_is_no_part_of_its_name() -> None:
     assert "User works at Lidl." in summaries("Started a new job at Lidl on Tuesday")
     assert "User lives in Stratford upon Avon." in summaries("I live in Stratford upon Avon")
+
+
+# --- corrections told in chat (a second probe, 30 pairs written for it; docs/memory-quality.md, round 7) ----
+
+
+@pytest.mark.parametrize(("existing", "candidate"), [
+    ("User drinks about four coffees a day.", "User is down to one coffee a day."),  # coffees / coffee: one stem
+    ("User is vegetarian.", "User started eating fish again."),  # eating told as it is
+    ("User supports Chelsea.", "User has switched allegiance to Brentford."),
+    ("User is doing a PhD in chemistry.", "User dropped out of their PhD."),
+    ("User runs 5k three times a week.", "User runs 10k three times a week."),  # only the amount differs
+    ("User is single.", "User is seeing someone now, her name is Lea."),
+])
+def test_a_correction_in_other_words_is_a_contradiction(existing: str, candidate: str) -> None:
+    assert classify(existing, candidate).relation == "contradiction"
+
+
+@pytest.mark.parametrize(("existing", "candidate"), [
+    ("User runs 5 km on weekdays.", "User runs 15 km on Sundays."),  # two amounts for two days
+    ("User is vegetarian.", "User's daughter is eating fish."),  # someone else eats it
+    ("User swam 1,500 metres on 2026-02-03.", "User swam 2,000 metres on 2026-02-05."),  # two occasions
+])
+def test_two_amounts_or_someone_elses_food_both_hold(existing: str, candidate: str) -> None:
+    assert classify(existing, candidate).relation != "contradiction"
+
+
+@pytest.mark.parametrize(("message", "expected"), [
+    ("I weigh 71 kg", "User weighs 71 kg."),
+    ("My niece Ada is in year 4", "User's niece Ada is in year 4."),
+    ("I'm on Linux", "User is on Linux."),
+    ("My password manager is Bitwarden", "User's password manager is Bitwarden."),
+    ("gym day is Friday now", "User's gym is on Fridays."),
+    ("I gave up on Italian", "User gave up on Italian."),
+    ("I dropped out of my master's", "User dropped out of their master's."),
+    ("honestly mushrooms have grown on me, I like them now", "User likes mushrooms now."),
+    ("Turkish dramas are my thing, I love them", "User loves Turkish dramas."),
+])
+def test_a_statement_a_correction_needs_is_read(message: str, expected: str) -> None:
+    assert expected in summaries(message)
+
+
+@pytest.mark.parametrize("message", ["My eating-out budget is 250 euros a month", "my password is hunter2"])
+def test_a_budget_is_no_tool_and_a_password_is_never_kept(message: str) -> None:
+    assert not any(s.startswith("User's password") or "tech" in s for s in summaries(message))
+    if "password is" in message:
+        assert summaries(message) == []
+
+
+@pytest.mark.parametrize(("first", "then", "gone", "kept"), [
+    ("I play cello in an amateur orchestra", "I quit the orchestra", "cello", "quit"),
+    ("I'm on Android", "got an iPhone 15 Pro, bye bye Android", "on Android", "iPhone"),
+    ("I weigh 95 kg", "I'm down to 88 kg", "95", "88"),
+    ("My password manager is LastPass", "switched to Bitwarden after the breach", "LastPass", "Bitwarden"),
+])
+def test_a_correction_told_in_chat_closes_what_it_corrects(
+        mem: Memory, first: str, then: str, gone: str, kept: str) -> None:  # noqa: F811
+    """The whole pipeline as a host drives it (hot path, then the finished turn's episode), real SQLite."""
+    for text, day in ((first, 1), (then, 20)):
+        _say(mem, text, day)
+        mem.capture_turn([ChatMessage(role="user", content=text)], user_id=U,
+                         at=datetime(2026, 5, day, 9, tzinfo=UTC), wait=True)
+    active = [r.summary for r in mem.list(user_id=U)]
+    assert not any(gone in s for s in active), active
+    assert any(kept in s for s in active), active

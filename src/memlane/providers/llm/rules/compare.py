@@ -68,11 +68,14 @@ _SYNONYMS = {
     **dict.fromkeys(words("best better"), "best"),  # "studies best in the morning" / "better at night"
     **dict.fromkeys(words("answer answers reply replies response responses"), "answer"),  # to the user
     **dict.fromkeys(words("workout workouts exercise exercises exercising exercised"), "workout"),
+    **dict.fromkeys(words("support supports supported supporting allegiance"), "support"),  # a team
 }
 _SUFFIXES = ("ings", "ing", "ments", "ment", "ied", "ies", "ed", "es", "ic", "s", "y")
 
 
 def _strip(word: str) -> str:
+    if word.endswith("ees"):  # "coffees" is "coffee" (not "coff" + "es")
+        word = word[:-1]
     for suffix in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             word = word[: -len(suffix)]

@@ -69,6 +69,9 @@ def _groups(text: str) -> set[str]:
     return found
 
 
+_EATS = re.compile(r"\b(?:eat|eats|eating|ate|orders|ordering|cooks|cooking)\b", re.IGNORECASE)
+
+
 def _diet_clash(old: Reading, new: Reading) -> bool:
     """One eats/likes a food the other says is not eaten (``loves steak`` vs ``does not eat meat``)."""
 
@@ -82,8 +85,8 @@ def _diet_clash(old: Reading, new: Reading) -> bool:
         )
         return diets | negative_food
 
-    def enjoys(r: Reading) -> set[str]:
-        if not r.positive or not (r.key or "").startswith(("profile:diet:", "pref:")):
+    def enjoys(r: Reading) -> set[str]:  # a liking, or eating told as it is ("started eating fish again")
+        if not r.positive or not ((r.key or "").startswith(("profile:diet:", "pref:")) or _EATS.search(r.text)):
             return set()
         return {g for g, foods in FOOD_GROUPS.items() if _grams(r.text) & foods}
 

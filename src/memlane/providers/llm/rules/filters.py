@@ -42,7 +42,7 @@ _HYPOTHETICAL = re.compile(
     _I,
 )
 _SECRET = re.compile(
-    r"\b(?:password|passcode|pin(?: code| number)?|credit card (?:number|details)|card number|cvv|social security|ssn|"
+    r"\b(?:password(?! managers?\b)|passcode|pin(?: code| number)?|credit card (?:number|details)|card number|cvv|social security|ssn|"
     r"passport number|bank account number|iban|api key|secret key|private key|2fa|security code)\b",
     _I,
 )

@@ -75,7 +75,7 @@ STANCE_WORDS = "|".join(sorted(plain("stance"), key=len, reverse=True))
 _LEFT = re.compile(  # "stopped going to the gym": the object after a light gerund; "can no longer handle
     # spicy food": after a stance verb; "their left hand" is no leaving
     rf"(?<!\btheir )(?<!\bthe )(?<!\bmy )(?<!\bhis )(?<!\bher )(?<!\byour )(?<!\bon )"
-    rf"\b(?:{_LEAVING})\s+(?:(?:the|my|his|her|their|a|an|at|with|using|to|in|on|off|from|of|going|doing|having|reading|watching|learning|playing|writing|drinking|eating|eats|drinks|plays|uses|does|takes|watches|"
+    rf"\b(?:{_LEAVING})\s+(?:(?:the|my|his|her|their|a|an|at|with|using|to|in|on|off|out|from|of|going|doing|having|reading|watching|learning|playing|writing|drinking|eating|eats|drinks|plays|uses|does|takes|watches|"
     rf"getting|taking|(?:{STANCE_WORDS})(?:s|es|ing)?)\s+)*(?P<obj>[\w+#-]+(?:\.\w+)*(?:\s+[A-Z][\w.+#-]*)?)",
     re.IGNORECASE,
 )
@@ -440,6 +440,10 @@ def compare(existing: str, candidate: str) -> ConflictVerdict | None:
             return _verdict("contradiction", f"works elsewhere now: {_values(old, new)[1]} (was {_values(old, new)[0]})")
         if (slot := _one_tool(old, new)) is not None:
             return _verdict("contradiction", f"another {slot}: {_values(old, new)[1]} (was {_values(old, new)[0]})")
+        if (all(any(ch.isdigit() for ch in w) for w in only_old | only_new) and not new.additive
+                and not (old.past or new.past) and old.when == new.when and old.units == new.units):
+            # nothing but the amount differs: "runs 5k three times a week" / "runs 10k three times a week"
+            return _verdict("contradiction", f"changed from {min(only_old)} to {min(only_new)}")
         if any(_typed(old, new)):  # "5 km on weekdays" / "15 km on Sundays": both hold
             return _verdict("new", f"different things ({', '.join(sorted(only_old))} / "
                             f"{', '.join(sorted(only_new))})")

@@ -49,7 +49,7 @@ _GIVE_UP = re.compile(
     r"^I (?:just |finally |recently |also |already |officially )*(?:sold|deleted|uninstalled|cancell?ed|closed|gave(?= (?:my|our) )|"
     r"deactivated|unsubscribed from|gave (?:up|away)|got rid of|donated|quit|stopped|ditched|"
     r"dumped|scrapped|abandoned|retired from|resigned from|broke up with|returned|moved out of|shut down|"
-    r"sold off|traded in|cut out|gave back|handed back)\b (?!to\b|for\b|by\b|at\b|in\b|on\b|with\b|up\b|home\b|from\b)\S",
+    r"sold off|traded in|cut out|gave back|handed back|gave up on)\b (?!to\b|for\b|by\b|at\b|in\b|on\b|with\b|up\b|home\b|from\b)\S",
     _I,
 )
 # taking something up is a habit from now on: "I started using Obsidian", "I took up the ukulele"
@@ -58,7 +58,8 @@ _LEFT_PLACE = re.compile(
     r"^I (?:just |finally |recently |officially )*(?:left|quit|dropped out of) (?:the|my|our) (?:[\w'-]+ ){0,2}?"
     r"(?:job|company|firm|caf[eé]|restaurant|bar|clinic|hospital|practice|school|university|college|course|bank|"
     r"agency|startup|start-up|studio|office|shop|store|bakery|lab|team|band|club|choir|gym|church|charity|"
-    r"department|warehouse|factory|paper|magazine|council|union|army|navy|police|force|service|programme|program)s?\b",
+    r"department|warehouse|factory|paper|magazine|council|union|army|navy|police|force|service|programme|program|"
+    r"phd|degree|master's|masters|apprenticeship|studies|training)s?\b",
     _I,
 )
 _TAKES_UP = re.compile(

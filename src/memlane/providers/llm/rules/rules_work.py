@@ -225,6 +225,9 @@ _VEHICLE = re.compile(
     r"^I (?:drive|ride|have|own) (?:an? |my )?(?:(?:19|20)\d\d )?(?P<v>(?:[A-Z][\w-]*(?: [A-Z0-9][\w-]*)?|(?:electric |new |old |used )?"
     r"(?:car|motorbike|motorcycle|scooter|van|truck|pickup|e-bike|bike|bicycle)))\b",
 )
+# a tool of a known slot only (TECH_SLOTS): "I'm on Android", "got an iPhone 15 Pro", "my password manager is X"
+_OWN = re.compile(r"^I (?:am on|am using|got|bought|have|own) (?:an? |my )?(?:new )?(?P<v>.+)$", _I)
+_MY_TOOL = re.compile(r"^my (?:[a-z-]+ ){1,2}(?:is|app is) (?:an? |the )?(?P<v>(?-i:[A-Z])[\w.+ -]*)$", _I)
 _SWITCH_TO = re.compile(
     r"^I (?:have |just |recently |finally )*(?:switched|moved|migrated|changed|converted) (?:over )?to (?P<b>.+)$",
     _I,
@@ -249,13 +252,16 @@ def tech(c: Clause) -> Fact | None:
             )
     if (m := _SWITCH_TO.match(c.text)) and (found := _tool(m.group("b"))):
         return Fact(_tech_key(found[1], found[0]), found[0].lower(), c.text, "Work", 3, entities=[found[0]])
-    if m := _USE.match(c.text):
+    if m := _USE.match(c.text) or _OWN.match(c.text) or _MY_TOOL.match(c.text):
         found = _tool(m.group("v"))
-        if found:
+        if found and (m.re is _USE or found[1] in _KNOWN_SLOTS):
             return Fact(
                 _tech_key(found[1], found[0]), found[0].lower(), c.text, "Work", 3, entities=[found[0]]
             )
     return None
+
+
+_KNOWN_SLOTS = frozenset(TECH_SLOTS.values())
 
 
 def _tech_key(slot: str, tool: str) -> str:

@@ -179,7 +179,7 @@ def clauses(sentence: str) -> list[str]:
 # "come round on olives, I actually like them now": "them" after a stance verb is the plural the clause
 # before named (its subject, or the object of a stance or preposition)
 _THEM = re.compile(r"^(?P<head>I (?:\w+ ){0,3}?(?:love|like|enjoy|hate|dislike|adore|prefer|eat|miss)) them\b", re.IGNORECASE)
-_PLURAL = re.compile(r"(?:^|,\s*)(?:the |my )?(?P<a>[a-z]{3,}s) (?:are|were)\b|\b(?:on|about|off|of|to|love|like|hate|loves|likes|"
+_PLURAL = re.compile(r"(?:^(?:[a-z]+,? )??|,\s*)(?:the |my )?(?P<a>(?:(?-i:[A-Z])[a-z]+ )?[a-z]{3,}s) (?:are|were|have|had)\b|\b(?:on|about|off|of|to|love|like|hate|loves|likes|"
                      r"hates|eat|eating|into)\s+(?:the |my |all )?(?P<b>[a-z]{3,}s)\b", re.IGNORECASE)
 
 
