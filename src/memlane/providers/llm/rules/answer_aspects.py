@@ -8,19 +8,27 @@ import re
 from memlane.providers.llm.rules.lexicon import words
 from memlane.providers.llm.rules.lexicon_world import LANGUAGES
 
+# The two ends of the scales an answer style leans to: wanting one end says what not wanting the other says
+# ("prefers brief answers" / "does not like long walls of text"). Each scale is part of an aspect below.
+_POLES: dict[str, frozenset[str]] = {
+    "short": words("short shorter brief briefer concise terse succinct compact one-line one-liner one-liners"),
+    "long": words("long longer lengthy long-winded detailed thorough verbose in-depth walls essay essays"),
+    "metric": words("metric celsius kilometres kilometers km kilos kilograms grams metres meters"),
+    "imperial": words("imperial fahrenheit miles lbs ounces feet inches cups"),
+    "casual": words("casual informal relaxed chatty"),
+    "formal": words("formal professional"),
+}
 ASPECTS: dict[str, frozenset[str]] = {
-    "length": words("short shorter brief briefer concise long longer lengthy detailed thorough verbose terse succinct "
-                    "compact in-depth one-line one-liner sentence sentences paragraph paragraphs word words"),
+    "length": _POLES["short"] | _POLES["long"] | words("sentence sentences paragraph paragraphs word words"),
     "format": words("bullet bullets bulleted list lists numbered table tables markdown prose headings heading code "
                     "snippet snippets step-by-step steps outline"),
-    "tone": words("casual informal formal friendly polite blunt direct playful serious warm professional tone jokes "
-                  "humour humor sarcasm"),
+    "tone": _POLES["casual"] | _POLES["formal"] | words("friendly polite blunt direct playful serious warm tone jokes "
+                                                        "humour humor sarcasm"),
     "emoji": words("emoji emojis emoticons"),
     "level": words("beginner beginners beginner-level novice newbie expert experts expert-level layman layperson "
                    "five-year-old child kid technical non-technical techy eli5 basic basics advanced"),
     "examples": words("example examples analogies analogy"),
-    "units": words("metric imperial celsius fahrenheit units kilometres kilometers km miles kilos kilograms "
-                   "lbs grams ounces cups feet inches metres meters"),
+    "units": _POLES["metric"] | _POLES["imperial"] | words("units"),
     "spelling": words("spelling spellings"),
     "currency": words("euros euro dollars dollar francs franc yen rupees currency sterling gbp usd eur chf"),
     "language": LANGUAGES | {"language"},
@@ -41,16 +49,6 @@ def key_suffix(style: str) -> str:
     return ":" + "-".join(sorted(found)) if found else ""
 
 
-# The two ends of a scale an answer style leans to: wanting one end says what not wanting the other says
-# ("prefers brief answers" / "does not like long walls of text").
-_POLES: dict[str, frozenset[str]] = {
-    "short": words("short shorter brief briefer concise terse succinct compact one-line one-liner one-liners"),
-    "long": words("long longer lengthy long-winded detailed thorough verbose in-depth walls essay essays"),
-    "metric": words("metric celsius kilometres kilometers km kilos kilograms grams metres meters"),
-    "imperial": words("imperial fahrenheit miles lbs ounces feet inches cups"),
-    "casual": words("casual informal relaxed chatty"),
-    "formal": words("formal professional"),
-}
 _OPPOSITE = {"short": "long", "long": "short", "metric": "imperial", "imperial": "metric", "casual": "formal",
              "formal": "casual"}
 _ABOUT_ANSWERS = words("answer answers reply replies response responses explanation explanations text texts "

@@ -19,7 +19,7 @@ from memlane.providers.llm.rules.lexicon import words
 from memlane.providers.llm.rules.lexicon_world import COUNTRIES, MONTHS, NUMBER_WORDS, TECH_SLOTS
 from memlane.providers.llm.rules.render import summary_to_first_person
 from memlane.providers.llm.rules.subject import pet_or_relation
-from memlane.providers.llm.rules.text import numbers
+from memlane.providers.llm.rules.text import numbers, workout
 
 _WORD = re.compile(r"[a-z0-9][a-z0-9'+#.-]*")
 _ORDINAL = re.compile(r"\b(\d{1,4})(?:st|nd|rd|th)\b", re.IGNORECASE)
@@ -112,12 +112,11 @@ def _unaccented(text: str) -> str:
     return "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch))
 
 
-_WORK_OUT = re.compile(r"\bwork(?:s|ing|ed)? out\b")  # "working out" is a workout, not work
 _FIRST_THING = re.compile(r"\bfirst thing (?=in the)")  # "first thing in the morning" is in the morning
 
 
 def content_words(text: str, drop: frozenset[str] = frozenset()) -> frozenset[str]:
-    tokens = (w.strip(".'-") for w in _WORD.findall(_FIRST_THING.sub("", _WORK_OUT.sub("workout", text.lower().replace("'s ", " ")))))
+    tokens = (w.strip(".'-") for w in _WORD.findall(_FIRST_THING.sub("", workout(text.lower().replace("'s ", " ")))))
     return frozenset(stem(w) for w in tokens
                      if w and w not in _STOP and w not in drop and not w.isdigit() and w not in NUMBER_WORDS)
 
@@ -298,9 +297,14 @@ def same_who(x: Who, y: Who) -> bool:
     return x.kind == y.kind != "user" and x.noun == y.noun and not (x.name and y.name)
 
 
+def _slot_family(key: str | None) -> str | None:
+    """Answer styles are one slot whatever their aspect (``pref:answer_style:length``; answer_aspects.py)."""
+    return "pref:answer_style" if key and key.startswith("pref:answer_style") else key
+
+
 def same_slot(a: Reading, b: Reading) -> bool:
     """Same key, or the same rule slot for the same named subject (when one side has no key)."""
-    if a.key and a.key == b.key:
+    if a.key and _slot_family(a.key) == _slot_family(b.key):
         return True
     return bool(a.slot) and a.slot == b.slot and same_subject(a, b) and "entity" in (a.who.kind, b.who.kind)
 

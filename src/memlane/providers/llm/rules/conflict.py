@@ -238,8 +238,8 @@ def classify(existing: str, candidate: str) -> ConflictVerdict:
     if (leans := same_leaning(existing, candidate)) is not None:  # "brief answers" / "no long walls of text"
         return _verdict("redundancy" if leans else "contradiction",
                         "the same style of answers asked for" if leans else "the opposite style of answers asked for")
-    if same_slot(old, new) or all((r.key or "").startswith("pref:answer_style") for r in (old, new)):
-        return _same_slot(old, new)  # answer styles: one slot, its aspects kept apart (answer_aspects.py)
+    if same_slot(old, new):
+        return _same_slot(old, new)
     if negated(existing) != negated(candidate) and (less := liked_less(existing, candidate)) is not None:
         return _verdict("unsure", f"both like {less} less (a comparative preference)")  # no retirement
     if (exception := _exception(old, new)) is not None:

@@ -6,7 +6,7 @@ import re
 
 from memlane.providers.llm.rules.lexicon import words
 from memlane.providers.llm.rules.lexicon_world import MONTH_ABBR, MONTHS
-from memlane.providers.llm.rules.text import singular, slug
+from memlane.providers.llm.rules.text import singular, slug, workout
 
 _I = re.IGNORECASE
 _CONNECTORS = words("de del da do dos das di du la le upon on am of and y sur en")
@@ -139,7 +139,7 @@ def noun_phrase(text: str) -> str:
 def topic(phrase: str, head: bool = False) -> str:
     """Slot topic of a noun phrase. ``head`` keeps only the head noun (``"aisle seats"`` -> ``seat``);
     otherwise the phrase minus quantifiers and generic heads (``"jazz music"`` -> ``jazz``)."""
-    np = re.sub(r"\bwork(?:ing|s|ed)? out\b", "workout", _QUANTIFIERS.sub("", noun_phrase(phrase).lower()))
+    np = workout(_QUANTIFIERS.sub("", noun_phrase(phrase).lower()))
     np = re.sub(r"^to\s+", "", np)
     np = re.sub(
         r"^(?:drinking|eating|having|playing|listening to|watching|reading|doing|going to)\s+(?!(?:out|in|up)$)",

@@ -120,9 +120,8 @@ def same_fact(existing: str, candidate: str, category: str | None = None) -> Sam
         return SameFact(same_fact=True, reason=f"both ask for {', '.join(sorted(style))} answers")
     # when something is liked done is when it is done ("prefers working out in the morning" / "always exercises in
     # the morning"); what is liked is not what is done ("likes jazz" / "plays jazz")
-    timed = old.words & new.words & _TIMES
-    score = similarity(_parts(old.words - (STANCE if timed else frozenset())),
-                       _parts(new.words - (STANCE if timed else frozenset())))
+    drop = STANCE if old.words & new.words & _TIMES else frozenset()
+    score = similarity(_parts(old.words - drop), _parts(new.words - drop))
     if score >= THRESHOLD:
         return SameFact(same_fact=True, reason=f"content-word overlap {score:.0%}")
     return SameFact(same_fact=False, reason=f"content-word overlap {score:.0%} below {THRESHOLD:.0%}")

@@ -79,9 +79,10 @@ _CLAUSE_BREAK = re.compile(
     r"|\s+(?:and|but|so|plus|although|though|while|whereas|-)\s+(?=" + _SUBJECT_START + r")"
     r"|\s*,\s*(?=(?:so|because|since|but|though|although)\s)"
     r"|\s*,\s*(?=back (?:on|to|in|at) (?:the |my )?[a-z]+)"
+    # a comment on what was said: ", it's the only time that works" (not a value: ", it's on Ghost now")
     r"|\s*,\s*(?=(?:it|that|this) (?:is|was|'s) (?:the only|the best|the worst|so|such|really|very|too|a bit|kind of|"
     r"pretty|great|lovely|nice|amazing|awful|hard|fun|easier|better|worse)\b)"
-    r"|\s*,\s*(?=(?:just )?(?:had|ate|tried|saw|got|went|watched) (?:a|an|the|some|my|to)\b)"  # ", had a bitter one at lunch"  # a comment on what was said: ", it's the only time that works"
+    r"|\s*,\s*(?=(?:just )?(?:had|ate|tried|saw|got|went|watched) (?:a|an|the|some|my|to)\b)"  # ", had a bitter one"
     r"|\s*,\s*(?:and\s+)?(?=(?:my )?(?:last|first|final) (?:day|shift|week) (?:at|with|in)\b)"
     r"|\s*,\s*(?=(?:(?:just|please|so|and|now)\s+)?call me\b)"  # "changed my mind again, just call me Sasha"  # ", last day at X was"
     r"|\s*,\s*(?=(?:(?:the|that|this) )?(?:[a-z]+ ){1,2}(?:is|was|were|has|had|did|does)(?: not)? [a-z]+ing\b)"  # ", the night thing was not working"  # "spring is here, back on the bike for my commute"
@@ -229,6 +230,14 @@ def numbers(text: str) -> list[float]:
 def parse_number(text: str) -> float | None:
     found = numbers(text)
     return found[0] if found else None
+
+
+_WORK_OUT = re.compile(r"\bwork(?:s|ing|ed)? out\b", re.IGNORECASE)
+
+
+def workout(text: str) -> str:
+    """"working out" is a workout, not work: "prefers working out in the morning" -> "prefers workout in ..."."""
+    return _WORK_OUT.sub("workout", text)
 
 
 def slug(text: str) -> str:
