@@ -13,7 +13,8 @@ from memlane.providers.llm.rules.lexicon_world import LANGUAGES
 _POLES: dict[str, frozenset[str]] = {
     "short": words("short shorter brief briefer concise terse succinct compact one-line one-liner one-liners"),
     "long": words("long longer lengthy long-winded detailed thorough verbose in-depth walls essay essays"),
-    "metric": words("metric celsius kilometres kilometers km kilos kilograms grams metres meters"),
+    "metric": words("metric celsius kilometres kilometers km kilos kilograms grams metres meters litres liters "
+                    "millilitres milliliters centimetres centimeters"),
     "imperial": words("imperial fahrenheit miles lbs ounces feet inches cups"),
     "casual": words("casual informal relaxed chatty"),
     "formal": words("formal professional"),
@@ -34,6 +35,11 @@ ASPECTS: dict[str, frozenset[str]] = {
     "language": LANGUAGES | {"language"},
 }
 _WORD = re.compile(r"[a-z][a-z-]*")
+# a phrase of a few words that names an aspect ("metric units", "plain English", "bullet points"): a slot of
+# the pattern table, so a directive row reads only what is about answers ("use metric", not "use the stairs")
+STYLE_SLOT = (r"(?:[\w'-]+\s+){0,3}?(?:" + "|".join(sorted({re.escape(w) for ws in ASPECTS.values() for w in ws},
+                                                              key=len, reverse=True))
+              + r")\b(?:\s+[\w'-]+){0,3}?")
 
 
 def aspects(style: str) -> frozenset[str]:

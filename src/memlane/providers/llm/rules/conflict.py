@@ -11,6 +11,7 @@ import re
 
 from memlane.model.candidate import ConflictVerdict, Relation
 from memlane.providers.llm.rules import frames, roles, slot_sense
+from memlane.providers.llm.rules.acronyms import spell_out
 from memlane.providers.llm.rules.answer_aspects import aspects, same_leaning
 from memlane.providers.llm.rules.compare import (
     Reading,
@@ -222,6 +223,7 @@ def _pet_told(old: Reading, new: Reading) -> ConflictVerdict | None:
 
 def classify(existing: str, candidate: str) -> ConflictVerdict:
     existing, candidate = statement(existing), statement(candidate)
+    candidate, existing = spell_out(existing, candidate), spell_out(candidate, existing)  # "wow" / "World of Warcraft"
     if " ".join(existing.lower().split()).strip(". ") == " ".join(candidate.lower().split()).strip(". "):
         return _verdict("redundancy", "identical text")
     old, new = read(existing), read(candidate)

@@ -49,6 +49,12 @@ _CHANGED_TO = re.compile(
     re.IGNORECASE,
 )
 # "Before I turn 40 I want to climb Kilimanjaro" -> "I want to climb Kilimanjaro before I turn 40"
+# "got a leopard gecko, named him Biscuit": the name given in the next breath is the one just got
+_NAMED_AFTER = re.compile(r"\b(?P<what>(?:a|an) (?:(?!and\b)[\w-]+ ){0,2}(?!and\b)[\w-]+),? (?:and )?(?:named|called|we named|we called) "
+                          r"(?:him|her|it|them) (?P<name>(?-i:[A-Z])[\w'-]+)", re.IGNORECASE)
+# "her parents live in Chennai but we're in Bristol": where the household is, with no time said, is where it lives
+_WE_ARE_IN = re.compile(r"^we (?:are|'re) (?:still |now |both )?(?:based |living |settled )?in (?P<place>(?-i:[A-Z])[\w'-]+"
+                        r"(?: (?-i:[A-Z])[\w'-]+)?)(?: now| these days)?$", re.IGNORECASE)
 _LEADING_WHEN = re.compile(
     r"^(?P<when>(?:before|by the time|once|after) I (?:turn|hit|reach|retire|graduate|finish|am|have)\b.*?)"
     r",? (?P<main>I (?:want|would like|would love|plan|hope|intend|aim|am going|will|have to|need)\b.+)$",
@@ -149,6 +155,7 @@ def facts_in(text: str, registry: Registry, statements: list[tuple[str, Fact | N
         sentence = _known_name_first(sentence, registry)
         sentence = _CHANGED_TO.sub(r"my \g<thing> is \g<amount>", sentence)
         sentence = _LEADING_TIME.sub("", sentence)
+        sentence = _NAMED_AFTER.sub(r"\g<what> named \g<name>", sentence)
         sentence = _BIRTHDAY_AGE.sub(lambda m: f"{m.group('who') or 'I '}turned {m.group('n')}{m.group('rest')}", sentence)
         sentence = _LEADING_WHEN.sub(lambda m: f"{m.group('main')} {m.group('when')[0].lower()}{m.group('when')[1:]}",
                                      sentence)
@@ -175,6 +182,7 @@ def facts_in(text: str, registry: Registry, statements: list[tuple[str, Fact | N
             if kind and as_written is None:
                 reasons.append(kind)
                 continue
+            part = _WE_ARE_IN.sub(r"we live in \g<place>", part)  # before a time tail ("this week") is cut
             part = _NOTICE.sub("quit my job at", _CALLED.sub("", strip_past_time(part)))
             parsed = subject.parse(part, registry.known, registry.last)
             if parsed is None and as_written is None:

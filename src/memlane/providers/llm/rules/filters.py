@@ -59,7 +59,13 @@ _GREETING = re.compile(
 )
 
 
+# "when you give me recipes, use metric units": a condition, then what to do, is a directive, not a question
+_WHEN_YOU_DO = re.compile(r"^(?:when|whenever) you\b[^,?]*,\s*(?:please\s+)?[a-z]+\b", _I)
+
+
 def is_question(clause: str, ends_with_question_mark: bool) -> bool:
+    if not ends_with_question_mark and _WHEN_YOU_DO.match(clause):
+        return False
     return ends_with_question_mark or bool(_QUESTION_START.match(clause))
 
 

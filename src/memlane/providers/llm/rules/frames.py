@@ -260,16 +260,19 @@ def _kind_refinement(general: Frame, specific: Frame) -> str | None:
     """``plays an instrument`` -> ``plays the cello``, ``has a pet bird`` -> ``has a cockatiel named
     Sunny``: a general word replaced by a kind of it, listed or found by the embedding model
     (``kind_of``). The general statement names no value; its other words are the specific one's or kinds."""
-    if general.names or general.numbers or general.negative or specific.negative or specific.additive:
+    if general.numbers or general.negative or specific.negative or specific.additive:
         return None
     if general.words & WISHES and not specific.words & WISHES:  # "wants children" is not "has a daughter"
         return None
     for key, (heads, members) in KINDS.items():
         if not heads <= general.words - specific.words:
             continue
-        # the general statement's other words are shared ("plays a musical instrument" / "plays the cello") or
-        # say the kind too ("team sports", "a foreign language")
-        rest = general.words - heads - members - STANCE  # "loves winter sports" / "goes snowboarding"
+        narrowed = _around_head(general, heads)
+        if general.names - narrowed:  # a name elsewhere is a value the general statement holds
+            continue
+        # the general statement's other words are shared ("plays a musical instrument" / "plays the cello"),
+        # say the kind too ("team sports", "a Slavic language") or place it ("in a community band")
+        rest = general.words - heads - members - STANCE - {stem(w) for w in narrowed}  # "loves winter sports" / "goes snowboarding"
         modifiers = [t for t in general.tokens if stem(t) in rest]
         if rest and not rest & specific.words and not (modifiers and all(kind_of(t) == key for t in modifiers)):
             continue
@@ -280,6 +283,27 @@ def _kind_refinement(general: Frame, specific: Frame) -> str | None:
             continue
         return key.replace("_", " ")
     return None
+
+
+_SWAPPED = frozenset(["switched", "swapped", "replaced", "changed"])
+_DETERMINERS = frozenset(["a", "an", "the", "some", "my", "our", "one", "another"])
+_PLACING = frozenset(["in", "at", "with", "for", "on", "from"])
+
+
+def _around_head(general: Frame, heads: frozenset[str]) -> set[str]:
+    """The words that narrow the general word where it stands: its modifiers ("a Slavic language", "a wind
+    instrument") and a phrase placing it ("an instrument in a community band"). The specific statement names
+    a member, so these say which one the user means, not a value beside it."""
+    toks = [t.rstrip(".") for t in _TOKEN.findall(general.text.lower())]
+    at = next((i for i, t in enumerate(toks) if stem(t) in heads), None)
+    if at is None:
+        return set()
+    start = at
+    while start > 0 and toks[start - 1] not in _DETERMINERS and start > at - 2:
+        start -= 1
+    before = set(toks[start:at]) if start > 0 and toks[start - 1] in _DETERMINERS else set()
+    after = set(toks[at + 1:]) if at + 1 < len(toks) and toks[at + 1] in _PLACING else set()
+    return before | after
 
 
 def _breed_refinement(general: Frame, specific: Frame) -> str | None:
@@ -312,7 +336,8 @@ def _names_member(general: Frame, specific: Frame, key: str) -> bool:
     if at is None:
         return False
     # not the word right after it: "a pet bird" is a compound, its kinds (a cockatiel) still refine it
-    after = [t for t in toks[at + 2:] if stem(t) in general.words - specific.words - heads]
+    placing = at + 1 < len(toks) and toks[at + 1] in _PLACING  # "an instrument in a band" places it, names none
+    after = [] if placing else [t for t in toks[at + 2:] if stem(t) in general.words - specific.words - heads]
     if any(stem(t) in members or kind_of(t) == key for t in after):
         return True
     copula = re.search(rf"\b{re.escape(toks[at])}\b(?:\s+[\w'-]+){{0,3}}?\s+(?:is|are|was)\s+(?:an?\s+|the\s+)?(?P<v>[\w-]+)",
@@ -421,6 +446,9 @@ def compare(existing: str, candidate: str) -> ConflictVerdict | None:
         return _verdict("refinement", part)
     if (detail := _detail_refinement(old, new)) is not None:
         return _verdict("refinement", f"the same, told with {detail}")
+    if (new.tokens & _SWAPPED and old.when and old.when == new.when and not (old.once or new.once)
+            and not new.additive and not old.negative):  # "drinks matcha every morning" / "switched to yerba mate in the mornings"
+        return _verdict("contradiction", f"something else at the same time ({', '.join(sorted(new.when))}) now")
     only_old, only_new = old.words - new.words, new.words - old.words
     if not (old.words & new.words or old.names & new.names or old.kinds & new.kinds or old.who != USER
             # one unit and nothing else ("weighs 82 kg" / "is down to 76 kg")

@@ -48,7 +48,7 @@ _PAST = re.compile(
 _GIVE_UP = re.compile(
     r"^I (?:just |finally |recently |also |already |officially )*(?:sold|deleted|uninstalled|cancell?ed|closed|gave(?= (?:my|our) )|"
     r"deactivated|unsubscribed from|gave (?:up|away)|got rid of|donated|quit|stopped|ditched|"
-    r"dumped|scrapped|abandoned|retired from|resigned from|broke up with|returned|moved out of|shut down|"
+    r"dumped|binned|scrapped|abandoned|retired from|resigned from|broke up with|returned|moved out of|shut down|"
     r"sold off|traded in|cut out|gave back|handed back|gave up on)\b (?!to\b|for\b|by\b|at\b|in\b|on\b|with\b|up\b|home\b|from\b)\S",
     _I,
 )
@@ -64,6 +64,12 @@ _LEFT_PLACE = re.compile(
 )
 _TAKES_UP = re.compile(
     r"^I (?:just |recently |finally |also )*(?:(?:started|began) [a-z]{2,}ing|took up|got into|switched to|"
+    # "moved everything over to Obsidian", "migrated the blog to Hugo"
+    r"(?:switched|moved|migrated|ported|converted) (?:[\w'-]+ ){1,3}?(?:over )?to (?!(?:bed|work|school|the office|the city)\b)|"
+    # "started salsa classes", "joined a climbing club", "signed up for a pottery course"
+    r"(?:started|began|joined|signed up for|enrolled in) (?:taking |doing |attending |going to )?(?:a |an |some |the )?"
+    r"(?:[\w'-]+ ){0,3}?(?:class|classes|lessons|course|club|team|league|choir|band|group|gym|programme|program|"
+    r"therapy|training|workshop|bootcamp)\b|"
     r"moved over to|went (?:part-time|full-time|freelance|self-employed|remote|hybrid|sober|teetotal|vegan|"
     r"vegetarian|plant-based|gluten-free|dairy-free|back to (?!(?:bed|sleep|work|school|the office)\b)\w+)) ?\S?", _I)
 # a diet or a course of medication "at the moment" still holds for a while
@@ -78,6 +84,11 @@ _STOP = words("""the and for with have has had was were are that this you not bu
 _FUTURE = re.compile(r"^I am (?:\w+ )?(?:turning|going|about to|planning|hoping|getting|starting|leaving|moving)\b"
                      r"|\b(?:will|next (?:week|month|year|weekend)|tomorrow|soon)\b", _I)
 _MIN_CONTENT = 3  # the verb and at least two more words that say something
+# verbs of a standing activity: one word after them says enough ("I play the bassoon", "I knit scarves")
+_LASTING = words("play plays speak speaks own owns drive drives ride rides collect collects coach coaches teach "
+                 "teaches study studies learn learns practise practice practises practices knit knits brew brews "
+                 "grow grows breed breeds keep keeps restore restores build builds volunteer volunteers support "
+                 "supports follow follows")
 # "now" marks a change of state: "I take the bus now" says enough with one word after the verb
 _NOW = re.compile(r"(?<!right )(?<!for )(?<!just )\bnow\b(?! and then)", _I)
 
@@ -96,7 +107,7 @@ def statement(c: Clause) -> Fact | None:
     changed = gives_up or c.replacing or (m.group("verb").lower() != "am" and bool(_NOW.search(c.text)))
     # a name, a rate ("100 km a week") or a condition ("has autism") says as much as another word
     named = m.group("verb").lower() not in ("am", "was") and _NAMED.search(c.text[m.end():])  # not "I am in Paris"
-    weighty = bool(named or _RATE.search(c.text) or set(content) & CONDITIONS)
+    weighty = bool(named or _RATE.search(c.text) or set(content) & CONDITIONS or m.group("verb").lower() in _LASTING)
     if 1 + len(content) + weighty < _MIN_CONTENT - changed:  # the verb counts however short ("I do", "I am")
         return None
     # what replaced something just ended may be told in the past: "I sold the car, I bought an e-bike"

@@ -20,7 +20,7 @@ from typing import Any
 import yaml
 
 from memlane.model.enums import MemoryType
-from memlane.providers.llm.rules.answer_aspects import key_suffix
+from memlane.providers.llm.rules.answer_aspects import STYLE_SLOT, key_suffix
 from memlane.providers.llm.rules.facts import Clause, Fact
 from memlane.providers.llm.rules.helpers import category_for, noun_phrase, strip_past_time, topic
 from memlane.providers.llm.rules.lexicon import CONDITIONS, STATUSES, TRAITS
@@ -55,6 +55,7 @@ ORDINALS = {w: i + 1 for i, w in enumerate([
     "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh",
     "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth",
     "twentieth"])}
+SLOTS["style"] = STYLE_SLOT  # a phrase naming an aspect of answers: "metric units", "plain English"
 SLOTS["ordinal"] = "(?:" + "|".join(ORDINALS) + r"|\d{1,3}(?:st|nd|rd|th))"
 _SLOT = re.compile(r"\{([a-z]+)(\d?)\}")
 _FIELD = re.compile(r"\{([a-z]+\d?)((?:\|[a-z_]+)*)\}")  # a template field, with filters: {v|np|lower}
