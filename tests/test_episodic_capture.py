@@ -74,13 +74,26 @@ def test_a_tool_result_is_an_outcome(mem: Memory) -> None:
 
 
 def test_the_cooldown_keeps_close_turns_from_piling_up_episodes(mem: Memory) -> None:
+    """Within the cooldown a later outcome extends the running episode (merge first) instead of being lost."""
     log = EventLog(mem)
     mem.capture_turn("I've decided to cancel my gym membership.", user_id=U, at=T0, wait=True)
     mem.capture_turn("I decided to sign up for a pottery class.", user_id=U, at=T0 + timedelta(minutes=2), wait=True)
-    assert len(episodes(mem)) == 1
-    assert [e.data["code"] for e in log.of("memory.error")] == ["episodic_cooldown"]
-    mem.capture_turn("I decided to sign up for a pottery class.", user_id=U, at=T0 + timedelta(minutes=30), wait=True)
+    [episode] = episodes(mem)
+    assert "gym membership" in episode.summary and "pottery class" in episode.summary, episode.summary
+    assert [h.event for h in mem.history(episode.id, user_id=U)] == [HistoryEvent.ADD, HistoryEvent.UPDATE]
+    assert log.of("memory.error") == []
+    mem.capture_turn("I decided to book a week in Crete in June.", user_id=U, at=T0 + timedelta(minutes=30), wait=True)
     assert len(episodes(mem)) == 2
+
+
+def test_within_the_cooldown_another_thread_has_no_running_episode_to_extend(mem: Memory) -> None:
+    log = EventLog(mem)
+    mem.capture_turn("I've decided to cancel my gym membership.", user_id=U, thread_id="a", at=T0, wait=True)
+    mem.capture_turn("I decided to sign up for a pottery class.", user_id=U, thread_id="b",
+                     at=T0 + timedelta(minutes=2), wait=True)
+    [episode] = episodes(mem)
+    assert "pottery" not in episode.summary
+    assert [e.data["code"] for e in log.of("memory.error")] == ["episodic_cooldown"]
 
 
 def test_the_same_theme_again_within_the_window_merges_into_the_last_episode(location: str) -> None:

@@ -14,7 +14,8 @@ from memlane import telemetry
 from memlane.formation import consent
 from memlane.formation.apply import Context, Planned, plan
 from memlane.formation.bands import bands_for
-from memlane.formation.capture import CAPTURE, capture_job, episodes
+from memlane.formation.capture import CAPTURE, capture_job, episode_candidate, episodes
+from memlane.formation.continuation import extend, extended, running_episode
 from memlane.formation.decide import Decision, decide
 from memlane.formation.episodic_guard import EpisodicGuard
 from memlane.formation.events import EventBus, MemoryEvent
@@ -30,8 +31,8 @@ from memlane.formation.hotpath import (
     turn_job,
 )
 from memlane.formation.implied import implied_memories
-from memlane.formation.mutations import commit
-from memlane.model.candidate import Candidate, ChatMessage
+from memlane.formation.mutations import Mutation, commit
+from memlane.model.candidate import Candidate, ChatMessage, Episode
 from memlane.model.config import Settings
 from memlane.model.consent import ProposalFilter, ProposalStatus
 from memlane.model.enums import MemoryState, MemoryType
@@ -217,6 +218,8 @@ class Formation:
         guard = EpisodicGuard(self.backend, self.embedder, self.settings)
         episode, kept, dropped = episodes(job, self.llm, guard, self.settings)
         at = datetime.fromisoformat(job.payload["at"])
+        if any(d.code == "episodic_cooldown" for d in dropped) and self._continue(job, episode, at):
+            return 1, 0
         if not episode.should_create or not (kept or dropped):
             self.backend.apply(WriteBatch(
                 op_events=[OpEvent(id=new_id(), user_id=job.user_id, thread_id=job.thread_id, node="episodic",
@@ -238,6 +241,29 @@ class Formation:
         for d in dropped:
             self._error(job, d.message, d.code)
         return len(kept), len(dropped)
+
+    def _continue(self, job: Job, episode: Episode, at: datetime) -> bool:
+        """Within the cooldown, the turn's episode extends the running one (formation/continuation.py), its
+        update and the capture job's end written together. False when there is none to extend."""
+        tz = job.payload.get("tz") or self.settings.timezone
+        cand = episode_candidate(episode, at, tz, self.settings.memory_candidate_max_chars)
+        with self.backend.user_lock(job.user_id):
+            running = running_episode(self.backend, job.user_id, job.thread_id, at,
+                                      self.settings.episodic_cooldown_minutes)
+            text = running and cand and extended(running.summary, cand.summary,
+                                                 self.settings.memory_candidate_max_chars)
+            if not running or not text:
+                return False
+            m = Mutation(actor="episodic", thread_id=job.thread_id, at=at)
+            extend(running, text, self.embedder.embed_one(text), at, m)
+            m.batch.op_events.append(OpEvent(id=new_id(), user_id=job.user_id, thread_id=job.thread_id,
+                                             node="episodic", op="merge", status="ok", at=at))
+            m.batch.complete_job, m.batch.job_owner = job.id, job.locked_by
+            m.batch.job_result = {"action": "extend", "memory_id": running.id, "at": at.isoformat(), "episodic": 0}
+            commit(self.backend, self.bus, m)
+        log.info(json.dumps({"event": "episodic.merge", "user_id": job.user_id, "job": job.id,
+                             "memory_id": running.id, "reason": "a later outcome within the cooldown"}))
+        return True
 
     def planned(self, ctx: Context, cand: Candidate, d: Decision, vector: Sequence[float],
                 neighbours: Sequence[ScoredRecord], *, gated: bool = True, candidate_id: str | None = None) -> Planned:
