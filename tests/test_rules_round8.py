@@ -29,6 +29,7 @@ from tests.test_rules_chat_round5 import U, _say, mem  # noqa: F401 (mem is a fi
     ("we adopted a kitten, called her Miso", "User has a kitten named Miso."),
     ("whenever you give me directions, use kilometres please", "User prefers answers in kilometres."),
     ("for baking stuff, stick to grams", "User prefers answers in grams."),
+    ("just bought a Kobo for the commute", "User bought a Kobo for the commute."),  # a named thing owned
 ])
 def test_a_statement_said_the_way_people_type_is_kept(message: str, expected: str) -> None:
     assert expected in summaries(message)
@@ -39,6 +40,8 @@ def test_a_statement_said_the_way_people_type_is_kept(message: str, expected: st
     ("use the stairs please", "answers"),  # a directive about nothing in answers
     ("when do you open on Sundays?", "Sunday"),  # a question stays a question
     ("I dropped my phone in the canal", "gave up"),
+    ("I got an email from Priya", "email"),  # a name after the thing got is no product
+    ("I bought a ticket to Vienna", "ticket"),
 ])
 def test_a_passing_statement_is_not_read_as_lasting(message: str, unwanted: str) -> None:
     assert not any(unwanted in s for s in summaries(message)), summaries(message)
@@ -68,6 +71,9 @@ def test_initials_are_spelled_out_only_where_they_stand_for_the_name(reference: 
     ("User is learning Spanish.", "User is learning Portuguese.", "new"),  # two languages, no narrowing
     ("User swims every evening.", "User switched to yoga in the evenings.", "contradiction"),
     ("User has piano lessons on Thursdays.", "User switched banks last Thursday.", "unsure"),  # one occasion
+    # a favourite is not changed by a purchase that names none
+    ("User's go-to hiking boot is the Salomon X Ultra.", "User picked up some Merrell boots for winter hikes.", "new"),
+    ("User's go-to cereal is muesli.", "User's go-to cereal is granola now.", "contradiction"),
 ])
 def test_the_judge_reads_a_change_said_another_way(existing: str, candidate: str, relation: str) -> None:
     assert str(classify(existing, candidate).relation) == relation

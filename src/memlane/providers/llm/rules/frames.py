@@ -462,7 +462,9 @@ def compare(existing: str, candidate: str) -> ConflictVerdict | None:
     if only_old and only_new:  # each says something the other does not: another slot, unless one word was swapped
         # the old verb may go; not for a date the old one lacks ("holds a Ghanaian passport" / "valid until 2036")
         if change and len(only_new) == 1 and len(only_old) <= 2 and old.words & new.words and not (
-                new.numbers and not old.numbers):
+                new.numbers and not old.numbers) and not (old.tokens & ONE_WORD and not new.tokens & ONE_WORD):
+            # (a favourite is not changed by a statement that names none: "go-to shoe is the Hoka" / "picked up
+            # some Nike trail shoes")
             return _verdict("contradiction", f"changed from {min(only_old)} to {min(only_new)}")
         if change and _differ(old, new) and _employed(old) and _employed(new):
             return _verdict("contradiction", f"works elsewhere now: {_values(old, new)[1]} (was {_values(old, new)[0]})")

@@ -52,6 +52,10 @@ _GIVE_UP = re.compile(
     r"sold off|traded in|cut out|gave back|handed back|gave up on)\b (?!to\b|for\b|by\b|at\b|in\b|on\b|with\b|up\b|home\b|from\b)\S",
     _I,
 )
+# a named thing acquired is owned from now on: "picked up some Nike Pegasus for the trails", "bought a Kindle"
+_ACQUIRED = re.compile(r"^I (?:just |finally |recently |also )*(?:bought|got|picked up|ordered|treated myself to|"
+                       r"invested in) (?:a |an |some |the |myself |new |pair of |a pair of )*(?:[a-z-]+ )?"
+                       r"(?-i:[A-Z])[\w'-]*[a-z]", _I)
 # taking something up is a habit from now on: "I started using Obsidian", "I took up the ukulele"
 # leaving a place of work, study or membership: "left the café back in April" (not "left my keys")
 _LEFT_PLACE = re.compile(
@@ -111,7 +115,8 @@ def statement(c: Clause) -> Fact | None:
     if 1 + len(content) + weighty < _MIN_CONTENT - changed:  # the verb counts however short ("I do", "I am")
         return None
     # what replaced something just ended may be told in the past: "I sold the car, I bought an e-bike"
-    if (_PAST.match(c.text) and not gives_up and not c.replacing and not _TAKES_UP.match(c.text)) or _FUTURE.search(c.text):
+    kept_on = c.replacing or _TAKES_UP.match(c.text) or _ACQUIRED.match(c.text)
+    if (_PAST.match(c.text) and not gives_up and not kept_on) or _FUTURE.search(c.text):
         return None
     return Fact(None, c.text.lower(), c.text, category_for(c.text), 2, MemoryType.SEMANTIC, tags=["statement"])
 
