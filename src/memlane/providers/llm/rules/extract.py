@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 
 from memlane.model.candidate import Candidate, ChatMessage, Extraction
-from memlane.providers.llm.rules import correction, filters, intro, subject, table
+from memlane.providers.llm.rules import correction, filters, intro, specification, subject, table
 from memlane.providers.llm.rules.build import apply, candidate, subject_key
 from memlane.providers.llm.rules.context import Registry, build
 from memlane.providers.llm.rules.facts import USER, Clause, Fact, Subject
@@ -79,6 +79,9 @@ _NOTICE = re.compile(r"\b(?:handed|handing|put|gave|given) in my (?:notice|resig
 # "new favourite band: Fontaines D.C." -> "my new favourite band is Fontaines D.C."
 _FAVOURITE_COLON = re.compile(r"(?:^|(?<=[.!?] ))(?:my )?(?P<what>(?:new |current |all-time )?(?:favou?rite|fave) [\w' -]{2,30}?)\s*:\s*(?=\w)",
                               re.IGNORECASE)
+# "Goal for this year: get my motorcycle licence" -> "my goal for this year is to get my motorcycle licence"
+_GOAL_COLON = re.compile(r"(?:^|(?<=[.!?] ))(?:my )?(?P<what>(?:main |big |one |new |new year'?s? )?(?:goal|resolution|aim|target)"
+                         r"(?: for [\w' -]{2,20}?)?)\s*:\s*(?:to )?(?!(?:I|we|my)\b)(?=[a-z])", re.IGNORECASE)
 _PLACEHOLDER = re.compile(r"\b(?:the stuff|that stuff|this stuff|the thing|that thing|it|that|this|them|those)\s*$",
                           re.IGNORECASE)
 
@@ -126,6 +129,7 @@ def _prepare(text: str) -> str:
     # "About me: 29, ..." -> "I am 29, ..."; "quick intro: I'm Haruto, ..." keeps its own subject
     text = _ABOUT_ME.sub(lambda m: m.group("own") or "I am ", _LOWER_I.sub("I", expand_contractions(clean(text))))
     text = _DECISION_AFTER.sub(r"I decided \g<clause>", _DECISION_COLON.sub("I decided ", text))
+    text = _GOAL_COLON.sub(lambda m: f"my {m.group('what').lower()} is to ", text)
     return _capitalise_names(_FAVOURITE_COLON.sub(lambda m: f"my {m.group('what')} is ", text))
 
 
@@ -274,6 +278,8 @@ def extract(messages: Sequence[ChatMessage], existing: Sequence[str] = ()) -> Ex
         found = [(fact, who) for fact, who in found if not any(fact is f for f, _ in updated)]
     elif not found and earlier and corrects:
         found = correction.rebuild(last, earlier, lambda turn: facts_in(turn, build(existing))[0])
+    if earlier:  # "to be specific it's Brazilian jiu-jitsu": the earlier general fact, made specific
+        found = [*specification.specify(last, earlier, lambda turn: facts_in(turn, build(existing))[0]), *found]
     important = bool(_IMPORTANT.search(last))
     tags = ["correction"] if corrects else []
     out: list[Candidate] = [cand for _, cand in updated]

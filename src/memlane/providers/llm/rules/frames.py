@@ -285,6 +285,8 @@ def _kind_refinement(general: Frame, specific: Frame) -> str | None:
     return None
 
 
+_CAUSE = re.compile(r"\s*,?\s+(?:ever since|since|because|due to|thanks to|after) (?:my|his|her|their|the|a|an|i|we|it)\b.*$",
+                    re.IGNORECASE)
 _SWAPPED = frozenset(["switched", "swapped", "replaced", "changed"])
 _DETERMINERS = frozenset(["a", "an", "the", "some", "my", "our", "one", "another"])
 _PLACING = frozenset(["in", "at", "with", "for", "on", "from"])
@@ -429,6 +431,8 @@ def compare(existing: str, candidate: str) -> ConflictVerdict | None:
         return _verdict("new", f"the change is about {', '.join(sorted(new.left))}, not this memory")
     if old.negative != new.negative:
         neg, pos = (new, old) if new.negative else (old, new)
+        if (cause := _CAUSE.search(neg.text)) and cause.start() > 0:  # "... anymore since my knee surgery": why, not what
+            neg = frame(neg.text[:cause.start()])
         held, content = neg.words | neg.names, pos.words | pos.names
         thing, said = held - STANCE, content - STANCE  # "hates mushrooms" / "has started to like mushrooms":
         # the stance words aside, the same thing; or the newer positive one says it again with more

@@ -15,7 +15,8 @@ from memlane.providers.llm.rules.lexicon_world import DEMONYMS, DIETS
 
 _LIST = re.compile(r"^(?:(?:hi|hey|hello|hiya|heya),? )?(?:I am|(?:my )?name is) (?P<rest>.+?,.+)$", re.IGNORECASE)  # "name's Dmitri, 29, ..."
 # items: ", ", ", and ", " - ", and " and " before an item that starts with a gerund ("... and working as ...")
-_SEPARATOR = re.compile(r"\s*,\s*(?:and\s+)?|\s+-\s+|\s+and\s+(?=(?:living|working|based|studying)\s)")
+_SEPARATOR = re.compile(r"\s*,\s*(?:and\s+)?|\s+-\s+|\s+and\s+(?=(?:living|working|based|studying)\s)"
+                        r"|\s+(?=(?:living|working|based|studying)\s+(?:in|at|for|as|near|out|from)\b)")  # "tester living in"
 _GERUND = re.compile(r"\s+(?P<verb>living|working|based)\s+(?=in|at|for|as|near|out|from)\b")
 _GERUND_AS = {"living": "I live", "working": "I work", "based": "I am based", "studying": "I study"}
 _VERB_LEAD = re.compile(r"^(?:live|work|study|teach|run|own|have|speak|love|like|play)\b")

@@ -41,6 +41,8 @@ _PREDICATE_START = re.compile(
 )
 _MY = r"(?:[Mm]y|[Oo]ur)"
 _NAMING = re.compile(rf"^{_MY} {_ADJ}(?P<noun>[\w -]+?)(?:'s name is| is called| is named| goes by) {_NAME}$")
+# "oh and a tortoise called Gerald": a pet or relative named with no verb, after others just listed
+_FRAGMENT_NAMED = re.compile(rf"^(?:also |plus )?(?:a|an) {_ADJ}(?P<noun>[\w -]+?) (?:called|named) {_NAME}$")
 _NAME_IS_MY = re.compile(rf"^{_NAME} is {_MY} {_ADJ}(?P<noun>[\w -]+)$")
 _GROUP = re.compile(rf"^{_MY} {_ADJ}(?P<noun>[a-z][\w-]*(?: [a-z][\w-]*)?) and I (?P<rest>.+)$")
 _HAVE_WHO = re.compile(
@@ -65,8 +67,9 @@ _HABIT_START = re.compile(
     r"[a-z]{2,}\b", _I)
 _PRONOUN_PET = re.compile(rf"^(?:he|she|it) is (?P<what>an? [\w -]+?) (?:named|called) {_NAME}(?:,.*)?$", _I)
 _CALL_ME = re.compile(r"^(?:(?:you can |please |just )?call me|(?:everyone|people|friends) calls? me)\b", _I)
-_FAVOURITE_OF = re.compile(
-    rf"^(?P<v>[\w' .-]+?) is {_MY} (?P<adj>(?:all-time |absolute |very )?(?:favou?rite|fave|go-to)) (?P<thing>[\w -]+)$"
+_FAVOURITE_OF = re.compile(  # "aged Gouda, that's my favourite cheese by far"
+    rf"^(?P<v>[\w' .-]+?)(?: is|,? (?:that|which|it) is) {_MY} (?P<adj>(?:all-time |absolute |very )?(?:favou?rite|fave|go-to)) "
+    rf"(?P<thing>[\w -]+?)(?: by far| of all time| ever| of all)?$"
 )
 _ADJ_WORDS = words(
     "little baby older younger elder big old new oldest youngest eldest best twin senior rescue sweet "
@@ -115,6 +118,9 @@ def parse(text: str, known: Mapping[str, Subject], last: Subject | None = None) 
             return Clause(f"I have a {found[1]} named {m.group('name')}")
         if found:
             return Clause(f"my name is {m.group('name')}", Subject("relation", found[1], None, found[2]))
+    m = _FRAGMENT_NAMED.match(text)
+    if m and _is_name(m.group("name")) and pet_or_relation(m.group("noun")):
+        return Clause("I have " + text.removeprefix("also ").removeprefix("plus "))
     m = _NAME_IS_MY.match(text)
     if m and _is_name(m.group("name")):
         found = pet_or_relation(m.group("noun"))

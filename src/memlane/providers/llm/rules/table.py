@@ -59,7 +59,13 @@ SLOTS["style"] = STYLE_SLOT  # a phrase naming an aspect of answers: "metric uni
 SLOTS["ordinal"] = "(?:" + "|".join(ORDINALS) + r"|\d{1,3}(?:st|nd|rd|th))"
 _SLOT = re.compile(r"\{([a-z]+)(\d?)\}")
 _FIELD = re.compile(r"\{([a-z]+\d?)((?:\|[a-z_]+)*)\}")  # a template field, with filters: {v|np|lower}
+# a life event said as what the user is doing on a date, named as the event: "getting married" -> "wedding"
+_EVENT_NOUNS = {"getting married": "wedding", "married": "wedding", "getting engaged": "engagement party",
+                "graduating": "graduation", "retiring": "retirement", "moving house": "move", "moving": "move",
+                "due": "due date", "having surgery": "surgery", "having my surgery": "surgery",
+                "having an operation": "operation", "having my operation": "operation", "emigrating": "emigration"}
 FILTERS: dict[str, Callable[[str], str]] = {
+    "event": lambda v: _EVENT_NOUNS.get(" ".join(v.lower().split()), v),
     "np": noun_phrase,  # "cashews as a snack" -> "cashews"
     "topic": topic,  # "jazz music" -> "jazz"
     "head": lambda v: topic(v, head=True),  # "aisle seats" -> "seat"

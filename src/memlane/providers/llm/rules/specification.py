@@ -1,0 +1,57 @@
+"""Specifications told against an earlier turn: "I do martial arts a few times a week", then "to be
+specific it's Brazilian jiu-jitsu". The earlier fact that names a general word (a ``kinds`` row of
+``frames.yaml``) of which the specified thing is a kind is rebuilt with it ("I do Brazilian jiu-jitsu a
+few times a week"), so the judge sees a refinement of the fact, not a sentence about "it".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+
+from memlane.providers.llm.rules.facts import Fact, Subject
+
+Finder = Callable[[str], list[tuple[Fact, Subject]]]
+
+_SPECIFIED = re.compile(
+    r"^\W*(?:(?:ok|well|so|oh|and)\W+)*(?:to be (?:more )?(?:specific|precise|exact)|more specifically|specifically|"
+    r"more precisely|in particular|namely)\W+(?:it is|it's|that is|that's|i mean)\s+"
+    r"(?P<what>[\w' -]+?)(?=\s*(?:[,.;!?]|$))",
+    re.IGNORECASE,
+)
+_LOOKBACK = 3
+
+
+def _kind(what: str) -> str | None:
+    """The general word ``what`` is a kind of: its words from the last, listed or near in the model."""
+    # imported here: extract -> kind_of -> compare -> extract would be a cycle at import time
+    from memlane.providers.llm.rules.kind_of import MEMBERS, kind_of
+
+    words = what.lower().split()
+    for n in (3, 2, 1):
+        phrase = " ".join(words[-n:])
+        if phrase in MEMBERS:
+            return MEMBERS[phrase]
+    return kind_of(words[-1]) if words else None
+
+
+def specify(text: str, earlier_user_turns: Sequence[str], find: Finder) -> list[tuple[Fact, Subject]]:
+    """The most recent earlier fact with the general word that ``text`` specifies, rebuilt with the specific
+    thing; empty when ``text`` specifies nothing or no earlier fact has the word."""
+    m = _SPECIFIED.match(text.strip())
+    if not m or (kind := _kind(m.group("what"))) is None:
+        return []
+    what = re.sub(r"^(?:the|a|an)\s+", "", m.group("what").strip(), flags=re.IGNORECASE)
+    general = re.compile(rf"\b(?:(?:an?|some|the) (?:[\w-]+ )?)?{kind.replace('_', ' ')}s?\b", re.IGNORECASE)
+    for turn in reversed(earlier_user_turns[-_LOOKBACK:]):
+        for fact, subject in reversed(find(turn)):
+            found = general.search(fact.text)
+            if found is None:
+                continue
+            head = found.group(0).split()[0].lower()
+            article = "the " if head in ("a", "an", "the", "some") and kind == "instrument" else ""
+            rebuilt = fact.text[:found.start()] + article + what + fact.text[found.end():]
+            return [(replace(fact, value=what, text=rebuilt, tags=[*fact.tags, "specification"],
+                             entities=[what, *fact.entities]), subject)]
+    return []
