@@ -158,3 +158,24 @@ def test_a_later_decision_in_the_same_conversation_is_kept_in_the_episode(mem: M
                          at=at.replace(minute=minutes), wait=True)
     [episode] = [r for r in mem.list(user_id=U) if r.type.value == "episodic"]
     assert "Mull" in episode.summary and "Tobermory" in episode.summary, episode.summary
+
+
+def test_a_specification_in_a_later_conversation_refines_the_stored_fact(mem: Memory) -> None:  # noqa: F811
+    """Real SQLite: the stored general fact is found by its general word and replaced by the specific one."""
+    _say(mem, "I play an instrument in a brass band", 1)
+    mem.add([ChatMessage(role="user", content="to be precise it's the tuba")], user_id=U, thread_id="later",
+            at=datetime(2026, 5, 20, 9, tzinfo=UTC), wait=True)
+    active = [r.summary for r in mem.list(user_id=U)]
+    assert any("tuba" in s for s in active), active
+    assert not any("an instrument" in s for s in active), active
+
+
+@pytest.mark.parametrize(("existing", "candidate", "relation"), [
+    ("User prefers reading on paper.", "User prefers reading on a tablet.", "contradiction"),
+    ("User enjoys walking in the Cotswolds.", "User enjoys walking in the Chilterns.", "new"),  # both can hold
+    ("User drinks tea.", "User drinks about three mugs of tea a day.", "refinement"),
+    ("User earned the RYA Day Skipper certificate.", "User is now a certified RYA Day Skipper.", "unsure"),  # "now": a change
+    ("User earned the RYA Day Skipper certificate.", "User got certified as an RYA Day Skipper.", "redundancy"),
+])
+def test_a_value_swapped_an_amount_added_or_a_named_thing_retold(existing: str, candidate: str, relation: str) -> None:
+    assert str(classify(existing, candidate).relation) == relation

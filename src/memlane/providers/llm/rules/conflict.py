@@ -45,6 +45,11 @@ _SWITCH = re.compile(
     r"from (?P<old>.+?) (?:to|for)\b", re.I
 )
 _GRAMS = re.compile(r"[a-z][a-z'-]*")
+_CHANGED = re.compile(r"\b(?:now|anymore|no longer|switched|changed|moved|instead|new)\b", re.IGNORECASE)
+_PREFER = re.compile(r"\bprefer", re.IGNORECASE)  # a preference ranks one value over the others
+# an amount of a habit: "10 a day", "half a pack a day", "twice a week"
+_AMOUNT = re.compile(r"\b(?:\d+|half|a couple|a few|once|twice|\w+ times)\b[\w ]{0,20}?\b(?:a|an|per|every|each) "
+                     r"(?:day|week|month|night|morning|evening)\b", re.IGNORECASE)
 
 
 def _verdict(relation: Relation, reason: str) -> ConflictVerdict:
@@ -151,6 +156,15 @@ def _same_slot(old: Reading, new: Reading) -> ConflictVerdict:
         detail = names(new.text) - names(old.text) or number_set(new.text) - number_set(old.text)
         if extra and old.words <= new.words and (detail or len(extra) >= 2):
             return _verdict("refinement", f"same slot {slot} and value, adds {', '.join(sorted(extra))}")
+        swapped_out, swapped_in = old.words - new.words, new.words - old.words
+        if len(swapped_out) == len(swapped_in) == 1 and _PREFER.search(old.text) and _PREFER.search(new.text):
+            # the slot's value read too coarsely ("working"): one word swapped in a preference is the value changed
+            return _verdict("contradiction", f"same slot {slot}, {min(swapped_out)} -> {min(swapped_in)}")
+        if names(old.text) and names(new.text) and not names(old.text) & names(new.text):
+            # ... or other names in it: "walking in the Cotswolds" / "walking in the Chilterns" both hold
+            return _verdict("new", f"same slot {slot}, other names ({', '.join(sorted(names(new.text)))})")
+        if extra and _AMOUNT.search(new.text) and not _AMOUNT.search(old.text):  # "smokes" -> "half a pack a day"
+            return _verdict("refinement", f"same slot {slot} and value, told with an amount")
         return _verdict("redundancy", f"same slot {slot} and value {new.value!r}")
     if (style := answer_style(old.words)) and style == answer_style(new.words):  # "in" / "written in Spanish"
         return _verdict("redundancy", f"both ask for {', '.join(sorted(style))} answers")
@@ -167,6 +181,22 @@ def _same_slot(old: Reading, new: Reading) -> ConflictVerdict:
     if (by_frame := frames.compare(old.text, new.text)) and by_frame.relation == "refinement":
         return by_frame  # "owns a car" / "drives a Toyota Corolla": a kind of the general value
     return _verdict("contradiction", f"same slot {slot}, value changed from {old.value!r} to {new.value!r}")
+
+
+def _same_named_thing(existing: str, candidate: str, old_words: frozenset[str], new_words: frozenset[str]) -> str | None:
+    """A name of two or more words both give, and another word they share ("got the PADI Open Water
+    certification" / "became a certified Open Water diver"): one thing told twice. Not a name alone ("works
+    at Blue Bottle Coffee" / "is a barista at Blue Bottle Coffee" are two facts)."""
+    if negated(existing) or negated(candidate) or frames.adds(existing, candidate) or _CHANGED.search(candidate):
+        return None
+    pairs = [(a, b) if len(a) <= len(b) else (b, a) for a in names(existing) for b in names(candidate)]
+    shared = {short for short, long in pairs if " " in short and re.search(rf"\b{re.escape(short)}\b", long)}
+    if not shared:
+        return None
+    name_words = {w for n in shared for w in content_words(n)}
+    # "certification" / "certified": the same word however it ends
+    common = {a for a in old_words - name_words for b in new_words - name_words if len(a) >= 5 and a[:5] == b[:5]}
+    return min(shared) if common else None
 
 
 def _mentions(text: str, other: Reading) -> bool:
@@ -285,4 +315,6 @@ def classify(existing: str, candidate: str) -> ConflictVerdict:
         return _verdict("redundancy", f"content-word overlap {score:.0%}")
     if not score and bool(old_numbers) != bool(new_numbers):  # "Ava is 5" / "Ava just started kindergarten"
         return _verdict("new", "no word in common, and only one states a number")
+    if (named := _same_named_thing(existing, candidate, old_words, new_words)) is not None:
+        return _verdict("redundancy", f"the same {named}, said another way")
     return slot_sense.same_slot(existing, candidate) or _verdict("unsure", f"content-word overlap {score:.0%}, no shared slot")

@@ -278,8 +278,8 @@ def extract(messages: Sequence[ChatMessage], existing: Sequence[str] = ()) -> Ex
         found = [(fact, who) for fact, who in found if not any(fact is f for f, _ in updated)]
     elif not found and earlier and corrects:
         found = correction.rebuild(last, earlier, lambda turn: facts_in(turn, build(existing))[0])
-    if earlier:  # "to be specific it's Brazilian jiu-jitsu": the earlier general fact, made specific
-        found = [*specification.specify(last, earlier, lambda turn: facts_in(turn, build(existing))[0]), *found]
+    # "to be specific it's Brazilian jiu-jitsu": the earlier general fact, made specific
+    found = [*specification.specify(last, earlier, lambda turn: facts_in(turn, build(existing))[0], existing), *found]
     important = bool(_IMPORTANT.search(last))
     tags = ["correction"] if corrects else []
     out: list[Candidate] = [cand for _, cand in updated]

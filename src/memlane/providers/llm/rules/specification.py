@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from memlane.providers.llm.rules.facts import Fact, Subject
+from memlane.providers.llm.rules.render import deconjugate
 
 Finder = Callable[[str], list[tuple[Fact, Subject]]]
 
@@ -36,15 +37,25 @@ def _kind(what: str) -> str | None:
     return kind_of(words[-1]) if words else None
 
 
-def specify(text: str, earlier_user_turns: Sequence[str], find: Finder) -> list[tuple[Fact, Subject]]:
-    """The most recent earlier fact with the general word that ``text`` specifies, rebuilt with the specific
-    thing; empty when ``text`` specifies nothing or no earlier fact has the word."""
+def _first_person(summary: str) -> str:
+    """A stored memory's summary as the user would say it: "User does martial arts" -> "I do martial arts"."""
+    if summary.startswith("User's "):
+        return "my " + summary[len("User's "):]
+    return "I " + deconjugate(summary[len("User "):]) if summary.startswith("User ") else summary
+
+
+def specify(text: str, earlier_user_turns: Sequence[str], find: Finder,
+            existing: Sequence[str] = ()) -> list[tuple[Fact, Subject]]:
+    """The most recent earlier fact (of this conversation, else of the stored memories related to the
+    turn) with the general word that ``text`` specifies, rebuilt with the specific thing; empty when
+    ``text`` specifies nothing or no earlier fact has the word."""
     m = _SPECIFIED.match(text.strip())
     if not m or (kind := _kind(m.group("what"))) is None:
         return []
     what = re.sub(r"^(?:the|a|an)\s+", "", m.group("what").strip(), flags=re.IGNORECASE)
     general = re.compile(rf"\b(?:(?:an?|some|the) (?:[\w-]+ )?)?{kind.replace('_', ' ')}s?\b", re.IGNORECASE)
-    for turn in reversed(earlier_user_turns[-_LOOKBACK:]):
+    stored = [_first_person(s) for s in existing if general.search(s)]
+    for turn in [*stored, *earlier_user_turns[-_LOOKBACK:]][::-1]:
         for fact, subject in reversed(find(turn)):
             found = general.search(fact.text)
             if found is None:
@@ -55,3 +66,11 @@ def specify(text: str, earlier_user_turns: Sequence[str], find: Finder) -> list[
             return [(replace(fact, value=what, text=rebuilt, tags=[*fact.tags, "specification"],
                              entities=[what, *fact.entities]), subject)]
     return []
+
+
+def lookup_terms(text: str) -> list[str]:
+    """The general word a specification narrows ("martial arts" for "to be specific it's jiu-jitsu"), so the
+    hot path finds the stored fact it specifies."""
+    m = _SPECIFIED.match(text.strip())
+    kind = _kind(m.group("what")) if m else None
+    return [kind.replace("_", " "), kind.replace("_", " ") + "s"] if kind else []
