@@ -179,3 +179,17 @@ def test_a_specification_in_a_later_conversation_refines_the_stored_fact(mem: Me
 ])
 def test_a_value_swapped_an_amount_added_or_a_named_thing_retold(existing: str, candidate: str, relation: str) -> None:
     assert str(classify(existing, candidate).relation) == relation
+
+
+@pytest.mark.parametrize(("existing", "candidate", "relation"), [
+    ("User lives in a cottage near Keswick.", "User moved to a flat outside Penrith.", "contradiction"),
+    ("User lives in Keswick.", "User moved their pension to Aviva.", "new"),  # a move of something else
+    ("User's brother lives in Keswick.", "User moved to Penrith.", "new"),  # someone else's home
+])
+def test_a_move_to_another_named_place_is_a_new_home(existing: str, candidate: str, relation: str) -> None:
+    assert str(classify(existing, candidate).relation) == relation
+
+
+def test_who_plays_an_instrument_is_named_after_it() -> None:
+    from memlane.providers.llm.rules.compare import stem
+    assert stem("violinist") == stem("violin") and stem("drummer") == stem("drums")

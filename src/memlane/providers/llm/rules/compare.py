@@ -38,7 +38,7 @@ _STOP = words("""user user's users the a an is are am was were be been being has
     all some much many too currently usually always often sometimes definitely totally truly mostly
     anymore longer years year old lot lots diet diets follow follows following music food foods cuisine
     stuff thing things genre not never no euro euros eur dollar dollars usd pound pounds gbp month months
-    monthly week weeks day days mg ml km k percent hour hours due""")
+    monthly week weeks day days daily mg ml km k percent hour hours due""")
 _SYNONYMS = {
     **dict.fromkeys(
         words(
@@ -69,6 +69,11 @@ _SYNONYMS = {
     **dict.fromkeys(words("answer answers reply replies response responses"), "answer"),  # to the user
     **dict.fromkeys(words("workout workouts exercise exercises exercising exercised"), "workout"),
     **dict.fromkeys(words("support supports supported supporting allegiance"), "support"),  # a team
+    # who plays an instrument is named after it: "a cellist" plays the cello
+    "cellist": "cello", "pianist": "piano", "violinist": "violin", "guitarist": "guitar", "drummer": "drums",
+    "bassist": "bass", "flautist": "flute", "flutist": "flute", "saxophonist": "saxophone", "harpist": "harp",
+    "trumpeter": "trumpet", "organist": "organ", "violist": "viola", "clarinettist": "clarinet",
+    "clarinetist": "clarinet", "trombonist": "trombone", "percussionist": "percussion",
 }
 _SUFFIXES = ("ings", "ing", "ments", "ment", "ied", "ies", "ed", "es", "ic", "s", "y")
 

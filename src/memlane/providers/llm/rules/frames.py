@@ -287,6 +287,9 @@ def _kind_refinement(general: Frame, specific: Frame) -> str | None:
 
 _CAUSE = re.compile(r"\s*,?\s+(?:ever since|since|because|due to|thanks to|after) (?:my|his|her|their|the|a|an|i|we|it)\b.*$",
                     re.IGNORECASE)
+_LIVE = stem("live")
+_MOVED_TO = re.compile(r"\b(?:moved|relocated|moving|relocating)(?: back| out| over| house| home| away)? (?:to|into|near|outside)\b",
+                       re.IGNORECASE)
 _SWAPPED = frozenset(["switched", "swapped", "replaced", "changed"])
 _DETERMINERS = frozenset(["a", "an", "the", "some", "my", "our", "one", "another"])
 _PLACING = frozenset(["in", "at", "with", "for", "on", "from"])
@@ -450,6 +453,8 @@ def compare(existing: str, candidate: str) -> ConflictVerdict | None:
         return _verdict("refinement", part)
     if (detail := _detail_refinement(old, new)) is not None:
         return _verdict("refinement", f"the same, told with {detail}")
+    if _moved_home(old, new):  # "lives on a farm near Ames" / "moved to a smaller farm outside Decorah"
+        return _verdict("contradiction", f"moved: now {_values(old, new)[1]} (was {_values(old, new)[0]})")
     if (new.tokens & _SWAPPED and old.when and old.when == new.when and not (old.once or new.once)
             and not new.additive and not old.negative):  # "drinks matcha every morning" / "switched to yerba mate in the mornings"
         return _verdict("contradiction", f"something else at the same time ({', '.join(sorted(new.when))}) now")
@@ -522,6 +527,16 @@ def _employed(f: Frame) -> bool:
     """The statement says where someone works: "works as a tester at Ubisoft", "is now a QA lead at Unity"."""
     role = _ROLE_AT.search(f.text) is not None and not f.words & _NOT_ROLE
     return bool(f.names) and not f.negative and (bool(f.words & _WORKS) or role)
+
+
+_WORKPLACE = _stems("office team job company firm department desk branch site work")
+
+
+def _moved_home(old: Frame, new: Frame) -> bool:
+    """A home named by place, then a move to another named place: where the user lives now. Not a move at
+    work ("moved to the Leeds office") nor anyone else's."""
+    return (_MOVED_TO.search(new.text) is not None and _LIVE in old.words and bool(old.names) and bool(new.names)
+            and not old.names & new.names and not (new.words | old.words) & _WORKPLACE and not new.negative)
 
 
 def _one_favourite(old: Frame, new: Frame) -> bool:
