@@ -193,3 +193,31 @@ def test_a_move_to_another_named_place_is_a_new_home(existing: str, candidate: s
 def test_who_plays_an_instrument_is_named_after_it() -> None:
     from memlane.providers.llm.rules.compare import stem
     assert stem("violinist") == stem("violin") and stem("drummer") == stem("drums")
+
+
+# --- round 8c: holdout11 read (phrasings here are our own) ----------------------------------------------
+
+
+@pytest.mark.parametrize(("message", "expected"), [
+    ("btw I'm on ramipril for my blood pressure", "User is on ramipril for their blood pressure."),
+    ("I'm on sertraline", "User is on sertraline."),
+    ("no longer at the garden centre", "User is no longer at the garden centre."),
+    ("and a corn snake named Pretzel who mostly sleeps", "User has a corn snake named Pretzel."),
+])
+def test_a_medicine_a_fragment_or_a_pet_with_a_relative_clause_is_read(message: str, expected: str) -> None:
+    assert expected in summaries(message), summaries(message)
+
+
+def test_being_somewhere_is_not_a_medicine_or_a_home() -> None:
+    assert summaries("I'm on holiday") == [] and summaries("not at home right now") == []
+
+
+@pytest.mark.parametrize(("existing", "candidate", "relation"), [
+    ("User works as a postman in Leith.", "User retired last month after 30 years.", "contradiction"),
+    ("User sings in a gospel choir.", "User retired last month.", "new"),  # a pastime is not a living
+    ("User works as a postman.", "User retired from the darts team.", "new"),
+    ("User has three sugars in their coffee.", "User does not take sugar in their coffee now, dentist's advice.", "contradiction"),
+])
+def test_retiring_ends_a_living_and_a_comment_after_a_comma_is_not_what_stopped(
+        existing: str, candidate: str, relation: str) -> None:
+    assert str(classify(existing, candidate).relation) == relation

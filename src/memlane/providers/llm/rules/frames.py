@@ -231,8 +231,9 @@ def implied_terms(candidate: str) -> list[str]:
     # a one-at-a-time value retires the others of its list ("got engaged" finds "is single")
     others = set() if new.negative else {w for k in new.kinds & EXCLUSIVE.keys() for w in EXCLUSIVE[k]} - new.names
     titles = {w for h in given_up & TITLE_VERBS.keys() for w in TITLE_VERBS[h]}
+    work = {"works", "work", "job", "living", "employed"} if _RETIRED.match(new.text) else set()  # "retired"
     return sorted({w for h in given_up for w in _HABIT_WORDS[h]} | {w for g in ruled_out for w in FOODS[g]}
-                  | others | titles | new.left_head)  # "left Arup": what is given up, by name
+                  | others | titles | new.left_head | work)  # "left Arup": what is given up, by name
 
 
 def _wholes(name: str) -> set[str]:
@@ -430,12 +431,16 @@ def compare(existing: str, candidate: str) -> ConflictVerdict | None:
         return _verdict("contradiction", f"the new statement gives up {habit}, which the stored one implies")
     if (role := _new_role(old, new, change)) is not None:  # "left the fire service and now works as a paramedic"
         return _verdict("contradiction", f"works as {role[1]} now (was {role[0]})")
+    if _retires(old, new):  # "drives lorries for a living" / "retired on Friday after 38 years on the road"
+        return _verdict("contradiction", "retired: the work the stored statement describes has ended")
     if new.left:  # "instead of MongoDB" names what changed; this memory does not hold it
         return _verdict("new", f"the change is about {', '.join(sorted(new.left))}, not this memory")
     if old.negative != new.negative:
         neg, pos = (new, old) if new.negative else (old, new)
         if (cause := _CAUSE.search(neg.text)) and cause.start() > 0:  # "... anymore since my knee surgery": why, not what
             neg = frame(neg.text[:cause.start()])
+        elif ", " in neg.text and len(neg.text.split(", ")[0].split()) >= 4:  # "..., doctor's orders": a comment
+            neg = frame(neg.text.split(", ")[0])
         held, content = neg.words | neg.names, pos.words | pos.names
         thing, said = held - STANCE, content - STANCE  # "hates mushrooms" / "has started to like mushrooms":
         # the stance words aside, the same thing; or the newer positive one says it again with more
@@ -527,6 +532,17 @@ def _employed(f: Frame) -> bool:
     """The statement says where someone works: "works as a tester at Ubisoft", "is now a QA lead at Unity"."""
     role = _ROLE_AT.search(f.text) is not None and not f.words & _NOT_ROLE
     return bool(f.names) and not f.negative and (bool(f.words & _WORKS) or role)
+
+
+_RETIRED = re.compile(r"^(?:the )?user (?:has |just |finally |officially )*retired\b(?! from (?!work|the job|(?:their|his|her) job))",
+                      re.IGNORECASE)
+_FOR_A_LIVING = re.compile(r"\b(?:for a living|works?|working|employed|job|career|profession)\b", re.IGNORECASE)
+
+
+def _retires(old: Frame, new: Frame) -> bool:
+    """The user retired (not "retired from the choir"): what they did for a living has ended."""
+    return (_RETIRED.match(new.text) is not None and old.who == new.who and not old.negative
+            and _FOR_A_LIVING.search(old.text) is not None and not _RETIRED.match(old.text))
 
 
 _WORKPLACE = _stems("office team job company firm department desk branch site work")

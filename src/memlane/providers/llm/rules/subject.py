@@ -42,7 +42,8 @@ _PREDICATE_START = re.compile(
 _MY = r"(?:[Mm]y|[Oo]ur)"
 _NAMING = re.compile(rf"^{_MY} {_ADJ}(?P<noun>[\w -]+?)(?:'s name is| is called| is named| goes by) {_NAME}$")
 # "oh and a tortoise called Gerald": a pet or relative named with no verb, after others just listed
-_FRAGMENT_NAMED = re.compile(rf"^(?:also |plus )?(?:a|an) {_ADJ}(?P<noun>[\w -]+?) (?:called|named) {_NAME}$")
+_FRAGMENT_NAMED = re.compile(rf"^(?:also |plus )?(?:a|an) {_ADJ}(?P<noun>[\w -]+?) (?:called|named) {_NAME}"
+                             r"(?=$|,? (?:who|which|that)\b)")  # "... called Rex who is the boss of the house"
 _NAME_IS_MY = re.compile(rf"^{_NAME} is {_MY} {_ADJ}(?P<noun>[\w -]+)$")
 _GROUP = re.compile(rf"^{_MY} {_ADJ}(?P<noun>[a-z][\w-]*(?: [a-z][\w-]*)?) and I (?P<rest>.+)$")
 _HAVE_WHO = re.compile(
@@ -119,8 +120,8 @@ def parse(text: str, known: Mapping[str, Subject], last: Subject | None = None) 
         if found:
             return Clause(f"my name is {m.group('name')}", Subject("relation", found[1], None, found[2]))
     m = _FRAGMENT_NAMED.match(text)
-    if m and _is_name(m.group("name")) and pet_or_relation(m.group("noun")):
-        return Clause("I have " + text.removeprefix("also ").removeprefix("plus "))
+    if m and _is_name(m.group("name")) and (pet_or_relation(m.group("noun")) or _a_pet(m.group("noun"))):
+        return Clause("I have " + m.group(0).removeprefix("also ").removeprefix("plus "))
     m = _NAME_IS_MY.match(text)
     if m and _is_name(m.group("name")):
         found = pet_or_relation(m.group("noun"))
@@ -154,7 +155,7 @@ def parse(text: str, known: Mapping[str, Subject], last: Subject | None = None) 
     m = _PRONOUN_START.match(text)
     if m and last is not None and _PREDICATE_START.match(m.group("rest")):
         return Clause("I " + deconjugate(m.group("rest")), last)
-    if re.match(r"(?:not|no longer) [a-z]{2,}ing\b|back (?:on|to|in|at) \w|(?:so |totally )?done with \w|"
+    if re.match(r"(?:not|no longer) [a-z]{2,}ing\b|back (?:on|to|in|at) \w|not (?:at|with) .+ any ?more$|no longer (?:at|with) \w|(?:so |totally )?done with \w|"
                 r"(?:(?:also|still|now|severely|mildly|super|very) )*(?:allergic|intolerant|sensitive) to \w|"
                 r"(?:officially|finally|now) (?:a|an) [a-z-]+\b|(?:a|an) [a-z-]+ now$", text, _I):
         # "also allergic to dust mites", "officially a non-smoker now"
@@ -166,6 +167,13 @@ def parse(text: str, known: Mapping[str, Subject], last: Subject | None = None) 
         gerund = m.group(0).split()[-1].lower().endswith("ing")
         return Clause(("I am " if gerund else "I ") + text[0].lower() + text[1:])
     return None
+
+
+def _a_pet(noun: str) -> bool:
+    """An animal the pet lexicon does not list, by the embedding model ("bearded dragon")."""
+    from memlane.providers.llm.rules.kind_of import kind_of  # here: kind_of -> compare -> extract -> subject
+
+    return kind_of(noun) == "pet"
 
 
 def _possessed(text: str) -> tuple[tuple[str, str, bool], str | None, str] | None:
