@@ -221,3 +221,14 @@ def test_being_somewhere_is_not_a_medicine_or_a_home() -> None:
 def test_retiring_ends_a_living_and_a_comment_after_a_comma_is_not_what_stopped(
         existing: str, candidate: str, relation: str) -> None:
     assert str(classify(existing, candidate).relation) == relation
+
+
+@pytest.mark.parametrize(("message", "expected"), [
+    ("I'm Galway-based, if that helps with shipping", ["User lives in Galway."]),
+    ("home for us is Tallinn these days", ["User lives in Tallinn."]),
+    ("Firefox is just better for me, honestly", ["User prefers Firefox."]),
+    ("draft an email that starts with 'I have worked at Google for ten years'", []),  # words for the assistant
+])
+def test_a_home_said_another_way_a_preference_or_a_quotation(message: str, expected: list[str]) -> None:
+    found = summaries(message)
+    assert all(e in found for e in expected) and (expected or found == []), found

@@ -79,6 +79,20 @@ _NOTICE = re.compile(r"\b(?:handed|handing|put|gave|given) in my (?:notice|resig
 # "new favourite band: Fontaines D.C." -> "my new favourite band is Fontaines D.C."
 _FAVOURITE_COLON = re.compile(r"(?:^|(?<=[.!?] ))(?:my )?(?P<what>(?:new |current |all-time )?(?:favou?rite|fave) [\w' -]{2,30}?)\s*:\s*(?=\w)",
                               re.IGNORECASE)
+# a quotation of three words or more: "a story that begins with: 'I live alone in a lighthouse ...'"
+_QUOTED = re.compile(r"(?:^|(?<=[\s:(]))(?:'|\"|\u201c|\u2018)(?P<q>[^'\"\u201c\u201d\u2018\u2019]*?\s[^'\"\u201c\u201d\u2018\u2019]*?\s"
+                     r"[^'\"\u201c\u201d\u2018\u2019]*?)(?:'|\"|\u201d|\u2019)(?=[\s.,!?;:)]|$)")
+_QUOTE_CUE = re.compile(r"\b(?:write|story|poem|essay|email|letter|message|caption|text|translate|begins?|starts?|ends?|"
+                        r"says?|said|told|reply|respond|line|lyrics?|quote|sentence|phrase)\b", re.IGNORECASE)
+
+
+def _unquoted(m: re.Match[str]) -> str:
+    """A quotation after words that ask for writing or report speech is dropped; "my motto is '...'" stays."""
+    return " " if _QUOTE_CUE.search(m.string[max(0, m.start() - 40):m.start()]) else m.group(0)
+
+
+_BASED = re.compile(r"\bI am (?P<place>(?-i:[A-Z])[\w]+(?: (?-i:[A-Z])\w+)?)-based\b", re.IGNORECASE)
+_HOME_IS = re.compile(r"\bhome (?:for (?:me|us) )?is (?:in )?(?=(?-i:[A-Z]))", re.IGNORECASE)  # "home for me is Cork"
 # "Goal for this year: get my motorcycle licence" -> "my goal for this year is to get my motorcycle licence"
 _GOAL_COLON = re.compile(r"(?:^|(?<=[.!?] ))(?:my )?(?P<what>(?:main |big |one |new |new year'?s? )?(?:goal|resolution|aim|target)"
                          r"(?: for [\w' -]{2,20}?)?)\s*:\s*(?:to )?(?!(?:I|we|my)\b)(?=[a-z])", re.IGNORECASE)
@@ -126,9 +140,11 @@ _DECISION_AFTER = re.compile(r"^(?P<clause>(?:I|we) [^.!?]+?),? (?:final decisio
 
 
 def _prepare(text: str) -> str:
+    text = _QUOTED.sub(_unquoted, text)  # words for the assistant to write, or someone else's: not the user's
     # "About me: 29, ..." -> "I am 29, ..."; "quick intro: I'm Haruto, ..." keeps its own subject
     text = _ABOUT_ME.sub(lambda m: m.group("own") or "I am ", _LOWER_I.sub("I", expand_contractions(clean(text))))
     text = _DECISION_AFTER.sub(r"I decided \g<clause>", _DECISION_COLON.sub("I decided ", text))
+    text = _BASED.sub(r"I am based in \g<place>", _HOME_IS.sub("I live in ", text))  # "I'm Cork-based"
     text = _GOAL_COLON.sub(lambda m: f"my {m.group('what').lower()} is to ", text)
     return _capitalise_names(_FAVOURITE_COLON.sub(lambda m: f"my {m.group('what')} is ", text))
 

@@ -20,7 +20,7 @@ _SEPARATOR = re.compile(r"\s*,\s*(?:and\s+)?|\s+-\s+|\s+and\s+(?=(?:living|worki
 _GERUND = re.compile(r"\s+(?P<verb>living|working|based)\s+(?=in|at|for|as|near|out|from)\b")
 _GERUND_AS = {"living": "I live", "working": "I work", "based": "I am based", "studying": "I study"}
 _VERB_LEAD = re.compile(r"^(?:live|work|study|teach|run|own|have|speak|love|like|play)\b")
-_STATE_LEAD = re.compile(r"^(?:\d|from\b|originally\b|based\b|in\b|into\b|a\b|an\b|the\b|[A-Z])")
+_STATE_LEAD = re.compile(r"^(?:\d|from\b|originally\b|based\b|in\b(?! case\b)|into\b|a\b|an\b|the\b|[A-Z])")
 _NO_ARTICLE = STATUSES | TRAITS | DEMONYMS | DIETS | {"retired", "unemployed", "self-employed", "pregnant"}
 _ADJECTIVE = re.compile(r"^[a-z]+(?:-free|-based|-intolerant|ic|ish|ful|ous|ive|able|ible)$")
 _MAX_WORDS = 8  # a part longer than this is a sentence of its own, not an item of a list
