@@ -232,3 +232,24 @@ def test_retiring_ends_a_living_and_a_comment_after_a_comma_is_not_what_stopped(
 def test_a_home_said_another_way_a_preference_or_a_quotation(message: str, expected: list[str]) -> None:
     found = summaries(message)
     assert all(e in found for e in expected) and (expected or found == []), found
+
+
+@pytest.mark.parametrize(("message", "expected"), [
+    ("since the move I can't stand the tube anymore", "User cannot stand the tube anymore."),
+    ("now that the kids are older I have to admit I prefer quiet holidays",
+     "User prefers quiet holidays."),
+])
+def test_what_led_to_a_statement_and_a_hedge_before_it_are_left_out(message: str, expected: str) -> None:
+    assert expected in summaries(message), summaries(message)
+
+
+def test_an_obligation_is_not_a_lasting_statement() -> None:
+    assert summaries("I must say goodbye now") == []
+
+
+@pytest.mark.parametrize(("existing", "candidate", "relation"), [
+    ("User cannot stand war films anymore.", "User is back to loving war movies.", "contradiction"),
+    ("User prefers iOS.", "User prefers Android now.", "contradiction"),
+])
+def test_films_are_movies_and_a_phone_system_is_one_at_a_time(existing: str, candidate: str, relation: str) -> None:
+    assert str(classify(existing, candidate).relation) == relation

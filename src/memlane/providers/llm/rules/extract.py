@@ -60,6 +60,14 @@ _LEADING_WHEN = re.compile(
     r",? (?P<main>I (?:want|would like|would love|plan|hope|intend|aim|am going|will|have to|need)\b.+)$",
     re.IGNORECASE,
 )
+# "Since the baby arrived I can't stand horror films anymore", "after a month with my new iPhone I prefer iOS":
+# what led to it, then the statement (no comma between); a past "I was/had/did" is still the subordinate clause
+_LEADING_CAUSE = re.compile(
+    r"^(?:since|ever since|after|now that|because|once)\b[^,]{3,60}? (?=I (?!(?:was|were|had|did|got|went|am "
+    r"(?:there|here))\b))", re.IGNORECASE)
+_SOFT_START = re.compile(r"^(?:(?:ok(?:ay)?|so|well|honestly|and|but|yeah|update)\W+)+", re.IGNORECASE)
+# "I have to admit I prefer iOS now": the hedge before the statement says nothing of its own
+_HEDGE = re.compile(r"^I (?:have to|must|gotta|got to|will|'ll)? ?(?:admit|say|confess)(?: that)?,? (?=I\b)", re.IGNORECASE)
 # "had my birthday on friday, 53 now" -> "I turned 53": the age said after the birthday is the new age
 _BIRTHDAY_AGE = re.compile(
     r"^(?P<who>(?:\S+ ){0,3}?)(?:just |finally |recently )?(?:had|celebrated) (?P<pos>my|his|her|their) "
@@ -175,6 +183,9 @@ def facts_in(text: str, registry: Registry, statements: list[tuple[str, Fact | N
         sentence = _known_name_first(sentence, registry)
         sentence = _CHANGED_TO.sub(r"my \g<thing> is \g<amount>", sentence)
         sentence = _LEADING_TIME.sub("", sentence)
+        if _LEADING_CAUSE.match(lead := _SOFT_START.sub("", sentence)):
+            sentence = _LEADING_CAUSE.sub("", lead)
+        sentence = _HEDGE.sub("", sentence)
         sentence = _NAMED_AFTER.sub(r"\g<what> named \g<name>", sentence)
         sentence = _BIRTHDAY_AGE.sub(lambda m: f"{m.group('who') or 'I '}turned {m.group('n')}{m.group('rest')}", sentence)
         sentence = _LEADING_WHEN.sub(lambda m: f"{m.group('main')} {m.group('when')[0].lower()}{m.group('when')[1:]}",

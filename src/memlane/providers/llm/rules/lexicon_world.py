@@ -117,7 +117,7 @@ TECH_SLOTS: dict[str, str] = _slots(
         "os": "linux macos mac windows ubuntu arch fedora debian nixos",
         "shell": "bash zsh fish powershell nushell",
         "browser": "chrome firefox safari brave arc edge vivaldi opera",
-        "phone": "iphone android pixel samsung galaxy oneplus xiaomi redmi oppo vivo huawei motorola nokia fairphone xperia",
+        "phone": "iphone ios android pixel samsung galaxy oneplus xiaomi redmi oppo vivo huawei motorola nokia fairphone xperia",
         "database": "postgres postgresql mysql sqlite mongodb redis mariadb",
         "cloud": "aws gcp azure heroku vercel netlify",
         "js_package_manager": "npm yarn pnpm",

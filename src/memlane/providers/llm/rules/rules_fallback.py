@@ -30,7 +30,7 @@ _PASSING = re.compile(
     r"the grind|reality|the start)\b)\w)|ready|excited|happy|sad|upset|annoyed|curious|sorry|glad|"
     r"late|early|done(?! with)|home|awake|online|offline|off|stuck|wondering|asking|joking|kidding|serious|listening)\b"
     r"|^I (?:think|guess|suppose|believe|mean|meant|see|know|understand|agree|disagree|hope|wonder|doubt|bet|"
-    r"feel like|forgot|remember|need|want|would|could|should|can|cannot|will|was wondering|just wanted|"
+    r"feel like|forgot|remember|need|want|would|could|should|must|can|cannot|will|was wondering|just wanted|"
     r"reckon|say|claim|insist|suggest|wish|worry|keep (?:saying|telling|asking)|"
     r"have a question|have another question|got it|get it|see what you mean)\b"
     r"|\b(?:you|your|this chat|this conversation|the answer|that answer)\b",
