@@ -126,6 +126,16 @@ def _say(mem: Memory, text: str, day: int) -> None:
     mem.add([ChatMessage(role="user", content=text)], user_id=U, at=datetime(2026, 5, day, 9, tzinfo=UTC), wait=True)
 
 
+def told_in_chat(mem: Memory, first: str, then: str) -> list[str]:
+    """The whole pipeline as a host drives it (hot path, then the finished turn's episode) for two messages 19
+    days apart; the active summaries after them."""
+    for text, day in ((first, 1), (then, 20)):
+        _say(mem, text, day)
+        mem.capture_turn([ChatMessage(role="user", content=text)], user_id=U,
+                         at=datetime(2026, 5, day, 9, tzinfo=UTC), wait=True)
+    return [r.summary for r in mem.list(user_id=U)]
+
+
 def test_a_later_clause_of_one_message_replaces_what_an_earlier_clause_said(mem: Memory) -> None:
     """The candidates of one turn are observed in the order they were said, so the new employer named after
     the resignation stays active (it used to be ignored as "observed before" the resignation)."""

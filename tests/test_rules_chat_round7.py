@@ -6,15 +6,12 @@ child starting school, and names or days that are not what they look like."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import pytest
 
 from memlane import Memory
-from memlane.model.candidate import ChatMessage
 from memlane.providers.llm.rules.conflict import classify
 from tests.test_rules_chat_register import summaries
-from tests.test_rules_chat_round5 import U, _say, mem  # noqa: F401 (mem is a fixture)
+from tests.test_rules_chat_round5 import U, _say, mem, told_in_chat  # noqa: F401 (mem is a fixture)
 
 
 @pytest.mark.parametrize(("message", "expected"), [
@@ -110,10 +107,6 @@ def test_a_budget_is_no_tool_and_a_password_is_never_kept(message: str) -> None:
 def test_a_correction_told_in_chat_closes_what_it_corrects(
         mem: Memory, first: str, then: str, gone: str, kept: str) -> None:  # noqa: F811
     """The whole pipeline as a host drives it (hot path, then the finished turn's episode), real SQLite."""
-    for text, day in ((first, 1), (then, 20)):
-        _say(mem, text, day)
-        mem.capture_turn([ChatMessage(role="user", content=text)], user_id=U,
-                         at=datetime(2026, 5, day, 9, tzinfo=UTC), wait=True)
-    active = [r.summary for r in mem.list(user_id=U)]
+    active = told_in_chat(mem, first, then)
     assert not any(gone in s for s in active), active
     assert any(kept in s for s in active), active

@@ -17,7 +17,7 @@ from memlane.model.candidate import ChatMessage
 from memlane.providers.llm.rules.acronyms import spell_out
 from memlane.providers.llm.rules.conflict import classify
 from tests.test_rules_chat_register import summaries
-from tests.test_rules_chat_round5 import U, _say, mem  # noqa: F401 (mem is a fixture)
+from tests.test_rules_chat_round5 import U, _say, mem, told_in_chat  # noqa: F401 (mem is a fixture)
 
 
 @pytest.mark.parametrize(("message", "expected"), [
@@ -86,11 +86,7 @@ def test_the_judge_reads_a_change_said_another_way(existing: str, candidate: str
 def test_a_switch_told_casually_closes_what_it_replaces(
         mem: Memory, first: str, then: str, gone: str, kept: str) -> None:  # noqa: F811
     """The whole pipeline on real SQLite with the bundled embedding model."""
-    for text, day in ((first, 1), (then, 20)):
-        _say(mem, text, day)
-        mem.capture_turn([ChatMessage(role="user", content=text)], user_id=U,
-                         at=datetime(2026, 5, day, 9, tzinfo=UTC), wait=True)
-    active = [r.summary for r in mem.list(user_id=U)]
+    active = told_in_chat(mem, first, then)
     assert not any(gone in s for s in active), active
     assert any(kept in s for s in active), active
 
