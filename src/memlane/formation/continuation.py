@@ -43,11 +43,13 @@ def extended(episode: str, later: str, max_chars: int) -> str | None:
     if not (found and later_found and outcome) or outcome in approach:
         return None
     kept = [s.strip() for s in _SENTENCE.findall(approach.strip() + " ")] or [approach.strip()]
-    while True:
-        text = f"{head}{_APPROACH}{' '.join([*kept, outcome])}"
-        if len(text) <= max_chars or not kept:
-            return text if len(text) <= max_chars else None
+
+    def text() -> str:
+        return f"{head}{_APPROACH}{' '.join([*kept, outcome])}"
+
+    while kept and len(text()) > max_chars:
         kept.pop(0)  # the oldest outcome gives way to the newest
+    return text() if len(text()) <= max_chars else None
 
 
 def extend(episode: MemoryRecord, text: str, vector: Sequence[float], at: datetime, m: Mutation) -> None:

@@ -36,8 +36,7 @@ from memlane.providers.llm.rules.compare import (
 from memlane.providers.llm.rules.frame_data import DATA as _DATA
 from memlane.providers.llm.rules.frame_data import plain
 from memlane.providers.llm.rules.frame_data import stems as _stems
-from memlane.providers.llm.rules.kind_of import kind_of
-from memlane.providers.llm.rules.lexicon_world import FOOD_GROUPS, HYPERNYMS, MONTHS, NUMBER_WORDS, TECH_SLOTS
+from memlane.providers.llm.rules.lexicon_world import FOOD_GROUPS, MONTHS, NUMBER_WORDS, TECH_SLOTS
 from memlane.providers.llm.rules.table import ORDINALS as _ORDINALS
 
 CHANGE = _stems(_DATA["change"])
@@ -58,7 +57,6 @@ KINDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
 ONE_AT_A_TIME = _stems(_DATA["one_at_a_time"])
 ONE_TOOL = frozenset(_DATA["one_at_a_time_tools"].split())  # slot names as TECH_SLOTS writes them (notes_app)
 WISHES = _stems(_DATA["wishes"])
-_WHOLE = {part.replace("_", " "): whole.replace("_", " ") for whole, row in _DATA["part_of"].items() for part in row.split()}
 # a member of two words ("dark_mode") is matched on a pair of tokens
 EXCLUSIVE: dict[str, frozenset[str]] = {
     k: frozenset(w.replace("_", " ") for w in v.split()) for k, v in _DATA["exclusive"].items()}
@@ -69,7 +67,6 @@ OPPOSITES: frozenset[frozenset[str]] = frozenset(
     frozenset(stem(w.replace("_", " ")) for w in pair.split("=")) for pair in _DATA["opposites"].split())
 UNINFORMATIVE = (CHANGE | ADDITIVE | LIGHT | _stems(_DATA["filler"]) | _stems("work job") | _UNIT_WORDS
                  | _stems(" ".join(NUMBER_WORDS)))  # words a restatement may add
-_WORK = _stems("work job career industry field sector")
 _LEAVING = "|".join(sorted(plain("leaving"), key=len, reverse=True))
 STANCE_WORDS = "|".join(sorted(plain("stance"), key=len, reverse=True))
 _LEFT = re.compile(  # "stopped going to the gym": the object after a light gerund; "can no longer handle
@@ -99,7 +96,7 @@ _PARTS = ("morning", "afternoon", "evening", "night")
 _SIDE = re.compile(r"\b(?:their|the|my|his|her|your|its|on the) (?:left|right)\b", re.IGNORECASE)
 _FORMERLY = re.compile(r"\b(?:used to|formerly|no more)\b", re.IGNORECASE)
 _TIME = re.compile(r"\b\d{1,2}(?::\d{2})?\s*(?:am|pm)\b|\b\d{1,2}:\d{2}\b")
-_TOKEN = re.compile(r"[a-z0-9][a-z0-9.+#-]*", re.IGNORECASE)
+TOKEN = re.compile(r"[a-z0-9][a-z0-9.+#-]*", re.IGNORECASE)
 _RIGHT_NOW = re.compile(r"\bright now\b", re.IGNORECASE)  # "right" is no content word there
 _ONE_OF = re.compile(r"\bone of\b", re.IGNORECASE)
 _NOT_TITLE = "for|in|at|with|on|to|against|the|a|an"  # "plays for Arsenal", "plays the cello": no title
@@ -107,7 +104,6 @@ _NOT_TITLE = "for|in|at|with|on|to|against|the|a|an"  # "plays for Arsenal", "pl
 _ROLE_AT = re.compile(r"\b(?:is|are)\s+(?:now\s+|currently\s+)?(?:an?|the)\s+(?:[\w-]+\s+){0,3}?(?:at|for)\s+[A-Z]")
 _NOT_ROLE = _stems("member regular customer patient guest client visitor")
 _WORKS = _stems("work employ")
-_NAMING = _stems("named called name")
 # the role after "works as": "works as a night nurse at St. Mary's" -> "night nurse"
 _WORKS_AS = re.compile(r"\b(?:works?|working|worked|employed|job)\s+as\s+(?:an?\s+|the\s+)?"
                        r"(?P<role>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}?)(?=\s+(?:at|for|in|with|on|and|but)\b|\s*[,.;]|\s*$)",
@@ -140,11 +136,11 @@ def frame(text: str) -> Frame:
     who = read(text).who
     prefixed = _PREFIXED.search(text) is not None
     text = _PREFIXED.sub("", text)
-    tokens = [t.rstrip(".") for t in _TOKEN.findall(_RIGHT_NOW.sub("now", text).lower())]
+    tokens = [t.rstrip(".") for t in TOKEN.findall(_RIGHT_NOW.sub("now", text).lower())]
     raw = frozenset(stem(t) for t in tokens)
     times = _TIME.findall(text.lower())
     found = set(number_set(_TIME.sub(" ", text))) | {float(_ORDINALS[t]) for t in tokens if t in _ORDINALS}
-    capitalised = {t.lower().rstrip(".") for t in _TOKEN.findall(text) if t[:1].isupper()}
+    capitalised = {t.lower().rstrip(".") for t in TOKEN.findall(text) if t[:1].isupper()}
     tools = {t for t in tokens if (t in TECH_SLOTS and (t not in _AMBIGUOUS or t in capitalised)) or t in MONTHS}
     tools |= {g for n in (2, 3) for g in (" ".join(tokens[i:i + n]) for i in range(len(tokens) - n + 1))
               if g in TECH_SLOTS}  # "vs code", "visual studio code"
@@ -236,153 +232,12 @@ def implied_terms(candidate: str) -> list[str]:
                   | others | titles | new.left_head | work)  # "left Arup": what is given up, by name
 
 
-def _wholes(name: str) -> set[str]:
-    """What a named value is part of, transitively: "sichuan" -> {"chinese", "asian"} (frames.yaml part_of)."""
-    found: set[str] = set()
-    while (name := _WHOLE.get(name, "")) and name not in found:
-        found.add(name)
-    return found
-
-
-def _part_refinement(general: Frame, specific: Frame) -> str | None:
-    """``likes Asian food`` -> ``loves Sichuan cooking``: the one value the general statement names is a whole
-    the specific one's new value is part of."""
-    if general.negative or specific.negative or specific.additive:
-        return None
-    gone, added = general.names - specific.names, specific.names - general.names
-    if len(gone) != 1 or not added:
-        return None
-    whole = next(iter(gone))
-    parts = {w for n in added for w in (n, *n.split()) if whole in _wholes(w)}
-    return f"{', '.join(sorted(parts))} is part of {whole}" if parts else None
-
-
-def _kind_refinement(general: Frame, specific: Frame) -> str | None:
-    """``plays an instrument`` -> ``plays the cello``, ``has a pet bird`` -> ``has a cockatiel named
-    Sunny``: a general word replaced by a kind of it, listed or found by the embedding model
-    (``kind_of``). The general statement names no value; its other words are the specific one's or kinds."""
-    if general.numbers or general.negative or specific.negative or specific.additive:
-        return None
-    if general.words & WISHES and not specific.words & WISHES:  # "wants children" is not "has a daughter"
-        return None
-    for key, (heads, members) in KINDS.items():
-        if not heads <= general.words - specific.words:
-            continue
-        narrowed = _around_head(general, heads)
-        if general.names - narrowed:  # a name elsewhere is a value the general statement holds
-            continue
-        # the general statement's other words are shared ("plays a musical instrument" / "plays the cello"),
-        # say the kind too ("team sports", "a Slavic language") or place it ("in a community band")
-        rest = general.words - heads - members - STANCE - {stem(w) for w in narrowed}  # "loves winter sports" / "goes snowboarding"
-        modifiers = [t for t in general.tokens if stem(t) in rest]
-        if rest and not rest & specific.words and not (modifiers and all(kind_of(t) == key for t in modifiers)):
-            continue
-        listed = (specific.words | {stem(p) for n in specific.names for p in {n, *n.split()}}) & members
-        if not (listed or any(kind_of(t) == key for t in _unlisted(specific, general))):
-            continue
-        if _names_member(general, specific, key):  # "favourite sport to watch is kabaddi" is no general word
-            continue
-        return key.replace("_", " ")
-    return None
-
-
 _CAUSE = re.compile(r"\s*,?\s+(?:ever since|since|because|due to|thanks to|after) (?:my|his|her|their|the|a|an|i|we|it)\b.*$",
                     re.IGNORECASE)
 _LIVE = stem("live")
 _MOVED_TO = re.compile(r"\b(?:moved|relocated|moving|relocating)(?: back| out| over| house| home| away)? (?:to|into|near|outside)\b",
                        re.IGNORECASE)
 _SWAPPED = frozenset(["switched", "swapped", "replaced", "changed"])
-_DETERMINERS = frozenset(["a", "an", "the", "some", "my", "our", "one", "another"])
-_PLACING = frozenset(["in", "at", "with", "for", "on", "from"])
-
-
-def _around_head(general: Frame, heads: frozenset[str]) -> set[str]:
-    """The words that narrow the general word where it stands: its modifiers ("a Slavic language", "a wind
-    instrument") and a phrase placing it ("an instrument in a community band"). The specific statement names
-    a member, so these say which one the user means, not a value beside it."""
-    toks = [t.rstrip(".") for t in _TOKEN.findall(general.text.lower())]
-    at = next((i for i, t in enumerate(toks) if stem(t) in heads), None)
-    if at is None:
-        return set()
-    start = at
-    while start > 0 and toks[start - 1] not in _DETERMINERS and start > at - 2:
-        start -= 1
-    before = set(toks[start:at]) if start > 0 and toks[start - 1] in _DETERMINERS else set()
-    after = set(toks[at + 1:]) if at + 1 < len(toks) and toks[at + 1] in _PLACING else set()
-    return before | after
-
-
-def _breed_refinement(general: Frame, specific: Frame) -> str | None:
-    """``has a cat`` -> ``has a Maine Coon named Tofu``: a kind of one or more words (a breed, a variety:
-    ``lexicon_world.HYPERNYMS``) under the general statement's only word, the specific one saying nothing else
-    but a name."""
-    if general.names or general.numbers or general.negative or specific.negative or specific.additive:
-        return None
-    if general.words & WISHES:  # "wants a dog" is not "has a beagle"
-        return None
-    toks = [t.rstrip(".") for t in _TOKEN.findall(specific.text.lower())]
-    grams = {" ".join(toks[i:i + n]) for n in (1, 2, 3) for i in range(len(toks) - n + 1)}
-    for gram in sorted(grams, key=len, reverse=True):
-        if (word := HYPERNYMS.get(gram)) is None or general.words != {stem(word)}:
-            continue
-        said = {stem(t) for t in gram.split()}
-        if specific.words - said - general.words <= _NAMING:
-            return word
-    return None
-
-
-def _names_member(general: Frame, specific: Frame, key: str) -> bool:
-    """The general statement already names a member of its general word: a listed or near kind of it after
-    the word ("favourite sport to watch is kabaddi", "the pet is a tortoise"), or the value a copula gives the
-    word ("her sport is kabaddi"), not a modifier before it ("team sports", "a musical instrument") nor the
-    noun of a compound right after it ("a pet bird")."""
-    heads, members = KINDS[key]
-    toks = [t.rstrip(".") for t in _TOKEN.findall(general.text.lower())]
-    at = next((i for i, t in enumerate(toks) if stem(t) in heads), None)
-    if at is None:
-        return False
-    # not the word right after it: "a pet bird" is a compound, its kinds (a cockatiel) still refine it
-    placing = at + 1 < len(toks) and toks[at + 1] in _PLACING  # "an instrument in a band" places it, names none
-    after = [] if placing else [t for t in toks[at + 2:] if stem(t) in general.words - specific.words - heads]
-    if any(stem(t) in members or kind_of(t) == key for t in after):
-        return True
-    copula = re.search(rf"\b{re.escape(toks[at])}\b(?:\s+[\w'-]+){{0,3}}?\s+(?:is|are|was)\s+(?:an?\s+|the\s+)?(?P<v>[\w-]+)",
-                       general.text.lower())
-    return copula is not None and stem(copula.group("v")) in general.words - specific.words
-
-
-def _detail_refinement(general: Frame, specific: Frame) -> str | None:
-    """``does some volunteer work`` -> ``volunteers every Saturday at the Riverside food bank``: every word of
-    a statement that names no value, said again with a place, a name, a time or a number. Not an occasion
-    ("went running with Sam on Saturday" is one run, not the habit told precisely)."""
-    if general.names or general.numbers or general.when or general.negative or specific.negative:
-        return None
-    if specific.additive or specific.past or specific.once or specific.people:
-        return None
-    core = general.words - UNINFORMATIVE
-    if core and core <= specific.words and (specific.names or specific.when or specific.numbers):
-        return ", ".join(sorted(specific.names | specific.when) or [f"{n:g}" for n in sorted(specific.numbers)])
-    # or the thing it speaks of, named: "drives an electric car" / "the car is a Kia Niro"
-    thing = specific.words - STANCE  # the shared noun, not a shared "likes" ("likes jazz" / "likes Miles Davis")
-    if specific.names and thing and specific.words <= general.words and not specific.markers | (general.words & WISHES):
-        return ", ".join(sorted(specific.names))
-    return None
-
-
-def _unlisted(specific: Frame, general: Frame) -> list[str]:
-    """The specific statement's own words as written ("jiu-jitsu", "dragon") and its names ("Swahili")."""
-    own = specific.words - general.words
-    return [t for t in sorted(specific.tokens) if len(t) >= 4 and (stem(t) in own or t in specific.names)]
-
-
-def _field_refinement(general: Frame, specific: Frame) -> str | None:
-    """``works in finance`` -> ``risk analyst at a bank``: the specific job lies inside the general field."""
-    if not general.words & _WORK or specific.negative or general.negative:
-        return None
-    for name, field_words in FIELDS.items():
-        if stem(name) in general.words and (specific.words - general.words) & field_words:
-            return name
-    return None
 
 
 def _differ(old: Frame, new: Frame) -> bool:
@@ -420,6 +275,9 @@ def adds(existing: str, candidate: str) -> bool:
 def compare(existing: str, candidate: str) -> ConflictVerdict | None:
     """How ``candidate`` relates to ``existing`` by their frames; None when the frames say nothing.
     (An addition, "also ...", is settled before: :func:`adds`.)"""
+    # imported here: refinements reads Frame and the word lists of this module
+    from memlane.providers.llm.rules.refinements import refinement
+
     old, new = frame(existing), frame(candidate)
     if not same_who(old.who, new.who):
         return None
@@ -450,14 +308,8 @@ def compare(existing: str, candidate: str) -> ConflictVerdict | None:
         if pos.words and pos.words < neg.words:  # "likes films" / "does not like horror films": an exception
             return _verdict("new", f"an exception: {', '.join(sorted(neg.words - pos.words))}")
         return None
-    if (field := _field_refinement(old, new)) is not None:
-        return _verdict("refinement", f"a specific job in the field of {field}")
-    if (kind := _kind_refinement(old, new) or _breed_refinement(old, new)) is not None:
-        return _verdict("refinement", f"names the kind of {kind}")
-    if (part := _part_refinement(old, new)) is not None:
-        return _verdict("refinement", part)
-    if (detail := _detail_refinement(old, new)) is not None:
-        return _verdict("refinement", f"the same, told with {detail}")
+    if (why := refinement(old, new)) is not None:
+        return _verdict("refinement", why)
     if _moved_home(old, new):  # "lives on a farm near Ames" / "moved to a smaller farm outside Decorah"
         return _verdict("contradiction", f"moved: now {_values(old, new)[1]} (was {_values(old, new)[0]})")
     if (new.tokens & _SWAPPED and old.when and old.when == new.when and not (old.once or new.once)

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from memlane.providers.llm.rules.facts import Fact, Subject
-from memlane.providers.llm.rules.render import deconjugate
+from memlane.providers.llm.rules.render import summary_to_first_person
 
 Finder = Callable[[str], list[tuple[Fact, Subject]]]
 
@@ -37,13 +37,6 @@ def _kind(what: str) -> str | None:
     return kind_of(words[-1]) if words else None
 
 
-def _first_person(summary: str) -> str:
-    """A stored memory's summary as the user would say it: "User does martial arts" -> "I do martial arts"."""
-    if summary.startswith("User's "):
-        return "my " + summary[len("User's "):]
-    return "I " + deconjugate(summary[len("User "):]) if summary.startswith("User ") else summary
-
-
 def specify(text: str, earlier_user_turns: Sequence[str], find: Finder,
             existing: Sequence[str] = ()) -> list[tuple[Fact, Subject]]:
     """The most recent earlier fact (of this conversation, else of the stored memories related to the
@@ -54,7 +47,7 @@ def specify(text: str, earlier_user_turns: Sequence[str], find: Finder,
         return []
     what = re.sub(r"^(?:the|a|an)\s+", "", m.group("what").strip(), flags=re.IGNORECASE)
     general = re.compile(rf"\b(?:(?:an?|some|the) (?:[\w-]+ )?)?{kind.replace('_', ' ')}s?\b", re.IGNORECASE)
-    stored = [_first_person(s) for s in existing if general.search(s)]
+    stored = [summary_to_first_person(s) for s in existing if general.search(s)]
     for turn in [*stored, *earlier_user_turns[-_LOOKBACK:]][::-1]:
         for fact, subject in reversed(find(turn)):
             found = general.search(fact.text)
