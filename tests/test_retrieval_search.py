@@ -140,6 +140,10 @@ def test_a_relevant_pin_outranks_a_closer_newer_match(tmp_path: Path) -> None:
     ("What is my favourite snack?", "User is a big fan of salted almonds.", True),
     ("Where do I work?", "User's favourite director is Agnes Varda.", False),  # asks no liking
     ("What kind of films do I like?", "User works at a cinema in Hove.", False),  # states none
+    ("Which club does the user support?", "User has a season ticket at Brentford.", True),  # an allegiance
+    ("Who do I root for in the NBA?", "User is a die-hard Celtics fan.", True),
+    ("Which team does the user follow?", "User plays in a five-a-side team on Tuesdays.", False),  # states none
+    ("Who follows me on Instagram?", "User likes posting photos of their sourdough.", False),  # asks no allegiance
 ])
 def test_a_liking_asked_and_a_liking_stated_are_the_same_aspect(query: str, summary: str, same: bool) -> None:
     record = MemoryRecord.model_validate({"id": "m", "user_id": "u", "summary": summary, "created_at": NOW,
@@ -154,6 +158,19 @@ def test_a_pinned_liking_answers_a_liking_question_it_shares_no_word_with(tmp_pa
                          at=NOW - timedelta(days=60))
         mem.put("User has been enjoying listening to synth-pop lately.", user_id="u", at=NOW - timedelta(days=1))
         hits = mem.search("What music do I like to listen to?", user_id="u", at=NOW)
+        assert hits[0].memory.id == pinned.id and hits[0].breakdown.pinned == 1.0
+    finally:
+        mem.close()
+
+
+def test_a_pinned_allegiance_answers_which_team_the_user_follows(tmp_path: Path) -> None:
+    """The model puts "Motherwell" 0.19 further from the question than a memory about watching football:
+    beyond the pin margin, within twice it; "supporter" answers "follow" as a shared word would."""
+    mem = Memory(str(tmp_path / "pins.db"), embedder=local_embedder(), settings=settings())
+    try:
+        pinned = mem.put("User is a lifelong Motherwell supporter.", user_id="u", pinned=True, at=NOW - timedelta(days=90))
+        mem.put("User loves watching football games with friends.", user_id="u", at=NOW - timedelta(days=2))
+        hits = mem.search("Which team does the user follow?", user_id="u", at=NOW)
         assert hits[0].memory.id == pinned.id and hits[0].breakdown.pinned == 1.0
     finally:
         mem.close()

@@ -51,8 +51,16 @@ _ASKS_LIKING = re.compile(r"\b(?:(?:do|does|did) (?:I|the user|we) (?:\w+ )?(?:l
 _STATES_LIKING = re.compile(r"\b(?:likes?|loves?|enjoys?|prefers?|favou?rite|fan of|into)\b", re.IGNORECASE)
 
 
+# a question asking whom the user supports, and a memory saying whom they support ("Which team does the user
+# follow?" / the pinned "User is a lifelong Hibernian supporter.")
+_ASKS_SUPPORT = re.compile(r"\b(?:follows?|supports?|root(?:s)? for|cheers? (?:for|on))\b", re.IGNORECASE)
+_STATES_SUPPORT = re.compile(r"\b(?:follows?|supports?|supporter|fan|roots? for|season ticket)\b", re.IGNORECASE)
+
+
 def same_aspect(query: str, record: MemoryRecord) -> bool:
-    """Whether ``query`` asks what the user likes and ``record`` says what they like."""
+    """Whether ``query`` asks what the user likes (or whom they support) and ``record`` says it."""
+    if _ASKS_SUPPORT.search(query) and _STATES_SUPPORT.search(record.summary):
+        return True
     return bool(_ASKS_LIKING.search(query)) and (
         (record.key or "").startswith("pref:") or bool(_STATES_LIKING.search(record.summary)))
 
