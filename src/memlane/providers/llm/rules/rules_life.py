@@ -80,6 +80,7 @@ _SPEND = re.compile(
 _COSTS = re.compile(r"^my (?P<what>[\w' -]+?) (?:costs|comes to|runs|is costing) (?:me )?(?P<amt>.+)$", _I)
 
 
+_ONE_THEN = re.compile(r"^(?:new |more )?one,? (?:an? |this )", _I)  # "another one, a crested gecko called Fig"
 _PET_KIND = re.compile(r"^I am an? (?P<v>[a-z][\w -]+)$", _I)
 
 
@@ -108,7 +109,7 @@ def pets_and_family(c: Clause) -> Fact | None:
     m = _HAVE.match(c.text)
     if not m:
         return None
-    count, rest = m.group("count"), m.group("rest")
+    count, rest = m.group("count"), _ONE_THEN.sub("", m.group("rest"))
     named = _NAMES.match(rest)
     noun = named.group("noun") if named else noun_phrase(rest)
     found = pet_or_relation(noun) or pet_or_relation(noun.split()[-1] if noun.split() else noun)

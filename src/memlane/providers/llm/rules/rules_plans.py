@@ -78,7 +78,10 @@ _CHOICE = re.compile(
     rf"|(?:turning|turned|turn) (?P<down>{_OFFER}(?: [\w'-]+){{0,3}}?) down\b.*"
     r"|(?P<verb>turning down|declining|declined|rejecting|rejected|refusing|refused|accepting|taking|took|"
     rf"passing on|passed on) (?P<offer>{_OFFER}.*)"
-    r"|(?P<pick>opting for|opted for|settling on|settled on|going ahead with|went ahead with) (?P<picked>.+)"
+    r"|(?P<pick>opting for|opted for|settling on|settled on|going ahead with|went ahead with|chose|"
+    # "picked the green tiles": a choice when it says it ended a deliberation (not "picked strawberries")
+    r"(?:picked|selected|went for)(?=.* (?:in the end|eventually|after all|over (?:the|a|an) |instead\b))) "
+    r"(?P<picked>(?:the|a|an|option|between) .+)"
     rf"|(?:going|gone|went|go) with (?P<option>(?:the|this|that|a|an|option) (?!(?:{_COMPANY})\b).+)"
     r"|(?:going to |will )?(?:cancelling|canceling|cancel|unsubscribing from|unsubscribe from) (?P<cancelled>.+)"
     r")$",

@@ -49,7 +49,7 @@ _WORK_AT = re.compile(
     _I,
 )
 _JOINED = re.compile(r"^I (?:just |recently )*joined (?P<org>[A-Z][\w&.' -]*)$")
-_WORK_IN = re.compile(r"^I (?:currently |now |still )*work in (?P<v>.+)$", _I)
+_WORK_IN = re.compile(r"^I (?:currently |now |still )*work in (?!the office\b)(?P<v>.+)$", _I)  # (where: work_mode)
 _GRADUATED = re.compile(r"^I (?:just |recently )?graduated(?: from (?P<v>.+))?$", _I)
 _LEARNING = re.compile(
     r"^I (?:am|have been|started|have started|just started|recently started)(?: also| currently| still| now)* "
@@ -143,10 +143,11 @@ def occupation(c: Clause) -> Fact | None:
             fact.text = fact.text.replace("I work as", f"I work {mid} as", 1)
         return fact
     # "I am a dog groomer now": a role announced as a change is a job even when its word is not listed
+    # and so is one said with where it is done ("I'm a crane operator at the port")
     announced = bool(_NOW.search(c.text))
     for pattern, strong in ((_JOB_IS, True), (_BECAME, True), (_AM_A, announced)):
         if m := pattern.match(c.text):
-            return _role_fact(c, m, strong)
+            return _role_fact(c, m, strong or m.group("org") is not None)
     if m := _TEACH.match(c.text):
         subject = noun_phrase(m.group("v"))
         return Fact("profile:occupation", f"{subject.lower()} teacher", c.text, "Work", 4)
