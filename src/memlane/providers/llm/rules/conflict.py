@@ -27,6 +27,7 @@ from memlane.providers.llm.rules.compare import (
     similarity,
     statement,
 )
+from memlane.providers.llm.rules.frame_data import LISTED_VALUE
 from memlane.providers.llm.rules.lexicon_world import (
     COUNTRIES,
     DIET_EXCLUDES,
@@ -145,11 +146,15 @@ def _is_country(value: str) -> bool:
     return v in COUNTRIES or v.removeprefix("the ") in COUNTRIES
 
 
+def _one_listed_value(a: str, b: str) -> bool:
+    return a != b and LISTED_VALUE.get(a.lower()) is not None and LISTED_VALUE.get(a.lower()) == LISTED_VALUE.get(b.lower())
+
+
 def _same_slot(old: Reading, new: Reading) -> ConflictVerdict:
     slot = old.key or old.slot
     if old.positive != new.positive:
         return _verdict("contradiction", f"same slot {slot}, opposite polarity")
-    if same_value(old, new):
+    if same_value(old, new) or _one_listed_value(old.value, new.value):  # "remotely" / "from home"
         if (by_frame := frames.compare(old.text, new.text)) and by_frame.relation == "contradiction":
             return by_frame  # "works as a nurse at St. Mary's" -> "now works as a nurse at the Royal Free"
         extra = new.words - old.words - frames.UNINFORMATIVE

@@ -20,3 +20,8 @@ def stems(text: str) -> frozenset[str]:
 def plain(name: str) -> frozenset[str]:
     """A list of ``frames.yaml`` as written (lowercase, ``_`` read as a space)."""
     return frozenset(w.replace("_", " ") for w in DATA[name].split())
+
+
+# the values of ``exclusive`` rows: "remote=from_home" is one value, whichever words say it
+LISTED_VALUE: dict[str, str] = {alias.replace("_", " "): value.split("=")[0].replace("_", " ")
+                                for row in DATA["exclusive"].values() for value in row.split() for alias in value.split("=")}

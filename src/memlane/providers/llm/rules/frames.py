@@ -34,7 +34,7 @@ from memlane.providers.llm.rules.compare import (
     stem,
 )
 from memlane.providers.llm.rules.frame_data import DATA as _DATA
-from memlane.providers.llm.rules.frame_data import plain
+from memlane.providers.llm.rules.frame_data import LISTED_VALUE, plain
 from memlane.providers.llm.rules.frame_data import stems as _stems
 from memlane.providers.llm.rules.lexicon_world import FOOD_GROUPS, MONTHS, NUMBER_WORDS, TECH_SLOTS
 from memlane.providers.llm.rules.table import ORDINALS as _ORDINALS
@@ -57,9 +57,9 @@ KINDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
 ONE_AT_A_TIME = _stems(_DATA["one_at_a_time"])
 ONE_TOOL = frozenset(_DATA["one_at_a_time_tools"].split())  # slot names as TECH_SLOTS writes them (notes_app)
 WISHES = _stems(_DATA["wishes"])
-# a member of two words ("dark_mode") is matched on a pair of tokens
+# a member of two words ("dark_mode") is matched on a pair of tokens; "remote=from_home" is one value in two words
 EXCLUSIVE: dict[str, frozenset[str]] = {
-    k: frozenset(w.replace("_", " ") for w in v.split()) for k, v in _DATA["exclusive"].items()}
+    k: frozenset(w.replace("_", " ") for w in v.replace("=", " ").split()) for k, v in _DATA["exclusive"].items()}
 ONE_WORD = plain("one_at_a_time_words")
 TITLE_VERBS: dict[str, frozenset[str]] = {k: frozenset(v.split()) for k, v in _DATA["habit_titles"].items()}
 _MEMBERS = frozenset().union(*(members for _, members in KINDS.values()))
@@ -146,7 +146,8 @@ def frame(text: str) -> Frame:
               if g in TECH_SLOTS}  # "vs code", "visual studio code"
     pairs = {f"{a} {b.removesuffix('s') if c else b}" for a, b in zip(tokens, tokens[1:], strict=False)
              for c in (False, True)}  # "night shifts" is the value "night shift"
-    exclusive = {w for w in {*tokens} | pairs if any(w in members for members in EXCLUSIVE.values())}
+    listed = {w for w in {*tokens} | pairs if w in LISTED_VALUE}  # as written: "from home"
+    exclusive = {LISTED_VALUE[w] for w in listed}  # the value: "remote"
     named = {n for n in names(text) | tools | exclusive if not same_name(n, who.name)}
     kinds = frozenset({TECH_SLOTS[t] for t in tools if t in TECH_SLOTS}
                       | {k for k, members in EXCLUSIVE.items() if members & exclusive})
@@ -161,7 +162,7 @@ def frame(text: str) -> Frame:
     once = bool(occasions or days and not any(d.endswith("s") for d in days)) and "every" not in tokens
     all_words = content_words(_RIGHT_NOW.sub("now", text), who.words)
     units = frozenset(kind for kind, unit_words in UNITS.items() if raw & unit_words) if found else frozenset()
-    value_words = {stem(w) for phrase in named | when for w in phrase.split()} | {
+    value_words = {stem(w) for phrase in named | when | listed for w in phrase.split()} | {
         stem(w) for m in habit_parts for w in m.group(0).split()}  # "early in the morning": the edge too
     masked = all_words - value_words - CHANGE - ADDITIVE - LIGHT
     masked -= _UNIT_WORDS | {stem(t) for t in _ORDINALS} | _DAY_STEMS
@@ -238,6 +239,9 @@ _LIVE = stem("live")
 _MOVED_TO = re.compile(r"\b(?:moved|relocated|moving|relocating)(?: back| out| over| house| home| away)? (?:to|into|near|outside)\b",
                        re.IGNORECASE)
 _SWAPPED = frozenset(["switched", "swapped", "replaced", "changed"])
+# an event trained or entered for (a plan is another matter: a decision about its subject settles it)
+_AIM = re.compile(r"\b(?:training|preparing|practi[sc]ing|signed up|registered|entered) for\b", re.IGNORECASE)
+_CONSUME = _stems("drink drinks drinking eat eats eating")  # how a food or drink is had says no slot of its own
 
 
 def _differ(old: Frame, new: Frame) -> bool:
@@ -327,13 +331,18 @@ def compare(existing: str, candidate: str) -> ConflictVerdict | None:
         return _verdict("contradiction", f"opposite outcome: {min(only_old)} -> {min(only_new)}")
     if only_old and only_new:  # each says something the other does not: another slot, unless one word was swapped
         # the old verb may go; not for a date the old one lacks ("holds a Ghanaian passport" / "valid until 2036")
-        if change and len(only_new) == 1 and len(only_old) <= 2 and old.words & new.words and not (
+        swapped_new = only_new - _CONSUME or only_new  # "takes tea with milk" / "drinks tea black"
+        if change and len(swapped_new) == 1 and len(only_old) <= 2 and old.words & new.words and not (
                 new.numbers and not old.numbers) and not (old.tokens & ONE_WORD and not new.tokens & ONE_WORD):
             # (a favourite is not changed by a statement that names none: "go-to shoe is the Hoka" / "picked up
             # some Nike trail shoes")
-            return _verdict("contradiction", f"changed from {min(only_old)} to {min(only_new)}")
+            return _verdict("contradiction", f"changed from {min(only_old)} to {min(swapped_new)}")
         if change and _differ(old, new) and _employed(old) and _employed(new):
             return _verdict("contradiction", f"works elsewhere now: {_values(old, new)[1]} (was {_values(old, new)[0]})")
+        if _listed_differ(old, new) and not (new.additive or old.negative or new.negative or old.past or new.past):
+            # "works fully remote" /
+            # "is back in the office full time": another value of a list held one at a time
+            return _verdict("contradiction", f"changed from {_values(old, new)[0]} to {_values(old, new)[1]}")
         if (slot := _one_tool(old, new)) is not None:
             return _verdict("contradiction", f"another {slot}: {_values(old, new)[1]} (was {_values(old, new)[0]})")
         if (all(any(ch.isdigit() for ch in w) for w in only_old | only_new) and not new.additive
@@ -351,7 +360,7 @@ def compare(existing: str, candidate: str) -> ConflictVerdict | None:
     if when and named and old.past and new.past and not change:  # "a job interview at Siemens on Monday" / "at Bosch on Thursday"
         return _verdict("new", f"two occasions ({', '.join(sorted(old.when))} / {', '.join(sorted(new.when))})")
     # a change marker changes a value of the same kind ("aisle seat" is no date: "train moved to June 3")
-    if change and _comparable(old, new) or named and not old.past and (old.kinds & new.kinds
+    if change and _comparable(old, new) and _aims(old) == _aims(new) or named and not old.past and (old.kinds & new.kinds
                                                                        or old.words & new.words & ONE_AT_A_TIME
                                                                        or _one_favourite(old, new)):
         return _verdict("contradiction", f"changed from {was} to {now}")
@@ -361,6 +370,12 @@ def compare(existing: str, candidate: str) -> ConflictVerdict | None:
         kind = "/".join(sorted(old.units | new.units)) or "attribute"
         return _verdict("contradiction", f"same {kind}, new value {now} (was {was})")
     return _verdict("new", f"same kind of statement about other values ({was} / {now})")
+
+
+def _aims(f: Frame) -> bool:
+    """The statement is about an event aimed at ("training for the Tour du Mont Blanc in August"), which a
+    habit told with a change marker ("has been hiking in the Peak District lately") does not change."""
+    return _AIM.search(f.text) is not None
 
 
 def _role(f: Frame) -> str:

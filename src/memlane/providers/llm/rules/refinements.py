@@ -154,7 +154,7 @@ def _detail_refinement(general: Frame, specific: Frame) -> str | None:
     if core and core <= specific.words and (specific.names or specific.when or specific.numbers):
         return ", ".join(sorted(specific.names | specific.when) or [f"{n:g}" for n in sorted(specific.numbers)])
     # or the thing it speaks of, named: "drives an electric car" / "the car is a Kia Niro"
-    thing = specific.words - STANCE  # the shared noun, not a shared "likes" ("likes jazz" / "likes Miles Davis")
+    thing = specific.words - STANCE - UNINFORMATIVE  # the shared noun, not "likes" ("likes jazz" / "likes Miles Davis") or "works"
     if specific.names and thing and specific.words <= general.words and not specific.markers | (general.words & WISHES):
         return ", ".join(sorted(specific.names))
     return None

@@ -1,0 +1,79 @@
+"""Issue 11 round 9: mechanisms found by reading holdout9 (phrasings here are our own, not the set's).
+
+Judge: where one works is one value of a list (remote, hybrid, the office; "from home" is "remote"); how a
+drink is taken is one slot whatever verb has it; giving up sugar retires the sweets it implies; an aim
+("training for the marathon in May") is not changed by a habit told with "lately". Extraction: a role said
+with where it is done is a job; a choice that ended a deliberation is a decision; "another one, a X called Y".
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from memlane import Memory
+from memlane.providers.llm.rules.conflict import classify
+from tests.test_rules_chat_register import summaries
+from tests.test_rules_chat_round5 import mem, told_in_chat  # noqa: F401 (mem is a fixture)
+
+
+@pytest.mark.parametrize(("existing", "candidate", "relation"), [
+    # where one works: one value at a time, whichever words say it
+    ("User works from home.", "User's employer wants everyone on-site five days a week now.", "contradiction"),
+    ("User is back in the office every day.", "User switched to working remotely.", "contradiction"),
+    ("User works hybrid.", "User went fully remote this year.", "contradiction"),
+    ("User works remotely.", "User works from home.", "redundancy"),
+    ("User works from home.", "User works remotely now.", "redundancy"),
+    # how a drink is taken: the verb that has it is no slot of its own
+    ("User has their coffee with oat milk.", "User switched to drinking their coffee black.", "contradiction"),
+    ("User eats muesli for breakfast.", "User switched to eating porridge for breakfast.", "contradiction"),
+    # sweets are sugar: giving up sugar retires them
+    ("User has a slice of cake with their coffee every day.", "User cut out sugar.", "contradiction"),
+    ("User eats biscuits in the evening.", "User has given up sugar for Lent.", "contradiction"),
+    ("User drinks green tea.", "User has given up sugar.", "new"),  # no sweet in it
+    # one value of a list on a one-off occasion is no change of the standing preference
+    ("User prefers an aisle seat on trains.", "User booked a window seat for the Glasgow train.", "new"),
+    # an aim is not changed by a habit told with a change marker
+    ("User is training for the Rotterdam marathon in April.", "User has been cycling along the canal lately.", "unsure"),
+    ("User is training for the Rotterdam marathon in April.", "User is now training for the Paris marathon in April.", "contradiction"),
+    # ... but a plan is settled by a decision about its subject
+    ("User plans to call their new kitten Biscuit.", "User settled on the name Mochi for the kitten.", "contradiction"),
+    # where one works says nothing of the job ("works" is no shared thing)
+    ("User works as a sound engineer.", "User works from home in Cardiff.", "unsure"),
+])
+def test_the_judge_reads_the_slot_whatever_words_fill_it(existing: str, candidate: str, relation: str) -> None:
+    verdict = classify(existing, candidate)
+    assert verdict.relation == relation, verdict.reason
+
+
+@pytest.mark.parametrize(("message", "expected"), [
+    ("hi! I'm a forklift driver at the depot on Harbour Road", "User works as a forklift driver"),
+    ("I'm a night porter at a hotel", "User works as a night porter"),
+    ("settled the argument: I picked the oak worktop for the kitchen in the end", "User picked the oak worktop"),
+    ("I chose the smaller van over the electric one", "User chose the smaller van"),
+    ("just adopted another one, a dwarf hamster called Pip", "User has another dwarf hamster named Pip."),
+])
+def test_a_statement_said_the_way_people_type_is_kept(message: str, expected: str) -> None:
+    assert any(s.startswith(expected) for s in summaries(message)), summaries(message)
+
+
+@pytest.mark.parametrize(("message", "unwanted"), [
+    ("I'm a regular at the climbing wall", "works as"),  # a patron, not a job
+    ("I'm a member at the golf club", "works as"),
+    ("we picked blackberries along the canal", "picked"),  # no deliberation ended
+    ("I went for a swim before work", "went for"),
+])
+def test_a_passing_statement_is_not_read_as_a_job_or_a_choice(message: str, unwanted: str) -> None:
+    assert not any(unwanted in s for s in summaries(message)), summaries(message)
+
+
+def test_going_back_to_the_office_replaces_working_from_home(mem: Memory) -> None:  # noqa: F811
+    active = told_in_chat(mem, "I work from home these days", "I'm back in the office full time since March")
+    assert any("office" in s for s in active), active
+    assert not any("from home" in s for s in active), active
+
+
+def test_a_role_told_in_an_introduction_is_replaced_by_a_new_job(mem: Memory) -> None:  # noqa: F811
+    active = told_in_chat(mem, "hey, I'm Joost and I'm a ticket inspector at the terminal",
+                          "started a new job, I'm a bus driver now")
+    assert any("bus driver" in s for s in active), active
+    assert not any("inspector" in s for s in active), active
