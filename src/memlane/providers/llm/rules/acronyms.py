@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from memlane.providers.llm.rules.compare import stem
+from memlane.providers.llm.rules.lexicon_world import CURRENCY_CODES
 
 _RUN = re.compile(r"[A-Z][\w'-]*(?:(?:\s+(?:of|the|and|de|du|van|von|on|in|&))*\s+[A-Z][\w'-]*)+")
 _NUMERAL = re.compile(r"[IVXLC]+|\d+")
@@ -51,8 +52,21 @@ def _before(text: str, at: int) -> str:
     return stem(words[-1].lower()) if words else ""
 
 
+def _currency(reference: str, text: str) -> str:
+    """``text`` with a currency code written in capitals ("CAD") replaced by the name ``reference`` says it with."""
+    said = {stem(w) for w in re.findall(r"[a-z]+", reference.lower())}
+
+    def out(m: re.Match[str]) -> str:
+        name = CURRENCY_CODES.get(m.group(0).lower())
+        return name if name and stem(name.split()[-1]) in said else m.group(0)
+
+    return re.sub(r"\b[A-Z]{3}\b", out, text)
+
+
 def spell_out(reference: str, text: str) -> str:
-    """``text`` with each short token that is the initials of a name in ``reference`` replaced by the name."""
+    """``text`` with each short token that is the initials of a name in ``reference`` replaced by the name,
+    and each currency code by the currency's name."""
+    text = _currency(reference, text)
     runs = _runs(reference)
     if not runs:
         return text

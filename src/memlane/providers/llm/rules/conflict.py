@@ -204,6 +204,36 @@ def _same_named_thing(existing: str, candidate: str, old_words: frozenset[str], 
     return min(shared) if common else None
 
 
+# a thing of two words or more the user has or uses: "works at a standing desk", "has got a standing desk in ..."
+_USED = re.compile(r"\b(?:has|have|had|got|uses|use|using|owns|own|works? (?:at|on|with)|sits? (?:at|on))\s+"
+                   r"(?:got\s+)?(?:an?|the|their|his|her|my)\s+(?P<thing>[a-z][\w-]*(?:\s+[a-z][\w-]*){1,2}?)"
+                   r"(?=\s+(?:in|at|on|for|that|which|when|while|every|all|at|to|from)\b|[.,]?$)")
+
+
+def _same_thing_used(existing: str, candidate: str) -> str | None:
+    """The same thing of two words or more had or used in both, and no change, negation or addition."""
+    if negated(existing) or negated(candidate) or frames.adds(existing, candidate) or _CHANGED.search(candidate):
+        return None
+    if frames.frame(candidate).when or re.search(r"\b(?:every|each|daily|weekly)\b", candidate):
+        return None  # "uses the home gym every morning" tells a habit the other does not
+    a, b = _USED.search(existing), _USED.search(candidate)
+    if a is None or b is None or a.group("thing") != b.group("thing"):
+        return None
+    return a.group("thing")
+
+
+_WHO_IS = re.compile(r"\b(?:called|named) (?P<name>[A-Z][\w'-]*),? (?:who|which|that) (?P<rest>(?:is|has|was|weighs)\b.+)$")
+
+
+def _said_of(text: str, other: Reading) -> str | None:
+    """What ``text`` says, in a relative clause, of the one the other statement is about: "User has a tortoise
+    called Biscuit who is 11 years old" says "Biscuit is 11 years old"."""
+    m = _WHO_IS.search(text)
+    if m is None or not other.who.name or m.group("name").lower() != other.who.name.lower():
+        return None
+    return f"{m.group('name')} {m.group('rest')}"
+
+
 def _mentions(text: str, other: Reading) -> bool:
     """The text names the other statement's subject: its name, or a word of its noun's stem
     ("manages" for a manager, "grandma" for a grandmother)."""
@@ -265,6 +295,10 @@ def classify(existing: str, candidate: str) -> ConflictVerdict:
     if (told := _pet_told(old, new)) is not None:
         return told
     if not same_subject(old, new):
+        if (said := _said_of(existing, new)) is not None:  # "has a tortoise called Biscuit who is 11" / "Biscuit is 12"
+            return classify(said, candidate)
+        if (said := _said_of(candidate, old)) is not None:
+            return classify(existing, said)
         if _mentions(existing, new) or _mentions(candidate, old) or _same_names(existing, candidate):
             return _verdict("unsure", f"subjects read differently ({old.who} vs {new.who})")
         return _verdict("new", f"about different subjects ({old.who} vs {new.who})")
@@ -322,4 +356,6 @@ def classify(existing: str, candidate: str) -> ConflictVerdict:
         return _verdict("new", "no word in common, and only one states a number")
     if (named := _same_named_thing(existing, candidate, old_words, new_words)) is not None:
         return _verdict("redundancy", f"the same {named}, said another way")
+    if (thing := _same_thing_used(existing, candidate)) is not None:
+        return _verdict("redundancy", f"the same {thing}, had or used (said another way)")
     return slot_sense.same_slot(existing, candidate) or _verdict("unsure", f"content-word overlap {score:.0%}, no shared slot")

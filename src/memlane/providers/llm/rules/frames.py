@@ -36,7 +36,13 @@ from memlane.providers.llm.rules.compare import (
 from memlane.providers.llm.rules.frame_data import DATA as _DATA
 from memlane.providers.llm.rules.frame_data import LISTED_VALUE, plain
 from memlane.providers.llm.rules.frame_data import stems as _stems
-from memlane.providers.llm.rules.lexicon_world import FOOD_GROUPS, MONTHS, NUMBER_WORDS, TECH_SLOTS
+from memlane.providers.llm.rules.lexicon_world import (
+    FOOD_GROUPS,
+    MONTHS,
+    NUMBER_WORDS,
+    TECH_SLOTS,
+    provider_kind,
+)
 from memlane.providers.llm.rules.table import ORDINALS as _ORDINALS
 
 CHANGE = _stems(_DATA["change"])
@@ -55,7 +61,9 @@ RULES_OUT: dict[str, frozenset[str]] = {stem(k): frozenset(v.split()) for k, v i
 KINDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     k: (frozenset(stem(w) for w in k.split("_")), _stems(v)) for k, v in _DATA["kinds"].items()}
 ONE_AT_A_TIME = _stems(_DATA["one_at_a_time"])
-ONE_TOOL = frozenset(_DATA["one_at_a_time_tools"].split())  # slot names as TECH_SLOTS writes them (notes_app)
+PROVIDERS = {k: frozenset(w.replace("_", " ") for w in v.split()) for k, v in _DATA["providers"].items()}
+# slot names as TECH_SLOTS writes them (notes_app), and the providers
+ONE_TOOL = frozenset(_DATA["one_at_a_time_tools"].split()) | {f"provider:{k}" for k in PROVIDERS}
 WISHES = _stems(_DATA["wishes"])
 # a member of two words ("dark_mode") is matched on a pair of tokens; "remote=from_home" is one value in two words
 EXCLUSIVE: dict[str, frozenset[str]] = {
@@ -149,7 +157,7 @@ def frame(text: str) -> Frame:
     listed = {w for w in {*tokens} | pairs if w in LISTED_VALUE}  # as written: "from home"
     exclusive = {LISTED_VALUE[w] for w in listed}  # the value: "remote"
     named = {n for n in names(text) | tools | exclusive if not same_name(n, who.name)}
-    kinds = frozenset({TECH_SLOTS[t] for t in tools if t in TECH_SLOTS}
+    kinds = frozenset({TECH_SLOTS[t] for t in tools if t in TECH_SLOTS} | _providers(named, {*tokens} | pairs)
                       | {k for k, members in EXCLUSIVE.items() if members & exclusive})
     days = {t for t in tokens if t.removesuffix("s") in DAYS}
     occasions = set(_OCCASION.findall(text.lower()))
@@ -174,6 +182,15 @@ def frame(text: str) -> Frame:
                  negative, markers, bool(raw & ADDITIVE - ({"too"} if _TOO_MUCH.search(text) else set())), left, _heads(objects),
                  kinds, roles.people(text),
                  roles.past_event(text), frozenset(tokens))
+
+
+def _providers(named: set[str], words: set[str]) -> set[str]:
+    """Kinds of provider a statement names one of: "main bank is Barclays" -> {"provider:bank"}."""
+    if not named:
+        return set()
+    said = {k for k, kind_words in PROVIDERS.items() if kind_words & words}
+    said |= {k for n in named if (k := provider_kind(n))}
+    return {f"provider:{k}" for k in said}
 
 
 def _verdict(relation: str, reason: str) -> ConflictVerdict:
@@ -236,11 +253,14 @@ def implied_terms(candidate: str) -> list[str]:
 _CAUSE = re.compile(r"\s*,?\s+(?:ever since|since|because|due to|thanks to|after) (?:my|his|her|their|the|a|an|i|we|it)\b.*$",
                     re.IGNORECASE)
 _LIVE = stem("live")
-_MOVED_TO = re.compile(r"\b(?:moved|relocated|moving|relocating)(?: back| out| over| house| home| away)? (?:to|into|near|outside)\b",
+_MOVED_TO = re.compile(r"\b(?:moved|relocated|moving|relocating)(?: back| out| over| up| down| house| home| away)? (?:to|into|near|outside)\b",
                        re.IGNORECASE)
 _SWAPPED = frozenset(["switched", "swapped", "replaced", "changed"])
 # an event trained or entered for (a plan is another matter: a decision about its subject settles it)
 _AIM = re.compile(r"\b(?:training|preparing|practi[sc]ing|signed up|registered|entered) for\b", re.IGNORECASE)
+TRAVEL: dict[str, frozenset[str]] = {way: frozenset(ws.split()) for way, ws in _DATA["travel"].items()}
+_DESTINATION = re.compile(r"\bto (?:work|the office|school|uni|university|college|campus|class|the gym)\b", re.IGNORECASE)
+_SOMETIMES = re.compile(r"\b(?:sometimes|occasionally|some days|when it rains|if it rains)\b", re.IGNORECASE)
 _CONSUME = _stems("drink drinks drinking eat eats eating")  # how a food or drink is had says no slot of its own
 
 
@@ -314,6 +334,10 @@ def compare(existing: str, candidate: str) -> ConflictVerdict | None:
         return None
     if (why := refinement(old, new)) is not None:
         return _verdict("refinement", why)
+    if old.kinds & new.kinds & ONE_TOOL and _for_work(old) != _for_work(new):  # "uses Bitwarden" / "has to use
+        return _verdict("new", "one tool is for work, the other is the user's own")  # 1Password on the work laptop"
+    if (way := _other_way(old, new)) is not None:  # "takes the train to work" / "switched to driving to work"
+        return _verdict("contradiction", f"goes {way[2]} by {way[1]} now (was {way[0]})")
     if _moved_home(old, new):  # "lives on a farm near Ames" / "moved to a smaller farm outside Decorah"
         return _verdict("contradiction", f"moved: now {_values(old, new)[1]} (was {_values(old, new)[0]})")
     if (new.tokens & _SWAPPED and old.when and old.when == new.when and not (old.once or new.once)
@@ -422,12 +446,41 @@ def _moved_home(old: Frame, new: Frame) -> bool:
             and not old.names & new.names and not (new.words | old.words) & _WORKPLACE and not new.negative)
 
 
+def _trip(f: Frame) -> tuple[frozenset[str], str] | None:
+    """The ways of travel a statement names and where to ("cycles to work": {"bike"}, "to work")."""
+    to = _DESTINATION.search(f.text)
+    ways = frozenset(way for way, ways_words in TRAVEL.items() if f.tokens & ways_words)
+    return (ways, to.group(0).lower()) if to and ways else None
+
+
+def _other_way(old: Frame, new: Frame) -> tuple[str, str, str] | None:
+    """The same trip made another way: (the old way, the new way, where to); not an addition ("sometimes"),
+    a negation, one occasion or another time ("on Fridays")."""
+    was, now = _trip(old), _trip(new)
+    if was is None or now is None or was[1] != now[1] or was[0] & now[0] or new.additive or old.negative or new.negative:
+        return None
+    if any(f.past and not f.markers for f in (old, new)):  # "drove to work today"; "switched to driving" is no occasion
+        return None
+    if old.once or new.once or old.when != new.when or _SOMETIMES.search(new.text):
+        return None
+    return ", ".join(sorted(was[0])), ", ".join(sorted(now[0])), now[1]
+
+
 def _one_favourite(old: Frame, new: Frame) -> bool:
     """Both name "the favourite" of one frame ("favourite band"), neither "one of" them."""
     return bool(old.tokens & new.tokens & ONE_WORD) and not (_ONE_OF.search(old.text) or _ONE_OF.search(new.text))
 
 
+# a tool used for work, which the employer may choose: it does not replace the user's own
+_FOR_WORK = frozenset(["work", "job", "team", "colleagues", "coworkers", "employer", "company", "office", "boss", "client",
+                       "clients", "workplace"])
 _WORKS_AT = re.compile(r"\b(?:works?|working|worked|employed|jobs?)\b[^.]*?\b(?:at|for|by)\b", re.IGNORECASE)
+
+
+def _for_work(f: Frame) -> bool:
+    """The statement is about the user's work ("on the work laptop", "the team moved to Linear"); an issue
+    tracker always is."""
+    return bool(f.tokens & _FOR_WORK or "issue_tracker" in f.kinds)
 
 
 def _one_tool(old: Frame, new: Frame) -> str | None:

@@ -133,8 +133,13 @@ TECH_SLOTS: dict[str, str] = _slots(
         "issue_tracker": "jira linear trello asana clickup youtrack basecamp github_issues gitlab_issues",
         "password_manager": "1password bitwarden lastpass keepass keepassxc dashlane",
         "design_tool": "figma penpot sketch adobe_xd",
+        "streaming": "netflix hulu disney+ disney_plus prime_video amazon_prime hbo crunchyroll peacock paramount+ "
+        "britbox mubi now_tv apple_tv+ youtube_premium",
     }
 )
+# services people pay for by the month: "i pay for netflix" names one though it is written in lowercase
+SUBSCRIPTIONS = frozenset(t for t, slot in TECH_SLOTS.items() if slot in (
+    "streaming", "music_app", "notes_app", "password_manager", "design_tool", "issue_tracker"))
 MONTHS = [
     "january",
     "february",
@@ -165,3 +170,26 @@ NUMBER_WORDS: dict[str, int] = {w: i for i, w in enumerate(_UNITS.split(" "))} |
     "a hundred": 100,
     "hundred": 100,
 }
+
+# ISO currency codes and the names people say for them ("amounts in CAD" / "prices in Canadian dollars")
+CURRENCY_CODES: dict[str, str] = {
+    "cad": "Canadian dollars", "aud": "Australian dollars", "usd": "US dollars", "nzd": "New Zealand dollars",
+    "sgd": "Singapore dollars", "hkd": "Hong Kong dollars", "eur": "euros", "gbp": "pounds", "chf": "Swiss francs",
+    "jpy": "yen", "inr": "rupees", "sek": "Swedish kronor", "nok": "Norwegian kroner", "dkk": "Danish kroner",
+    "pln": "zloty", "brl": "reais", "mxn": "Mexican pesos", "zar": "rand", "cny": "yuan", "krw": "won",
+    "huf": "forint", "czk": "koruna", "aed": "dirhams", "thb": "baht", "ngn": "naira", "kes": "shillings",
+}
+# the last words of providers' names, by the kind of provider ("Octopus Energy", "Nationwide Building Society")
+PROVIDER_NAMES: dict[str, frozenset[str]] = {
+    "bank": frozenset({"bank", "building society"}),
+    "energy": frozenset({"energy", "gas", "power", "electric", "electricity"}),
+    "broadband": frozenset({"broadband", "fibre", "telecom"}),
+}
+
+
+def provider_kind(name: str) -> str | None:
+    """The kind of provider a name of two words or more says it is by its last words: "British Gas" -> "energy"."""
+    low = name.lower()
+    if " " not in low:
+        return None
+    return next((k for k, ends in PROVIDER_NAMES.items() if any(low.endswith(f" {e}") for e in ends)), None)

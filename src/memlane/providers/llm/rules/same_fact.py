@@ -40,7 +40,11 @@ _ANSWER = stem("answer")  # replies and responses too (compare._SYNONYMS)
 _ASKING = stems(
     "like want wants need needs ask asks expect expects format formatted formatting written write writes presented "
     "present laid structured structure delivered deliver kept keep given give style form point points list lists "
-    "always please")
+    "always please show shown showing convert converted converting display displayed quote quoted")
+# values the assistant shows: how the user wants them shown is an answer style too ("prices in Canadian dollars");
+# "the gym costs £32 a month" asks for nothing
+_SHOWN_VALUES = stems("price prices amount amounts cost costs figure figures")
+_WANTED_SHOWN = stems("like want wants show shown convert converted display displayed quote quoted")
 
 
 _TIMES = stems("morning mornings evening evenings night nights afternoon afternoons weekend weekends weekday weekdays "
@@ -72,9 +76,9 @@ def answer_style(words: frozenset[str]) -> frozenset[str] | None:
     """What a preference about the assistant's answers asks for, with the wanting, the presenting and the
     container nouns masked: "wants answers formatted as bullet points" and "prefers responses written as
     bulleted lists" both ask for {bullet}. None when the statement is not about answers."""
-    if _ANSWER not in words:
+    if _ANSWER not in words and not (words & _SHOWN_VALUES and words & _WANTED_SHOWN):
         return None
-    return frozenset(words - _ASKING - {_ANSWER})
+    return frozenset(words - _ASKING - _SHOWN_VALUES - {_ANSWER})
 
 
 def _parts(words: frozenset[str]) -> frozenset[str]:
