@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 
 from memlane.model.candidate import Candidate, ChatMessage, Extraction
-from memlane.providers.llm.rules import correction, filters, intro, specification, subject, table
+from memlane.providers.llm.rules import correction, filters, intro, relocation, specification, subject, table
 from memlane.providers.llm.rules.build import apply, candidate, subject_key
 from memlane.providers.llm.rules.context import Registry, build
 from memlane.providers.llm.rules.facts import USER, Clause, Fact, Subject
@@ -271,6 +271,9 @@ def _reason(reasons: Sequence[str], text: str) -> str:
     return _NO_FACT
 
 
+_IT = re.compile(r"^(?:and |but |so |now )?(?:it is|it's|that is|that's|it has gone up to|it went up to)\b", re.IGNORECASE)
+
+
 def _updates(statements: Sequence[tuple[str, Fact | None, Subject]], existing: Sequence[str], registry: Registry,
              corrects: bool) -> list[tuple[Fact | None, Candidate]]:
     """Stored memories the statements give a new value (``updates.py``), with the fact each replaces.
@@ -281,13 +284,28 @@ def _updates(statements: Sequence[tuple[str, Fact | None, Subject]], existing: S
     from memlane.providers.llm.rules import updates
 
     out: list[tuple[Fact | None, Candidate]] = []
+    before = ""
     for part, fact, who in statements:
         if fact is not None and subject_key(fact.key, who):
+            before = part
             continue
         summary = updates.propose(part, existing, registry.known)
+        if summary is None and before and _IT.match(part):  # "landlord put the rent up. it's £1,520 now": the
+            summary = updates.propose(f"{before}, {part}", existing, registry.known)  # rent, by the clause before
+        before = part
         if summary is not None:
             out.append((fact, updates.candidate(summary, corrects)))
     return out
+
+
+def _jobs_left(out: Sequence[Candidate], existing: Sequence[str]) -> list[Candidate]:
+    """A move to another town: the stored jobs told with the old town, told with the move (``relocation.py``)."""
+    moves = [c for c in out if c.key == "profile:residence:city" and c.entities]
+    if not moves:
+        return []
+    from memlane.providers.llm.rules import updates  # imported here: see _updates
+
+    return [updates.candidate(s, correction=False) for s in relocation.job_moved(existing, moves[0].entities[0])]
 
 
 def extract(messages: Sequence[ChatMessage], existing: Sequence[str] = ()) -> Extraction:
@@ -324,6 +342,7 @@ def extract(messages: Sequence[ChatMessage], existing: Sequence[str] = ()) -> Ex
         out.append(cand)
         if len(out) == MAX_CANDIDATES:
             break
+    out += _jobs_left(out, existing)
     if not out:
         return Extraction(should_create=False, reason=_reason(reasons, last))
     kinds = ", ".join(sorted({c.category for c in out}))

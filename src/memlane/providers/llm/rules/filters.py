@@ -47,7 +47,7 @@ _SECRET = re.compile(
     _I,
 )
 _GREETING = re.compile(
-    r"^(?:(?:hi|hello|hey|heya|hiya|yo|sup|howdy|good (?:morning|afternoon|evening|night|day)|"
+    r"^(?:(?:hi|hello|hey|heya|hiya|yo|sup|howdy|g'day|gday|hola|ciao|salut|good (?:morning|afternoon|evening|night|day)|"
     r"morning|evening|thanks?(?: you)?(?: (?:so|very) much| a lot| again)?(?: for [\w\s']+)?|thx|ty|"
     r"cheers|bye|goodbye|see (?:you|ya)(?: later| soon)?|later|ok(?:ay)?|k|cool|nice|great|awesome|"
     r"perfect|sure|yes|yeah|yep|no|nope|lol|haha|hmm+|got it|sounds good|you are right|"

@@ -7,7 +7,7 @@ from typing import Any
 
 from memlane.model.candidate import ChatMessage, ConflictVerdict, Extraction, SameFact
 from memlane.providers.llm.base import MemoryLLM
-from memlane.providers.llm.rules import specification
+from memlane.providers.llm.rules import relocation, specification
 from memlane.providers.llm.rules.conflict import classify
 from memlane.providers.llm.rules.extract import extract
 from memlane.providers.llm.rules.frames import implied_terms
@@ -37,4 +37,4 @@ class RulesLLM(MemoryLLM):
         return implied_terms(candidate)
 
     def lookup_terms(self, turn: str) -> list[str]:
-        return [*family_terms(turn), *specification.lookup_terms(turn)]
+        return [*family_terms(turn), *specification.lookup_terms(turn), *relocation.lookup_terms(turn)]

@@ -10,7 +10,14 @@ import re
 from memlane.providers.llm.rules.facts import Clause, Fact
 from memlane.providers.llm.rules.helpers import DATE, DAY_ONLY, place, split_list, strip_past_time
 from memlane.providers.llm.rules.lexicon import NOT_NAMES
-from memlane.providers.llm.rules.lexicon_world import COUNTRIES, DEMONYMS, LANGUAGES, NUMBER_WORDS, TECH_SLOTS
+from memlane.providers.llm.rules.lexicon_world import (
+    COUNTRIES,
+    DEMONYMS,
+    LANGUAGES,
+    NUMBER_WORDS,
+    TECH_SLOTS,
+    provider_kind,
+)
 from memlane.providers.llm.rules.text import parse_number, slug
 
 _I = re.IGNORECASE
@@ -108,6 +115,8 @@ def residence(c: Clause) -> Fact | None:
         p = place(strip_past_time(m.group("v")))
         if not p or p.lower() in TECH_SLOTS:
             return None
+        if provider_kind(p):  # "we've moved to British Gas": a supplier, not a home
+            return Fact(None, p.lower(), f"I switched to {p}", "Finance", 3, entities=[p])
         origin = m.group("from")
         text = f"I live in {p}, having moved there from {origin.strip()}" if origin else f"I live in {p}"
         return Fact("profile:residence:city", p, text, "Personal", 4, entities=[p], tags=["moved"])

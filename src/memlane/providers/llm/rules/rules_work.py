@@ -204,6 +204,7 @@ MULTI_TOOL_SLOTS = frozenset(
         "frontend_framework",
         "web_framework",
         "notes_app",
+        "streaming",
     }
 )
 

@@ -24,7 +24,14 @@ from memlane.providers.llm.rules.answer_aspects import STYLE_SLOT, key_suffix
 from memlane.providers.llm.rules.facts import Clause, Fact
 from memlane.providers.llm.rules.helpers import category_for, noun_phrase, strip_past_time, topic
 from memlane.providers.llm.rules.lexicon import CONDITIONS, STATUSES, TRAITS
-from memlane.providers.llm.rules.lexicon_world import DEMONYMS, DIETS, LANGUAGES, MONTHS, NUMBER_WORDS
+from memlane.providers.llm.rules.lexicon_world import (
+    DEMONYMS,
+    DIETS,
+    LANGUAGES,
+    MONTHS,
+    NUMBER_WORDS,
+    SUBSCRIPTIONS,
+)
 from memlane.providers.llm.rules.text import slug
 
 _CAP = r"(?-i:[A-Z\u00C0-\u00DE])"
@@ -50,7 +57,8 @@ def _one_of(vocabulary: frozenset[str]) -> str:
 
 # slots filled from the lexicons: a row reads "I am {demonym}" only for a demonym the lexicon knows
 SLOTS |= {"language": _one_of(LANGUAGES), "demonym": _one_of(DEMONYMS), "trait": _one_of(TRAITS),
-          "diet": _one_of(DIETS), "condition": _one_of(CONDITIONS), "status": _one_of(STATUSES)}
+          "diet": _one_of(DIETS), "condition": _one_of(CONDITIONS), "status": _one_of(STATUSES),
+          "service": _one_of(SUBSCRIPTIONS)}
 ORDINALS = {w: i + 1 for i, w in enumerate([
     "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh",
     "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth",

@@ -101,7 +101,7 @@ _CLAUSE_BREAK = re.compile(
 _LEADING_FILLER = re.compile(
     r"^(?:(?:oh|ah|aha|well|so|also|and|but|plus|anyway|anyways|btw|by the way|actually|honestly|"
     r"seriously|basically|fun fact|fyi|ok|okay|yes|yeah|yep|yup|no(?! longer\b| more\b)|nope|nah|right|sorry|oops|whoops|"
-    r"my bad|correction|update|quick update|note|wait|hmm+|um+|uh+|(?:hey|hi|hello|hiya|howdy)(?: there| all| everyone| again)?|just so you know|"
+    r"my bad|correction|update|quick update|note|wait|hmm+|um+|uh+|(?:hey|hi|hello|hiya|howdy|g'day|gday|heya|yo|oi|hallo|hola|salut|ciao)(?: there| all| everyone| again| mate)?|just so you know|"
     r"just to let you know|just fyi|for the record|for context|as i said|like i said(?: before)?|"
     r"as i mentioned(?: before)?|as i told you(?: before)?|(?:just )?(?:a )?(?:quick |friendly )?reminder(?: that)?|"
     r"change of plans?|(?:(?:I have |I )?changed my mind|on second thoughts?|scratch that|eh|meh)(?: again)?|(?:ok |okay )?final answer|plot twist|to be precise|more precisely|to be exact|to be (?:more )?specific|to clarify|in fact|now|then|lol|haha|turns out(?: that)?|"
