@@ -39,6 +39,25 @@ from tests.test_rules_chat_round5 import mem, told_in_chat  # noqa: F401 (mem is
     ("User plans to call their new kitten Biscuit.", "User settled on the name Mochi for the kitten.", "contradiction"),
     # where one works says nothing of the job ("works" is no shared thing)
     ("User works as a sound engineer.", "User works from home in Cardiff.", "unsure"),
+    # what a relative clause says of a named pet or person is said of them
+    ("User has a ferret called Noodle who is 3 years old.", "Noodle turned 4 in May.", "contradiction"),
+    ("User has a ferret called Noodle who is 3 years old.", "Noodle hates baths.", "unsure"),
+    # the same trip made another way; not a one-off, not "sometimes"
+    ("User gets the bus to school.", "User switched to cycling to school.", "contradiction"),
+    ("User cycles to the office.", "User sometimes takes the tram to the office when it rains.", "unsure"),
+    ("User cycles to work.", "User drove to work yesterday.", "unsure"),
+    # providers held one at a time, by the words around the name or by the name itself
+    ("User banks with Santander.", "User moved their current account to Starling.", "contradiction"),
+    ("User's energy supplier is Ovo.", "User switched to Scottish Power.", "contradiction"),
+    ("User has a Starling account.", "User has a Barclaycard credit card.", "new"),
+    # a currency code said for the currency's name
+    ("User wants costs shown in Australian dollars.", "User prefers figures converted to AUD.", "redundancy"),
+    ("User's phone contract costs 20 pounds a month.", "User's phone contract costs 25 pounds a month.", "contradiction"),
+    # a tool for work does not replace the user's own
+    ("User keeps passwords in KeePassXC.", "User's employer makes them use LastPass on the work laptop.", "new"),
+    # the same thing of two words had or used, said again
+    ("User sits on a kneeling chair.", "User has a kneeling chair at their desk.", "redundancy"),
+    ("User has a rowing machine in the garage.", "User uses the rowing machine every morning.", "unsure"),
 ])
 def test_the_judge_reads_the_slot_whatever_words_fill_it(existing: str, candidate: str, relation: str) -> None:
     verdict = classify(existing, candidate)
@@ -51,6 +70,11 @@ def test_the_judge_reads_the_slot_whatever_words_fill_it(existing: str, candidat
     ("settled the argument: I picked the oak worktop for the kitchen in the end", "User picked the oak worktop"),
     ("I chose the smaller van over the electric one", "User chose the smaller van"),
     ("just adopted another one, a dwarf hamster called Pip", "User has another dwarf hamster named Pip."),
+    ("i subscribe to crunchyroll", "User has a crunchyroll subscription"),
+    ("we've moved to Good Energy, cheaper tariff", "User switched to Good Energy"),
+    ("I switched my recipes from Evernote to Paprika at home", "User uses Paprika for their recipes instead of Evernote"),
+    ("howdy, name's Marisol", "User's name is Marisol"),
+    ("g'day, I'm a tram driver in Melbourne", "User works as a tram driver in Melbourne"),
 ])
 def test_a_statement_said_the_way_people_type_is_kept(message: str, expected: str) -> None:
     assert any(s.startswith(expected) for s in summaries(message)), summaries(message)
@@ -77,43 +101,6 @@ def test_a_role_told_in_an_introduction_is_replaced_by_a_new_job(mem: Memory) ->
                           "started a new job, I'm a bus driver now")
     assert any("bus driver" in s for s in active), active
     assert not any("inspector" in s for s in active), active
-
-
-@pytest.mark.parametrize(("existing", "candidate", "relation"), [
-    # what a relative clause says of a named pet or person is said of them
-    ("User has a ferret called Noodle who is 3 years old.", "Noodle turned 4 in May.", "contradiction"),
-    ("User has a ferret called Noodle who is 3 years old.", "Noodle hates baths.", "unsure"),
-    # the same trip made another way; not a one-off, not "sometimes"
-    ("User gets the bus to school.", "User switched to cycling to school.", "contradiction"),
-    ("User cycles to the office.", "User sometimes takes the tram to the office when it rains.", "unsure"),
-    ("User cycles to work.", "User drove to work yesterday.", "unsure"),
-    # providers held one at a time, by the words around the name or by the name itself
-    ("User banks with Santander.", "User moved their current account to Starling.", "contradiction"),
-    ("User's energy supplier is Ovo.", "User switched to Scottish Power.", "contradiction"),
-    ("User has a Starling account.", "User has a Barclaycard credit card.", "new"),
-    # a currency code said for the currency's name
-    ("User wants costs shown in Australian dollars.", "User prefers figures converted to AUD.", "redundancy"),
-    ("User's phone contract costs 20 pounds a month.", "User's phone contract costs 25 pounds a month.", "contradiction"),
-    # a tool for work does not replace the user's own
-    ("User keeps passwords in KeePassXC.", "User's employer makes them use LastPass on the work laptop.", "new"),
-    # the same thing of two words had or used, said again
-    ("User sits on a kneeling chair.", "User has a kneeling chair at their desk.", "redundancy"),
-    ("User has a rowing machine in the garage.", "User uses the rowing machine every morning.", "unsure"),
-])
-def test_the_judge_reads_round9_holdout13_slots(existing: str, candidate: str, relation: str) -> None:
-    verdict = classify(existing, candidate)
-    assert verdict.relation == relation, verdict.reason
-
-
-@pytest.mark.parametrize(("message", "expected"), [
-    ("i subscribe to crunchyroll", "User has a crunchyroll subscription."),
-    ("we've moved to Good Energy, cheaper tariff", "User switched to Good Energy."),
-    ("I switched my recipes from Evernote to Paprika at home", "User uses Paprika for their recipes instead of Evernote."),
-    ("howdy, name's Marisol", "User's name is Marisol."),
-    ("g'day, I'm a tram driver in Melbourne", "User works as a tram driver in Melbourne."),
-])
-def test_round9_holdout13_statements_are_kept(message: str, expected: str) -> None:
-    assert expected in summaries(message), summaries(message)
 
 
 @pytest.mark.parametrize("message", ["i pay for dinner most weekends", "we moved to Bank Street"])
