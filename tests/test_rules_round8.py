@@ -21,7 +21,7 @@ from tests.test_rules_chat_round5 import U, _say, mem, told_in_chat  # noqa: F40
 
 
 @pytest.mark.parametrize(("message", "expected"), [
-    ("migrated my whole blog over to Hugo, Ghost kept crashing", "User uses Hugo for their whole blog."),
+    ("migrated my whole blog over to Hugo, Ghost kept crashing", "User uses Hugo for their whole blog now."),
     ("signed up for a pottery course at the community centre", "User signed up for a pottery course at the community centre."),
     ("I joined a rowing club in the autumn", "User joined a rowing club in the autumn."),
     ("I play the oboe", "User plays the oboe."),

@@ -1,4 +1,5 @@
-"""Issue 11 round 9: mechanisms found by reading holdout9 and holdout13 (phrasings here are our own, not the sets').
+"""Issue 11 round 9: mechanisms found by reading holdout9, holdout13 and holdout14 (phrasings here are our own,
+not the sets').
 
 Judge: where one works is one value of a list (remote, hybrid, the office; "from home" is "remote"); how a
 drink is taken is one slot whatever verb has it; giving up sugar retires the sweets it implies; an aim
@@ -58,6 +59,26 @@ from tests.test_rules_chat_round5 import mem, told_in_chat  # noqa: F401 (mem is
     # the same thing of two words had or used, said again
     ("User sits on a kneeling chair.", "User has a kneeling chair at their desk.", "redundancy"),
     ("User has a rowing machine in the garage.", "User uses the rowing machine every morning.", "unsure"),
+    # holdout14: a kind of cheese; a name opening the statement; feelings turned; a commute said again
+    ("User is into cheese.", "User especially loves a sharp pecorino.", "refinement"),
+    ("User's favourite podcast is Radiolab.", "Serial has become the user's favourite podcast.", "contradiction"),
+    ("User enjoys the Tour de France.", "User finds the Tour de France tedious now.", "contradiction"),
+    ("User loves Taylor Swift.", "User is bored of Taylor Swift's new album.", "unsure"),  # the album, not her
+    ("User rides the tram to work.", "User's commute is by tram.", "redundancy"),
+    # answers: a recap at the end is an aspect; "doesn't" negates
+    ("User wants a one-line summary at the end of answers.", "User likes answers that close with a brief recap.",
+     "redundancy"),
+    ("User likes detailed answers.", "User doesn't want long answers.", "contradiction"),
+    ("User wants short answers.", "User wants answers to end with a recap.", "new"),
+    # what is given up is named after the day it was on
+    ("User goes to Spanish conversation class every Tuesday.", "User stopped going to the Tuesday Spanish class.",
+     "contradiction"),
+    # a dish is part of a cuisine; one meal is no preference
+    ("User loves Indian food.", "User loves a good biryani.", "refinement"),
+    ("User loves Indian food.", "User had biryani for dinner.", "unsure"),
+    # a team supported is one at a time; fans of singers are many
+    ("User supports Hearts.", "User is a Motherwell FC fan now.", "contradiction"),
+    ("User is a Taylor Swift fan.", "User is an Adele fan.", "new"),
 ])
 def test_the_judge_reads_the_slot_whatever_words_fill_it(existing: str, candidate: str, relation: str) -> None:
     verdict = classify(existing, candidate)
@@ -75,6 +96,11 @@ def test_the_judge_reads_the_slot_whatever_words_fill_it(existing: str, candidat
     ("I switched my recipes from Evernote to Paprika at home", "User uses Paprika for their recipes instead of Evernote"),
     ("howdy, name's Marisol", "User's name is Marisol"),
     ("g'day, I'm a tram driver in Melbourne", "User works as a tram driver in Melbourne"),
+    ("switched my journal over to Day One", "User uses Day One for their journal now."),
+    ("the flat whites at Ozone, those are my favourite", "User loves the flat whites at Ozone."),
+    ("bullet points work better for me", "User prefers answers with bullet points."),
+    ("when you explain maths, use examples from cooking, that's how it clicks", "User prefers answers in examples"),
+    ("we adopted a second cat, a ragdoll called Mochi", "User has a ragdoll named Mochi."),
 ])
 def test_a_statement_said_the_way_people_type_is_kept(message: str, expected: str) -> None:
     assert any(s.startswith(expected) for s in summaries(message)), summaries(message)
@@ -101,6 +127,11 @@ def test_a_role_told_in_an_introduction_is_replaced_by_a_new_job(mem: Memory) ->
                           "started a new job, I'm a bus driver now")
     assert any("bus driver" in s for s in active), active
     assert not any("inspector" in s for s in active), active
+
+
+@pytest.mark.parametrize("message", ["ok gotta dash, ttyl", "right, need to head off now, catch you later"])
+def test_a_sign_off_stores_nothing(message: str) -> None:
+    assert summaries(message) == []
 
 
 @pytest.mark.parametrize("message", ["i pay for dinner most weekends", "we moved to Bank Street"])

@@ -57,9 +57,20 @@ _ASKS_SUPPORT = re.compile(r"\b(?:follows?|supports?|root(?:s)? for|cheers? (?:f
 _STATES_SUPPORT = re.compile(r"\b(?:follows?|supports?|supporter|fan|roots? for|season ticket)\b", re.IGNORECASE)
 
 
+# a question about what the user eats, and a memory saying what they must not or do not eat ("What should you
+# know about my food?" / the pinned "User is coeliac.")
+_ASKS_FOOD = re.compile(r"\b(?:food|foods|eat|eating|eats|diet|meals?|dinner|lunch|breakfast|cook|cooking|recipes?|"
+                        r"restaurants?|snacks?)\b", re.IGNORECASE)
+_STATES_DIET = re.compile(r"\b(?:allerg\w*|intoleran\w*|coeliac|celiac|gluten|lactose|vegan|vegetarian|pescatarian|"
+                          r"halal|kosher|diabetic|keto)\b", re.IGNORECASE)
+
+
 def same_aspect(query: str, record: MemoryRecord) -> bool:
-    """Whether ``query`` asks what the user likes (or whom they support) and ``record`` says it."""
+    """Whether ``query`` asks what the user likes (or whom they support, or what they eat) and ``record``
+    says it."""
     if _ASKS_SUPPORT.search(query) and _STATES_SUPPORT.search(record.summary):
+        return True
+    if _ASKS_FOOD.search(query) and _STATES_DIET.search(record.summary):
         return True
     return bool(_ASKS_LIKING.search(query)) and (
         (record.key or "").startswith("pref:") or bool(_STATES_LIKING.search(record.summary)))

@@ -11,13 +11,15 @@ from memlane.providers.llm.rules.lexicon_world import LANGUAGES
 # The two ends of the scales an answer style leans to: wanting one end says what not wanting the other says
 # ("prefers brief answers" / "does not like long walls of text"). Each scale is part of an aspect below.
 _POLES: dict[str, frozenset[str]] = {
-    "short": words("short shorter brief briefer concise terse succinct compact one-line one-liner one-liners"),
+    "short": words("short shorter brief briefer concise terse succinct compact one-line one-liner one-liners one-sentence"),
     "long": words("long longer lengthy long-winded detailed thorough verbose in-depth walls essay essays"),
     "metric": words("metric celsius kilometres kilometers km kilos kilograms grams metres meters litres liters "
                     "millilitres milliliters centimetres centimeters"),
     "imperial": words("imperial fahrenheit miles lbs ounces feet inches cups"),
     "casual": words("casual informal relaxed chatty"),
     "formal": words("formal professional"),
+    "recap": words("summary summaries recap recaps tldr tl;dr takeaway takeaways wrap-up"),  # at the end of answers
+    "no_recap": frozenset(),  # only as what "no summary at the end" asks for
 }
 ASPECTS: dict[str, frozenset[str]] = {
     "length": _POLES["short"] | _POLES["long"] | words("sentence sentences paragraph paragraphs word words"),
@@ -29,6 +31,7 @@ ASPECTS: dict[str, frozenset[str]] = {
     "level": words("beginner beginners beginner-level novice newbie expert experts expert-level layman layperson "
                    "five-year-old child kid technical non-technical techy eli5 basic basics advanced"),
     "examples": words("example examples analogies analogy"),
+    "recap": _POLES["recap"],
     "units": _POLES["metric"] | _POLES["imperial"] | words("units"),
     "spelling": words("spelling spellings"),
     "currency": words("euros euro dollars dollar francs franc yen rupees currency sterling gbp usd eur chf"),
@@ -56,13 +59,13 @@ def key_suffix(style: str) -> str:
 
 
 _OPPOSITE = {"short": "long", "long": "short", "metric": "imperial", "imperial": "metric", "casual": "formal",
-             "formal": "casual"}
+             "formal": "casual", "recap": "no_recap", "no_recap": "recap"}
 _ABOUT_ANSWERS = words("answer answers reply replies response responses explanation explanations text texts "
                        "message messages assistant measurements units tone recipes prices distances temperatures weights "
                        "amounts quantities")
 _STANCE = re.compile(r"\b(?:wants?|prefers?|likes?|loves?|hates?|dislikes?|would like|can't stand|cannot stand)\b",
                      re.IGNORECASE)
-_NOT = re.compile(r"\b(?:not|n't|no|never|hates?|dislikes?|can't stand|cannot stand|without)\b", re.IGNORECASE)
+_NOT = re.compile(r"\b(?:not|no|never|hates?|dislikes?|can't stand|cannot stand|without)\b|n't\b", re.IGNORECASE)
 _RATHER = re.compile(r"\b(?:rather than|instead of|over|not)\b", re.IGNORECASE)
 
 

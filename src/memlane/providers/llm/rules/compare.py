@@ -70,6 +70,7 @@ _SYNONYMS = {
     **dict.fromkeys(words("workout workouts exercise exercises exercising exercised"), "workout"),
     **dict.fromkeys(words("support supports supported supporting allegiance"), "support"),  # a team
     **dict.fromkeys(words("film films movie movies"), "film"),
+    **dict.fromkeys(words("example examples analogy analogies"), "example"),  # in answers
     # who plays an instrument is named after it: "a cellist" plays the cello
     "cellist": "cello", "pianist": "piano", "violinist": "violin", "guitarist": "guitar", "drummer": "drums",
     "bassist": "bass", "flautist": "flute", "flutist": "flute", "saxophonist": "saxophone", "harpist": "harp",

@@ -54,7 +54,9 @@ _GREETING = re.compile(
     r"you're right|makes sense|fair enough|good|wow|amazing|interesting|oh|ah|alright|all right|"
     r"no worries|np|welcome|good job|well done|love it|that is great|that's great|exactly|indeed|"
     r"true|right|i see|i agree|agreed|same|me too|of course|definitely|absolutely|not really|maybe|"
-    r"how are you|what's up|whats up)[\s,!.?:)(-]*)+$",
+    r"how are you|what's up|whats up|(?:gotta|got to|have to|need to|i have to|i need to|i've got to) "
+    r"(?:go|run|dash|head off|head out|bounce|fly)(?: now)?|ciao|ttyl|talk (?:to you )?(?:later|soon)|catch you later)"
+    r"[\s,!.?:)(-]*)+$",
     _I,
 )
 

@@ -63,7 +63,9 @@ KINDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
 ONE_AT_A_TIME = _stems(_DATA["one_at_a_time"])
 PROVIDERS = {k: frozenset(w.replace("_", " ") for w in v.split()) for k, v in _DATA["providers"].items()}
 # slot names as TECH_SLOTS writes them (notes_app), and the providers
-ONE_TOOL = frozenset(_DATA["one_at_a_time_tools"].split()) | {f"provider:{k}" for k in PROVIDERS}
+ONE_TOOL = frozenset(_DATA["one_at_a_time_tools"].split()) | {f"provider:{k}" for k in PROVIDERS} | {"team"}
+_SUPPORTS = frozenset(["supports", "supporter", "support", "supporting"])
+_TEAM_WORDS = frozenset(["club", "fc", "united", "city", "rovers", "athletic", "athletico", "atletico", "wanderers", "juniors", "rangers", "albion", "county", "town", "sporting", "real", "inter"])
 WISHES = _stems(_DATA["wishes"])
 # a member of two words ("dark_mode") is matched on a pair of tokens; "remote=from_home" is one value in two words
 EXCLUSIVE: dict[str, frozenset[str]] = {
@@ -156,8 +158,9 @@ def frame(text: str) -> Frame:
              for c in (False, True)}  # "night shifts" is the value "night shift"
     listed = {w for w in {*tokens} | pairs if w in LISTED_VALUE}  # as written: "from home"
     exclusive = {LISTED_VALUE[w] for w in listed}  # the value: "remote"
-    named = {n for n in names(text) | tools | exclusive if not same_name(n, who.name)}
+    named = {n for n in names(text) | tools | exclusive | _leading_name(text) if not same_name(n, who.name)}
     kinds = frozenset({TECH_SLOTS[t] for t in tools if t in TECH_SLOTS} | _providers(named, {*tokens} | pairs)
+                      | _allegiance(named, set(tokens))
                       | {k for k, members in EXCLUSIVE.items() if members & exclusive})
     days = {t for t in tokens if t.removesuffix("s") in DAYS}
     occasions = set(_OCCASION.findall(text.lower()))
@@ -182,6 +185,36 @@ def frame(text: str) -> Frame:
                  negative, markers, bool(raw & ADDITIVE - ({"too"} if _TOO_MUCH.search(text) else set())), left, _heads(objects),
                  kinds, roles.people(text),
                  roles.past_event(text), frozenset(tokens))
+
+
+_LEADS = re.compile(r"^([A-Z][a-z][\w'-]*) (?:has|is|was|became|have|are)\b(?=.*\bthe user)")
+
+
+def _feeling(f: Frame) -> int:
+    """+1 for liking, -1 for its opposite, 0 for neither or both ("loves it but hates the crowds")."""
+    return bool(f.tokens & _LIKING) - bool(f.tokens & _DISLIKING)
+
+
+def _turned(old: Frame, new: Frame) -> str | None:
+    """The same named thing liked in one statement and disliked in the other, neither negated."""
+    shared = old.names & new.names
+    if not shared or old.negative or new.negative or _feeling(old) * _feeling(new) != -1 or new.additive:
+        return None
+    # nothing else named: "is bored of Taylor Swift's new album" is about the album
+    return None if new.words - old.words - _FEELING_WORDS else min(shared)
+
+
+def _leading_name(text: str) -> set[str]:
+    """A name opening a statement about the user ("Azul has become the user's favourite board game"): names()
+    leaves out a sentence's first word, which is a name here since the user is named later."""
+    m = _LEADS.match(text)
+    return {m.group(1).lower()} if m and content_words(m.group(1)) else set()  # not "This has become ..."
+
+
+def _allegiance(named: set[str], tokens: set[str]) -> set[str]:
+    """A team the statement says the user supports ("supports River Plate", "a Racing Club fan"): one at a time."""
+    team = any(set(n.split()) & _TEAM_WORDS for n in named)
+    return {"team"} if named and (tokens & _SUPPORTS or "fan" in tokens and team) else set()
 
 
 def _providers(named: set[str], words: set[str]) -> set[str]:
@@ -260,7 +293,10 @@ _SWAPPED = frozenset(["switched", "swapped", "replaced", "changed"])
 _AIM = re.compile(r"\b(?:training|preparing|practi[sc]ing|signed up|registered|entered) for\b", re.IGNORECASE)
 TRAVEL: dict[str, frozenset[str]] = {way: frozenset(ws.split()) for way, ws in _DATA["travel"].items()}
 _DESTINATION = re.compile(r"\bto (?:work|the office|school|uni|university|college|campus|class|the gym)\b", re.IGNORECASE)
+_COMMUTE = frozenset(["commute", "commutes", "commuting"])
 _SOMETIMES = re.compile(r"\b(?:sometimes|occasionally|some days|when it rains|if it rains)\b", re.IGNORECASE)
+_LIKING, _DISLIKING = plain("liking"), plain("disliking")
+_FEELING_WORDS = _stems(f"{_DATA['liking']} {_DATA['disliking']} find finds found watch watches watching back")
 _CONSUME = _stems("drink drinks drinking eat eats eating")  # how a food or drink is had says no slot of its own
 
 
@@ -280,8 +316,11 @@ _MODES = frozenset(["online", "offline", "casual", "competitive", "regular", "da
 def _heads(objects: list[list[str]]) -> frozenset[str]:
     """The words that name what is given up: the first of each object ("cancelled the Netflix subscription"
     gives up Netflix), and its last when only modes come before it ("gave up online chess": chess)."""
-    first = {o[0].strip(".") for o in objects}
-    last = {o[-1].strip(".") for o in objects if len(o) > 1 and all(w in _MODES for w in o[:-1])}
+    def when(w: str) -> bool:  # "the Wednesday Dutch classes": Dutch classes, given up on Wednesdays
+        return w.strip(".").removesuffix("s") in DAYS
+
+    first = {next((w for w in o if not when(w)), o[0]).strip(".") for o in objects}
+    last = {o[-1].strip(".") for o in objects if len(o) > 1 and all(w in _MODES or when(w) for w in o[:-1])}
     return frozenset(first | last)
 
 
@@ -332,12 +371,16 @@ def compare(existing: str, candidate: str) -> ConflictVerdict | None:
         if pos.words and pos.words < neg.words:  # "likes films" / "does not like horror films": an exception
             return _verdict("new", f"an exception: {', '.join(sorted(neg.words - pos.words))}")
         return None
+    if (liked := _turned(old, new)) is not None:
+        return _verdict("contradiction", f"opposite feelings about {liked}")
     if (why := refinement(old, new)) is not None:
         return _verdict("refinement", why)
     if old.kinds & new.kinds & ONE_TOOL and _for_work(old) != _for_work(new):  # "uses Bitwarden" / "has to use
         return _verdict("new", "one tool is for work, the other is the user's own")  # 1Password on the work laptop"
     if (way := _other_way(old, new)) is not None:  # "takes the train to work" / "switched to driving to work"
         return _verdict("contradiction", f"goes {way[2]} by {way[1]} now (was {way[0]})")
+    if (trip := _trip(old)) is not None and trip == _trip(new) and not (change or old.negative or new.negative):
+        return _verdict("redundancy", f"goes {trip[1]} by {', '.join(sorted(trip[0]))}, said again")  # "daily commute is by train"
     if _moved_home(old, new):  # "lives on a farm near Ames" / "moved to a smaller farm outside Decorah"
         return _verdict("contradiction", f"moved: now {_values(old, new)[1]} (was {_values(old, new)[0]})")
     if (new.tokens & _SWAPPED and old.when and old.when == new.when and not (old.once or new.once)
@@ -450,7 +493,8 @@ def _trip(f: Frame) -> tuple[frozenset[str], str] | None:
     """The ways of travel a statement names and where to ("cycles to work": {"bike"}, "to work")."""
     to = _DESTINATION.search(f.text)
     ways = frozenset(way for way, ways_words in TRAVEL.items() if f.tokens & ways_words)
-    return (ways, to.group(0).lower()) if to and ways else None
+    where = to.group(0).lower() if to else "to work" if f.tokens & _COMMUTE else None  # a commute is to work
+    return (ways, where) if where and ways else None
 
 
 def _other_way(old: Frame, new: Frame) -> tuple[str, str, str] | None:

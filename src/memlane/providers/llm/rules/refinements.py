@@ -44,13 +44,14 @@ def _wholes(name: str) -> set[str]:
 def _part_refinement(general: Frame, specific: Frame) -> str | None:
     """``likes Asian food`` -> ``loves Sichuan cooking``: the one value the general statement names is a whole
     the specific one's new value is part of."""
-    if general.negative or specific.negative or specific.additive:
-        return None
+    if general.negative or specific.negative or specific.additive or specific.past or specific.once:
+        return None  # "had tacos for lunch" is one meal
     gone, added = general.names - specific.names, specific.names - general.names
-    if len(gone) != 1 or not added:
+    dishes = {t for t in specific.tokens - general.tokens if t in _WHOLE}  # lowercase parts: "tacos al pastor"
+    if len(gone) != 1 or not (added or dishes):
         return None
     whole = next(iter(gone))
-    parts = {w for n in added for w in (n, *n.split()) if whole in _wholes(w)}
+    parts = {w for n in added | dishes for w in (n, *n.split()) if whole in _wholes(w)}
     return f"{', '.join(sorted(parts))} is part of {whole}" if parts else None
 
 

@@ -80,7 +80,9 @@ _SPEND = re.compile(
 _COSTS = re.compile(r"^my (?P<what>[\w' -]+?) (?:costs|comes to|runs|is costing) (?:me )?(?P<amt>.+)$", _I)
 
 
-_ONE_THEN = re.compile(r"^(?:new |more )?one,? (?:an? |this )", _I)  # "another one, a crested gecko called Fig"
+# "another one, a crested gecko called Fig", "a second dog, a whippet named Ziggy": the thing said again, named
+_ONE_THEN = re.compile(r"^(?:(?:new |more )?one|(?:[a-z]+ )?(?:dog|cat|pet|puppy|kitten|bird|rabbit)),? (?:an? |this )"
+                       r"(?=[a-z][\w' -]*?,? (?:named|called) [A-Z])", _I)
 _PET_KIND = re.compile(r"^I am an? (?P<v>[a-z][\w -]+)$", _I)
 
 

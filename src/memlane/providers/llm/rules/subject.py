@@ -69,8 +69,9 @@ _HABIT_START = re.compile(
 _PRONOUN_PET = re.compile(rf"^(?:he|she|it) is (?P<what>an? [\w -]+?) (?:named|called) {_NAME}(?:,.*)?$", _I)
 _CALL_ME = re.compile(r"^(?:(?:you can |please |just )?call me|(?:everyone|people|friends) calls? me)\b", _I)
 _FAVOURITE_OF = re.compile(  # "aged Gouda, that's my favourite cheese by far"
-    rf"^(?P<v>[\w' .-]+?)(?: is|,? (?:that|which|it) is) {_MY} (?P<adj>(?:all-time |absolute |very )?(?:favou?rite|fave|go-to)) "
-    rf"(?P<thing>[\w -]+?)(?: by far| of all time| ever| of all)?$"
+    rf"^(?P<v>[\w' .-]+?)(?: is|,? (?:that|which|it) is|,? (?:those|these|they) are) {_MY} "
+    rf"(?P<adj>(?:all-time |absolute |very )?(?:favou?rites?|faves?|go-to)) ?"
+    rf"(?P<thing>[\w -]+?)?(?: by far| of all time| ever| of all)?$"
 )
 _ADJ_WORDS = words(
     "little baby older younger elder big old new oldest youngest eldest best twin senior rescue sweet "
@@ -128,8 +129,10 @@ def parse(text: str, known: Mapping[str, Subject], last: Subject | None = None) 
         if found and found[0] == "relation":
             return Clause(f"my name is {m.group('name')}", Subject("relation", found[1], None, found[2]))
     m = _FAVOURITE_OF.match(text)
-    if m:
+    if m and m.group("thing"):
         return Clause(f"my {m.group('adj')} {m.group('thing')} is {m.group('v')}")
+    if m:  # "tacos al pastor, those are my absolute favourite": a liking, the kind of thing not said
+        return Clause(f"I love {m.group('v')}")
     m = _GROUP.match(text)
     if m and (found := pet_or_relation(m.group("noun"))):
         return Clause("I " + m.group("rest"), Subject("group", found[1], None, True))

@@ -83,6 +83,7 @@ FILTERS: dict[str, Callable[[str], str]] = {
     "title": lambda v: " ".join(w.capitalize() for w in v.split()),  # "brazilian" -> "Brazilian"
     "aspect": key_suffix,  # "short" -> ":length": one memory per aspect of answers (answer_aspects.py)
     "cardinal": lambda v: str(ORDINALS.get(v.lower(), v.lower().rstrip("stndrh"))),  # "fifth", "5th" -> "5"
+    "now": lambda v: "now",  # a move or a switch said: the value holds from now on
 }
 
 
@@ -169,6 +170,7 @@ def _clean(values: dict[str, str | None]) -> dict[str, str]:
 _MONTH = "january|february|march|april|may|june|july|august|september|october|november|december"
 # What a clause may carry after the fact: cut one at a time until a row matches the rest.
 _TAILS = (
+    re.compile(r",\s(?!.*,\s)(?:that|this|it|which)\b.*$", re.IGNORECASE),  # a comment after the last comma: ", that's how I get it"
     re.compile(r"(?:,|\s+(?:so|because|which|and then|but|-))\s.*$", re.IGNORECASE),
     re.compile(r"\s+(?:(?:a couple(?: of)?|a few|\d+|one|two|three|several) (?:days|weeks|months|years) ago|"
                r"(?:this|last|next) (?:week|month|year|weekend)|on (?:monday|tuesday|wednesday|thursday|friday|"
