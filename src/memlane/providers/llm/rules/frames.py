@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from memlane.model.candidate import ConflictVerdict
-from memlane.providers.llm.rules import roles
+from memlane.providers.llm.rules import everyday, roles
 from memlane.providers.llm.rules.compare import (
     DAYS,
     USER,
@@ -41,7 +41,6 @@ from memlane.providers.llm.rules.lexicon_world import (
     MONTHS,
     NUMBER_WORDS,
     TECH_SLOTS,
-    provider_kind,
 )
 from memlane.providers.llm.rules.table import ORDINALS as _ORDINALS
 
@@ -61,11 +60,8 @@ RULES_OUT: dict[str, frozenset[str]] = {stem(k): frozenset(v.split()) for k, v i
 KINDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     k: (frozenset(stem(w) for w in k.split("_")), _stems(v)) for k, v in _DATA["kinds"].items()}
 ONE_AT_A_TIME = _stems(_DATA["one_at_a_time"])
-PROVIDERS = {k: frozenset(w.replace("_", " ") for w in v.split()) for k, v in _DATA["providers"].items()}
-# slot names as TECH_SLOTS writes them (notes_app), and the providers
-ONE_TOOL = frozenset(_DATA["one_at_a_time_tools"].split()) | {f"provider:{k}" for k in PROVIDERS} | {"team"}
-_SUPPORTS = frozenset(["supports", "supporter", "support", "supporting"])
-_TEAM_WORDS = frozenset(["club", "fc", "united", "city", "rovers", "athletic", "athletico", "atletico", "wanderers", "juniors", "rangers", "albion", "county", "town", "sporting", "real", "inter"])
+# slot names as TECH_SLOTS writes them (notes_app), and the providers and teams of everyday.py
+ONE_TOOL = frozenset(_DATA["one_at_a_time_tools"].split()) | everyday.HELD_ONE_AT_A_TIME
 WISHES = _stems(_DATA["wishes"])
 # a member of two words ("dark_mode") is matched on a pair of tokens; "remote=from_home" is one value in two words
 EXCLUSIVE: dict[str, frozenset[str]] = {
@@ -158,9 +154,8 @@ def frame(text: str) -> Frame:
              for c in (False, True)}  # "night shifts" is the value "night shift"
     listed = {w for w in {*tokens} | pairs if w in LISTED_VALUE}  # as written: "from home"
     exclusive = {LISTED_VALUE[w] for w in listed}  # the value: "remote"
-    named = {n for n in names(text) | tools | exclusive | _leading_name(text) if not same_name(n, who.name)}
-    kinds = frozenset({TECH_SLOTS[t] for t in tools if t in TECH_SLOTS} | _providers(named, {*tokens} | pairs)
-                      | _allegiance(named, set(tokens))
+    named = {n for n in names(text) | tools | exclusive | everyday.leading_name(text) if not same_name(n, who.name)}
+    kinds = frozenset({TECH_SLOTS[t] for t in tools if t in TECH_SLOTS} | everyday.held_kinds(named, {*tokens} | pairs)
                       | {k for k, members in EXCLUSIVE.items() if members & exclusive})
     days = {t for t in tokens if t.removesuffix("s") in DAYS}
     occasions = set(_OCCASION.findall(text.lower()))
@@ -185,45 +180,6 @@ def frame(text: str) -> Frame:
                  negative, markers, bool(raw & ADDITIVE - ({"too"} if _TOO_MUCH.search(text) else set())), left, _heads(objects),
                  kinds, roles.people(text),
                  roles.past_event(text), frozenset(tokens))
-
-
-_LEADS = re.compile(r"^([A-Z][a-z][\w'-]*) (?:has|is|was|became|have|are)\b(?=.*\bthe user)")
-
-
-def _feeling(f: Frame) -> int:
-    """+1 for liking, -1 for its opposite, 0 for neither or both ("loves it but hates the crowds")."""
-    return bool(f.tokens & _LIKING) - bool(f.tokens & _DISLIKING)
-
-
-def _turned(old: Frame, new: Frame) -> str | None:
-    """The same named thing liked in one statement and disliked in the other, neither negated."""
-    shared = old.names & new.names
-    if not shared or old.negative or new.negative or _feeling(old) * _feeling(new) != -1 or new.additive:
-        return None
-    # nothing else named: "is bored of Taylor Swift's new album" is about the album
-    return None if new.words - old.words - _FEELING_WORDS else min(shared)
-
-
-def _leading_name(text: str) -> set[str]:
-    """A name opening a statement about the user ("Azul has become the user's favourite board game"): names()
-    leaves out a sentence's first word, which is a name here since the user is named later."""
-    m = _LEADS.match(text)
-    return {m.group(1).lower()} if m and content_words(m.group(1)) else set()  # not "This has become ..."
-
-
-def _allegiance(named: set[str], tokens: set[str]) -> set[str]:
-    """A team the statement says the user supports ("supports River Plate", "a Racing Club fan"): one at a time."""
-    team = any(set(n.split()) & _TEAM_WORDS for n in named)
-    return {"team"} if named and (tokens & _SUPPORTS or "fan" in tokens and team) else set()
-
-
-def _providers(named: set[str], words: set[str]) -> set[str]:
-    """Kinds of provider a statement names one of: "main bank is Barclays" -> {"provider:bank"}."""
-    if not named:
-        return set()
-    said = {k for k, kind_words in PROVIDERS.items() if kind_words & words}
-    said |= {k for n in named if (k := provider_kind(n))}
-    return {f"provider:{k}" for k in said}
 
 
 def _verdict(relation: str, reason: str) -> ConflictVerdict:
@@ -291,12 +247,6 @@ _MOVED_TO = re.compile(r"\b(?:moved|relocated|moving|relocating)(?: back| out| o
 _SWAPPED = frozenset(["switched", "swapped", "replaced", "changed"])
 # an event trained or entered for (a plan is another matter: a decision about its subject settles it)
 _AIM = re.compile(r"\b(?:training|preparing|practi[sc]ing|signed up|registered|entered) for\b", re.IGNORECASE)
-TRAVEL: dict[str, frozenset[str]] = {way: frozenset(ws.split()) for way, ws in _DATA["travel"].items()}
-_DESTINATION = re.compile(r"\bto (?:work|the office|school|uni|university|college|campus|class|the gym)\b", re.IGNORECASE)
-_COMMUTE = frozenset(["commute", "commutes", "commuting"])
-_SOMETIMES = re.compile(r"\b(?:sometimes|occasionally|some days|when it rains|if it rains)\b", re.IGNORECASE)
-_LIKING, _DISLIKING = plain("liking"), plain("disliking")
-_FEELING_WORDS = _stems(f"{_DATA['liking']} {_DATA['disliking']} find finds found watch watches watching back")
 _CONSUME = _stems("drink drinks drinking eat eats eating")  # how a food or drink is had says no slot of its own
 
 
@@ -371,15 +321,15 @@ def compare(existing: str, candidate: str) -> ConflictVerdict | None:
         if pos.words and pos.words < neg.words:  # "likes films" / "does not like horror films": an exception
             return _verdict("new", f"an exception: {', '.join(sorted(neg.words - pos.words))}")
         return None
-    if (liked := _turned(old, new)) is not None:
+    if (liked := everyday.turned(old, new)) is not None:
         return _verdict("contradiction", f"opposite feelings about {liked}")
     if (why := refinement(old, new)) is not None:
         return _verdict("refinement", why)
-    if old.kinds & new.kinds & ONE_TOOL and _for_work(old) != _for_work(new):  # "uses Bitwarden" / "has to use
+    if old.kinds & new.kinds & ONE_TOOL and everyday.for_work(old) != everyday.for_work(new):  # "uses Bitwarden" / "has to use
         return _verdict("new", "one tool is for work, the other is the user's own")  # 1Password on the work laptop"
-    if (way := _other_way(old, new)) is not None:  # "takes the train to work" / "switched to driving to work"
+    if (way := everyday.other_way(old, new)) is not None:  # "takes the train to work" / "switched to driving to work"
         return _verdict("contradiction", f"goes {way[2]} by {way[1]} now (was {way[0]})")
-    if (trip := _trip(old)) is not None and trip == _trip(new) and not (change or old.negative or new.negative):
+    if (trip := everyday.trip(old)) is not None and trip == everyday.trip(new) and not (change or old.negative or new.negative):
         return _verdict("redundancy", f"goes {trip[1]} by {', '.join(sorted(trip[0]))}, said again")  # "daily commute is by train"
     if _moved_home(old, new):  # "lives on a farm near Ames" / "moved to a smaller farm outside Decorah"
         return _verdict("contradiction", f"moved: now {_values(old, new)[1]} (was {_values(old, new)[0]})")
@@ -489,42 +439,12 @@ def _moved_home(old: Frame, new: Frame) -> bool:
             and not old.names & new.names and not (new.words | old.words) & _WORKPLACE and not new.negative)
 
 
-def _trip(f: Frame) -> tuple[frozenset[str], str] | None:
-    """The ways of travel a statement names and where to ("cycles to work": {"bike"}, "to work")."""
-    to = _DESTINATION.search(f.text)
-    ways = frozenset(way for way, ways_words in TRAVEL.items() if f.tokens & ways_words)
-    where = to.group(0).lower() if to else "to work" if f.tokens & _COMMUTE else None  # a commute is to work
-    return (ways, where) if where and ways else None
-
-
-def _other_way(old: Frame, new: Frame) -> tuple[str, str, str] | None:
-    """The same trip made another way: (the old way, the new way, where to); not an addition ("sometimes"),
-    a negation, one occasion or another time ("on Fridays")."""
-    was, now = _trip(old), _trip(new)
-    if was is None or now is None or was[1] != now[1] or was[0] & now[0] or new.additive or old.negative or new.negative:
-        return None
-    if any(f.past and not f.markers for f in (old, new)):  # "drove to work today"; "switched to driving" is no occasion
-        return None
-    if old.once or new.once or old.when != new.when or _SOMETIMES.search(new.text):
-        return None
-    return ", ".join(sorted(was[0])), ", ".join(sorted(now[0])), now[1]
-
-
 def _one_favourite(old: Frame, new: Frame) -> bool:
     """Both name "the favourite" of one frame ("favourite band"), neither "one of" them."""
     return bool(old.tokens & new.tokens & ONE_WORD) and not (_ONE_OF.search(old.text) or _ONE_OF.search(new.text))
 
 
-# a tool used for work, which the employer may choose: it does not replace the user's own
-_FOR_WORK = frozenset(["work", "job", "team", "colleagues", "coworkers", "employer", "company", "office", "boss", "client",
-                       "clients", "workplace"])
 _WORKS_AT = re.compile(r"\b(?:works?|working|worked|employed|jobs?)\b[^.]*?\b(?:at|for|by)\b", re.IGNORECASE)
-
-
-def _for_work(f: Frame) -> bool:
-    """The statement is about the user's work ("on the work laptop", "the team moved to Linear"); an issue
-    tracker always is."""
-    return bool(f.tokens & _FOR_WORK or "issue_tracker" in f.kinds)
 
 
 def _one_tool(old: Frame, new: Frame) -> str | None:
