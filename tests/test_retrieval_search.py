@@ -147,6 +147,7 @@ def test_a_relevant_pin_outranks_a_closer_newer_match(tmp_path: Path) -> None:
     ("Any dinner ideas for me tonight?", "User is allergic to sesame.", True),  # what the user must not eat
     ("What should I cook for my parents?", "User keeps a strictly kosher kitchen.", True),
     ("Any dinner ideas for me tonight?", "User works night shifts at the depot.", False),
+    ("Do I have any allergies?", "User is allergic to penicillin.", True),
 ])
 def test_a_liking_asked_and_a_liking_stated_are_the_same_aspect(query: str, summary: str, same: bool) -> None:
     record = MemoryRecord.model_validate({"id": "m", "user_id": "u", "summary": summary, "created_at": NOW,

@@ -1,5 +1,5 @@
-"""Issue 11 round 9: mechanisms found by reading holdout9, holdout13 and holdout14 (phrasings here are our own,
-not the sets').
+"""Issue 11 round 9: mechanisms found by reading holdout9, holdout13, holdout14 and holdout15 (phrasings here are
+our own, not the sets').
 
 Judge: where one works is one value of a list (remote, hybrid, the office; "from home" is "remote"); how a
 drink is taken is one slot whatever verb has it; giving up sugar retires the sweets it implies; an aim
@@ -79,6 +79,14 @@ from tests.test_rules_chat_round5 import mem, told_in_chat  # noqa: F401 (mem is
     # a team supported is one at a time; fans of singers are many
     ("User supports Hearts.", "User is a Motherwell FC fan now.", "contradiction"),
     ("User is a Taylor Swift fan.", "User is an Adele fan.", "new"),
+    # holdout15: a switch told of a part of a business does not change the business
+    ("User owns a small cafe in Derry.", "User has migrated the cafe's bookkeeping to Xero.", "new"),
+    ("User keeps the cafe's accounts in Sage.", "User moved the cafe's bookkeeping to FreeAgent.", "contradiction"),
+    ("User drives the kids to school.", "User does the school run by car.", "redundancy"),
+    ("User has a Saturday job at Tesco.", "User's Saturday job is now at a bakery.", "contradiction"),
+    ("User has a Saturday job at Tesco.", "User also has an evening job at the pub now.", "new"),
+    ("User works in healthcare.", "User works as a physiotherapist at St Thomas'.", "refinement"),
+    ("User gets up at 6:15 every morning.", "User is always up at 6:15, every single day.", "redundancy"),
 ])
 def test_the_judge_reads_the_slot_whatever_words_fill_it(existing: str, candidate: str, relation: str) -> None:
     verdict = classify(existing, candidate)
@@ -101,6 +109,14 @@ def test_the_judge_reads_the_slot_whatever_words_fill_it(existing: str, candidat
     ("bullet points work better for me", "User prefers answers with bullet points."),
     ("when you explain maths, use examples from cooking, that's how it clicks", "User prefers answers in examples"),
     ("we adopted a second cat, a ragdoll called Mochi", "User has a ragdoll named Mochi."),
+    ("I'm a roofer, self-employed.", "User is self-employed."),  # terms of work, not the job
+    ("I'm a roofer, self-employed.", "User works as a roofer."),
+    ("my manager put me on lates", "User is on lates now."),
+    ("ended up with a OnePlus 12, returned the iPhone", "User ended up with a OnePlus 12"),
+    ("I get up at 6:45 on weekdays", "User gets up at 6:45 on weekdays."),  # a clock time is no sentence break
+    ("hi, I'm Ana, mum of two girls, I teach piano", "User has two daughters."),
+    ("we moved down the coast to Brighton", "User lives in Brighton."),
+    ("when you show me how to cook something, I prefer numbered steps", "User prefers answers in numbered steps."),
 ])
 def test_a_statement_said_the_way_people_type_is_kept(message: str, expected: str) -> None:
     assert any(s.startswith(expected) for s in summaries(message)), summaries(message)

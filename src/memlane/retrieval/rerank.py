@@ -60,7 +60,7 @@ _STATES_SUPPORT = re.compile(r"\b(?:follows?|supports?|supporter|fan|roots? for|
 # a question about what the user eats, and a memory saying what they must not or do not eat ("What should you
 # know about my food?" / the pinned "User is coeliac.")
 _ASKS_FOOD = re.compile(r"\b(?:food|foods|eat|eating|eats|diet|meals?|dinner|lunch|breakfast|cook|cooking|recipes?|"
-                        r"restaurants?|snacks?)\b", re.IGNORECASE)
+                        r"restaurants?|snacks?|allerg\w*|intoleran\w*)\b", re.IGNORECASE)
 _STATES_DIET = re.compile(r"\b(?:allerg\w*|intoleran\w*|coeliac|celiac|gluten|lactose|vegan|vegetarian|pescatarian|"
                           r"halal|kosher|diabetic|keto)\b", re.IGNORECASE)
 

@@ -19,6 +19,8 @@ _POLES: dict[str, frozenset[str]] = {
     "casual": words("casual informal relaxed chatty"),
     "formal": words("formal professional"),
     "recap": words("summary summaries recap recaps tldr tl;dr takeaway takeaways wrap-up"),  # at the end of answers
+    "steps": words("step-by-step steps numbered"),
+    "prose": words("prose paragraphs"),
     "no_recap": frozenset(),  # only as what "no summary at the end" asks for
 }
 ASPECTS: dict[str, frozenset[str]] = {
@@ -59,7 +61,7 @@ def key_suffix(style: str) -> str:
 
 
 _OPPOSITE = {"short": "long", "long": "short", "metric": "imperial", "imperial": "metric", "casual": "formal",
-             "formal": "casual", "recap": "no_recap", "no_recap": "recap"}
+             "formal": "casual", "recap": "no_recap", "no_recap": "recap", "steps": "prose", "prose": "steps"}
 _ABOUT_ANSWERS = words("answer answers reply replies response responses explanation explanations text texts "
                        "message messages assistant measurements units tone recipes prices distances temperatures weights "
                        "amounts quantities")

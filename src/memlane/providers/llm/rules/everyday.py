@@ -7,6 +7,8 @@
 - **Liking turned** to its opposite, of one named thing: "enjoys watching Formula 1" / "finds Formula 1 boring now".
 - **A tool for work** ("has to use 1Password on the work laptop") does not replace the user's own ("uses Bitwarden").
 - **A name opening a statement** about the user: "Azul has become the user's favourite board game".
+- **A job at another place, said as a change**: "a part-time job stacking shelves at Aldi" / "part-time job is
+  now at a garden centre".
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ _FEELING_WORDS = stems(f"{DATA['liking']} {DATA['disliking']} find finds found w
 TRAVEL: dict[str, frozenset[str]] = {way: frozenset(ws.split()) for way, ws in DATA["travel"].items()}
 _DESTINATION = re.compile(r"\bto (?:work|the office|school|uni|university|college|campus|class|the gym)\b", re.IGNORECASE)
 _COMMUTE = frozenset(["commute", "commutes", "commuting"])
+_SCHOOL_RUN = re.compile(r"\bschool runs?\b", re.IGNORECASE)
 _SOMETIMES = re.compile(r"\b(?:sometimes|occasionally|some days|when it rains|if it rains)\b", re.IGNORECASE)
 # a tool used for work, which the employer may choose: it does not replace the user's own
 _FOR_WORK = frozenset(["work", "job", "team", "colleagues", "coworkers", "employer", "company", "office", "boss", "client",
@@ -72,7 +75,9 @@ def trip(f: Frame) -> tuple[frozenset[str], str] | None:
     """The ways of travel a statement names and where to ("cycles to work": {"bike"}, "to work")."""
     to = _DESTINATION.search(f.text)
     ways = frozenset(way for way, ways_words in TRAVEL.items() if f.tokens & ways_words)
-    where = to.group(0).lower() if to else "to work" if f.tokens & _COMMUTE else None  # a commute is to work
+    # a commute is to work, a school run to school
+    where = to.group(0).lower() if to else "to work" if f.tokens & _COMMUTE else "to school" if _SCHOOL_RUN.search(
+        f.text) else None
     return (ways, where) if where and ways else None
 
 
@@ -93,3 +98,17 @@ def for_work(f: Frame) -> bool:
     """The statement is about the user's work ("on the work laptop", "the team moved to Linear"); an issue
     tracker always is."""
     return bool(f.tokens & _FOR_WORK or "issue_tracker" in f.kinds)
+
+
+_JOB_AT = re.compile(r"\b(?:job|jobs|works?|working)\b(?:\s+(?!at\b)[\w'-]+){0,4}?\s+at\s+(?:the\s+|a\s+|an\s+)?"
+                     r"(?P<place>[\w'-]+(?:\s+(?!on\b|in\b|for\b|every\b|since\b)[\w'-]+){0,3})", re.IGNORECASE)
+
+
+def job_elsewhere(old: Frame, new: Frame) -> tuple[str, str] | None:
+    """(the old place, the new place) when both say where the user's job is, the places share no word and the
+    new statement says it changed ("now"); not an addition ("also", "a second job")."""
+    was, now = _JOB_AT.search(old.text), _JOB_AT.search(new.text)
+    if was is None or now is None or not new.markers or new.additive or old.negative or new.negative:
+        return None
+    a, b = was.group("place").lower().strip(". "), now.group("place").lower().strip(". ")
+    return None if set(content_words(a)) & set(content_words(b)) else (a, b)

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from memlane.model.candidate import Candidate, ChatMessage, Extraction
 from memlane.providers.llm.rules import correction, filters, intro, relocation, specification, subject, table
+from memlane.providers.llm.rules.answer_aspects import STYLE_SLOT
 from memlane.providers.llm.rules.build import apply, candidate, subject_key
 from memlane.providers.llm.rules.context import Registry, build
 from memlane.providers.llm.rules.facts import USER, Clause, Fact, Subject
@@ -147,6 +148,11 @@ _DECISION_AFTER = re.compile(r"^(?P<clause>(?:I|we) [^.!?]+?),? (?:final decisio
                              re.IGNORECASE | re.MULTILINE)
 
 
+# a condition on the assistant's answers, then a style the user prefers: a directive about answers
+_WHEN_YOU_PREFER = re.compile(rf"(?P<when>\b(?:when|whenever) you [\w' ]+?),\s*I (?:prefer|like|want|need) (?={STYLE_SLOT}(?:$|[.!,]))",
+                              re.IGNORECASE)
+
+
 def _prepare(text: str) -> str:
     text = _QUOTED.sub(_unquoted, text)  # words for the assistant to write, or someone else's: not the user's
     # "About me: 29, ..." -> "I am 29, ..."; "quick intro: I'm Haruto, ..." keeps its own subject
@@ -154,6 +160,7 @@ def _prepare(text: str) -> str:
     text = _DECISION_AFTER.sub(r"I decided \g<clause>", _DECISION_COLON.sub("I decided ", text))
     text = _BASED.sub(r"I am based in \g<place>", _HOME_IS.sub("I live in ", text))  # "I'm Cork-based"
     text = _GOAL_COLON.sub(lambda m: f"my {m.group('what').lower()} is to ", text)
+    text = _WHEN_YOU_PREFER.sub(r"\g<when>, use ", text)  # "when you explain things, I prefer numbered steps"
     return _capitalise_names(_FAVOURITE_COLON.sub(lambda m: f"my {m.group('what')} is ", text))
 
 

@@ -247,6 +247,9 @@ _MOVED_TO = re.compile(r"\b(?:moved|relocated|moving|relocating)(?: back| out| o
 _SWAPPED = frozenset(["switched", "swapped", "replaced", "changed"])
 # an event trained or entered for (a plan is another matter: a decision about its subject settles it)
 _AIM = re.compile(r"\b(?:training|preparing|practi[sc]ing|signed up|registered|entered) for\b", re.IGNORECASE)
+# what a business or a home is: a switch told of a part of it ("migrated the bakery's bookkeeping to Xero") does
+# not change "owns a small bakery in Galway"
+_HOLDS = frozenset(["own", "owns", "owned", "run", "runs", "live", "lives", "based"])
 _CONSUME = _stems("drink drinks drinking eat eats eating")  # how a food or drink is had says no slot of its own
 
 
@@ -327,6 +330,8 @@ def compare(existing: str, candidate: str) -> ConflictVerdict | None:
         return _verdict("refinement", why)
     if old.kinds & new.kinds & ONE_TOOL and everyday.for_work(old) != everyday.for_work(new):  # "uses Bitwarden" / "has to use
         return _verdict("new", "one tool is for work, the other is the user's own")  # 1Password on the work laptop"
+    if (places := everyday.job_elsewhere(old, new)) is not None:
+        return _verdict("contradiction", f"the job is at {places[1]} now (was {places[0]})")
     if (way := everyday.other_way(old, new)) is not None:  # "takes the train to work" / "switched to driving to work"
         return _verdict("contradiction", f"goes {way[2]} by {way[1]} now (was {way[0]})")
     if (trip := everyday.trip(old)) is not None and trip == everyday.trip(new) and not (change or old.negative or new.negative):
@@ -350,6 +355,7 @@ def compare(existing: str, candidate: str) -> ConflictVerdict | None:
         # the old verb may go; not for a date the old one lacks ("holds a Ghanaian passport" / "valid until 2036")
         swapped_new = only_new - _CONSUME or only_new  # "takes tea with milk" / "drinks tea black"
         if change and len(swapped_new) == 1 and len(only_old) <= 2 and old.words & new.words and not (
+                _differ(old, new) and old.tokens & _HOLDS) and not (
                 new.numbers and not old.numbers) and not (old.tokens & ONE_WORD and not new.tokens & ONE_WORD):
             # (a favourite is not changed by a statement that names none: "go-to shoe is the Hoka" / "picked up
             # some Nike trail shoes")

@@ -23,6 +23,9 @@ _VERB_LEAD = re.compile(r"^(?:live|work|study|teach|run|own|have|speak|love|like
 _STATE_LEAD = re.compile(r"^(?:\d|from\b|originally\b|based\b|in\b(?! case\b)|into\b|a\b|an\b|the\b|[A-Z])")
 _NO_ARTICLE = STATUSES | TRAITS | DEMONYMS | DIETS | {"retired", "unemployed", "self-employed", "pregnant"}
 _ADJECTIVE = re.compile(r"^[a-z]+(?:-free|-based|-intolerant|ic|ish|ful|ous|ive|able|ible)$")
+_PARENT_OF = re.compile(r"^(?:a )?(?:proud )?(?:dad|father|mum|mom|mother|parent|grandad|grandma|grandmother|grandfather) "
+                        r"(?:of|to) (?P<children>(?:\w+ )?(?:boys|girls|kids|children|sons|daughters|grandchildren|"
+                        r"grandkids|(?:a|one) (?:boy|girl|son|daughter)))$", re.IGNORECASE)
 _MAX_WORDS = 8  # a part longer than this is a sentence of its own, not an item of a list
 
 
@@ -35,6 +38,10 @@ def _part(text: str) -> str | None:
         return text
     if m := re.match(r"^(living|working|based|studying)\s+(.+)$", text):
         return f"{_GERUND_AS[m.group(1)]} {m.group(2)}"
+    if m := _PARENT_OF.match(text):  # "dad of three boys": three sons
+        children = m.group("children")
+        return "I have " + re.sub(r"\b(boy|girl)(s?)$", lambda w: ("son" if w.group(1) == "boy" else "daughter") + w.group(2),
+                                  children, flags=re.IGNORECASE)
     if _VERB_LEAD.match(text):
         return f"I {text}"
     first = text.split()[0].lower()

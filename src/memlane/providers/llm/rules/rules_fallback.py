@@ -54,6 +54,7 @@ _GIVE_UP = re.compile(
 )
 # a named thing acquired is owned from now on: "picked up some Nike Pegasus for the trails", "bought a Kindle"
 _ACQUIRED = re.compile(r"^I (?:just |finally |recently |also )*(?:bought|got|picked up|ordered|treated myself to|"
+                       r"ended up (?:with|getting|buying)|"
                        r"invested in) (?:a |an |some |the |myself |new |pair of |a pair of )*(?:[a-z-]+ )?"
                        r"(?-i:[A-Z])[\w'-]*[a-z]", _I)
 # taking something up is a habit from now on: "I started using Obsidian", "I took up the ukulele"

@@ -228,7 +228,8 @@ _VEHICLE = re.compile(
     r"(?:car|motorbike|motorcycle|scooter|van|truck|pickup|e-bike|bike|bicycle)))\b",
 )
 # a tool of a known slot only (TECH_SLOTS): "I'm on Android", "got an iPhone 15 Pro", "my password manager is X"
-_OWN = re.compile(r"^I (?:am on|am using|got|bought|have|own) (?:an? |my )?(?:new )?(?P<v>.+)$", _I)
+_OWN = re.compile(r"^I (?:am on|am using|got|bought|have|own|ended up (?:with|getting|buying)) (?:an? |my )?(?:new )?"
+                  r"(?P<v>.+)$", _I)
 _MY_TOOL = re.compile(r"^my (?:[a-z-]+ ){1,2}(?:is|app is) (?:an? |the )?(?P<v>(?-i:[A-Z])[\w.+ -]*)$", _I)
 _SWITCH_TO = re.compile(
     r"^I (?:have |just |recently |finally )*(?:switched|moved|migrated|changed|converted) (?:over )?to (?P<b>.+)$",

@@ -85,12 +85,13 @@ def _same_value(a: Slot, b: Slot) -> bool:
     return a.value == b.value
 
 
-def _one_each(old: list[Slot], new: list[Slot]) -> tuple[Slot, Slot] | None:
-    """The one value of a kind each statement holds once, when they differ (None when no kind fits)."""
+def _one_each(old: list[Slot], new: list[Slot], same: bool = False) -> tuple[Slot, Slot] | None:
+    """The one value of a kind each statement holds once, when they differ (or, with ``same``, when they are
+    equal); None when no kind fits."""
     for kind in dict.fromkeys(s.kind for s in new):
         a = [s for s in old if s.kind == kind]
         b = [s for s in new if s.kind == kind]
-        if len(a) == len(b) == 1 and not _same_value(a[0], b[0]):
+        if len(a) == len(b) == 1 and _same_value(a[0], b[0]) == same:
             return a[0], b[0]
     return None
 
@@ -127,10 +128,10 @@ def _cosine(a: str, b: str) -> float:
 
 
 @lru_cache(maxsize=4096)
-def masked_cosine(existing: str, candidate: str) -> float | None:
+def masked_cosine(existing: str, candidate: str, same: bool = False) -> float | None:
     """Cosine of the two statements with every value masked (:func:`masked`); None when they hold no
-    differing value of one kind, or nothing is left of one of them."""
-    if _one_each(slots(existing), slots(candidate)) is None:
+    differing value of one kind (no equal one, with ``same``), or nothing is left of one of them."""
+    if _one_each(slots(existing), slots(candidate), same) is None:
         return None
     a, b = masked(existing), masked(candidate)
     if not a or not b:
@@ -153,7 +154,12 @@ def same_slot(existing: str, candidate: str) -> ConflictVerdict | None:
     if frames.frame(existing).once or frames.frame(candidate).once:
         return None
     score = masked_cosine(existing, candidate)
-    if score is None or score < SAME_SLOT:
-        return None
-    return ConflictVerdict(relation="contradiction",
-                           reason=f"the same slot in other words (masked cosine {score:.2f}), another value")
+    if score is not None and score >= SAME_SLOT:
+        return ConflictVerdict(relation="contradiction",
+                               reason=f"the same slot in other words (masked cosine {score:.2f}), another value")
+    # the same value said of the slot in other words: "gets up at 5:30" / "alarm goes off at 5:30 daily"
+    score = masked_cosine(existing, candidate, same=True)
+    if score is not None and score >= SAME_SLOT:
+        return ConflictVerdict(relation="redundancy",
+                               reason=f"the same slot in other words (masked cosine {score:.2f}), the same value")
+    return None

@@ -70,7 +70,7 @@ _TYPED = {
 _TYPED_WORD = re.compile(r"\b(" + "|".join(_TYPED) + r")\b")
 _NEG_WORD = re.compile(r"\b(" + "|".join(_NEG_FIX) + r")\b", re.IGNORECASE)
 
-_SENTENCE = re.compile(r"[^.!?;:\n]+(?:[.!?]+|[;:\n]|$)")
+_SENTENCE = re.compile(r"(?:[^.!?;:\n]|(?<=\d)[.:](?=\d))+(?:[.!?]+|[;:\n]|$)")  # "5:30" and "2.5" are no breaks
 _ABBREV = re.compile(r"\b(?:dr|mr|mrs|ms|st|prof|jr|sr|vs|etc|e\.g|i\.e|approx|no|(?-i:[A-HJ-Z]))\.$", re.IGNORECASE)
 # (a capital letter alone is an initial: "Fontaines D.C.", "J. K. Rowling")
 _SUBJECT_START = r"(?:I|i|my|My|MY|we|We|our|Our)\b"
