@@ -86,9 +86,12 @@ def _same_value(a: Slot, b: Slot) -> bool:
 
 
 def _one_each(old: list[Slot], new: list[Slot], same: bool = False) -> tuple[Slot, Slot] | None:
-    """The one value of a kind each statement holds once, when they differ (or, with ``same``, when they are
-    equal); None when no kind fits."""
+    """The one value of a kind each statement holds once, when they differ (or, with ``same``, the one clock
+    time both hold: "gets up at 5:30" / "is always up at 5:30"; a name or a date said twice may be two things,
+    "a flight to Oslo for May" / "a hotel in Oslo for May"); None when no kind fits."""
     for kind in dict.fromkeys(s.kind for s in new):
+        if same and kind != "clock":
+            continue
         a = [s for s in old if s.kind == kind]
         b = [s for s in new if s.kind == kind]
         if len(a) == len(b) == 1 and _same_value(a[0], b[0]) == same:
