@@ -117,6 +117,7 @@ def test_the_judge_reads_the_slot_whatever_words_fill_it(existing: str, candidat
     ("hi, I'm Ana, mum of two girls, I teach piano", "User has two daughters."),
     ("we moved down the coast to Brighton", "User lives in Brighton."),
     ("when you show me how to cook something, I prefer numbered steps", "User prefers answers in numbered steps."),
+    ("my favourite card game is cribbage, we play it every Sunday", "User plays cribbage every Sunday."),  # "it" named
 ])
 def test_a_statement_said_the_way_people_type_is_kept(message: str, expected: str) -> None:
     assert any(s.startswith(expected) for s in summaries(message)), summaries(message)

@@ -247,9 +247,21 @@ def facts_in(text: str, registry: Registry, statements: list[tuple[str, Fact | N
             if fact is None:
                 reasons.append("no_fact")
                 continue
+            if len(found) > begun and (named := _named(found[-1][0])) and _IT_OBJECT.search(fact.text):
+                fact.text = _IT_OBJECT.sub(named, fact.text, count=1)  # "... is Wingspan, we play it every Friday"
             found.append((fact, who))
     found[begun:] = _without_reasons(found[begun:])
     return found, reasons
+
+
+def _named(fact: Fact) -> str | None:
+    """The one thing a fact names, which an "it" in the next clause stands for: its one entity, or a favourite."""
+    if len(fact.entities) == 1:
+        return fact.entities[0]
+    return fact.value if (fact.key or "").startswith("pref:favourite") and fact.value else None
+
+
+_IT_OBJECT = re.compile(r"(?<=[a-z] )\bit\b(?=[ .,!]|$)")  # "it" after a verb: what the clause before named
 
 
 _NEGATIVE = re.compile(r"\b(?:not|never|no longer)\b", re.IGNORECASE)
