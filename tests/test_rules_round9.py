@@ -146,8 +146,9 @@ def test_a_role_told_in_an_introduction_is_replaced_by_a_new_job(mem: Memory) ->
     assert not any("inspector" in s for s in active), active
 
 
-@pytest.mark.parametrize("message", ["ok gotta dash, ttyl", "right, need to head off now, catch you later"])
-def test_a_sign_off_stores_nothing(message: str) -> None:
+@pytest.mark.parametrize("message", ["ok gotta dash, ttyl", "right, need to head off now, catch you later",
+                                     "they're my favourite"])  # a pronoun names no favourite alone
+def test_a_sign_off_or_a_bare_pronoun_stores_nothing(message: str) -> None:
     assert summaries(message) == []
 
 
