@@ -65,12 +65,13 @@ _STATES_DIET = re.compile(r"\b(?:allerg\w*|intoleran\w*|coeliac|celiac|gluten|la
                           r"halal|kosher|diabetic|keto)\b", re.IGNORECASE)
 
 
+_ASPECTS = ((_ASKS_SUPPORT, _STATES_SUPPORT), (_ASKS_FOOD, _STATES_DIET))
+
+
 def same_aspect(query: str, record: MemoryRecord) -> bool:
     """Whether ``query`` asks what the user likes (or whom they support, or what they eat) and ``record``
     says it."""
-    if _ASKS_SUPPORT.search(query) and _STATES_SUPPORT.search(record.summary):
-        return True
-    if _ASKS_FOOD.search(query) and _STATES_DIET.search(record.summary):
+    if any(asks.search(query) and states.search(record.summary) for asks, states in _ASPECTS):
         return True
     return bool(_ASKS_LIKING.search(query)) and (
         (record.key or "").startswith("pref:") or bool(_STATES_LIKING.search(record.summary)))

@@ -188,11 +188,16 @@ def _same_slot(old: Reading, new: Reading) -> ConflictVerdict:
     return _verdict("contradiction", f"same slot {slot}, value changed from {old.value!r} to {new.value!r}")
 
 
+def _said_again(existing: str, candidate: str) -> bool:
+    """Neither negated, and the candidate says no change and no addition: it may only say the other again."""
+    return not (negated(existing) or negated(candidate) or frames.adds(existing, candidate) or _CHANGED.search(candidate))
+
+
 def _same_named_thing(existing: str, candidate: str, old_words: frozenset[str], new_words: frozenset[str]) -> str | None:
     """A name of two or more words both give, and another word they share ("got the PADI Open Water
     certification" / "became a certified Open Water diver"): one thing told twice. Not a name alone ("works
     at Blue Bottle Coffee" / "is a barista at Blue Bottle Coffee" are two facts)."""
-    if negated(existing) or negated(candidate) or frames.adds(existing, candidate) or _CHANGED.search(candidate):
+    if not _said_again(existing, candidate):
         return None
     pairs = [(a, b) if len(a) <= len(b) else (b, a) for a in names(existing) for b in names(candidate)]
     shared = {short for short, long in pairs if " " in short and re.search(rf"\b{re.escape(short)}\b", long)}
@@ -207,12 +212,12 @@ def _same_named_thing(existing: str, candidate: str, old_words: frozenset[str], 
 # a thing of two words or more the user has or uses: "works at a standing desk", "has got a standing desk in ..."
 _USED = re.compile(r"\b(?:has|have|had|got|uses|use|using|owns|own|works? (?:at|on|with)|sits? (?:at|on))\s+"
                    r"(?:got\s+)?(?:an?|the|their|his|her|my)\s+(?P<thing>[a-z][\w-]*(?:\s+[a-z][\w-]*){1,2}?)"
-                   r"(?=\s+(?:in|at|on|for|that|which|when|while|every|all|at|to|from)\b|[.,]?$)")
+                   r"(?=\s+(?:in|at|on|for|that|which|when|while|every|all|to|from)\b|[.,]?$)")
 
 
 def _same_thing_used(existing: str, candidate: str) -> str | None:
     """The same thing of two words or more had or used in both, and no change, negation or addition."""
-    if negated(existing) or negated(candidate) or frames.adds(existing, candidate) or _CHANGED.search(candidate):
+    if not _said_again(existing, candidate):
         return None
     if frames.frame(candidate).when or re.search(r"\b(?:every|each|daily|weekly)\b", candidate):
         return None  # "uses the home gym every morning" tells a habit the other does not

@@ -363,8 +363,7 @@ def compare(existing: str, candidate: str) -> ConflictVerdict | None:
         if change and _differ(old, new) and _employed(old) and _employed(new):
             return _verdict("contradiction", f"works elsewhere now: {_values(old, new)[1]} (was {_values(old, new)[0]})")
         if _listed_differ(old, new) and not (new.additive or old.negative or new.negative or old.past or new.past):
-            # "works fully remote" /
-            # "is back in the office full time": another value of a list held one at a time
+            # another value of a list held one at a time: "works fully remote" / "is back in the office full time"
             return _verdict("contradiction", f"changed from {_values(old, new)[0]} to {_values(old, new)[1]}")
         if (slot := _one_tool(old, new)) is not None:
             return _verdict("contradiction", f"another {slot}: {_values(old, new)[1]} (was {_values(old, new)[0]})")

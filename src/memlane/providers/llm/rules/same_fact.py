@@ -37,14 +37,15 @@ _SPECIFIC = frozenset({"Finance", "Budget", "Health", "Education", "Travel", "Wo
 _COMPATIBLE = {frozenset({"Finance", "Budget"})}
 _ANSWER = stem("answer")  # replies and responses too (compare._SYNONYMS)
 # wanting, presenting and the nouns that hold a style ("bullet points", "bulleted lists", "in a short form")
+_SHOWING = stems("show shown showing convert converted converting display displayed quote quoted")
 _ASKING = stems(
     "like want wants need needs ask asks expect expects format formatted formatting written write writes presented "
     "present laid structured structure delivered deliver kept keep given give style form point points list lists "
-    "always please show shown showing convert converted converting display displayed quote quoted")
+    "always please") | _SHOWING
 # values the assistant shows: how the user wants them shown is an answer style too ("prices in Canadian dollars");
 # "the gym costs £32 a month" asks for nothing
 _SHOWN_VALUES = stems("price prices amount amounts cost costs figure figures")
-_WANTED_SHOWN = stems("like want wants show shown convert converted display displayed quote quoted")
+_WANTED_SHOWN = stems("like want wants") | _SHOWING
 
 
 _TIMES = stems("morning mornings evening evenings night nights afternoon afternoons weekend weekends weekday weekdays "
