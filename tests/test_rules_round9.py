@@ -133,19 +133,6 @@ def test_a_passing_statement_is_not_read_as_a_job_or_a_choice(message: str, unwa
     assert not any(unwanted in s for s in summaries(message)), summaries(message)
 
 
-def test_going_back_to_the_office_replaces_working_from_home(mem: Memory) -> None:  # noqa: F811
-    active = told_in_chat(mem, "I work from home these days", "I'm back in the office full time since March")
-    assert any("office" in s for s in active), active
-    assert not any("from home" in s for s in active), active
-
-
-def test_a_role_told_in_an_introduction_is_replaced_by_a_new_job(mem: Memory) -> None:  # noqa: F811
-    active = told_in_chat(mem, "hey, I'm Joost and I'm a ticket inspector at the terminal",
-                          "started a new job, I'm a bus driver now")
-    assert any("bus driver" in s for s in active), active
-    assert not any("inspector" in s for s in active), active
-
-
 @pytest.mark.parametrize("message", ["ok gotta dash, ttyl", "right, need to head off now, catch you later",
                                      "they're my favourite"])  # a pronoun names no favourite alone
 def test_a_sign_off_or_a_bare_pronoun_stores_nothing(message: str) -> None:
@@ -157,18 +144,23 @@ def test_a_payment_or_a_street_is_no_subscription_or_supplier(message: str) -> N
     assert not any("subscription" in s or "switched" in s for s in summaries(message)), summaries(message)
 
 
-def test_it_is_told_after_the_clause_that_names_what_changed(mem: Memory) -> None:  # noqa: F811
-    active = told_in_chat(mem, "my council tax is £160 a month", "the council put it up again. it's £174 now")
-    assert any("174" in s for s in active), active
-    assert not any("160" in s for s in active), active
-
-
-def test_a_specification_names_the_thing_by_the_head_noun_the_general_fact_used(mem: Memory) -> None:  # noqa: F811
-    """No kinds row lists "fund": the specified thing shares its head noun with the earlier fact."""
-    active = told_in_chat(mem, "I pay into a pension fund every month",
-                          "to be specific it's £250 a month into the Aviva Global Equity fund")
-    assert any("Aviva Global Equity fund" in s for s in active), active
-    assert not any("a pension fund" in s for s in active), active
+@pytest.mark.parametrize(("first", "then", "kept", "gone"), [
+    # going back to the office replaces working from home
+    ("I work from home these days", "I'm back in the office full time since March", "office", "from home"),
+    # a role told in an introduction is replaced by a new job
+    ("hey, I'm Joost and I'm a ticket inspector at the terminal", "started a new job, I'm a bus driver now",
+     "bus driver", "inspector"),
+    # "it is" told after the clause that names what changed
+    ("my council tax is £160 a month", "the council put it up again. it's £174 now", "174", "160"),
+    # a specification names the thing by the head noun the general fact used (no kinds row lists "fund")
+    ("I pay into a pension fund every month", "to be specific it's £250 a month into the Aviva Global Equity fund",
+     "Aviva Global Equity fund", "a pension fund"),
+])
+def test_a_later_message_replaces_what_it_changes(mem: Memory, first: str, then: str, kept: str,  # noqa: F811
+                                                  gone: str) -> None:
+    active = told_in_chat(mem, first, then)
+    assert any(kept in s for s in active), active
+    assert not any(gone in s for s in active), active
 
 
 def test_a_move_to_another_town_restates_the_job_told_with_the_old_one(mem: Memory) -> None:  # noqa: F811
