@@ -53,6 +53,15 @@ _AMOUNT = re.compile(r"\b(?:\d+|half|a couple|a few|once|twice|\w+ times)\b[\w ]
                      r"(?:day|week|month|night|morning|evening)\b", re.IGNORECASE)
 
 
+def _kind_of_thing(candidate: str, added: frozenset[str], old_words: frozenset[str]) -> bool:
+    """An added word stands right before the candidate's last word, which the stored one has: it names a kind of
+    that thing ("reads fantasy" / "reads grimdark fantasy"), not a manner ("really", "now")."""
+    said = [content_words(w) for w in _words(candidate)]
+    last = [next(iter(w)) for w in said if w][-1:]
+    return any(a and next(iter(a)) in added and b and next(iter(b)) in old_words and next(iter(b)) in last
+               for a, b in zip(said, said[1:], strict=False))
+
+
 def _verdict(relation: Relation, reason: str) -> ConflictVerdict:
     return ConflictVerdict(relation=relation, reason=reason)
 
@@ -354,7 +363,8 @@ def classify(existing: str, candidate: str) -> ConflictVerdict:
     if score >= SAME:
         added = new_words - old_words - frames.UNINFORMATIVE
         detail = names(candidate) - names(existing) or number_set(candidate) - number_set(existing)
-        if old_words < new_words and added and (detail or len(added) >= 2):  # one more word is a restatement
+        # one more word is a restatement, unless it names a kind of the thing ("grimdark fantasy", "fly fishing")
+        if old_words < new_words and added and (detail or len(added) >= 2 or _kind_of_thing(candidate, added, old_words)):
             return _verdict("refinement", f"adds {', '.join(sorted(added))} to the same fact")
         return _verdict("redundancy", f"content-word overlap {score:.0%}")
     if not score and bool(old_numbers) != bool(new_numbers):  # "Ava is 5" / "Ava just started kindergarten"

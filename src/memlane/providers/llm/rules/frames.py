@@ -97,7 +97,7 @@ _DAY_PART = re.compile(rf"\b({'|'.join(sorted(DAYS))})s? (morning|afternoon|even
 _HABIT_PART = re.compile(
     r"(?<!\blast )(?<!\bthis )(?<!\bnext )(?<!\btomorrow )(?<!\byesterday )(?<!day )"
     r"\b(?:(?P<edge>early|late)\s+(?:in\s+the\s+|at\s+)?|first\s+thing\s+in\s+the\s+|in\s+the\s+|at\s+|during\s+the\s+)?"
-    r"(?P<part>mornings?|afternoons?|evenings?|nights?)\b")
+    r"(?P<part>mornings?|afternoons?|evenings?|nights?|lunch(?:times?| breaks?| hours?))\b")
 _PARTS = ("morning", "afternoon", "evening", "night")
 _SIDE = re.compile(r"\b(?:their|the|my|his|her|your|its|on the) (?:left|right)\b", re.IGNORECASE)
 _FORMERLY = re.compile(r"\b(?:used to|formerly|no more)\b", re.IGNORECASE)
@@ -256,10 +256,14 @@ _CONSUME = _stems("drink drinks drinking eat eats eating")  # how a food or drin
 def _differ(old: Frame, new: Frame) -> bool:
     """Both hold a name the other lacks (``buddhist`` and ``buddhism`` are one name; a name the other
     text writes in lowercase is not lacking: "a Labrador" / "a labrador")."""
-    def lacks(a: Frame, b: Frame) -> bool:
-        low = b.text.lower()
-        return any(not any(same_name(x, y) for y in b.names) and x not in low for x in a.names)
+    def lacks(a: Frame, b: Frame) -> bool:  # "O-negative" and "O negative" are one name
+        low = b.text.lower().replace("-", " ")
+        return any(not any(same_name(x, y) for y in b.names) and x.replace("-", " ") not in low for x in a.names)
     return lacks(old, new) and lacks(new, old)
+
+
+# verbs that only say an activity is done: the thing done says which ("playing valorant" is "grinding valorant")
+_DOING = frozenset(stem(w) for w in ("play", "playing", "do", "doing", "use", "using", "go", "going", "watch", "watching"))
 
 
 # how an activity is done, not which: "gave up online chess" gives up chess ("sugary drinks" are some drinks)
@@ -316,6 +320,8 @@ def compare(existing: str, candidate: str) -> ConflictVerdict | None:
         elif ", " in neg.text and len(neg.text.split(", ")[0].split()) >= 4:  # "..., doctor's orders": a comment
             neg = frame(neg.text.split(", ")[0])
         held, content = neg.words | neg.names, pos.words | pos.names
+        if not content & _DOING and held - _DOING:  # "not playing valorant anymore" / "grinding ranked valorant"
+            held -= _DOING  # (not "watches football" / "doesn't play football anymore": two ways of doing it)
         thing, said = held - STANCE, content - STANCE  # "hates mushrooms" / "has started to like mushrooms":
         # the stance words aside, the same thing; or the newer positive one says it again with more
         # ("stopped swimming" / "is back to swimming every morning")
@@ -484,7 +490,25 @@ def _typed(old: Frame, new: Frame) -> tuple[bool, bool, bool]:
     """Which kinds of value differ: numbers (of one unit), names, times."""
     numbers = bool(old.numbers and new.numbers and old.numbers != new.numbers) and (
         not (old.units and new.units) or bool(old.units & new.units))
-    return numbers, _differ(old, new) or _listed_differ(old, new), bool(old.when and new.when and old.when != new.when)
+    return numbers, _differ(old, new) or _listed_differ(old, new), _times_differ(old.when, new.when)
+
+
+# a day inside a span of days: "on Saturdays" is "at weekends"
+_SPANS = {"weekend": {"saturday", "sunday"}, "weekday": {"monday", "tuesday", "wednesday", "thursday", "friday"}}
+
+
+def _within(a: str, b: str) -> bool:
+    """``a`` is ``b`` or a part of it: "saturday morning" is on a "saturday", a "saturday" is at the "weekend"."""
+    head = a.split()[0]
+    return a == b or set(b.split()) < set(a.split()) or head in _SPANS.get(b, ())
+
+
+def _times_differ(old: frozenset[str], new: frozenset[str]) -> bool:
+    """Both say when, and some time on one side falls in no time of the other ("saturday" and "weekend"
+    are one time said more or less precisely; "monday" and "thursday" are two)."""
+    def fits(x: str, ys: frozenset[str]) -> bool:
+        return any(_within(x, y) or _within(y, x) for y in ys)
+    return bool(old and new) and not (all(fits(x, new) for x in old) and all(fits(y, old) for y in new))
 
 
 def _values(old: Frame, new: Frame) -> tuple[str, str]:
