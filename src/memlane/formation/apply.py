@@ -78,7 +78,10 @@ def plan(
     if target.user_id != ctx.user_id:
         return _over_linked(ctx, cand, d, target, vector, neighbours, m)
     if d.action == "merge":
-        m.merge(target, merged(target, cand, ctx.at, candidate_id), d.reason, cand.summary, candidate_id)
+        kept = merged(target, cand, ctx.at, candidate_id)
+        if d.reword:
+            kept = kept.model_copy(update={"summary": cand.summary})
+        m.merge(target, kept, d.reason, cand.summary, candidate_id, vector if d.reword else None)
         b.op_events.append(_op(ctx, "merge", d, target.id, target.category))
         return Planned(m, target.id, "merge")
     # supersede: the old fact closes (valid_to, superseded_by) and stays in history

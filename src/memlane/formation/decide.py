@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 from typing import Literal
 
 from memlane.formation.bands import Bands
-from memlane.formation.text import normalise
+from memlane.formation.text import normalise, says_more
 from memlane.model.candidate import Candidate, ConflictVerdict
 from memlane.model.enums import MemoryType
 from memlane.model.record import MemoryRecord
@@ -36,6 +36,7 @@ class Decision:
     target: MemoryRecord | None = None
     score: float | None = None  # similarity of the best neighbour considered
     also: tuple[MemoryRecord, ...] = ()  # further memories the candidate contradicts (closed with the target)
+    reword: bool = False  # a merge that keeps the candidate's words (the same fact, said more precisely)
 
 
 def _observed(record: MemoryRecord) -> datetime:
@@ -89,8 +90,10 @@ def _decide_one(
         decided = _by_verdict(verdict, n.record, cand, at, n.score)
         if decided is None and verdict.relation == "unsure":
             why = f"unsure: {verdict.reason}" if verdict.reason else "unsure"
-            if n.score >= bands.auto:
-                decided = Decision("merge", f"same fact by similarity; {why}", n.record, n.score)
+            if n.score >= bands.auto:  # told with a number or a name more, the merged memory keeps those words
+                reword = says_more(undated(n.record.summary), undated(cand.summary))
+                decided = Decision("merge", f"same fact by similarity{', said more precisely' if reword else ''}; {why}",
+                                   n.record, n.score, reword=reword)
             elif n.score >= bands.low:
                 same = llm.same_fact(undated(n.record.summary), undated(cand.summary),
                                      cand.category if heuristics else None)

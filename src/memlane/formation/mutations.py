@@ -67,10 +67,11 @@ class Mutation:
         self._change(new, "updated", _payload(new))
 
     def merge(self, old: MemoryRecord, new: MemoryRecord, reason: str, candidate: str,
-              candidate_id: str | None = None) -> None:
+              candidate_id: str | None = None, vector: Sequence[float] | None = None) -> None:
         """``candidate``'s text was found to say what ``old`` says: ``new`` is ``old`` with the
-        candidate's tags, entities and signals folded in (``memory.merged`` says ``{from, into}``)."""
-        self.batch.upserts.append(Upsert(new))
+        candidate's tags, entities and signals folded in (``memory.merged`` says ``{from, into}``);
+        ``vector`` when ``new`` took the candidate's words."""
+        self.batch.upserts.append(Upsert(new, vector))
         self._history(HistoryEvent.MERGE, new.id, new.user_id, old, new, reason)
         self._change(new, "merged", {**_payload(new), "candidate": candidate, "from": candidate_id, "into": new.id})
 
