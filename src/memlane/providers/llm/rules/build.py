@@ -87,7 +87,7 @@ def candidate(fact: Fact, subject: Subject, important: bool = False, tags: Itera
         category = "Personal" if fact.key == "profile:age" else "Relationships"
         importance = max(1, importance - 1)
     if important:
-        importance = min(5, importance + 1)
+        importance = max(4, min(5, importance + 1))  # the user said it matters
     return Candidate(
         summary=summary,
         type=fact.type,

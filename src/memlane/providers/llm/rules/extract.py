@@ -29,8 +29,8 @@ _CAREER = re.compile(
     re.IGNORECASE,
 )
 _IMPORTANT = re.compile(
-    r"\b(?:this is important|important:|please remember|remember this|never forget|do not forget|"
-    r"keep in mind|make sure you remember)\b",
+    r"\b(?:(?:this is important|please remember|remember this|never forget|do not forget|"
+    r"keep in mind|make sure you remember)\b|important\s*[:!-])",  # (no word boundary after "important:")
     re.IGNORECASE,
 )
 _AUX_START = re.compile(

@@ -17,6 +17,7 @@ from memlane.model.enums import MemoryType
 from memlane.providers.llm.rules.facts import Clause, Fact
 from memlane.providers.llm.rules.helpers import category_for
 from memlane.providers.llm.rules.lexicon import CONDITIONS, words
+from memlane.providers.llm.rules.lexicon_world import DIETS
 
 _I = re.IGNORECASE
 _STATEMENT = re.compile(r"^(?:I|my) (?P<verb>[a-z]+)\b", _I)
@@ -30,7 +31,9 @@ _PASSING = re.compile(
     r"the grind|reality|the start)\b)\w)|ready|excited|happy|sad|upset|annoyed|curious|sorry|glad|"
     r"late|early|done(?! with)|home|awake|online|offline|off|stuck|wondering|asking|joking|kidding|serious|listening)\b"
     r"|^I (?:think|guess|suppose|believe|mean|meant|see|know|understand|agree|disagree|hope|wonder|doubt|bet|"
-    r"feel like|forgot|remember|need|want|would|could|should|must|can|cannot|will|was wondering|just wanted|"
+    r"feel like|forgot|remember|want|would|could|will|was wondering|just wanted|"
+    # (a standing constraint is no request: "I must avoid grapefruit", "I need to stay off caffeine")
+    r"(?:need|should|must|can|cannot)(?! (?:to )?(?:avoid|stay (?:off|away from)|keep away from|cut out|not (?:eat|drink|have|take)))|"
     r"reckon|say|claim|insist|suggest|wish|worry|keep (?:saying|telling|asking)|"
     r"have a question|have another question|got it|get it|see what you mean)\b"
     r"|\b(?:you|your|this chat|this conversation|the answer|that answer)\b",
@@ -64,7 +67,8 @@ _LEFT_PLACE = re.compile(
     r"(?:job|company|firm|caf[eé]|restaurant|bar|clinic|hospital|practice|school|university|college|course|bank|"
     r"agency|startup|start-up|studio|office|shop|store|bakery|lab|team|band|club|choir|gym|church|charity|"
     r"department|warehouse|factory|paper|magazine|council|union|army|navy|police|force|service|programme|program|"
-    r"phd|degree|master's|masters|apprenticeship|studies|training)s?\b",
+    r"phd|degree|master's|masters|apprenticeship|studies|training)s?\b"
+    r"|^I (?:just |finally |recently |officially )*(?:left|quit) (?-i:[A-Z])[\w&'-]*[A-Za-z]",  # "left DPD last month"
     _I,
 )
 _TAKES_UP = re.compile(
@@ -79,13 +83,14 @@ _TAKES_UP = re.compile(
     r"vegetarian|plant-based|gluten-free|dairy-free|back to (?!(?:bed|sleep|work|school|the office)\b)\w+)) ?\S?", _I)
 # a diet or a course of medication "at the moment" still holds for a while
 _HELD = re.compile(r"\b(?:diet|medication|meds|antibiotics|treatment|course of|between jobs|unemployed|job hunting|"
-                   r"(?:maternity|paternity|parental|sick) leave)\b", _I)
+                   r"(?:maternity|paternity|parental|sick) leave|" + "|".join(sorted(w.replace("_", " ") for w in DIETS)) + r")\b", _I)
 _NAMED = re.compile(r"\b[A-Z][a-z][\w'-]*")  # a name says a lot in one word: "I support Liverpool"
 _DONE_WITH = re.compile(r"^I am (?:so |totally |completely |officially )?done with\b", _I)
 _WORD = re.compile(r"[a-z0-9]*[a-z][a-z0-9]*")  # "S23" and "PS5" say something
 _STOP = words("""the and for with have has had was were are that this you not but very really just also like about
     from them their they there what when which been being some much many more most into over then than its
-    all any our out get got one two now still even too lot lots bit thing things stuff""")
+    all any our out get got one two now still even too lot lots bit thing things stuff sometimes often usually
+    always occasionally""")
 _FUTURE = re.compile(r"^I am (?:\w+ )?(?:turning|going|about to|planning|hoping|getting|starting|leaving|moving)\b"
                      r"|\b(?:will|next (?:week|month|year|weekend)|tomorrow|soon)\b", _I)
 _MIN_CONTENT = 3  # the verb and at least two more words that say something
@@ -93,7 +98,7 @@ _MIN_CONTENT = 3  # the verb and at least two more words that say something
 _LASTING = words("play plays speak speaks own owns drive drives ride rides collect collects coach coaches teach "
                  "teaches study studies learn learns practise practice practises practices knit knits brew brews "
                  "grow grows breed breeds keep keeps restore restores build builds volunteer volunteers support "
-                 "supports follow follows")
+                 "supports follow follows listen listens watch watches read reads")
 # "now" marks a change of state: "I take the bus now" says enough with one word after the verb
 _NOW = re.compile(r"(?<!right )(?<!for )(?<!just )\bnow\b(?! and then)", _I)
 

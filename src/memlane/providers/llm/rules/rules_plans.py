@@ -17,7 +17,7 @@ from memlane.model.enums import MemoryType
 from memlane.providers.llm.rules.facts import Clause, Fact
 from memlane.providers.llm.rules.helpers import DATE, category_for, strip_past_time
 from memlane.providers.llm.rules.lexicon import RELATION_ALIASES, RELATIONS
-from memlane.providers.llm.rules.lexicon_world import MONTHS
+from memlane.providers.llm.rules.lexicon_world import DIETS, MONTHS
 
 EPISODIC = MemoryType.EPISODIC
 _I = re.IGNORECASE
@@ -63,6 +63,9 @@ _EVENT = re.compile(
     r"got back from)\b(?P<v>.*)$",
     _I,
 )
+# what quitting a habit or a diet names: "quit keto", "quit vaping", "quit sugar"
+_HABIT_QUIT = re.compile(r" (?:(?:the|my) )?(?:[a-z]+ing\b|(?:" + "|".join(sorted(w.replace("_", " ") for w in DIETS))
+                         + r"|sugar|caffeine|coffee|alcohol|booze|meat|dairy|gluten|carbs|cigarettes|social media)\b)", _I)
 # what an offer is: the object of "accepting" / "declining" (a bare "I took the bus" is no choice)
 _OFFERED = (r"offer|job|position|role|post|posting|promotion|place|spot|scholarship|proposal|invitation|invite|"
             r"transfer|secondment|nomination|contract|deal|bid|quote|opportunity|internship|residency|fellowship|"
@@ -148,6 +151,8 @@ def event(c: Clause) -> Fact | None:
         "launched",
     ):
         return None  # "I passed!", "I won" say too little
+    if m.group("verb").lower() == "quit" and _HABIT_QUIT.match(m.group("v")):
+        return None  # quitting a diet or a habit ends a lasting fact: the statement rule keeps it
     text = re.sub(r"^I (?:have|had) (?!(?:a|an|surgery)\b)", "I ", strip_past_time(c.text), flags=_I)
     important = re.search(r"married|engaged|baby|gave birth|divorced|surgery|promoted|retired", text, _I)
     return Fact(None, text.lower(), text, category_for(text), 4 if important else 3, EPISODIC, tags=["event"])

@@ -18,9 +18,15 @@ Finder = Callable[[str], list[tuple[Fact, Subject]]]
 _SPECIFIED = re.compile(
     r"^\W*(?:(?:ok|well|so|oh|and)\W+)*(?:to be (?:more )?(?:specific|precise|exact)|more specifically|specifically|"
     r"more precisely|in particular|namely)\W+(?:it is|it's|that is|that's|i mean)\s+"
-    r"(?P<what>[\w'£$€ -]+?)(?=\s*(?:[,.;!?]|$))",
+    r"(?P<what>[\w'£$€ -]+?)(?:\s+(?:that )?(?:i am|i'm) into|\s+(?:that )?i (?:do|play|like|love|listen to))?(?=\s*(?:[,.;!?]|$))"
+    # the marker last: "well, fly fishing for trout, to be specific"
+    r"|^\W*(?:(?:ok|well|so|oh|and)\W+)*(?P<last>[\w'£$€ -]+?),?\s+(?:to be (?:more )?(?:specific|precise|exact)|"
+    r"specifically|more specifically|in particular)\W*$",
     re.IGNORECASE,
 )
+# what follows the thing: "fly fishing for trout" names fly fishing
+# (an amount first says where it goes instead: "£300 a month into the Vanguard fund", _PLACING)
+_COMPLEMENT = re.compile(r"\s+(?:for|with|in|on|at|from|near|around)\s+.*$", re.IGNORECASE)
 _LOOKBACK = 3
 
 
@@ -55,21 +61,37 @@ def _head(what: str) -> str | None:
     return words[-1].removesuffix("s")
 
 
+def _said(text: str) -> str | None:
+    """The specific thing a specification names, without what follows it ("fly fishing for trout")."""
+    m = _SPECIFIED.match(text.strip())
+    if not m:
+        return None
+    what = m.group("what") or m.group("last")
+    return what if re.match(r"[\d£$€]", what) or not _COMPLEMENT.sub("", what).strip() else _COMPLEMENT.sub("", what)
+
+
 def specify(text: str, earlier_user_turns: Sequence[str], find: Finder,
             existing: Sequence[str] = ()) -> list[tuple[Fact, Subject]]:
     """The most recent earlier fact (of this conversation, else of the stored memories related to the
     turn) with the general word that ``text`` specifies, rebuilt with the specific thing; empty when
     ``text`` specifies nothing or no earlier fact has the word."""
-    m = _SPECIFIED.match(text.strip())
-    if not m:
+    said = _said(text)
+    if said is None:
         return []
-    what = re.sub(r"^(?:the|a|an)\s+", "", _thing(m.group("what")), flags=re.IGNORECASE)
-    if (kind := _kind(m.group("what"))) is not None:
-        general = re.compile(rf"\b(?:(?:an?|some|the) (?:[\w-]+ )?)?{kind.replace('_', ' ')}s?\b", re.IGNORECASE)
-    elif (kind := _head(m.group("what"))) is not None:  # the shared head noun: "index funds" / "the All Cap fund"
-        general = re.compile(rf"\b(?:(?:an?|some|the|my) )?(?:[\w-]+ )?{re.escape(kind)}s?\b", re.IGNORECASE)
-    else:
-        return []
+    what = re.sub(r"^(?:the|a|an)\s+", "", _thing(said), flags=re.IGNORECASE)
+    generals: list[tuple[str, re.Pattern[str]]] = []
+    if (kind := _kind(said)) is not None:
+        generals.append((kind, re.compile(rf"\b(?:(?:an?|some|the) (?:[\w-]+ )?)?{kind.replace('_', ' ')}s?\b", re.I)))
+    if (head := _head(said)) is not None:  # the shared head noun: "index funds" / "the All Cap fund"
+        generals.append((head, re.compile(rf"\b(?:(?:an?|some|the|my) )?(?:(?!(?:of|into|in|on|to|for|at|with)\b)[\w-]+ )?{re.escape(head)}s?\b", re.I)))
+    for kind, general in generals:  # the kind the model places it in, else the head noun ("fly fishing": fishing)
+        if rebuilt := _rebuilt(what, kind, general, earlier_user_turns, find, existing):
+            return rebuilt
+    return []
+
+
+def _rebuilt(what: str, kind: str, general: re.Pattern[str], earlier_user_turns: Sequence[str], find: Finder,
+             existing: Sequence[str]) -> list[tuple[Fact, Subject]]:
     stored = [summary_to_first_person(s) for s in existing if general.search(s)]
     for turn in [*stored, *earlier_user_turns[-_LOOKBACK:]][::-1]:
         for fact, subject in reversed(find(turn)):
@@ -87,6 +109,6 @@ def specify(text: str, earlier_user_turns: Sequence[str], find: Finder,
 def lookup_terms(text: str) -> list[str]:
     """The general word a specification narrows ("martial arts" for "to be specific it's jiu-jitsu"), so the
     hot path finds the stored fact it specifies."""
-    m = _SPECIFIED.match(text.strip())
-    kind = (_kind(m.group("what")) or _head(m.group("what"))) if m else None
-    return [kind.replace("_", " "), kind.replace("_", " ") + "s"] if kind else []
+    said = _said(text)
+    kinds = [k for k in (_kind(said), _head(said)) if k] if said else []
+    return [term for k in kinds for term in (k.replace("_", " "), k.replace("_", " ") + "s")]

@@ -75,7 +75,9 @@ _ABBREV = re.compile(r"\b(?:dr|mr|mrs|ms|st|prof|jr|sr|vs|etc|e\.g|i\.e|approx|n
 # (a capital letter alone is an initial: "Fontaines D.C.", "J. K. Rowling")
 _SUBJECT_START = r"(?:I|i|my|My|MY|we|We|our|Our)\b"
 _CLAUSE_BREAK = re.compile(
-    r"\s*,\s*(?:(?:and|but|so|plus|though|also)\s+)?(?=" + _SUBJECT_START + r")"
+    # an interjection ends what came before it: "started crocheting lol, kickboxing still 3x a week"
+    r"\s+(?:lol|lmao|haha+|tbh|ngl|smh|jk)\s*[,!-]\s*(?=\w)"
+    r"|\s*,\s*(?:(?:and|but|so|plus|though|also)\s+)?(?=" + _SUBJECT_START + r")"
     r"|\s+(?:and|but|so|plus|although|though|while|whereas|-)\s+(?=" + _SUBJECT_START + r")"
     r"|\s*,\s*(?=(?:so|because|since|but|though|although)\s)"
     r"|\s*,\s*(?=back (?:on|to|in|at) (?:the |my )?[a-z]+)"
@@ -101,7 +103,7 @@ _CLAUSE_BREAK = re.compile(
 _LEADING_FILLER = re.compile(
     r"^(?:(?:oh|ah|aha|well|so|also|and|but|plus|anyway|anyways|btw|by the way|actually|honestly|"
     r"seriously|basically|fun fact|fyi|ok|okay|yes|yeah|yep|yup|no(?! longer\b| more\b)|nope|nah|right|sorry|oops|whoops|"
-    r"my bad|correction|update|quick update|note|wait|hmm+|um+|uh+|(?:hey|hi|hello|hiya|howdy|g'day|gday|heya|yo|oi|hallo|hola|salut|ciao)(?: there| all| everyone| again| mate)?|just so you know|"
+    r"my bad|correction|update|quick update|heads up|note|wait|hmm+|um+|uh+|(?:hey|hi|hello|hiya|howdy|g'day|gday|heya|yo|oi|hallo|hola|salut|ciao)(?: there| all| everyone| again| mate)?|just so you know|"
     r"just to let you know|just fyi|for the record|for context|as i said|like i said(?: before)?|"
     r"as i mentioned(?: before)?|as i told you(?: before)?|(?:just )?(?:a )?(?:quick |friendly )?reminder(?: that)?|"
     r"change of plans?|(?:(?:I have |I )?changed my mind|on second thoughts?|scratch that|eh|meh)(?: again)?|(?:ok |okay )?final answer|plot twist|to be precise|more precisely|to be exact|to be (?:more )?specific|to clarify|in fact|now|then|lol|haha|turns out(?: that)?|"
