@@ -148,6 +148,12 @@ def test_a_relevant_pin_outranks_a_closer_newer_match(tmp_path: Path) -> None:
     ("What should I cook for my parents?", "User keeps a strictly kosher kitchen.", True),
     ("Any dinner ideas for me tonight?", "User works night shifts at the depot.", False),
     ("Do I have any allergies?", "User is allergic to penicillin.", True),
+    # how the assistant should answer, and how the user wants answers
+    ("Which units should you use for my bike's tyre pressure?", "User prefers answers in metric units.", True),
+    ("How should you explain the tax return to me?", "User wants answers kept short.", True),
+    ("How should you explain the tax return to me?", "User prefers explanations with worked examples.", True),
+    ("Which units should you use for my oven?", "User's oven dial is in gas marks.", False),  # states no style
+    ("What units is my oven dial in?", "User prefers answers in celsius.", False),  # asks nothing of the assistant
 ])
 def test_a_liking_asked_and_a_liking_stated_are_the_same_aspect(query: str, summary: str, same: bool) -> None:
     record = MemoryRecord.model_validate({"id": "m", "user_id": "u", "summary": summary, "created_at": NOW,

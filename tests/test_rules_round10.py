@@ -101,6 +101,15 @@ def test_the_same_fact_told_with_a_number_more_keeps_the_more_precise_words(mem:
     ("heads up, pottery class moved to wednesdays", "User's pottery class is on Wednesdays"),
     ("i listen to a lot of k-pop", "User listens to a lot of k-pop"),
     ("I read a lot of sci-fi", "User reads a lot of sci-fi"),
+    # a name told in the next sentence, or with a pronoun, names what was just introduced
+    ("we just got a tortoise!! his name is Gustav", "User has a tortoise named Gustav."),
+    ("I adopted a rescue greyhound. She's called Pepper.", "User has a rescue greyhound named Pepper."),
+    # starting a school year is being in it; another subject after "and" is another clause
+    ("my eldest just started Year 7 and the bus ride is an hour", "User's eldest is in Year 7."),
+    ("my son moved up to third grade", "User's son is in third grade."),
+    # how to explain, said as a directive or as how the user learns best ("step by step" is one word)
+    ("when you explain statistics, walk me through it step by step", "User prefers explanations step-by-step."),
+    ("i understand best when you explain things with analogies", "User prefers explanations with analogies."),
 ])
 def test_a_statement_said_the_way_people_type_is_kept(message: str, expected: str) -> None:
     assert any(s.startswith(expected) for s in summaries(message)), summaries(message)
@@ -113,6 +122,15 @@ def test_quitting_a_diet_is_a_lasting_fact_and_quitting_a_job_an_event() -> None
     job = extract([ChatMessage(role="user", content="I quit my job at the bakery")]).candidates
     assert [c.type.value for c in diet] == ["semantic"]
     assert [c.type.value for c in job] == ["episodic"]
+
+
+def test_it_stands_for_a_pet_never_for_a_person() -> None:
+    """ "it" after a clause about the user's children is not about the children."""
+    from memlane.model.candidate import ChatMessage
+    from memlane.providers.llm.rules.extract import extract
+    said = extract([ChatMessage(role="user", content="my daughters Ivy and Mae are in Year 3"),
+                    ChatMessage(role="user", content="anyway it's spelling tests this week")]).candidates
+    assert not any("Ivy" in c.summary or "daughters" in c.summary for c in said), [c.summary for c in said]
 
 
 @pytest.mark.parametrize("message", ["I must say that was quick", "I need a minute", "I watch it sometimes",

@@ -65,12 +65,20 @@ _STATES_DIET = re.compile(r"\b(?:allerg\w*|intoleran\w*|coeliac|celiac|gluten|la
                           r"halal|kosher|diabetic|keto)\b", re.IGNORECASE)
 
 
-_ASPECTS = ((_ASKS_SUPPORT, _STATES_SUPPORT), (_ASKS_FOOD, _STATES_DIET))
+# a question about how the assistant should answer, and a memory saying how the user wants answers ("Which
+# units should you use for my oven?" / the pinned "User prefers answers in celsius.")
+_ASKS_HOW = re.compile(r"\b(?:should|would|do|will) you (?:use|give|write|answer|reply|explain|format|show)\b|"
+                       r"\bhow (?:should|do) you (?:answer|reply|explain|write)\b", re.IGNORECASE)
+_STATES_STYLE = re.compile(r"\bprefers? (?:answers|replies|responses|explanations)\b|"
+                           r"\b(?:answers|replies|responses) (?:in|with|that|kept)\b", re.IGNORECASE)
+
+
+_ASPECTS = ((_ASKS_SUPPORT, _STATES_SUPPORT), (_ASKS_FOOD, _STATES_DIET), (_ASKS_HOW, _STATES_STYLE))
 
 
 def same_aspect(query: str, record: MemoryRecord) -> bool:
-    """Whether ``query`` asks what the user likes (or whom they support, or what they eat) and ``record``
-    says it."""
+    """Whether ``query`` asks what the user likes (or whom they support, what they eat, how to answer them)
+    and ``record`` says it."""
     if any(asks.search(query) and states.search(record.summary) for asks, states in _ASPECTS):
         return True
     return bool(_ASKS_LIKING.search(query)) and (

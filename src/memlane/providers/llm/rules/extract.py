@@ -53,6 +53,12 @@ _CHANGED_TO = re.compile(
 # "got a leopard gecko, named him Biscuit": the name given in the next breath is the one just got
 _NAMED_AFTER = re.compile(r"\b(?P<what>(?:a|an) (?:(?!and\b)[\w-]+ ){0,2}(?!and\b)[\w-]+),? (?:and )?(?:named|called|we named|we called) "
                           r"(?:him|her|it|them) (?P<name>(?-i:[A-Z])[\w'-]+)", re.IGNORECASE)
+# "got a guinea pig!! her name is Bao": a name told in the next sentence names what the last one introduced
+_NAME_NEXT = re.compile(r"\s*[.!]+\s+(?=(?:her|his|its|their) name(?: is|'s)\b|(?:she|he|it|they) (?:is|are|'s|'re) "
+                        r"(?:called|named)\b)", re.IGNORECASE)
+_CALLED_PRONOUN = re.compile(r",\s*(?:she|he|it|they) (?:is|are) (?:called|named) (?=(?-i:[A-Z]))", re.IGNORECASE)
+_STARTED_YEAR = re.compile(r"\s+(?:just |recently )?(?:started|moved up (?:in)?to|went up (?:in)?to) (?=(?:Year|Grade|year|grade) \d{1,2}\b|"
+                           r"(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth) grade\b)")
 # "her parents live in Chennai but we're in Bristol": where the household is, with no time said, is where it lives
 _WE_ARE_IN = re.compile(r"^we (?:are|'re) (?:still |now |both )?(?:based |living |settled )?in (?P<place>(?-i:[A-Z])[\w'-]+"
                         r"(?: (?-i:[A-Z])[\w'-]+)?)(?: now| these days)?$", re.IGNORECASE)
@@ -161,6 +167,8 @@ def _prepare(text: str) -> str:
     text = _BASED.sub(r"I am based in \g<place>", _HOME_IS.sub("I live in ", text))  # "I'm Cork-based"
     text = _GOAL_COLON.sub(lambda m: f"my {m.group('what').lower()} is to ", text)
     text = _WHEN_YOU_PREFER.sub(r"\g<when>, use ", text)  # "when you explain things, I prefer numbered steps"
+    text = _CALLED_PRONOUN.sub(" called ", _NAME_NEXT.sub(", ", text))
+    text = _STARTED_YEAR.sub(" is in ", text)  # "my son just started Year 3": he is in Year 3
     return _capitalise_names(_FAVOURITE_COLON.sub(lambda m: f"my {m.group('what')} is ", text))
 
 

@@ -155,8 +155,9 @@ def parse(text: str, known: Mapping[str, Subject], last: Subject | None = None) 
     m = _PRONOUN_PET.match(text)  # "He's a beagle named Rex."
     if m and (found := pet_or_relation(m.group("what").split(" ", 1)[1])) and found[0] == "pet":
         return Clause(f"I have {m.group('what')} named {m.group('name')}")
-    m = _PRONOUN_START.match(text)
-    if m and last is not None and _PREDICATE_START.match(m.group("rest")):
+    m = _PRONOUN_START.match(text)  # ("it" is no person: "it's phonics worksheets" is not about the twins)
+    if m and last is not None and _PREDICATE_START.match(m.group("rest")) and (
+            m.group("pron").lower() != "it" or last.kind == "pet"):
         return Clause("I " + deconjugate(m.group("rest")), last)
     if re.match(r"(?:not|no longer) [a-z]{2,}ing\b|back (?:on|to|in|at) \w|not (?:at|with) .+ any ?more$|no longer (?:at|with) \w|(?:so |totally )?done with \w|"
                 r"(?:(?:also|still|now|severely|mildly|super|very) )*(?:allergic|intolerant|sensitive) to \w|"

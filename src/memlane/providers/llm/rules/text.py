@@ -78,6 +78,8 @@ _CLAUSE_BREAK = re.compile(
     # an interjection ends what came before it: "started crocheting lol, kickboxing still 3x a week"
     r"\s+(?:lol|lmao|haha+|tbh|ngl|smh|jk)\s*[,!-]\s*(?=\w)"
     r"|\s*,\s*(?:(?:and|but|so|plus|though|also)\s+)?(?=" + _SUBJECT_START + r")"
+    # another subject: "... in Year 1 and the homework is already killing me"
+    r"|,?\s+(?:and|but|so)\s+(?=(?:the|this|that) (?:[a-z]+ ){1,2}(?:is|was|are|were|has|have)\b)"
     r"|\s+(?:and|but|so|plus|although|though|while|whereas|-)\s+(?=" + _SUBJECT_START + r")"
     r"|\s*,\s*(?=(?:so|because|since|but|though|although)\s)"
     r"|\s*,\s*(?=back (?:on|to|in|at) (?:the |my )?[a-z]+)"
@@ -134,9 +136,13 @@ _NUMBER_WORD = re.compile(
 _SLUG = re.compile(r"[^a-z0-9+#.]+")
 
 
+_STEP_BY_STEP = re.compile(r"\bstep by step\b", re.IGNORECASE)
+
+
 def clean(text: str) -> str:
-    """Unify quotes and dashes, drop emoji and symbols, collapse spaces; cap the length."""
-    text = text.translate(_QUOTES)[:MAX_INPUT_CHARS]
+    """Unify quotes and dashes, drop emoji and symbols, collapse spaces ("step by step" is one word);
+    cap the length."""
+    text = _STEP_BY_STEP.sub("step-by-step", text.translate(_QUOTES)[:MAX_INPUT_CHARS])
     text = _JUNK.sub(" ", text)
     return "\n".join(_SPACES.sub(" ", line).strip() for line in text.splitlines()).strip()
 
