@@ -52,6 +52,12 @@ def test_times_differ_only_when_one_falls_outside_the_other(old: set[str], new: 
     ("User watches rugby every Saturday.", "User does not play rugby anymore.", "unsure"),
     ("User left DPD.", "User left DPD.", "redundancy"),
     ("User works as a courier for Evri.", "User left Evri.", "contradiction"),
+    # a year of study is held one at a time, whatever else each statement says
+    ("User is a second-year vet student in Bristol.", "User is a third-year now.", "contradiction"),
+    ("User is a second-year vet student.", "User also tutors a first-year.", "new"),
+    # a number that describes a kind is no amount; an amount the stored statement lacks is no restatement
+    ("User rents a two-bed flat in Salford.", "User's rent is £980 a month.", "unsure"),
+    ("User drives a 4-door Golf.", "User drives a 2-door Golf now.", "contradiction"),
     # one word more that names a kind of the thing refines it; a manner word does not
     ("User reads a lot of fantasy.", "User reads a lot of grimdark fantasy.", "refinement"),
     ("User is into fishing.", "User is into carp fishing.", "refinement"),
@@ -107,6 +113,8 @@ def test_the_same_fact_told_with_a_number_more_keeps_the_more_precise_words(mem:
     # starting a school year is being in it; another subject after "and" is another clause
     ("my eldest just started Year 7 and the bus ride is an hour", "User's eldest is in Year 7."),
     ("my son moved up to third grade", "User's son is in third grade."),
+    ("I lease a two-bed flat in Salford and the rent is £980 a month", "User's rent is £980 a month."),
+    ("I've got about £2,500 in a stocks and shares ISA", "User has got about £2,500 in a stocks and shares ISA."),
     # how to explain, said as a directive or as how the user learns best ("step by step" is one word)
     ("when you explain statistics, walk me through it step by step", "User prefers explanations step-by-step."),
     ("i understand best when you explain things with analogies", "User prefers explanations with analogies."),
@@ -122,6 +130,30 @@ def test_quitting_a_diet_is_a_lasting_fact_and_quitting_a_job_an_event() -> None
     job = extract([ChatMessage(role="user", content="I quit my job at the bakery")]).candidates
     assert [c.type.value for c in diet] == ["semantic"]
     assert [c.type.value for c in job] == ["episodic"]
+
+
+def test_money_put_away_is_filed_under_finance() -> None:
+    from memlane.model.candidate import ChatMessage
+    from memlane.providers.llm.rules.extract import extract
+    said = extract([ChatMessage(role="user", content="I've got about £2,500 in premium bonds")]).candidates
+    assert [c.category for c in said] == ["Finance"]
+
+
+@pytest.mark.parametrize(("clause", "stored", "updated"), [
+    ("I'm officially a third-year now", "User is a second-year vet student in Bristol.",
+     "User is a third-year vet student in Bristol now."),
+    ("my daughter is in fifth grade now", "User's daughter is in fourth grade.", "User's daughter is in fifth grade now."),
+    ("it's my third year of running now", "User is a second-year vet student in Bristol.", None),  # another year
+    ("I'm a third-year", "User is a second-year vet student in Bristol.", None),  # no change said
+    # a day of the week held by a habit, changed when said to change
+    ("they moved bell-ringing practice again, it is mondays now", "User's bell-ringing practice is on Wednesdays.",
+     "User's bell-ringing practice is on Mondays now."),
+    ("I went to bell-ringing practice on monday", "User's bell-ringing practice is on Wednesdays.", None),
+])
+def test_a_new_year_of_study_restates_the_stored_one(clause: str, stored: str, updated: str | None) -> None:
+    from memlane.providers.llm.rules import updates
+    from memlane.providers.llm.rules.text import expand_contractions
+    assert updates.propose(expand_contractions(clause), [stored], {}) == updated
 
 
 def test_it_stands_for_a_pet_never_for_a_person() -> None:

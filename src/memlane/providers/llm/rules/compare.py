@@ -128,7 +128,12 @@ def content_words(text: str, drop: frozenset[str] = frozenset()) -> frozenset[st
                      if w and w not in _STOP and w not in drop and not w.isdigit() and w not in NUMBER_WORDS)
 
 
+# a number that describes a kind, not an amount: "a one-bed flat", "a 4-door car", "a two-seater"
+_COMPOUND = re.compile(r"\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten)-(?=[a-z])", re.IGNORECASE)
+
+
 def number_set(text: str) -> frozenset[float]:
+    text = _COMPOUND.sub(" ", text)
     found = set(numbers(text)) | {float(m.group(1)) for m in _ORDINAL.finditer(text)}
     return frozenset(found)
 

@@ -363,6 +363,8 @@ def classify(existing: str, candidate: str) -> ConflictVerdict:
     if score >= SAME:
         added = new_words - old_words - frames.UNINFORMATIVE
         detail = names(candidate) - names(existing) or number_set(candidate) - number_set(existing)
+        if number_set(candidate) - number_set(existing) and new_words < old_words:  # "rents a flat in Croydon" /
+            return _verdict("unsure", "a value the stored statement does not hold")  # "rent is £1,450 a month"
         # one more word is a restatement, unless it names a kind of the thing ("grimdark fantasy", "fly fishing")
         if old_words < new_words and added and (detail or len(added) >= 2 or _kind_of_thing(candidate, added, old_words)):
             return _verdict("refinement", f"adds {', '.join(sorted(added))} to the same fact")

@@ -99,6 +99,9 @@ _HABIT_PART = re.compile(
     r"\b(?:(?P<edge>early|late)\s+(?:in\s+the\s+|at\s+)?|first\s+thing\s+in\s+the\s+|in\s+the\s+|at\s+|during\s+the\s+)?"
     r"(?P<part>mornings?|afternoons?|evenings?|nights?|lunch(?:times?| breaks?| hours?))\b")
 _PARTS = ("morning", "afternoon", "evening", "night")
+_HELD_ONE = frozenset({"stage"})  # kinds of number a person has one of at a time, whatever else is said
+# a year of study or a grade said as one word: "fourth-year", "second-grader"
+_STAGE = re.compile(r"\b(" + "|".join(_ORDINALS) + r")[- ](?:year|grade|grader|former)s?\b(?! old)", re.IGNORECASE)
 _SIDE = re.compile(r"\b(?:their|the|my|his|her|your|its|on the) (?:left|right)\b", re.IGNORECASE)
 _FORMERLY = re.compile(r"\b(?:used to|formerly|no more)\b", re.IGNORECASE)
 _TIME = re.compile(r"\b\d{1,2}(?::\d{2})?\s*(?:am|pm)\b|\b\d{1,2}:\d{2}\b")
@@ -141,7 +144,7 @@ class Frame:
 def frame(text: str) -> Frame:
     who = read(text).who
     prefixed = _PREFIXED.search(text) is not None
-    text = _PREFIXED.sub("", text)
+    text = _STAGE.sub(r"\1 stage", _PREFIXED.sub("", text))  # "a fourth-year med student": stage 4
     tokens = [t.rstrip(".") for t in TOKEN.findall(_RIGHT_NOW.sub("now", text).lower())]
     raw = frozenset(stem(t) for t in tokens)
     times = _TIME.findall(text.lower())
@@ -349,10 +352,15 @@ def compare(existing: str, candidate: str) -> ConflictVerdict | None:
         return _verdict("contradiction", f"something else at the same time ({', '.join(sorted(new.when))}) now")
     only_old, only_new = old.words - new.words, new.words - old.words
     if not (old.words & new.words or old.names & new.names or old.kinds & new.kinds or old.who != USER
+            or old.units & new.units & _HELD_ONE
             # one unit and nothing else ("weighs 82 kg" / "is down to 76 kg")
             or old.units == new.units != frozenset() and not old.words | new.words | old.names | new.names
             or _institutions(old) & _institutions(new)):  # "University of Leeds" / "University of York"
         return None  # nothing ties the two statements together
+    if old.units & new.units & _HELD_ONE and old.numbers != new.numbers and old.numbers and new.numbers and not (
+            new.additive or old.negative or new.negative):  # "a fourth-year med student" / "a fifth-year now"
+        return _verdict("contradiction", f"same {min(old.units & new.units & _HELD_ONE)}, new value {_values(old, new)[1]} "
+                                         f"(was {_values(old, new)[0]})")
     # two negatives of opposite words say one thing: "hates jazz" / "does not like jazz"
     if len(only_old) == len(only_new) == 1 and frozenset(only_old | only_new) in OPPOSITES and not (
             old.negative and new.negative):
@@ -476,8 +484,9 @@ def _listed_differ(old: Frame, new: Frame) -> bool:
 
 def _comparable(old: Frame, new: Frame) -> bool:
     """Their values can be one slot's: kinds shared or none on either side, or a tool on one side only
-    ("VS Code" the lexicon misses / "Neovim"); not a one-at-a-time value against none ("aisle" / a date)."""
-    if old.kinds & new.kinds or old.kinds == new.kinds:
+    ("VS Code" the lexicon misses / "Neovim"), or the same statement apart from them ("budgets in a google sheets
+    spreadsheet" / "budgets in a YNAB spreadsheet now"); not a one-at-a-time value against none ("aisle" / a date)."""
+    if old.kinds & new.kinds or old.kinds == new.kinds or old.words == new.words != frozenset():
         return True
     return not (old.kinds and new.kinds) and not (old.kinds | new.kinds) & EXCLUSIVE.keys()
 

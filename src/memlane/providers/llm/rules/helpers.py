@@ -60,7 +60,7 @@ TOPIC_CATEGORIES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             "Finance",
             r"\b(?:savings?|save|invest\w*|stocks?|shares|crypto|bank|account|loan|debt|mortgage|"
             r"salary|income|rent|tax(?:es)?|pension|retirement|insurance|credit|money|euros?|"
-            r"dollars?|pounds?|high[- ]yield|etf|index fund|raise)\b",
+            r"dollars?|pounds?|high[- ]yield|etf|index fund|raise|bonds(?! with)|isas?|portfolio|dividends?)\b",
         ),
         (
             "Travel",

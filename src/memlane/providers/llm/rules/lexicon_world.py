@@ -133,6 +133,8 @@ TECH_SLOTS: dict[str, str] = _slots(
         "issue_tracker": "jira linear trello asana clickup youtrack basecamp github_issues gitlab_issues",
         "password_manager": "1password bitwarden lastpass keepass keepassxc dashlane",
         "design_tool": "figma penpot sketch adobe_xd",
+        "spreadsheet": "excel google_sheets libreoffice_calc airtable smartsheet",
+        "budgeting_app": "ynab goodbudget quicken emma_app actual_budget moneydashboard",
         "streaming": "netflix hulu disney+ disney_plus prime_video amazon_prime hbo crunchyroll peacock paramount+ "
         "britbox mubi now_tv apple_tv+ youtube_premium",
     }

@@ -186,6 +186,9 @@ def clauses(sentence: str) -> list[str]:
         parts.append(left)
         start = match.end()
     parts.append(sentence[start:])
+    # "I rent a flat in Croydon and the rent is £1,450": "the" after the user's own clause is theirs
+    parts = [f"my {p.strip()[4:]}" if i and p.strip().startswith("the ") and re.match(_SUBJECT_START, parts[i - 1].strip())
+             else p for i, p in enumerate(parts)]
     found = [c for p in parts if p.strip() for c in _lives_with(p.strip())]
     return [_them(c, found[i - 1]) if i else c for i, c in enumerate(found)]
 

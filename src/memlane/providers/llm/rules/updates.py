@@ -9,7 +9,8 @@ sees the same frame with another value and supersedes the stored memory, with hi
 A clause refers to a stored memory by a content word both share (``wedding``, ``gym membership``), by its
 subject (``"Ava's six now"`` with ``"User's daughter Ava is 5 years old."``; ``"Nan turned 90"`` with the
 user's grandmother), or, for a rate told with the same unit and period and a change word (``"doing 40k a
-week these days"`` with ``"runs 25 km a week"``), by that unit. It does not fire on a clause about someone
+week these days"`` with ``"runs 25 km a week"``), by that unit, and for a year of study told with a change
+word (``"a fifth-year now"`` with ``"a fourth-year med student"``), by that year. It does not fire on a clause about someone
 else (``"my sister's rent is 900"`` against the user's rent), on a negated, planned or conditional clause,
 on a value the stored memory holds twice or not at all, on a name in another role (``"a blog post about
 Lisbon"`` against ``"blog runs on WordPress"``), or when two stored memories fit equally well.
@@ -34,6 +35,7 @@ from memlane.providers.llm.rules.subject import pet_or_relation
 from memlane.providers.llm.rules.values import Value, read_values
 
 TAG = "update"
+_STAGES = frozenset({"year", "grade", "form"})  # a stage the user is at, one at a time: "a fourth-year"
 _I = re.IGNORECASE
 _NOT_YET = re.compile(  # planned, decided, wished or conditional: not true yet
     r"\b(?:will|going to|gonna|wants? to|decided to|intends? to|aims? to|trying to|plans? to|planning to|hope to|"
@@ -108,6 +110,8 @@ def _compatible(new: Value, old: Value) -> bool:
         return old.number is not None or new.kind == "date"
     if new.kind in ("ordinal", "day") and old.kind == "ordinal":
         return new.kind == "day" or new.unit == old.unit
+    if new.kind == "weekday" or old.kind == "weekday":
+        return new.kind == old.kind
     if new.kind == old.kind == "num":
         units = {new.unit, old.unit}
         if new.period and old.period and new.period != old.period:
@@ -155,6 +159,9 @@ def _replacement(old: Value, new: Value, clause: str, summary: str) -> tuple[str
         return " ".join(w.capitalize() if w.isalpha() and w.lower() != "the" else w for w in new.text.split()), old.end
     if new.kind == "name":
         return new.text, old.end
+    if new.kind == "weekday":  # "tuesdays" where it said "on Thursdays": Tuesdays
+        day = new.text.lower().removesuffix("s")
+        return day.capitalize() + ("s" if old.text.lower().endswith("s") else ""), old.end
     text = _number_text(new, old)
     unit = clause[new.end:new.unit_end].strip()
     old_unit = summary[old.end:old.unit_end].strip()
@@ -167,7 +174,7 @@ def _substitute(summary: str, old: Value, new: Value, clause: str) -> str:
     text, end = _replacement(old, new, clause, summary)
     at = old.start + len(text)
     updated = summary[:old.start] + text + summary[end:]
-    if new.kind in ("name", "ordinal") and not re.search(r"\bnow\b", summary, _I):
+    if new.kind in ("name", "ordinal", "weekday") and not re.search(r"\bnow\b", summary, _I):
         # "now" where the new value's clause ends ("on the 6th floor now and there is no lift"), so the judge
         # reads a change of one value and not a second fact
         stop = _CLAUSE_END.search(updated, at)
@@ -215,14 +222,18 @@ def _one_update(clause: str, values: list[Value], summary: str, who: Who) -> Upd
     pairs = _pairs(clause, [v for v in values if v.text.lower() not in names], old_values)
     if frame(summary).past:  # an event told again is another event; "put 250 a month into" is a habit
         pairs = [(new, old) for new, old in pairs if old.period]
+    # a weekday changes a habit only when said to ("went to choir practice on tuesday" is one occasion)
+    pairs = [(new, old) for new, old in pairs if new.kind != "weekday" or _CHANGE.search(clause)]
     if not pairs:
         return None
     shared = (frame(summary).words & frame(clause).words) - _GENERIC  # only now: reading the clause costs
     by_subject = who.kind not in ("user", _UNSAID.kind)
-    if not (shared or by_subject):  # a rate in the same unit and period, said to have changed, names it too
-        pairs = [(new, old) for new, old in pairs
-                 if new.kind == "num" and "" not in (new.unit, old.unit) and not new.unit.startswith("count:")
-                 and bool(new.period) and new.period == old.period and _CHANGE.search(clause)]
+    if not (shared or by_subject):  # a rate in the same unit and period, said to have changed, names it too;
+        pairs = [(new, old) for new, old in pairs  # so does a year of study ("a fifth-year now")
+                 if (new.kind == "num" and "" not in (new.unit, old.unit) and not new.unit.startswith("count:")
+                     and bool(new.period) and new.period == old.period
+                     or new.kind == old.kind == "ordinal" and new.unit == old.unit in _STAGES
+                     and not re.match(r"[- ]\w+ of\b", clause[new.end:])) and _CHANGE.search(clause)]  # ("my second year of running")
     if len({(old.start, new.number if new.kind != "name" else new.text.lower()) for new, old in pairs}) != 1:
         return None  # no new value, or two: which one is meant is a guess
     new, old = pairs[0]

@@ -35,12 +35,14 @@ _FUNCTION = words("""a an the of on in at to for from by with and or but now so 
     since until ago last next again already just too yet still years year old month months week weeks day days
     a-month a-week per each every is are was were be it its not than more less""")
 _TOKEN = re.compile(r"[\w'.+#-]+")
+_DAYS = ["mon", "tues", "wednes", "thurs", "fri", "satur", "sun"]
+_WEEKDAY = re.compile(r"\b(" + "|".join(_DAYS) + r")days?\b", re.IGNORECASE)
 _NAME = re.compile(r"(?<!^)(?<![.!?:] )\b([A-Z][\w'.+#-]*(?: [A-Z][\w'.+#-]*)*)")
 
 
 @dataclass(frozen=True)
 class Value:
-    kind: str  # num | date | day | ordinal | name
+    kind: str  # num | date | day | ordinal | weekday | name
     unit: str  # num: age, dose, money, distance, k, count:<noun>, "" (bare); ordinal: the noun after it
     text: str  # as written
     start: int
@@ -93,8 +95,8 @@ def read_values(text: str) -> list[Value]:
         if _overlaps(*m.span(), taken):
             continue
         n = float(m.group(1)) if m.group(1) else float(ORDINALS[m.group(2).lower()])
-        after = _next_word(text, m.end())
-        noun = after if after.isalpha() and after not in _FUNCTION and after not in MONTHS else ""
+        after = _next_word(text, m.end()).removeprefix("-")  # "a fourth-year": the fourth year
+        noun = after if after.isalpha() and (after not in _FUNCTION or after == "year") and after not in MONTHS else ""
         kind = "ordinal" if noun or m.group(2) else "day"  # "the 20th": a day of the month
         found.append(Value(kind, noun, m.group(0), m.start(), m.end(), n))
         taken.append(m.span())
@@ -112,6 +114,10 @@ def read_values(text: str) -> list[Value]:
         found.append(Value("num", _number_unit(text, m), m.group("n"), m.start("n"), m.end("n"), n,
                            period.group(1).lower() if period else "", unit_end=unit_end))
         taken.append(m.span())
+    for m in _WEEKDAY.finditer(text):  # "on Thursdays": a day of the week, held like a value
+        if not _overlaps(*m.span(), taken):
+            found.append(Value("weekday", "", m.group(0), m.start(), m.end(), float(_DAYS.index(m.group(1).lower()))))
+            taken.append(m.span())
     for m in _NAME.finditer(text):
         name = m.group(1).rstrip(".").removesuffix("'s")
         low = name.lower()
@@ -119,8 +125,13 @@ def read_values(text: str) -> list[Value]:
                 or low.split()[0] in NOT_NAMES or low in MONTHS or name == "I"):
             continue
         found.append(Value("name", "", name, m.start(), m.start() + len(name), before=_word_before(text, m.start())))
-    for m in _TOKEN.finditer(text):  # a tool written in lowercase: "moving my blog off wordpress"
-        low = m.group(0).lower()
-        if low in TECH_SLOTS and not m.group(0)[:1].isupper() and not _overlaps(*m.span(), taken):
-            found.append(Value("name", "", m.group(0), m.start(), m.end(), before=_word_before(text, m.start())))
+    tokens = list(_TOKEN.finditer(text))  # a tool written in lowercase: "moving my blog off wordpress"
+    for i, m in enumerate(tokens):
+        two = [(m.start(), tokens[i + 1].end())] if i + 1 < len(tokens) else []
+        for start, end in [*two, m.span()]:  # two words first: "from google sheets into YNAB"
+            said = text[start:end]
+            if said.lower() in TECH_SLOTS and not said[:1].isupper() and not _overlaps(start, end, taken):
+                found.append(Value("name", "", said, start, end, before=_word_before(text, start)))
+                taken.append((start, end))
+                break
     return sorted(found, key=lambda v: v.start)
