@@ -160,8 +160,8 @@ def _replacement(old: Value, new: Value, clause: str, summary: str) -> tuple[str
     if new.kind == "name":
         return new.text, old.end
     if new.kind == "weekday":  # "tuesdays" where it said "on Thursdays": Tuesdays
-        day = new.text.lower().removesuffix("s")
-        return day.capitalize() + ("s" if old.text.lower().endswith("s") else ""), old.end
+        weekday = new.text.lower().removesuffix("s")
+        return weekday.capitalize() + ("s" if old.text.lower().endswith("s") else ""), old.end
     text = _number_text(new, old)
     unit = clause[new.end:new.unit_end].strip()
     old_unit = summary[old.end:old.unit_end].strip()
