@@ -402,3 +402,33 @@ def test_a_failing_query_embedding_fails_the_search_with_its_error(make) -> None
     with pytest.raises(ProviderError, match="unreachable"):
         search(mem.backend, Down({}), mem.settings, req)
     assert [h.memory.summary for h in search(mem.backend, mem.embedder, mem.settings, req)] == ["User likes tea."]
+
+
+@pytest.mark.parametrize(("query", "caution"), [
+    ("What should you keep in mind when suggesting a restaurant for me?", True),
+    ("Anything you should know before planning my trip?", True),
+    ("Be careful: what snacks could I bring to the party?", True),
+    ("What snacks do I like?", False),
+    ("Do you remember what we decided about the party?", False),
+])
+def test_a_question_about_what_to_be_careful_of_is_read_as_such(query: str, caution: bool) -> None:
+    from memlane.retrieval.intent import plan_query
+    assert plan_query(query, NOW).caution is caution
+
+
+def test_what_to_keep_in_mind_puts_what_matters_most_before_what_is_on_topic(tmp_path: Path) -> None:
+    """An important fact (a condition, importance 5) answers "what should you keep in mind when ..." better
+    than a trivial one that shares the topic's words; the plain question about the topic is unchanged."""
+    mem = Memory(str(tmp_path / "caution.db"), embedder=local_embedder(), settings=settings())
+    try:
+        for day, (text, importance) in enumerate((("User likes spicy noodle soups.", 1),
+                                                   ("User has a severe peanut allergy.", 5),
+                                                   ("User goes to a ramen bar on Fridays.", 1)), start=1):
+            mem.add_facts([{"summary": text, "type": "semantic", "category": "Personal", "importance": importance}],
+                          user_id="u", at=NOW - timedelta(days=10 - day), wait=True)
+        careful = mem.search("What should the assistant keep in mind when recommending noodle soups to me?", user_id="u", at=NOW)
+        plain = mem.search("Which noodle soups do I like?", user_id="u", at=NOW)
+        assert careful[0].memory.summary == "User has a severe peanut allergy."
+        assert plain[0].memory.summary == "User likes spicy noodle soups."
+    finally:
+        mem.close()

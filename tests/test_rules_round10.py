@@ -111,7 +111,8 @@ def test_the_same_fact_told_with_a_number_more_keeps_the_more_precise_words(mem:
     ("we just got a tortoise!! his name is Gustav", "User has a tortoise named Gustav."),
     ("I adopted a rescue greyhound. She's called Pepper.", "User has a rescue greyhound named Pepper."),
     # starting a school year is being in it; another subject after "and" is another clause
-    ("my eldest just started Year 7 and the bus ride is an hour", "User's eldest is in Year 7."),
+    ("my eldest just started Year 7 and the bus ride is killing me", "User's eldest is in Year 7."),
+    ("my oven is ancient and the dial is in fahrenheit", "User's oven is ancient and the dial is in fahrenheit."),
     ("my son moved up to third grade", "User's son is in third grade."),
     ("I lease a two-bed flat in Salford and the rent is £980 a month", "User's rent is £980 a month."),
     ("I've got about £2,500 in a stocks and shares ISA", "User has got about £2,500 in a stocks and shares ISA."),

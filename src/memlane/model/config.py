@@ -169,6 +169,8 @@ class Settings(BaseSettings):
     memory_time_phrase_mode: str = Field("boost", validation_alias=_alias("MEMORY_TIME_PHRASE_MODE"))
     memory_time_phrase_weight: float = Field(0.5, validation_alias=_alias("MEMORY_TIME_PHRASE_WEIGHT"))
     memory_recall_recency_factor: float = Field(2.0, validation_alias=_alias("MEMORY_RECALL_RECENCY_FACTOR"))
+    # A question asking what to be careful about (retrieval/intent.py CAUTION) multiplies the importance weight.
+    memory_caution_importance_factor: float = Field(3.0, ge=1, validation_alias=_alias("MEMORY_CAUTION_IMPORTANCE_FACTOR"))
     memory_history_recency_factor: float = Field(
         1 / 3, validation_alias=_alias("MEMORY_HISTORY_RECENCY_FACTOR")
     )

@@ -30,16 +30,25 @@ RECALL = re.compile(
     re.I,
 )
 INTENTS = ("auto", "recall", "plain")
+# a question asking what to be careful about ("what should you keep in mind when suggesting games?"): what
+# matters most about the user (an allergy, a condition) answers it better than what is merely on topic
+CAUTION = re.compile(
+    r"\b(?:keep|bear|have) in mind|\bbe (?:careful|aware|mindful|wary)\b|\bwatch out\b|\btake into account\b|"
+    r"\banything (?:i|you|we|they) should (?:know|remember|consider|avoid)\b|\bwhat should (?:you|i|the assistant) "
+    r"(?:avoid|watch out for|be careful)",
+    re.I,
+)
 
 
 @dataclass(frozen=True)
 class QueryPlan:
-    """How one question is searched: recall intent, an optional time window, and whether it asks
-    about the past (:mod:`memlane.retrieval.history`)."""
+    """How one question is searched: recall intent, an optional time window, whether it asks
+    about the past (:mod:`memlane.retrieval.history`) and whether it asks what to be careful about."""
 
     recall: bool = False
     window: TimeWindow | None = None
     history: bool = False
+    caution: bool = False  # asks what to be careful about: importance counts more (search.rerank)
 
 
 def is_recall(query: str) -> bool:
@@ -53,4 +62,5 @@ def plan_query(query: str, now: datetime, *, tz: str = "UTC", intent: str | None
         raise ValueError(f"intent must be one of {', '.join(INTENTS)}, got {intent!r}")
     recall = is_recall(query) if intent in (None, "auto") else intent == "recall"
     window = find_window(query, now, tz) if time_phrases else None
-    return QueryPlan(recall=recall, window=window, history=not recall and is_history(query))
+    return QueryPlan(recall=recall, window=window, history=not recall and is_history(query),
+                     caution=CAUTION.search(query) is not None)

@@ -33,6 +33,7 @@ from memlane.retrieval.embed_text import query_text
 from memlane.retrieval.hybrid import Pool, gather
 from memlane.retrieval.intent import QueryPlan, plan_query
 from memlane.retrieval.rerank import (
+    DEFAULT_WEIGHTS,
     PIN_CLOSEST,
     composite,
     pin_signal,
@@ -107,7 +108,9 @@ def rerank(
     relevance = {cid: c.relevance(kw) for cid, c in pool.candidates.items()}
     related = relation_boosts(backend, settings, req.user_id, vector, pool, relevance)
     threads = thread_boosts(settings, pool, relevance)
-    weights = settings.memory_rerank_weights
+    weights = dict(settings.memory_rerank_weights)
+    if plan.caution:  # what to be careful about: what matters most about the user counts more
+        weights["importance"] = weights.get("importance", DEFAULT_WEIGHTS["importance"]) * settings.memory_caution_importance_factor
     recency_weight = question_recency_weight(settings, plan)
     decay = settings.memory_decay_half_life_days if settings.memory_decay_enabled else None
     closest = sorted((c.similarity or 0.0 for c in pool.candidates.values()), reverse=True)[:PIN_CLOSEST]

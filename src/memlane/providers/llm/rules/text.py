@@ -78,8 +78,11 @@ _CLAUSE_BREAK = re.compile(
     # an interjection ends what came before it: "started crocheting lol, kickboxing still 3x a week"
     r"\s+(?:lol|lmao|haha+|tbh|ngl|smh|jk)\s*[,!-]\s*(?=\w)"
     r"|\s*,\s*(?:(?:and|but|so|plus|though|also)\s+)?(?=" + _SUBJECT_START + r")"
-    # another subject: "... in Year 1 and the homework is already killing me"
-    r"|,?\s+(?:and|but|so)\s+(?=(?:the|this|that) (?:[a-z]+ ){1,2}(?:is|was|are|were|has|have)\b)"
+    # another subject with a value of its own, or a comment on the user: "I rent a flat in Croydon and the rent is
+    # £1,450 a month", "... in Year 1 and the homework is killing me" (not "my oven is an old one and the dial is
+    # in fahrenheit": what the dial says is said of the oven)
+    r"|,?\s+(?:and|but|so)\s+(?=(?:the|this|that) (?:[a-z]+ ){1,2}(?:is|was|are|were|has|have)\b"
+    r"(?:[^,.;]*?[\d£$€]|[^,.;]*\b(?:me|us)\s*(?:$|[,.;!])))"
     r"|\s+(?:and|but|so|plus|although|though|while|whereas|-)\s+(?=" + _SUBJECT_START + r")"
     r"|\s*,\s*(?=(?:so|because|since|but|though|although)\s)"
     r"|\s*,\s*(?=back (?:on|to|in|at) (?:the |my )?[a-z]+)"
@@ -186,9 +189,9 @@ def clauses(sentence: str) -> list[str]:
         parts.append(left)
         start = match.end()
     parts.append(sentence[start:])
-    # "I rent a flat in Croydon and the rent is £1,450": "the" after the user's own clause is theirs
-    parts = [f"my {p.strip()[4:]}" if i and p.strip().startswith("the ") and re.match(_SUBJECT_START, parts[i - 1].strip())
-             else p for i, p in enumerate(parts)]
+    # "I rent a flat in Croydon and the rent is £1,450": "the" amount after the user's own clause is theirs
+    parts = [f"my {p.strip()[4:]}" if i and p.strip().startswith("the ") and re.search(r"[\d£$€]", p)
+             and re.match(_SUBJECT_START, parts[i - 1].strip()) else p for i, p in enumerate(parts)]
     found = [c for p in parts if p.strip() for c in _lives_with(p.strip())]
     return [_them(c, found[i - 1]) if i else c for i, c in enumerate(found)]
 
