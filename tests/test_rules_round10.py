@@ -62,6 +62,13 @@ def test_times_differ_only_when_one_falls_outside_the_other(old: set[str], new: 
     ("User reads a lot of fantasy.", "User reads a lot of grimdark fantasy.", "refinement"),
     ("User is into fishing.", "User is into carp fishing.", "refinement"),
     ("User lives in Leeds.", "User happily lives in Leeds.", "redundancy"),
+    # when the user is at their best: one slot however it is said (our own words)
+    ("User is an early riser.", "User is a morning person, up at 5 most days.", "redundancy"),
+    ("User is a night owl.", "User rarely gets to bed before 1am, it is normal for them.", "unsure"),  # no pattern
+    ("User usually stays up till 3am gaming.", "User is a real night owl.", "redundancy"),
+    ("User is not a morning person at all.", "User does their best thinking after midnight.", "redundancy"),
+    ("User is a night owl.", "User has become an early bird since the baby arrived.", "contradiction"),
+    ("User's flatmate Priya is a night owl.", "User is an early bird.", "new"),  # someone else's habit
     # a habit moved to another part of the day
     ("User trains at the gym in the mornings before work.", "User switched to training at the gym during the lunch break.",
      "contradiction"),
@@ -119,6 +126,7 @@ def test_the_same_fact_told_with_a_number_more_keeps_the_more_precise_words(mem:
     # how to explain, said as a directive or as how the user learns best ("step by step" is one word)
     ("when you explain statistics, walk me through it step by step", "User prefers explanations step-by-step."),
     ("i understand best when you explain things with analogies", "User prefers explanations with analogies."),
+    ("When you plan my runs, please use kilometres, not miles", "User prefers answers in kilometres."),  # last comma first
 ])
 def test_a_statement_said_the_way_people_type_is_kept(message: str, expected: str) -> None:
     assert any(s.startswith(expected) for s in summaries(message)), summaries(message)
@@ -167,7 +175,7 @@ def test_it_stands_for_a_pet_never_for_a_person() -> None:
 
 
 @pytest.mark.parametrize("message", ["I must say that was quick", "I need a minute", "I watch it sometimes",
-                                     "I should head off", "lol, ok"])
+                                     "I should head off", "lol, ok", "a table for two please", "coffee please"])
 def test_a_request_or_a_remark_stores_nothing(message: str) -> None:
     assert summaries(message) == []
 

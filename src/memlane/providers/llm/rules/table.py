@@ -171,6 +171,7 @@ _MONTH = "january|february|march|april|may|june|july|august|september|october|no
 # What a clause may carry after the fact: cut one at a time until a row matches the rest.
 _TAILS = (
     re.compile(r",\s(?!.*,\s)(?:that|this|it|which)\b.*$", re.IGNORECASE),  # a comment after the last comma: ", that's how I get it"
+    re.compile(r",\s(?!.*,\s).*$"),  # from the last comma back: "when you give me recipes, use metric, not cups"
     re.compile(r"(?:,|\s+(?:so|because|which|and then|but|-))\s.*$", re.IGNORECASE),
     re.compile(r"\s+(?:(?:a couple(?: of)?|a few|\d+|one|two|three|several) (?:days|weeks|months|years) ago|"
                r"(?:this|last|next) (?:week|month|year|weekend)|on (?:monday|tuesday|wednesday|thursday|friday|"

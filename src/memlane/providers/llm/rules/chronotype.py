@@ -1,0 +1,43 @@
+"""When the user is awake and at their best: late (a night owl) or early (an early bird). One slot, however it
+is said: "is a night owl" / "tends to stay up really late, bed at 2am is normal" / "does not do mornings" say
+one thing; "has turned into a morning person" changes it (the other end without a word of change is left to
+the similarity: someone may be both, at different times). Someone else's habit ("partner is a morning person")
+is read by the judge's subject check before this."""
+
+from __future__ import annotations
+
+import re
+
+_I = re.IGNORECASE
+_LATE = re.compile(
+    r"\bnight[- ]owl\b|\bstay(?:s|ing|ed)? up (?:really |very |quite |pretty )?(?:late|till|until|past)\b|"
+    r"\b(?:awake|up) (?:until|till|past) (?:[1-4](?::\d\d)?\s*(?:am)?|midnight)\b|"
+    r"\b(?:go|goes|going|get|gets|getting) to bed (?:at |around |after |about )?(?:[1-4](?::\d\d)?\s*am|midnight)\b|"
+    r"\b(?:bed|bedtime) (?:at |around |after |about )?[1-4](?::\d\d)?\s*am\b|"
+    r"\b(?:best|most productive|most creative|most alert)\b[\w ]{0,20}? (?:late at night|at night|after (?:9|10|11)\s*pm|"
+    r"after (?:9|10|11)|after midnight|in the (?:small|wee) hours)\b|"
+    r"\b(?:not|n't|never) (?:a |really a )?morning person\b|\b(?:do|does) not do mornings\b|\bhates? mornings\b",
+    _I,
+)
+_EARLY = re.compile(
+    r"\bearly (?:bird|riser)\b|(?<!not a )(?<!not really a )\bmorning person\b|"
+    r"\b(?:best|most productive|most creative|most alert)\b[\w ]{0,20}? (?:early in the morning|in the (?:early )?mornings?|"
+    r"first thing|before (?:7|8|9)\s*am)\b|"
+    r"\b(?:go|goes|going|get|gets|getting) to bed (?:at |around |by |before )?(?:8|9|10)(?::\d\d)?\s*pm\b",
+    _I,
+)
+
+
+_CHANGED = re.compile(r"\b(?:now|these days|nowadays|anymore|any more|no longer|turned into|become|became|becoming|"
+                      r"since|switched|changed|used to)\b", _I)
+
+
+def changed(text: str) -> bool:
+    """The statement says the user changed ("has turned into a night owl", "an early bird now")."""
+    return _CHANGED.search(text) is not None
+
+
+def chronotype(text: str) -> str | None:
+    """"late" or "early" when ``text`` says which the user is; None when it says neither (or both)."""
+    late, early = _LATE.search(text) is not None, _EARLY.search(text) is not None
+    return "late" if late and not early else "early" if early and not late else None
