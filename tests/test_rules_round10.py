@@ -63,10 +63,12 @@ def test_times_differ_only_when_one_falls_outside_the_other(old: set[str], new: 
     ("User is into fishing.", "User is into carp fishing.", "refinement"),
     ("User lives in Leeds.", "User happily lives in Leeds.", "redundancy"),
     # when the user is at their best: one slot however it is said (our own words)
-    ("User is an early riser.", "User is a morning person, up at 5 most days.", "redundancy"),
+    ("User is an early riser.", "User is a morning person, up at 5 most days.", "refinement"),  # with a time
     ("User is a night owl.", "User rarely gets to bed before 1am, it is normal for them.", "unsure"),  # no pattern
     ("User usually stays up till 3am gaming.", "User is a real night owl.", "redundancy"),
-    ("User is not a morning person at all.", "User does their best thinking after midnight.", "redundancy"),
+    ("User is a real night owl.", "User usually stays up till 3am gaming.", "refinement"),  # with a time: more precise
+    ("User is not a morning person at all.", "User does their best thinking after midnight.", "refinement"),
+    ("User does their best thinking after midnight.", "User is not a morning person at all.", "redundancy"),
     ("User is a night owl.", "User has become an early bird since the baby arrived.", "contradiction"),
     ("User's flatmate Priya is a night owl.", "User is an early bird.", "new"),  # someone else's habit
     # a habit moved to another part of the day
@@ -126,6 +128,8 @@ def test_the_same_fact_told_with_a_number_more_keeps_the_more_precise_words(mem:
     # how to explain, said as a directive or as how the user learns best ("step by step" is one word)
     ("when you explain statistics, walk me through it step by step", "User prefers explanations step-by-step."),
     ("i understand best when you explain things with analogies", "User prefers explanations with analogies."),
+    # two clauses of one message about when the user is at their best are one memory
+    ("I'm a total night owl, I'm usually up until 3am", "User is a total night owl and they are usually up until 3am."),
     ("When you plan my runs, please use kilometres, not miles", "User prefers answers in kilometres."),  # last comma first
 ])
 def test_a_statement_said_the_way_people_type_is_kept(message: str, expected: str) -> None:
@@ -175,7 +179,8 @@ def test_it_stands_for_a_pet_never_for_a_person() -> None:
 
 
 @pytest.mark.parametrize("message", ["I must say that was quick", "I need a minute", "I watch it sometimes",
-                                     "I should head off", "lol, ok", "a table for two please", "coffee please"])
+                                     "I should head off", "lol, ok", "a table for two please", "coffee please",
+                                     "and in Italian pls"])  # a follow-up request, not a standing style
 def test_a_request_or_a_remark_stores_nothing(message: str) -> None:
     assert summaries(message) == []
 

@@ -32,6 +32,11 @@ _CHANGED = re.compile(r"\b(?:now|these days|nowadays|anymore|any more|no longer|
                       r"since|switched|changed|used to)\b", _I)
 
 
+def timed(text: str) -> bool:
+    """The statement gives a time ("after 10pm", "until 2am", "midnight"): it says more than "a night owl"."""
+    return re.search(r"\d|\bmidnight\b", text) is not None
+
+
 def changed(text: str) -> bool:
     """The statement says the user changed ("has turned into a night owl", "an early bird now")."""
     return _CHANGED.search(text) is not None

@@ -13,7 +13,7 @@ from memlane.model.candidate import ConflictVerdict, Relation
 from memlane.providers.llm.rules import frames, roles, slot_sense
 from memlane.providers.llm.rules.acronyms import spell_out
 from memlane.providers.llm.rules.answer_aspects import aspects, same_leaning
-from memlane.providers.llm.rules.chronotype import changed, chronotype
+from memlane.providers.llm.rules.chronotype import changed, chronotype, timed
 from memlane.providers.llm.rules.compare import (
     Reading,
     content_words,
@@ -325,9 +325,13 @@ def classify(existing: str, candidate: str) -> ConflictVerdict:
         return _verdict("redundancy" if leans else "contradiction",
                         "the same style of answers asked for" if leans else "the opposite style of answers asked for")
     if (late := chronotype(existing)) and (now := chronotype(candidate)) and (late == now or changed(candidate)):
-        # "a night owl" / "bed at 2am is normal" say one thing; the other end is a change only when said to be
-        return _verdict("redundancy" if late == now else "contradiction",
-                        f"{'the same' if late == now else 'another'} time of day at their best ({now})")
+        # "a night owl" / "bed at 2am is normal" say one thing (told with a time the stored one lacks, more
+        # precisely); the other end is a change only when said to be
+        if late != now:
+            return _verdict("contradiction", f"another time of day at their best ({now})")
+        if timed(candidate) and not timed(existing):
+            return _verdict("refinement", f"the same time of day at their best ({now}), said with a time")
+        return _verdict("redundancy", f"the same time of day at their best ({now})")
     if same_slot(old, new):
         return _same_slot(old, new)
     if negated(existing) != negated(candidate) and (less := liked_less(existing, candidate)) is not None:

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
 from memlane.model.candidate import Candidate, ChatMessage, Extraction
 from memlane.providers.llm.rules import correction, filters, intro, relocation, specification, subject, table
 from memlane.providers.llm.rules.answer_aspects import STYLE_SLOT
 from memlane.providers.llm.rules.build import apply, candidate, subject_key
+from memlane.providers.llm.rules.chronotype import chronotype
 from memlane.providers.llm.rules.context import Registry, build
 from memlane.providers.llm.rules.facts import USER, Clause, Fact, Subject
 from memlane.providers.llm.rules.helpers import MONEY, strip_past_time
@@ -335,6 +337,20 @@ def _jobs_left(out: Sequence[Candidate], existing: Sequence[str]) -> list[Candid
     return [updates.candidate(s, correction=False) for s in relocation.job_moved(existing, moves[0].entities[0])]
 
 
+def _one_chronotype(found: list[tuple[Fact, Subject]]) -> list[tuple[Fact, Subject]]:
+    """Two clauses of one message that say when the user is at their best are one fact: "I'm a night owl, I do
+    my best work after 10pm" -> "I am a night owl and I do my best work after 10pm"."""
+    out: list[tuple[Fact, Subject]] = []
+    for fact, who in found:
+        if out and who.kind == "user" and out[-1][1].kind == "user" and fact.text.startswith("I ") and (
+                pole := chronotype(fact.text)) and pole == chronotype(out[-1][0].text):
+            before = out[-1][0]
+            out[-1] = (replace(before, text=f"{before.text} and {fact.text}"), out[-1][1])
+            continue
+        out.append((fact, who))
+    return out
+
+
 def extract(messages: Sequence[ChatMessage], existing: Sequence[str] = ()) -> Extraction:
     users = [i for i, m in enumerate(messages) if m.role == "user"]
     if not users:
@@ -344,6 +360,7 @@ def extract(messages: Sequence[ChatMessage], existing: Sequence[str] = ()) -> Ex
     registry = build([*existing, *(_prepare(t) for t in earlier)])
     statements: list[tuple[str, Fact | None, Subject]] = []
     found, reasons = facts_in(last, registry, statements)
+    found = _one_chronotype(found)
     corrects = correction.is_correction(last)
     updated = _updates(statements, existing, registry, corrects)
     if updated:  # an unkeyed fact of a clause that updates a stored memory is that update, said loosely
