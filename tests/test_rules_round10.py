@@ -71,6 +71,10 @@ def test_times_differ_only_when_one_falls_outside_the_other(old: set[str], new: 
     ("User does their best thinking after midnight.", "User is not a morning person at all.", "redundancy"),
     ("User is a night owl.", "User has become an early bird since the baby arrived.", "contradiction"),
     ("User's flatmate Priya is a night owl.", "User is an early bird.", "new"),  # someone else's habit
+    # the time the user gets up, however it is said
+    ("User's alarm is set for 6:45 on weekdays.", "User gets up at 6:45 every weekday.", "redundancy"),
+    ("User wakes up at 6.45.", "User gets up at 7:30 now that they work from home.", "contradiction"),
+    ("User gets up at 6:45.", "User's daughter gets up at 6:45.", "new"),  # someone else
     # a habit moved to another part of the day
     ("User trains at the gym in the mornings before work.", "User switched to training at the gym during the lunch break.",
      "contradiction"),
@@ -128,6 +132,8 @@ def test_the_same_fact_told_with_a_number_more_keeps_the_more_precise_words(mem:
     # how to explain, said as a directive or as how the user learns best ("step by step" is one word)
     ("when you explain statistics, walk me through it step by step", "User prefers explanations step-by-step."),
     ("i understand best when you explain things with analogies", "User prefers explanations with analogies."),
+    # a thing disposed of, then what the user has now: one change
+    ("sold the motorbike, so I take the train now", "User takes the train now instead of the motorbike."),
     # two clauses of one message about when the user is at their best are one memory
     ("I'm a total night owl, I'm usually up until 3am", "User is a total night owl and they are usually up until 3am."),
     ("When you plan my runs, please use kilometres, not miles", "User prefers answers in kilometres."),  # last comma first
@@ -208,6 +214,8 @@ def test_a_specification_replaces_the_general_fact(mem: Memory, first: str, then
     # leaving the named employer ends the job told with it
     ("I drive a lorry for Eddie Stobart", "Quick update: I left Eddie Stobart in May. I'm a taxi driver now",
      "taxi driver", "lorry"),
+    # a thing disposed of and its replacement in one message: the old one goes, no disposal memory stays
+    ("I ride a Vespa to work", "got rid of the vespa, so I'm cycling to work now", "cycling", "Vespa to work"),
     # stopping a game named with another verb
     ("i'm grinding ranked fortnite every night rn", "not playing fortnite anymore, deleted it for exams",
      "fortnite anymore", "grinding"),

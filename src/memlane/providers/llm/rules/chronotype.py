@@ -46,3 +46,15 @@ def chronotype(text: str) -> str | None:
     """"late" or "early" when ``text`` says which the user is; None when it says neither (or both)."""
     late, early = _LATE.search(text) is not None, _EARLY.search(text) is not None
     return "late" if late and not early else "early" if early and not late else None
+
+
+# the time the user gets up, however it is said: "gets up at 5:30" / "alarm goes off at 5:30" / "wakes at 5.30"
+_WAKE = re.compile(r"\b(?:(?:get|gets|getting|got) up|wakes? up|wakes|waking up|(?:is|am|are) up|alarm (?:goes off|is set|rings|"
+                   r"is)(?: for)?|(?:is|am) always up|(?:set|sets) (?:my |their |the )?alarm for|rise|rises) (?:at |by |around |about )?"
+                   r"(?P<time>\d{1,2}(?:[:.]\d\d)?\s*(?:am|pm)?)", _I)
+
+
+def wake_time(text: str) -> str | None:
+    """The clock time the statement says the user gets up at ("5:30" for "alarm goes off at 5.30 am")."""
+    m = _WAKE.search(text)
+    return re.sub(r"\s*am$", "", m.group("time").strip().replace(".", ":").lower()) if m else None
