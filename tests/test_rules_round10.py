@@ -133,7 +133,7 @@ def test_the_same_fact_told_with_a_number_more_keeps_the_more_precise_words(mem:
     ("when you explain statistics, walk me through it step by step", "User prefers explanations step-by-step."),
     ("i understand best when you explain things with analogies", "User prefers explanations with analogies."),
     # a thing disposed of, then what the user has now: one change
-    ("sold the motorbike, so I take the train now", "User takes the train now instead of the motorbike."),
+    ("sold the motorbike, so I take the train now", "User takes the train now, having sold the motorbike."),
     # two clauses of one message about when the user is at their best are one memory
     ("I'm a total night owl, I'm usually up until 3am", "User is a total night owl and they are usually up until 3am."),
     ("When you plan my runs, please use kilometres, not miles", "User prefers answers in kilometres."),  # last comma first

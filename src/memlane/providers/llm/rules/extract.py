@@ -337,20 +337,21 @@ def _jobs_left(out: Sequence[Candidate], existing: Sequence[str]) -> list[Candid
     return [updates.candidate(s, correction=False) for s in relocation.job_moved(existing, moves[0].entities[0])]
 
 
-_GOT_RID = re.compile(r"^I (?:just |finally |recently )?(?:got rid of|sold|traded in|gave away|ditched|returned|"
+_GOT_RID = re.compile(r"^I (?:just |finally |recently )?(?P<verb>got rid of|sold|traded in|gave away|ditched|returned|"
                       r"gave back|handed back|scrapped) (?P<what>(?:the|my|our) [\w' -]+)$", re.IGNORECASE)
 _NOW = re.compile(r"\bnow\b", re.IGNORECASE)
 
 
 def _replaced_with(found: list[tuple[Fact, Subject]]) -> list[tuple[Fact, Subject]]:
     """A thing disposed of, then what the user has now, in one message, is one change: "got rid of the yaris,
-    so I'm driving a Tesla now" -> "I am driving a Tesla now instead of the yaris" (the judge retires what
-    "instead of" names; the disposal is not kept as a memory of its own)."""
+    so I'm driving a Tesla now" -> "I am driving a Tesla now, having got rid of the yaris" (the judge retires
+    what was given up; the disposal is not kept as a memory of its own)."""
     out: list[tuple[Fact, Subject]] = []
     for fact, who in found:
         if out and (gone := _GOT_RID.match(out[-1][0].text)) and who.kind == "user" == out[-1][1].kind and (
                 fact.text.startswith("I ") and _NOW.search(fact.text) and "instead of" not in fact.text):
-            out[-1] = (replace(fact, text=f"{fact.text.rstrip('.')} instead of {gone.group('what')}"), who)
+            verb = gone.group("verb").lower().replace("gave", "given")
+            out[-1] = (replace(fact, text=f"{fact.text.rstrip('.')}, having {verb} {gone.group('what')}"), who)
             continue
         out.append((fact, who))
     return out
