@@ -18,7 +18,7 @@ import pytest
 from memlane import Memory
 from memlane.formation.text import says_more
 from memlane.providers.llm.rules.conflict import classify
-from memlane.providers.llm.rules.frames import _times_differ
+from memlane.providers.llm.rules.when import times_differ
 from tests.test_rules_chat_register import summaries
 from tests.test_rules_chat_round5 import mem, told_in_chat  # noqa: F401 (mem is a fixture)
 
@@ -33,7 +33,7 @@ from tests.test_rules_chat_round5 import mem, told_in_chat  # noqa: F401 (mem is
     (set(), {"friday"}, False),  # one side says no time: nothing to compare
 ])
 def test_times_differ_only_when_one_falls_outside_the_other(old: set[str], new: set[str], differ: bool) -> None:
-    assert _times_differ(frozenset(old), frozenset(new)) is differ
+    assert times_differ(frozenset(old), frozenset(new)) is differ
 
 
 @pytest.mark.parametrize(("existing", "candidate", "relation"), [

@@ -30,7 +30,6 @@ from memlane.providers.llm.rules.compare import (
     read,
     same_name,
     same_who,
-    statement,
     stem,
 )
 from memlane.providers.llm.rules.frame_data import DATA as _DATA
@@ -43,6 +42,7 @@ from memlane.providers.llm.rules.lexicon_world import (
     TECH_SLOTS,
 )
 from memlane.providers.llm.rules.table import ORDINALS as _ORDINALS
+from memlane.providers.llm.rules.when import times_differ
 
 CHANGE = _stems(_DATA["change"])
 ADDITIVE = _stems(_DATA["additive"])
@@ -51,8 +51,8 @@ LIGHT = _stems(_DATA["light"])
 UNITS: dict[str, frozenset[str]] = {k: _stems(v) for k, v in _DATA["units"].items()}
 FIELDS: dict[str, frozenset[str]] = {k: _stems(v) for k, v in _DATA["fields"].items()}
 _UNIT_WORDS = frozenset().union(*UNITS.values())
-_HABIT_WORDS: dict[str, frozenset[str]] = {k: frozenset(v.replace("_", " ").split()) for k, v in _DATA["habits"].items()}
-HABITS: dict[str, frozenset[str]] = {k: frozenset(stem(w) for w in v) for k, v in _HABIT_WORDS.items()}
+HABIT_WORDS: dict[str, frozenset[str]] = {k: frozenset(v.replace("_", " ").split()) for k, v in _DATA["habits"].items()}
+HABITS: dict[str, frozenset[str]] = {k: frozenset(stem(w) for w in v) for k, v in HABIT_WORDS.items()}
 # foods are matched as written, never by stem ("codes" is no "cod"): "went vegetarian" retires "orders pepperoni pizza"
 FOODS = {group: frozenset(f for f in foods if " " not in f) for group, foods in FOOD_GROUPS.items()}
 RULES_OUT: dict[str, frozenset[str]] = {stem(k): frozenset(v.split()) for k, v in _DATA["rules_out"].items()}
@@ -68,7 +68,7 @@ EXCLUSIVE: dict[str, frozenset[str]] = {
     k: frozenset(w.replace("_", " ") for w in v.replace("=", " ").split()) for k, v in _DATA["exclusive"].items()}
 ONE_WORD = plain("one_at_a_time_words")
 TITLE_VERBS: dict[str, frozenset[str]] = {k: frozenset(v.split()) for k, v in _DATA["habit_titles"].items()}
-_MEMBERS = frozenset().union(*(members for _, members in KINDS.values()))
+KIND_MEMBERS = frozenset().union(*(members for _, members in KINDS.values()))
 OPPOSITES: frozenset[frozenset[str]] = frozenset(
     frozenset(stem(w.replace("_", " ")) for w in pair.split("=")) for pair in _DATA["opposites"].split())
 UNINFORMATIVE = (CHANGE | ADDITIVE | LIGHT | _stems(_DATA["filler"]) | _stems("work job") | _UNIT_WORDS
@@ -108,7 +108,7 @@ _TIME = re.compile(r"\b\d{1,2}(?::\d{2})?\s*(?:am|pm)\b|\b\d{1,2}:\d{2}\b")
 TOKEN = re.compile(r"[a-z0-9][a-z0-9.+#-]*", re.IGNORECASE)
 _RIGHT_NOW = re.compile(r"\bright now\b", re.IGNORECASE)  # "right" is no content word there
 _ONE_OF = re.compile(r"\bone of\b", re.IGNORECASE)
-_NOT_TITLE = "for|in|at|with|on|to|against|the|a|an"  # "plays for Arsenal", "plays the cello": no title
+NOT_TITLE = "for|in|at|with|on|to|against|the|a|an"  # "plays for Arsenal", "plays the cello": no title
 # a role at a named place: "is now a QA lead at Unity" says where someone works
 _ROLE_AT = re.compile(r"\b(?:is|are)\s+(?:now\s+|currently\s+)?(?:an?|the)\s+(?:[\w-]+\s+){0,3}?(?:at|for)\s+[A-Z]")
 _NOT_ROLE = _stems("member regular customer patient guest client visitor")
@@ -189,59 +189,6 @@ def _verdict(relation: str, reason: str) -> ConflictVerdict:
     return ConflictVerdict.model_validate({"relation": relation, "reason": reason})
 
 
-def _retired(new: Frame) -> tuple[set[str], set[str]]:
-    """Habits the statement gives up ("quit caffeine", "does not drink anymore") and food groups it gives
-    up or rules out by a state ("went vegan", "is teetotal now", "stopped eating pork")."""
-    given_up = {stem(w) for w in new.left} | (new.words if new.negative else set())
-    given_up_raw = set(new.left) | (set(new.tokens) if new.negative else set())
-    stated = new.words | {stem(n) for n in new.names}  # "vegetarian" is a one-at-a-time value: a name
-    ruled_out = set() if new.negative else {g for w in stated for g in RULES_OUT.get(w, ())}
-    ruled_out |= {g for g, foods in FOODS.items() if given_up_raw & foods}
-    habits = {h for h, habit_words in HABITS.items() if given_up & habit_words}
-    # a habit that is a food group gives up the whole group ("stopped drinking alcohol": the Rioja too)
-    return habits, ruled_out | (habits & FOODS.keys())
-
-
-def _habit_given_up(old: Frame, new: Frame) -> str | None:
-    """``quit smoking`` against ``takes cigarette breaks``: the habit given up is implied by the old fact;
-    ``is teetotal now`` against ``drinks wine with dinner``: a state that rules out what the old one eats
-    or drinks. "Does not drink alcohol" leaves "drinks tea": the old shares only the verb the new says.
-    A past event ("failed the driving test") is no habit to give up."""
-    if old.negative or old.past:
-        return None
-    held = old.words | {stem(n) for n in old.names}  # "plays Xbox most nights"
-    given_up, ruled_out = _retired(new)
-    for habit in sorted(given_up):
-        shared = held & HABITS[habit]
-        if shared and not (shared <= new.words and (new.words & HABITS[habit]) - held):
-            return habit
-    if titled := sorted(given_up & _titled(old)):  # "quit gaming" / "plays Elden Ring most nights"
-        return titled[0]
-    held_raw = old.tokens | {n for name in old.names for n in name.split()}
-    return next((g for g in sorted(ruled_out) if held_raw & FOODS[g]), None)
-
-
-def _titled(f: Frame) -> set[str]:
-    """Habits a verb with a title for its object implies ("plays Elden Ring": gaming); none when the
-    statement names a listed kind ("plays tennis with Sam on Fridays")."""
-    if not f.names or f.words & _MEMBERS:
-        return set()
-    return {habit for habit, verbs in TITLE_VERBS.items() if re.search(
-        rf"\b(?:{'|'.join(verbs)})\s+(?:(?!(?:{_NOT_TITLE})\b)[a-z-]+\s+){{0,2}}[A-Z]", f.text)}
-
-
-def implied_terms(candidate: str) -> list[str]:
-    """Words of what the candidate retires, to find stored memories that are not near it in meaning."""
-    new = frame(statement(candidate))
-    given_up, ruled_out = _retired(new)
-    # a one-at-a-time value retires the others of its list ("got engaged" finds "is single")
-    others = set() if new.negative else {w for k in new.kinds & EXCLUSIVE.keys() for w in EXCLUSIVE[k]} - new.names
-    titles = {w for h in given_up & TITLE_VERBS.keys() for w in TITLE_VERBS[h]}
-    work = {"works", "work", "job", "living", "employed"} if _RETIRED.match(new.text) else set()  # "retired"
-    return sorted({w for h in given_up for w in _HABIT_WORDS[h]} | {w for g in ruled_out for w in FOODS[g]}
-                  | others | titles | new.left_head | work)  # "left Arup": what is given up, by name
-
-
 _CAUSE = re.compile(r"\s*,?\s+(?:ever since|since|because|due to|thanks to|after) (?:my|his|her|their|the|a|an|i|we|it)\b.*$",
                     re.IGNORECASE)
 _LIVE = stem("live")
@@ -298,7 +245,8 @@ def adds(existing: str, candidate: str) -> bool:
 def compare(existing: str, candidate: str) -> ConflictVerdict | None:
     """How ``candidate`` relates to ``existing`` by their frames; None when the frames say nothing.
     (An addition, "also ...", is settled before: :func:`adds`.)"""
-    # imported here: refinements reads Frame and the word lists of this module
+    # imported here: refinements and giving_up read Frame and the word lists of this module
+    from memlane.providers.llm.rules.giving_up import habit_given_up
     from memlane.providers.llm.rules.refinements import refinement
 
     old, new = frame(existing), frame(candidate)
@@ -308,7 +256,7 @@ def compare(existing: str, candidate: str) -> ConflictVerdict | None:
     gone = {w for w in new.left if stem(w) in old.words or any(same_name(w, n) for n in old.names)}
     if gone & new.left_head and not old.negative:  # not "gives up subscription" for another subscription
         return _verdict("contradiction", f"the new statement gives up {', '.join(sorted(gone))}")
-    if (habit := _habit_given_up(old, new)) is not None:
+    if (habit := habit_given_up(old, new)) is not None:
         return _verdict("contradiction", f"the new statement gives up {habit}, which the stored one implies")
     if (role := _new_role(old, new, change)) is not None:  # "left the fire service and now works as a paramedic"
         return _verdict("contradiction", f"works as {role[1]} now (was {role[0]})")
@@ -437,15 +385,15 @@ def _employed(f: Frame) -> bool:
     return bool(f.names) and not f.negative and (bool(f.words & _WORKS) or role)
 
 
-_RETIRED = re.compile(r"^(?:the )?user (?:has |just |finally |officially )*retired\b(?! from (?!work|the job|(?:their|his|her) job))",
+RETIRED = re.compile(r"^(?:the )?user (?:has |just |finally |officially )*retired\b(?! from (?!work|the job|(?:their|his|her) job))",
                       re.IGNORECASE)
 _FOR_A_LIVING = re.compile(r"\b(?:for a living|works?|working|employed|job|career|profession)\b", re.IGNORECASE)
 
 
 def _retires(old: Frame, new: Frame) -> bool:
     """The user retired (not "retired from the choir"): what they did for a living has ended."""
-    return (_RETIRED.match(new.text) is not None and old.who == new.who and not old.negative
-            and _FOR_A_LIVING.search(old.text) is not None and not _RETIRED.match(old.text))
+    return (RETIRED.match(new.text) is not None and old.who == new.who and not old.negative
+            and _FOR_A_LIVING.search(old.text) is not None and not RETIRED.match(old.text))
 
 
 _WORKPLACE = _stems("office team job company firm department desk branch site work")
@@ -499,25 +447,7 @@ def _typed(old: Frame, new: Frame) -> tuple[bool, bool, bool]:
     """Which kinds of value differ: numbers (of one unit), names, times."""
     numbers = bool(old.numbers and new.numbers and old.numbers != new.numbers) and (
         not (old.units and new.units) or bool(old.units & new.units))
-    return numbers, _differ(old, new) or _listed_differ(old, new), _times_differ(old.when, new.when)
-
-
-# a day inside a span of days: "on Saturdays" is "at weekends"
-_SPANS = {"weekend": {"saturday", "sunday"}, "weekday": {"monday", "tuesday", "wednesday", "thursday", "friday"}}
-
-
-def _within(a: str, b: str) -> bool:
-    """``a`` is ``b`` or a part of it: "saturday morning" is on a "saturday", a "saturday" is at the "weekend"."""
-    head = a.split()[0]
-    return a == b or set(b.split()) < set(a.split()) or head in _SPANS.get(b, ())
-
-
-def _times_differ(old: frozenset[str], new: frozenset[str]) -> bool:
-    """Both say when, and some time on one side falls in no time of the other ("saturday" and "weekend"
-    are one time said more or less precisely; "monday" and "thursday" are two)."""
-    def fits(x: str, ys: frozenset[str]) -> bool:
-        return any(_within(x, y) or _within(y, x) for y in ys)
-    return bool(old and new) and not (all(fits(x, new) for x in old) and all(fits(y, old) for y in new))
+    return numbers, _differ(old, new) or _listed_differ(old, new), times_differ(old.when, new.when)
 
 
 def _values(old: Frame, new: Frame) -> tuple[str, str]:

@@ -10,7 +10,7 @@ from memlane.providers.llm.base import MemoryLLM
 from memlane.providers.llm.rules import relocation, specification
 from memlane.providers.llm.rules.conflict import classify
 from memlane.providers.llm.rules.extract import extract
-from memlane.providers.llm.rules.frames import implied_terms
+from memlane.providers.llm.rules.giving_up import implied_terms
 from memlane.providers.llm.rules.lexicon import family_terms
 from memlane.providers.llm.rules.same_fact import same_fact
 
