@@ -75,6 +75,8 @@ def test_times_differ_only_when_one_falls_outside_the_other(old: set[str], new: 
     ("User's alarm is set for 6:45 on weekdays.", "User gets up at 6:45 every weekday.", "redundancy"),
     ("User wakes up at 6.45.", "User gets up at 7:30 now that they work from home.", "contradiction"),
     ("User gets up at 6:45.", "User's daughter gets up at 6:45.", "new"),  # someone else
+    ("User wakes up at 6:30 on weekdays.", "User goes to bed at 10:30 on weekdays.", "new"),  # two slots
+    ("User goes to bed at 11pm.", "User gets up at 7am.", "new"),
     # a habit moved to another part of the day
     ("User trains at the gym in the mornings before work.", "User switched to training at the gym during the lunch break.",
      "contradiction"),

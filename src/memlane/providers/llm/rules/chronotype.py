@@ -58,3 +58,11 @@ def wake_time(text: str) -> str | None:
     """The clock time the statement says the user gets up at ("5:30" for "alarm goes off at 5.30 am")."""
     m = _WAKE.search(text)
     return re.sub(r"\s*am$", "", m.group("time").strip().replace(".", ":").lower()) if m else None
+
+
+_BED = re.compile(r"\b(?:go|goes|going|get|gets|getting|went) to bed\b|\bbedtime\b|\b(?:asleep|in bed) by\b|\blights out\b", _I)
+
+
+def bedtime(text: str) -> bool:
+    """The statement says when the user goes to bed: another slot than when they get up."""
+    return _BED.search(text) is not None

@@ -13,7 +13,7 @@ from memlane.model.candidate import ConflictVerdict, Relation
 from memlane.providers.llm.rules import frames, roles, slot_sense
 from memlane.providers.llm.rules.acronyms import spell_out
 from memlane.providers.llm.rules.answer_aspects import aspects, same_leaning
-from memlane.providers.llm.rules.chronotype import changed, chronotype, timed, wake_time
+from memlane.providers.llm.rules.chronotype import bedtime, changed, chronotype, timed, wake_time
 from memlane.providers.llm.rules.compare import (
     Reading,
     content_words,
@@ -334,6 +334,9 @@ def classify(existing: str, candidate: str) -> ConflictVerdict:
         return _verdict("redundancy", f"the same time of day at their best ({now})")
     if (up := wake_time(existing)) and (now := wake_time(candidate)) and (up == now or changed(candidate)):
         return _verdict("redundancy" if up == now else "contradiction", f"gets up at {now}" + (" now" if up != now else ""))
+    if (wake_time(existing) and bedtime(candidate) or bedtime(existing) and wake_time(candidate)) and not (
+            bedtime(existing) and bedtime(candidate)):  # "wakes up at 7" / "goes to bed at 11": both hold
+        return _verdict("new", "one says when the user gets up, the other when they go to bed")
     if same_slot(old, new):
         return _same_slot(old, new)
     if negated(existing) != negated(candidate) and (less := liked_less(existing, candidate)) is not None:
