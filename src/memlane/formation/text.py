@@ -25,6 +25,6 @@ def values(text: str) -> frozenset[str]:
 
 def says_more(existing: str, candidate: str) -> bool:
     """The candidate keeps every number and name of the stored statement and adds one: the same fact
-    told more precisely ("keeps chickens" / "keeps six hens"), which replaces it instead of merging."""
+    told more precisely ("keeps chickens" / "keeps six hens"): a merge keeps the candidate's words."""
     old, new = values(existing), values(candidate)
     return old < new

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from memlane.model.candidate import Relation
+
 _I = re.IGNORECASE
 _LATE = re.compile(
     r"\bnight[- ]owl\b|\bstay(?:s|ing|ed)? up (?:really |very |quite |pretty )?(?:late|till|until|past)\b|"
@@ -32,9 +34,12 @@ _CHANGED = re.compile(r"\b(?:now|these days|nowadays|anymore|any more|no longer|
                       r"since|switched|changed|used to)\b", _I)
 
 
+_TIMED = re.compile(r"\d|\bmidnight\b", _I)
+
+
 def timed(text: str) -> bool:
     """The statement gives a time ("after 10pm", "until 2am", "midnight"): it says more than "a night owl"."""
-    return re.search(r"\d|\bmidnight\b", text) is not None
+    return _TIMED.search(text) is not None
 
 
 def changed(text: str) -> bool:
@@ -66,3 +71,21 @@ _BED = re.compile(r"\b(?:go|goes|going|get|gets|getting|went) to bed\b|\bbedtime
 def bedtime(text: str) -> bool:
     """The statement says when the user goes to bed: another slot than when they get up."""
     return _BED.search(text) is not None
+
+
+def compare(existing: str, candidate: str) -> tuple[Relation, str] | None:
+    """The judge's verdict when both statements are about when the user is at their best, gets up or goes to
+    bed; None when they are not (the rest of the judge decides)."""
+    if (was := chronotype(existing)) and (now := chronotype(candidate)) and (was == now or changed(candidate)):
+        # the other end is a change only when said to be; a time the stored one lacks says it more precisely
+        if was != now:
+            return "contradiction", f"another time of day at their best ({now})"
+        if timed(candidate) and not timed(existing):
+            return "refinement", f"the same time of day at their best ({now}), said with a time"
+        return "redundancy", f"the same time of day at their best ({now})"
+    if (up := wake_time(existing)) and (at := wake_time(candidate)) and (up == at or changed(candidate)):
+        return ("redundancy", f"gets up at {at}") if up == at else ("contradiction", f"gets up at {at} now")
+    if (wake_time(existing) and bedtime(candidate) or bedtime(existing) and wake_time(candidate)) and not (
+            bedtime(existing) and bedtime(candidate)):  # "wakes up at 7" / "goes to bed at 11": both hold
+        return "new", "one says when the user gets up, the other when they go to bed"
+    return None

@@ -10,10 +10,9 @@ from __future__ import annotations
 import re
 
 from memlane.model.candidate import ConflictVerdict, Relation
-from memlane.providers.llm.rules import frames, roles, slot_sense
+from memlane.providers.llm.rules import chronotype, frames, roles, slot_sense
 from memlane.providers.llm.rules.acronyms import spell_out
 from memlane.providers.llm.rules.answer_aspects import aspects, same_leaning
-from memlane.providers.llm.rules.chronotype import bedtime, changed, chronotype, timed, wake_time
 from memlane.providers.llm.rules.compare import (
     Reading,
     content_words,
@@ -57,10 +56,10 @@ _AMOUNT = re.compile(r"\b(?:\d+|half|a couple|a few|once|twice|\w+ times)\b[\w ]
 def _kind_of_thing(candidate: str, added: frozenset[str], old_words: frozenset[str]) -> bool:
     """An added word stands right before the candidate's last word, which the stored one has: it names a kind of
     that thing ("reads fantasy" / "reads grimdark fantasy"), not a manner ("really", "now")."""
-    said = [content_words(w) for w in _words(candidate)]
-    last = [next(iter(w)) for w in said if w][-1:]
-    return any(a and next(iter(a)) in added and b and next(iter(b)) in old_words and next(iter(b)) in last
-               for a, b in zip(said, said[1:], strict=False))
+    said = [next(iter(content_words(w)), None) for w in _words(candidate)]  # None for a word that says nothing
+    while said and said[-1] is None:
+        said.pop()
+    return len(said) >= 2 and said[-2] in added and said[-1] in old_words
 
 
 def _verdict(relation: Relation, reason: str) -> ConflictVerdict:
@@ -324,19 +323,8 @@ def classify(existing: str, candidate: str) -> ConflictVerdict:
     if (leans := same_leaning(existing, candidate)) is not None:  # "brief answers" / "no long walls of text"
         return _verdict("redundancy" if leans else "contradiction",
                         "the same style of answers asked for" if leans else "the opposite style of answers asked for")
-    if (late := chronotype(existing)) and (now := chronotype(candidate)) and (late == now or changed(candidate)):
-        # "a night owl" / "bed at 2am is normal" say one thing (told with a time the stored one lacks, more
-        # precisely); the other end is a change only when said to be
-        if late != now:
-            return _verdict("contradiction", f"another time of day at their best ({now})")
-        if timed(candidate) and not timed(existing):
-            return _verdict("refinement", f"the same time of day at their best ({now}), said with a time")
-        return _verdict("redundancy", f"the same time of day at their best ({now})")
-    if (up := wake_time(existing)) and (now := wake_time(candidate)) and (up == now or changed(candidate)):
-        return _verdict("redundancy" if up == now else "contradiction", f"gets up at {now}" + (" now" if up != now else ""))
-    if (wake_time(existing) and bedtime(candidate) or bedtime(existing) and wake_time(candidate)) and not (
-            bedtime(existing) and bedtime(candidate)):  # "wakes up at 7" / "goes to bed at 11": both hold
-        return _verdict("new", "one says when the user gets up, the other when they go to bed")
+    if (timing := chronotype.compare(existing, candidate)) is not None:  # "a night owl" / "bed at 2am is normal"
+        return _verdict(*timing)
     if same_slot(old, new):
         return _same_slot(old, new)
     if negated(existing) != negated(candidate) and (less := liked_less(existing, candidate)) is not None:

@@ -342,30 +342,31 @@ _GOT_RID = re.compile(r"^I (?:just |finally |recently )?(?P<verb>got rid of|sold
 _NOW = re.compile(r"\bnow\b", re.IGNORECASE)
 
 
-def _replaced_with(found: list[tuple[Fact, Subject]]) -> list[tuple[Fact, Subject]]:
-    """A thing disposed of, then what the user has now, in one message, is one change: "got rid of the yaris,
-    so I'm driving a Tesla now" -> "I am driving a Tesla now, having got rid of the yaris" (the judge retires
-    what was given up; the disposal is not kept as a memory of its own)."""
-    out: list[tuple[Fact, Subject]] = []
-    for fact, who in found:
-        if out and (gone := _GOT_RID.match(out[-1][0].text)) and who.kind == "user" == out[-1][1].kind and (
-                fact.text.startswith("I ") and _NOW.search(fact.text) and "instead of" not in fact.text):
-            verb = gone.group("verb").lower().replace("gave", "given")
-            out[-1] = (replace(fact, text=f"{fact.text.rstrip('.')}, having {verb} {gone.group('what')}"), who)
-            continue
-        out.append((fact, who))
-    return out
+def _disposal_joined(before: Fact, fact: Fact) -> Fact | None:
+    """A thing disposed of, then what the user has now, is one change: "got rid of the yaris, so I'm driving a
+    Tesla now" -> "I am driving a Tesla now, having got rid of the yaris" (the judge retires what was given up;
+    the disposal is not kept as a memory of its own)."""
+    gone = _GOT_RID.match(before.text)
+    if gone is None or not _NOW.search(fact.text) or "instead of" in fact.text:
+        return None
+    verb = gone.group("verb").lower().replace("gave", "given")
+    return replace(fact, text=f"{fact.text.rstrip('.')}, having {verb} {gone.group('what')}")
 
 
-def _one_chronotype(found: list[tuple[Fact, Subject]]) -> list[tuple[Fact, Subject]]:
-    """Two clauses of one message that say when the user is at their best are one fact: "I'm a night owl, I do
-    my best work after 10pm" -> "I am a night owl and I do my best work after 10pm"."""
+def _chronotype_joined(before: Fact, fact: Fact) -> Fact | None:
+    """Two clauses that say when the user is at their best are one fact: "I'm a night owl, I do my best work
+    after 10pm" -> "I am a night owl and I do my best work after 10pm"."""
+    pole = chronotype(fact.text)
+    return replace(before, text=f"{before.text} and {fact.text}") if pole and pole == chronotype(before.text) else None
+
+
+def _joined(found: list[tuple[Fact, Subject]]) -> list[tuple[Fact, Subject]]:
+    """The user's facts of one message that say one thing in two clauses, as one fact."""
     out: list[tuple[Fact, Subject]] = []
     for fact, who in found:
-        if out and who.kind == "user" and out[-1][1].kind == "user" and fact.text.startswith("I ") and (
-                pole := chronotype(fact.text)) and pole == chronotype(out[-1][0].text):
-            before = out[-1][0]
-            out[-1] = (replace(before, text=f"{before.text} and {fact.text}"), out[-1][1])
+        if out and who.kind == "user" == out[-1][1].kind and fact.text.startswith("I ") and (
+                one := _chronotype_joined(out[-1][0], fact) or _disposal_joined(out[-1][0], fact)) is not None:
+            out[-1] = (one, who)
             continue
         out.append((fact, who))
     return out
@@ -380,7 +381,7 @@ def extract(messages: Sequence[ChatMessage], existing: Sequence[str] = ()) -> Ex
     registry = build([*existing, *(_prepare(t) for t in earlier)])
     statements: list[tuple[str, Fact | None, Subject]] = []
     found, reasons = facts_in(last, registry, statements)
-    found = _replaced_with(_one_chronotype(found))
+    found = _joined(found)
     corrects = correction.is_correction(last)
     updated = _updates(statements, existing, registry, corrects)
     if updated:  # an unkeyed fact of a clause that updates a stored memory is that update, said loosely

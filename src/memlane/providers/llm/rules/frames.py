@@ -307,8 +307,8 @@ def compare(existing: str, candidate: str) -> ConflictVerdict | None:
         return None  # nothing ties the two statements together
     if old.units & new.units & _HELD_ONE and old.numbers != new.numbers and old.numbers and new.numbers and not (
             new.additive or old.negative or new.negative):  # "a fourth-year med student" / "a fifth-year now"
-        return _verdict("contradiction", f"same {min(old.units & new.units & _HELD_ONE)}, new value {_values(old, new)[1]} "
-                                         f"(was {_values(old, new)[0]})")
+        was, now = _values(old, new)
+        return _verdict("contradiction", f"same {min(old.units & new.units & _HELD_ONE)}, new value {now} (was {was})")
     # two negatives of opposite words say one thing: "hates jazz" / "does not like jazz"
     if len(only_old) == len(only_new) == 1 and frozenset(only_old | only_new) in OPPOSITES and not (
             old.negative and new.negative):

@@ -67,7 +67,8 @@ def _said(text: str) -> str | None:
     if not m:
         return None
     what = m.group("what") or m.group("last")
-    return what if re.match(r"[\d£$€]", what) or not _COMPLEMENT.sub("", what).strip() else _COMPLEMENT.sub("", what)
+    thing = _COMPLEMENT.sub("", what)
+    return what if re.match(r"[\d£$€]", what) or not thing.strip() else thing
 
 
 def specify(text: str, earlier_user_turns: Sequence[str], find: Finder,
