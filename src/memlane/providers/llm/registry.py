@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 # name -> "module:Class"; the module is imported on first use only.
 REGISTRY: dict[str, str] = {
     "rules": "memlane.providers.llm.rules:RulesLLM",
+    "learned": "memlane.providers.llm.learned:LearnedLLM",
     "openai": "memlane.providers.llm.openai:OpenAILLM",
     "bedrock": "memlane.providers.llm.bedrock:BedrockLLM",
 }

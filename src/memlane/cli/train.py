@@ -1,0 +1,58 @@
+"""``memlane train``: fine-tune the offline models from the labelled data in the repository."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from memlane.cli.app import app
+
+train_app = typer.Typer(help="Train the offline models (CPU, seeded).", no_args_is_help=True)
+app.add_typer(train_app, name="train")
+
+_DEFAULT_DATA = Path("data/decisions/train")
+_DEFAULT_DEV = [Path("scenarios/pairs_holdout.jsonl")]  # plus the shipped calibration pairs
+
+
+@train_app.command("decisions")
+def train_decisions(
+    data: Annotated[list[Path] | None, typer.Option(
+        "--data", help="Training pair files or folders of *.jsonl [default: data/decisions/train]",
+        exists=True, show_default=False)] = None,
+    dev: Annotated[list[Path] | None, typer.Option(
+        "--dev", help="Development pair files, scored after each epoch [default: the shipped calibration "
+                      "pairs and scenarios/pairs_holdout.jsonl]", exists=True, show_default=False)] = None,
+    out: Annotated[Path | None, typer.Option(
+        "--out", help="Where the weights and card go [default: the package's weights folder]",
+        file_okay=False, show_default=False)] = None,
+    epochs: Annotated[int, typer.Option(min=1, max=20)] = 4,
+    seed: Annotated[int, typer.Option()] = 13,
+    learning_rate: Annotated[float, typer.Option(min=1e-7, max=1e-2)] = 4e-5,
+    limit: Annotated[int | None, typer.Option(min=1, help="Use only the first N written pairs (a quick run).")] = None,
+    unsure_below: Annotated[float, typer.Option(min=0.0, max=1.0, help="Verdicts less probable than this "
+                                                "are 'unsure' (the similarity bands decide).")] = 0.5,
+) -> None:
+    """Fine-tune the decision model (stored memory, candidate -> merge / supersede / create); print the
+    development figures after each epoch; write decision.safetensors and decision.json."""
+    import numpy as np
+
+    from memlane.formation.calibrate import default_pairs_path
+    from memlane.providers.embed.local import LocalEmbedder
+    from memlane.providers.llm.learned.decision_model import weights_dir
+    from memlane.training.decision_data import derived_examples, examples, read_pairs
+    from memlane.training.train_decisions import TrainConfig, train
+
+    pairs = read_pairs(data or [_DEFAULT_DATA])[:limit]
+    dev_paths = dev or [default_pairs_path(), *(p for p in _DEFAULT_DEV if p.exists())]
+    dev_sets = {p.stem: examples(read_pairs([p])) for p in dev_paths}
+    embedder = LocalEmbedder()
+    extra = derived_examples(pairs, lambda texts: np.asarray(embedder.embed(texts)), seed=seed)
+    train_set = examples(pairs) + extra
+    typer.echo(f"{len(pairs)} written pairs + {len(extra)} derived = {len(train_set)} examples; "
+               f"dev: {', '.join(f'{k} {len(v)}' for k, v in dev_sets.items())}")
+    config = TrainConfig(epochs=epochs, seed=seed, learning_rate=learning_rate, unsure_below=unsure_below)
+    target = out or weights_dir()
+    train(train_set, dev_sets, target, config, log=typer.echo)
+    typer.echo(f"wrote {target / 'decision.safetensors'} and {target / 'decision.json'}")

@@ -1,0 +1,132 @@
+"""The decision model: (stored memory, candidate) -> merge / supersede / create, with probabilities.
+
+A cross-encoder fine-tuned from the bundled all-MiniLM-L6-v2 (``memlane train decisions``). Only what
+training changed ships with memlane (the transformer layers and the classifier, fp16, in
+``weights/decision.safetensors``); the word embeddings are the bundled model's, frozen in training, so the
+package stays small. Loaded on first use, once per process.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from memlane.model.errors import ProviderError
+from memlane.providers.llm.learned.normalise import normalise_values
+
+LABELS = ("merge", "supersede", "create")
+MAX_LENGTH = 128
+FROZEN_PREFIX = "bert.embeddings."  # not trained, not shipped: read from the bundled model
+
+
+def weights_dir() -> Path:
+    return Path(str(resources.files("memlane.providers.llm.learned").joinpath("weights")))
+
+
+def model_input(stored: str, candidate: str) -> tuple[str, str]:
+    """The two texts as the model reads them, in training and in use alike."""
+    return normalise_values(stored), normalise_values(candidate)
+
+
+@dataclass(frozen=True)
+class ModelCard:
+    """``decision.json``: what the shipped weights are and the threshold chosen on development pairs."""
+
+    labels: tuple[str, ...]
+    unsure_below: float  # a top probability under this is no verdict: the similarity bands decide
+    info: dict[str, Any]
+
+    @classmethod
+    def read(cls, path: Path) -> ModelCard:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        return cls(tuple(raw["labels"]), float(raw["unsure_below"]), raw.get("info", {}))
+
+
+def build_network(num_labels: int = len(LABELS)) -> Any:
+    """The bundled encoder with a fresh classification head (training starts here)."""
+    from transformers import AutoModelForSequenceClassification
+
+    from memlane.providers.embed.local import bundled_model_dir
+
+    return AutoModelForSequenceClassification.from_pretrained(str(bundled_model_dir()), num_labels=num_labels)
+
+
+def load_tokenizer() -> Any:
+    from transformers import AutoTokenizer
+
+    from memlane.providers.embed.local import bundled_model_dir
+
+    return AutoTokenizer.from_pretrained(str(bundled_model_dir()))
+
+
+def trained_state(network: Any) -> dict[str, Any]:
+    """What ships: every weight but the frozen word embeddings, in fp16."""
+    return {k: v.detach().to("cpu").half().contiguous() for k, v in network.state_dict().items()
+            if not k.startswith(FROZEN_PREFIX)}
+
+
+class DecisionModel:
+    """The loaded cross-encoder; :meth:`probabilities` scores many pairs in one forward pass."""
+
+    def __init__(self, directory: Path | None = None) -> None:
+        self.directory = directory or weights_dir()
+        self._lock = threading.Lock()
+        self._loaded: tuple[Any, Any] | None = None
+        self._card: ModelCard | None = None
+
+    @property
+    def card(self) -> ModelCard:
+        if self._card is None:
+            path = self.directory / "decision.json"
+            if not path.exists():
+                raise ProviderError(f"no decision model in {self.directory} (train one: memlane train decisions)")
+            self._card = ModelCard.read(path)
+        return self._card
+
+    def _load(self) -> tuple[Any, Any]:
+        with self._lock:
+            if self._loaded is None:
+                import torch
+                from safetensors.torch import load_file
+
+                network = build_network(len(self.card.labels))
+                state = {k: v.float() for k, v in load_file(str(self.directory / "decision.safetensors")).items()}
+                missing, unexpected = network.load_state_dict(state, strict=False)
+                if unexpected or any(not k.startswith(FROZEN_PREFIX) for k in missing):
+                    raise ProviderError(f"decision weights in {self.directory} do not fit the bundled encoder")
+                network.eval()
+                torch.set_grad_enabled(False)
+                self._loaded = (load_tokenizer(), network)
+            return self._loaded
+
+    def probabilities(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        """One row per (stored, candidate) pair: the probability of each label of :attr:`card`."""
+        if not pairs:
+            return np.zeros((0, len(self.card.labels)))
+        import torch
+
+        tokenizer, network = self._load()
+        firsts, seconds = zip(*(model_input(a, b) for a, b in pairs), strict=True)
+        batch = tokenizer(list(firsts), list(seconds), padding=True, truncation=True, max_length=MAX_LENGTH,
+                          return_tensors="pt")
+        with torch.inference_mode():
+            logits = network(**batch).logits
+        return torch.softmax(logits.float(), dim=-1).numpy()
+
+
+_SHARED: dict[Path, DecisionModel] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_model(directory: Path | None = None) -> DecisionModel:
+    """One :class:`DecisionModel` per weights directory in a process."""
+    key = (directory or weights_dir()).resolve()
+    with _SHARED_LOCK:
+        return _SHARED.setdefault(key, DecisionModel(key))

@@ -1,0 +1,1 @@
+"""Training the offline models from the labelled data in the repository (``memlane train``)."""
