@@ -76,6 +76,9 @@ class Settings(BaseSettings):
     s3v_max_attempts: int = Field(3, ge=1, validation_alias=_alias("S3V_MAX_ATTEMPTS"))
     llm: str = Field("rules", validation_alias=_alias("MEMLANE_LLM"))
     llm_model: str | None = Field(None, validation_alias=_alias("MEMLANE_LLM_MODEL"))
+    # the learned provider's decision model: a folder with decision.safetensors and decision.json
+    # (``memlane train decisions --out``); None: the weights shipped in the package
+    decision_model_dir: str | None = Field(None, validation_alias=_alias("MEMLANE_DECISION_MODEL_DIR"))
     memory_tiny_llm_model_id: str = Field(
         "amazon.nova-micro-v1:0", validation_alias=_alias("MEMORY_TINY_LLM_MODEL_ID")
     )
@@ -246,7 +249,7 @@ class Settings(BaseSettings):
     @field_validator("context_session_summary_model")
     @classmethod
     def _summary_model_needs_a_provider(cls, value: str | None, info: ValidationInfo) -> str | None:
-        if value is not None and str(info.data.get("llm", "")).strip().lower() == "rules":
+        if value is not None and str(info.data.get("llm", "")).strip().lower() in ("rules", "learned"):
             raise ValueError("CONTEXT_SESSION_SUMMARY_MODEL names a model of the configured provider; "
                              "set MEMLANE_LLM=openai or bedrock (the offline rules digest has no model)")
         return value

@@ -41,6 +41,8 @@ def llm_from_settings(settings: Settings) -> MemoryLLM:
             "categories": settings.categories,
             "max_chars": settings.memory_candidate_max_chars,
         }
+    if key == "learned":
+        options = {"weights": settings.decision_model_dir}
     if key == "openai":
         options |= {
             "model": settings.llm_model,

@@ -43,8 +43,8 @@ _ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 _MONTH_NAME = r"(" + "|".join(sorted(_MONTH_OF, key=len, reverse=True)) + r")\.?"
 _DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
 _MONTH_DAY = re.compile(rf"\b{_MONTH_NAME}\s+{_DAY}\b(?:,?\s+(\d{{4}}))?", re.IGNORECASE)
-_DAY_MONTH = re.compile(rf"\b{_DAY}(?:\s+of)?\s+{_MONTH_NAME}\b(?:,?\s+(\d{{4}}))?", re.IGNORECASE)
-_CLOCK = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s?([ap])\.?\s?m\b\.?", re.IGNORECASE)
+_DAY_MONTH = re.compile(rf"\b(?:the\s+)?{_DAY}(?:\s+of)?\s+{_MONTH_NAME}\b(?:,?\s+(\d{{4}}))?", re.IGNORECASE)
+_CLOCK = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s?([ap])(?:\.\s?m\.|\s?m\b)", re.IGNORECASE)
 _CLOCK_24 = re.compile(r"\b0(\d):(\d{2})\b")
 _SPACES = re.compile(r"\s+")
 
@@ -77,8 +77,7 @@ def _clock(m: re.Match[str]) -> str:
 
 
 def normalise_values(text: str) -> str:
-    """``text`` with amounts, currencies, dates and clock times in one written form (lower case kept where
-    the text had it; only the value words change)."""
+    """``text`` with amounts, currencies, dates and clock times in one written form; the other words stay."""
     out = _WORD_NUMBER.sub(_word_number, text)
     out = _UNIT.sub(lambda m: f"{m.group(1)} {_UNIT_WORDS[m.group(2).lower()]}", out)
     out = _THOUSANDS.sub(lambda m: m.group(1) + m.group(2).replace(",", ""), out)
@@ -91,4 +90,4 @@ def normalise_values(text: str) -> str:
     out = _DAY_MONTH.sub(lambda m: _date(m.group(1), m.group(2), m.group(3)), out)
     out = _CLOCK.sub(_clock, out)
     out = _CLOCK_24.sub(r"\1:\2", out)
-    return _SPACES.sub(" ", out).strip()
+    return _SPACES.sub(" ", out).strip().rstrip(".")  # a closing full stop says nothing
