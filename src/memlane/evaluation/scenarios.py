@@ -23,6 +23,7 @@ from typing import Any
 from memlane.engine.memory import Memory
 from memlane.model.config import Settings
 from memlane.model.enums import HistoryEvent, MemoryState
+from memlane.model.errors import ConflictError
 from memlane.model.record import MemoryRecord
 from memlane.providers.embed import Embedder
 
@@ -86,6 +87,19 @@ def _answered(steps: list[dict[str, Any]], n: int) -> bool:
     return False
 
 
+def _accept_proposals(mem: Memory, user: str) -> int:
+    """Accept the user's pending proposals as the user would; one made stale by a later change of its
+    memory (a ConflictError: "changed since proposal") is left, as the user could only reject it."""
+    accepted = 0
+    for p in mem.proposals(user_id=user):
+        try:
+            mem.accept_proposal(p.id, user_id=user, actor="scenario")
+        except ConflictError:
+            continue
+        accepted += 1
+    return accepted
+
+
 def replay(mem: Memory, scenario: dict[str, Any], *, accept: bool = False) -> int:
     """Apply the steps: facts through the decision path; chat messages as an assistant's host sends them
     (each user message through the hot path, each finished turn, after the reply or at once when the
@@ -96,9 +110,7 @@ def replay(mem: Memory, scenario: dict[str, Any], *, accept: bool = False) -> in
     steps = scenario["steps"]
     for n, step in enumerate(steps):
         user = step.get("user", "u1")
-        for p in mem.proposals(user_id=user) if accept else ():  # left by the previous step
-            mem.accept_proposal(p.id, user_id=user, actor="scenario")
-            accepted += 1
+        accepted += _accept_proposals(mem, user) if accept else 0  # left by the previous step
         if "op" in step:
             _apply_op(mem, step)
         elif "fact" in step:
@@ -114,9 +126,7 @@ def replay(mem: Memory, scenario: dict[str, Any], *, accept: bool = False) -> in
             if history[-1]["role"] == "assistant" or not _answered(steps, n):
                 mem.capture_turn(history[-12:], user_id=user, thread_id=thread, at=step["at"], wait=True)
     for user in {s.get("user", "u1") for s in scenario["steps"]} if accept else ():
-        for p in mem.proposals(user_id=user):
-            mem.accept_proposal(p.id, user_id=user, actor="scenario")
-            accepted += 1
+        accepted += _accept_proposals(mem, user)
     return accepted
 
 

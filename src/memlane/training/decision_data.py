@@ -1,9 +1,10 @@
 """Training examples for the decision model, read from the labelled pair files (the calibration format:
 ``text_a`` stored, ``text_b`` candidate, ``kind`` paraphrase / update / related / unrelated).
 
-Besides the written rows, two kinds are derived with a seed: the written merge and create rows read the
-other way round (both directions are the same relation), and unrelated pairs drawn from different rows
-whose embeddings are far apart (cosine under ``FAR``), so the model sees many easy "both hold" pairs.
+Besides the written rows, examples are derived with a seed (:func:`derived_examples`): the written merge
+and create rows read the other way round, candidates of one stored memory compared with each other, and
+"both hold" pairs of memories from different families whose embeddings are apart (cosine under ``FAR``),
+as close in meaning as the neighbours formation judges under its similarity floor.
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ from memlane.formation.calibrate import Pair, load_pairs
 from memlane.model.errors import ValidationError
 from memlane.providers.llm.learned.decision_model import LABELS
 
-FAR = 0.25  # cosine under which two random memories are taken as unrelated
+# cosine under which two memories of different families are taken as both holding: 95 % of the written
+# supersede pairs score 0.50 or more, so a pair under this is almost never one attribute said twice
+FAR = 0.45
 _KIND_LABEL = {"paraphrase": "merge", "update": "supersede", "related": "create", "unrelated": "create"}
 
 
@@ -52,21 +55,51 @@ def examples(pairs: Sequence[Pair]) -> list[Example]:
     return [Example(p.text_a, p.text_b, LABELS.index(label_of(p))) for p in pairs]
 
 
+def _family_examples(pairs: Sequence[Pair], rng: random.Random, per_family: int) -> list[Example]:
+    """Candidates of one stored memory compared with each other: a paraphrase of it against an update of
+    it is an update, two paraphrases are one fact, a paraphrase against a related fact is both holding."""
+    families: dict[str, list[Pair]] = {}
+    for p in pairs:
+        families.setdefault(p.text_a, []).append(p)
+    out: list[Example] = []
+    for members in families.values():
+        said = [p.text_b for p in members if label_of(p) == "merge"]
+        made = [(p.text_b, label_of(p)) for p in members if p.kind in ("update", "related")]
+        found = [(a, b, "merge") for a in said for b in said if a != b]
+        found += [(a, b, "supersede" if label == "supersede" else "create") for a in said for b, label in made]
+        rng.shuffle(found)
+        out += [Example(a, b, LABELS.index(label), derived=True) for a, b, label in found[:per_family]]
+    return out
+
+
 def derived_examples(pairs: Sequence[Pair], embed: Callable[[list[str]], np.ndarray], *, seed: int,
-                     unrelated_share: float = 0.3) -> list[Example]:
-    """The written merge/create rows reversed, and ``unrelated_share`` x len(pairs) far-apart random pairs."""
+                     unrelated_share: float = 0.15, per_family: int = 4) -> list[Example]:
+    """The written merge/create rows reversed; pairs within a family (:func:`_family_examples`); each
+    replacing candidate against a memory of another family under ``FAR`` (a word of change alone replaces
+    nothing); and ``unrelated_share`` x len(pairs) such pairs drawn at random."""
     rng = random.Random(seed)
     out = [Example(p.text_b, p.text_a, LABELS.index(label_of(p)), derived=True)
            for p in pairs if label_of(p) != "supersede"]
+    out += _family_examples(pairs, rng, per_family)
     texts = sorted({t for p in pairs for t in (p.text_a, p.text_b)})
+    index = {t: i for i, t in enumerate(texts)}
+    family = {t: p.text_a for p in pairs for t in (p.text_a, p.text_b)}
     vectors = embed(texts)
     vectors = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)
-    wanted, tries = int(unrelated_share * len(pairs)), 0
     create = LABELS.index("create")
-    while wanted and tries < wanted * 20:
-        tries += 1
-        i, j = rng.randrange(len(texts)), rng.randrange(len(texts))
-        if i != j and float(vectors[i] @ vectors[j]) < FAR:
-            out.append(Example(texts[i], texts[j], create, derived=True))
-            wanted -= 1
+
+    def far_from(text: str) -> str | None:
+        for _ in range(20):
+            other = texts[rng.randrange(len(texts))]
+            if family[other] != family[text] and float(vectors[index[text]] @ vectors[index[other]]) < FAR:
+                return other
+        return None
+
+    for p in pairs:
+        if label_of(p) == "supersede" and (stored := far_from(p.text_b)) is not None:
+            out.append(Example(stored, p.text_b, create, derived=True))
+    for _ in range(int(unrelated_share * len(pairs))):
+        first = texts[rng.randrange(len(texts))]
+        if (second := far_from(first)) is not None:
+            out.append(Example(first, second, create, derived=True))
     return out

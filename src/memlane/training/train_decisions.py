@@ -109,6 +109,10 @@ def train(train_set: Sequence[Example], dev_sets: Mapping[str, Sequence[Example]
     optimiser = torch.optim.AdamW(params, lr=config.learning_rate, weight_decay=config.weight_decay)
     steps = config.epochs * -(-len(train_set) // config.batch_size)
     schedule = get_linear_schedule_with_warmup(optimiser, int(config.warmup_share * steps), steps)
+    counts = np.bincount([e.label for e in train_set], minlength=len(LABELS))
+    # every label weighs the same in the loss, however many examples it has
+    weights = torch.tensor(len(train_set) / (len(LABELS) * np.maximum(counts, 1)), dtype=torch.float32)
+    loss_of = torch.nn.CrossEntropyLoss(weight=weights)
     order = list(range(len(train_set)))
     rng = random.Random(config.seed)
     started, history = time.monotonic(), []
@@ -121,13 +125,13 @@ def train(train_set: Sequence[Example], dev_sets: Mapping[str, Sequence[Example]
             texts = [model_input(e.stored, e.candidate) for e in chunk]
             batch = tokenizer([a for a, _ in texts], [b for _, b in texts], padding=True, truncation=True,
                               max_length=MAX_LENGTH, return_tensors="pt")
-            loss = network(**batch, labels=torch.tensor([e.label for e in chunk])).loss
+            loss = loss_of(network(**batch).logits, torch.tensor([e.label for e in chunk]))
             loss.backward()
             torch.nn.utils.clip_grad_norm_(params, 1.0)
             optimiser.step()
             schedule.step()
             optimiser.zero_grad()
-            losses.append(float(loss))
+            losses.append(float(loss.detach()))
         figures = {name: score(predict(network, tokenizer, [(e.stored, e.candidate) for e in rows]),
                                [e.label for e in rows]) for name, rows in dev_sets.items()}
         history.append({"epoch": epoch, "loss": float(np.mean(losses)),

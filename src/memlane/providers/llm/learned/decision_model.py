@@ -49,13 +49,24 @@ class ModelCard:
         return cls(tuple(raw["labels"]), float(raw["unsure_below"]), raw.get("info", {}))
 
 
-def build_network(num_labels: int = len(LABELS)) -> Any:
-    """The bundled encoder with a fresh classification head (training starts here)."""
-    from transformers import AutoModelForSequenceClassification
+def build_network(num_labels: int = len(LABELS), *, pretrained: bool = True) -> Any:
+    """The bundled encoder with a fresh classification head (training starts here); with ``pretrained``
+    false, the bare architecture with only the frozen embeddings read from the bundled model."""
+    from safetensors.torch import load_file
+    from transformers import AutoConfig, AutoModelForSequenceClassification
+    from transformers.utils import logging as hf_logging
 
     from memlane.providers.embed.local import bundled_model_dir
 
-    return AutoModelForSequenceClassification.from_pretrained(str(bundled_model_dir()), num_labels=num_labels)
+    hf_logging.set_verbosity_error()  # no load report of the new head on stderr
+    if pretrained:
+        return AutoModelForSequenceClassification.from_pretrained(str(bundled_model_dir()), num_labels=num_labels)
+    config = AutoConfig.from_pretrained(str(bundled_model_dir()), num_labels=num_labels)
+    network = AutoModelForSequenceClassification.from_config(config)
+    base = load_file(str(bundled_model_dir() / "model.safetensors"))
+    network.load_state_dict({f"bert.{k}": v for k, v in base.items() if f"bert.{k}".startswith(FROZEN_PREFIX)},
+                            strict=False)
+    return network
 
 
 def load_tokenizer() -> Any:
@@ -96,9 +107,13 @@ class DecisionModel:
                 import torch
                 from safetensors.torch import load_file
 
-                network = build_network(len(self.card.labels))
-                state = {k: v.float() for k, v in load_file(str(self.directory / "decision.safetensors")).items()}
-                missing, unexpected = network.load_state_dict(state, strict=False)
+                network = build_network(len(self.card.labels), pretrained=False)
+                try:
+                    state = load_file(str(self.directory / "decision.safetensors"))
+                except (OSError, ValueError) as exc:
+                    raise ProviderError(f"cannot read the decision weights in {self.directory}: {exc}") from exc
+                missing, unexpected = network.load_state_dict({k: v.float() for k, v in state.items()},
+                                                              strict=False)
                 if unexpected or any(not k.startswith(FROZEN_PREFIX) for k in missing):
                     raise ProviderError(f"decision weights in {self.directory} do not fit the bundled encoder")
                 network.eval()

@@ -1,0 +1,68 @@
+"""The learned decision path: the training command on a slice (a tiny model, to keep the pipeline honest),
+the shipped model's verdicts on pairs in our own words, and formation deciding with it end to end."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from memlane.cli.app import app
+from memlane.providers.llm.learned import LearnedLLM
+from memlane.providers.llm.learned.decision_model import weights_dir
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "decisions" / "train"
+
+
+def test_the_training_command_trains_a_tiny_model_that_the_provider_loads(tmp_path: Path) -> None:
+    slice_file = tmp_path / "slice.jsonl"
+    rows = [line for f in sorted(DATA.glob("*.jsonl")) for line in f.read_text().splitlines()[:8]]
+    slice_file.write_text("\n".join(rows) + "\n")
+    out = tmp_path / "model"
+    result = CliRunner().invoke(app, ["train", "decisions", "--data", str(slice_file), "--dev", str(slice_file),
+                                      "--epochs", "1", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "epoch 1:" in result.output and "slice" in result.output
+    card = json.loads((out / "decision.json").read_text())
+    assert card["labels"] == ["merge", "supersede", "create"] and card["info"]["train_examples"] > len(rows)
+    # only the trained layers ship: well under the full encoder's 90 MB
+    assert (out / "decision.safetensors").stat().st_size < 25_000_000
+    verdicts = LearnedLLM(weights=out).judge("User lives in York.", ["User lives in Leeds.", "User has a cat."])
+    assert len(verdicts) == 2
+    assert all(v.relation in ("redundancy", "contradiction", "new", "unsure") for v in verdicts)
+    assert all((v.reason or "").startswith("decision model: merge ") for v in verdicts)
+
+
+def test_training_refuses_a_file_that_is_not_pairs(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"text_a": "User lives in York."}\n')
+    result = CliRunner().invoke(app, ["train", "decisions", "--data", str(bad), "--out", str(tmp_path / "m")])
+    assert result.exit_code != 0
+    assert "text_a and text_b must be non-empty strings" in result.output
+    assert not (tmp_path / "m").exists()
+
+
+SHIPPED = (weights_dir() / "decision.safetensors").exists()
+
+
+@pytest.fixture(scope="module")
+def learned() -> LearnedLLM:
+    return LearnedLLM()
+
+
+@pytest.mark.skipif(not SHIPPED, reason="no decision model in the package (memlane train decisions)")
+@pytest.mark.parametrize(("stored", "candidate", "relation"), [
+    ("User lives in Lisbon.", "User moved to Madrid last month.", "contradiction"),
+    ("User's daughter Ines is 6.", "Ines, the user's daughter, just turned seven.", "contradiction"),
+    ("User is vegetarian.", "User eats meat again these days.", "contradiction"),
+    ("User's monthly rent is $1,850.", "The user pays 1850 dollars a month in rent.", "redundancy"),
+    ("User hates coriander.", "User can't stand cilantro.", "redundancy"),
+    ("User plays the guitar.", "User plays the piano too.", "new"),
+    ("User works as a nurse.", "User's husband works as a nurse.", "new"),
+    ("User moved to Madrid last month.", "User has a cat called Tofu.", "new"),
+])
+def test_the_shipped_model_decides_everyday_pairs(learned: LearnedLLM, stored: str, candidate: str,
+                                                   relation: str) -> None:
+    assert learned.classify_conflict(stored, candidate).relation == relation
