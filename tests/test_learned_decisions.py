@@ -66,3 +66,26 @@ def learned() -> LearnedLLM:
 def test_the_shipped_model_decides_everyday_pairs(learned: LearnedLLM, stored: str, candidate: str,
                                                    relation: str) -> None:
     assert learned.classify_conflict(stored, candidate).relation == relation
+
+
+@pytest.mark.skipif(not SHIPPED, reason="no decision model in the package (memlane train decisions)")
+def test_formation_with_the_learned_judge_replaces_a_moved_home_and_keeps_the_rest(tmp_path: Path,
+                                                                                   learned: LearnedLLM) -> None:
+    from tests.formation_helpers import open_memory
+
+    mem = open_memory(str(tmp_path / "m.db"), learned)
+    try:
+        for day, fact in enumerate(["User lives in Lisbon.", "User works as a translator.", "User plays the guitar."]):
+            mem.add_facts([{"summary": fact}], user_id="ana", at=f"2026-01-0{day + 1}T09:00:00Z", wait=True)
+        mem.add_facts([{"summary": "User moved to Porto in March."}], user_id="ana", at="2026-03-20T09:00:00Z",
+                      wait=True)
+        mem.add_facts([{"summary": "User plays the piano as well."}], user_id="ana", at="2026-03-21T09:00:00Z",
+                      wait=True)
+        active = sorted(r.summary for r in mem.list(user_id="ana"))
+        assert active == ["User moved to Porto in March.", "User plays the guitar.", "User plays the piano as well.",
+                          "User works as a translator."]
+        old = mem.list(user_id="ana", filters={"state": "superseded"}, include_inactive=True)
+        assert [r.summary for r in old] == ["User lives in Lisbon."]
+        assert "decision model" in (mem.history(old[0].id, user_id="ana")[-1].reason or "")
+    finally:
+        mem.close()

@@ -9,6 +9,7 @@ package stays small. Loaded on first use, once per process.
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -30,9 +31,21 @@ def weights_dir() -> Path:
     return Path(str(resources.files("memlane.providers.llm.learned").joinpath("weights")))
 
 
+_WORD = re.compile(r"[\w-]+")
+
+
+def _marked(text: str, other: set[str]) -> str:
+    """``text`` with each word the other text lacks between asterisks."""
+    return _WORD.sub(lambda m: m.group(0) if m.group(0).lower() in other else f"*{m.group(0)}*", text)
+
+
 def model_input(stored: str, candidate: str) -> tuple[str, str]:
-    """The two texts as the model reads them, in training and in use alike."""
-    return normalise_values(stored), normalise_values(candidate)
+    """The two texts as the model reads them, in training and in use alike: values in one written form,
+    and the words one text has and the other lacks marked, so one changed word ("34" / "35", "likes" /
+    "hates") stands out in two otherwise equal sentences."""
+    a, b = normalise_values(stored), normalise_values(candidate)
+    words_a, words_b = ({w.lower() for w in _WORD.findall(t)} for t in (a, b))
+    return _marked(a, words_b), _marked(b, words_a)
 
 
 @dataclass(frozen=True)
