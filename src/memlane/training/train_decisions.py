@@ -32,7 +32,7 @@ from memlane.training.decision_data import Example
 
 @dataclass(frozen=True)
 class TrainConfig:
-    epochs: int = 4
+    epochs: int = 3
     batch_size: int = 16
     learning_rate: float = 4e-5
     weight_decay: float = 0.01
