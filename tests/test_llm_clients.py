@@ -16,6 +16,7 @@ import sys
 import time
 from collections.abc import Iterator
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 import boto3
@@ -292,12 +293,19 @@ def test_strict_schema_is_closed_and_self_contained() -> None:
 
 
 def test_unknown_llm_lists_the_names() -> None:
-    with pytest.raises(ValidationError, match="unknown llm 'gpt'; choose one of bedrock, openai, rules"):
+    with pytest.raises(ValidationError, match="unknown llm 'gpt'; choose one of bedrock, learned, openai, rules"):
         get_llm("gpt")
 
 
 def test_rules_llm_is_registered() -> None:
     assert get_llm("rules").name == "rules"
+
+
+def test_learned_llm_is_registered_and_reads_its_weights_only_when_it_judges(tmp_path: Path) -> None:
+    assert get_llm("learned").name == "learned"
+    empty = get_llm("learned", weights=str(tmp_path))  # nothing read yet: no error
+    with pytest.raises(ProviderError, match="no decision model in .*memlane train decisions"):
+        empty.judge("User lives in York.", ["User lives in Leeds."])
 
 
 @pytest.mark.parametrize(
