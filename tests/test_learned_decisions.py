@@ -11,7 +11,6 @@ from typer.testing import CliRunner
 
 from memlane.cli.app import app
 from memlane.providers.llm.learned import LearnedLLM
-from memlane.providers.llm.learned.decision_model import weights_dir
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "decisions" / "train"
 
@@ -44,7 +43,11 @@ def test_training_refuses_a_file_that_is_not_pairs(tmp_path: Path) -> None:
     assert not (tmp_path / "m").exists()
 
 
-SHIPPED = (weights_dir() / "decision.safetensors").exists()
+def _known_gap(stored: str, candidate: str, relation: str, why: str) -> object:
+    """A pair the shipped model still gets wrong: strict, so a model that learns it makes the test fail."""
+    return pytest.param(stored, candidate, relation,
+                        marks=pytest.mark.xfail(strict=True, reason=f"known gap of the shipped model: {why} "
+                                                "(docs/learned-decisions.md)"))
 
 
 @pytest.fixture(scope="module")
@@ -52,17 +55,13 @@ def learned() -> LearnedLLM:
     return LearnedLLM()
 
 
-@pytest.mark.skipif(not SHIPPED, reason="no decision model in the package (memlane train decisions)")
 @pytest.mark.parametrize(("stored", "candidate", "relation"), [
-    pytest.param("User lives in Lisbon.", "User moved to Madrid last month.", "contradiction",
-                 marks=pytest.mark.xfail(strict=True, reason="known gap of the shipped model: a move said with "
-                                         "a time of its own (docs/learned-decisions.md)")),
+    _known_gap("User lives in Lisbon.", "User moved to Madrid last month.", "contradiction",
+               "a move said with a time of its own"),
     ("User's daughter Ines is 6.", "Ines, the user's daughter, just turned seven.", "contradiction"),
     ("User is vegetarian.", "User eats meat again these days.", "contradiction"),
     ("User's monthly rent is $1,850.", "The user pays 1850 dollars a month in rent.", "redundancy"),
-    pytest.param("User hates coriander.", "User can't stand cilantro.", "redundancy",
-                 marks=pytest.mark.xfail(strict=True, reason="known gap of the shipped model: synonyms it was "
-                                         "not shown (docs/learned-decisions.md)")),
+    _known_gap("User hates coriander.", "User can't stand cilantro.", "redundancy", "synonyms it was not shown"),
     ("User plays the guitar.", "User plays the piano too.", "new"),
     ("User works as a nurse.", "User's husband works as a nurse.", "new"),
     ("User moved to Madrid last month.", "User has a cat called Tofu.", "new"),
@@ -72,7 +71,6 @@ def test_the_shipped_model_decides_everyday_pairs(learned: LearnedLLM, stored: s
     assert learned.classify_conflict(stored, candidate).relation == relation
 
 
-@pytest.mark.skipif(not SHIPPED, reason="no decision model in the package (memlane train decisions)")
 def test_formation_with_the_learned_judge_replaces_a_moved_home_and_keeps_the_rest(tmp_path: Path,
                                                                                    learned: LearnedLLM) -> None:
     from tests.formation_helpers import open_memory
