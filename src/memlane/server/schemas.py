@@ -280,8 +280,16 @@ class HistoryResponse(BaseModel):
     history: list[HistoryEntry]
 
 
+class ListedMemory(MemoryRecord):
+    """A memory as listed for the caller's user: their own, or one shared with them."""
+
+    shared_by: str | None = Field(None, description=(
+        "Who shared the memory with the user (its owner; 'the operator' for a global memory): their words, "
+        "not the user's. Null for the user's own memories."))
+
+
 class ListResponse(BaseModel):
-    memories: list[MemoryRecord]
+    memories: list[ListedMemory]
     limit: int
     offset: int
 
