@@ -15,7 +15,6 @@ from memlane.engine.memory import Memory
 from memlane.model.category import category_notice
 from memlane.model.enums import MemoryState, MemoryType
 from memlane.model.jobs import JobStatus
-from memlane.model.provenance import shared_by
 from memlane.model.record import MemoryRecord
 from memlane.model.retrieval import ContextBlock, QueryResult
 from memlane.server.auth import User
@@ -118,10 +117,6 @@ def put(body: PutRequest, user: User, state: State, idempotency_key: Idempotency
     return stored(state, _mem(state).put(summary, user_id=user, actor=ACTOR, **fields), body.category)
 
 
-def listed(rows: list[MemoryRecord], user: str) -> list[ListedMemory]:
-    return [ListedMemory(**r.model_dump(), shared_by=shared_by(r, user)) for r in rows]
-
-
 @router.get("", response_model=ListResponse, responses=ERRORS, summary="List memories")
 def list_memories(
     user: User, state: State,
@@ -141,14 +136,14 @@ def list_memories(
     filters = {k: v for k, v in given.items() if v is not None}
     rows = _mem(state).list(user_id=user, filters=filters or None, limit=limit, offset=offset,
                             include_inactive=include_inactive)
-    return ListResponse(memories=listed(rows, user), limit=limit, offset=offset)
+    return ListResponse(memories=ListedMemory.of(rows, user), limit=limit, offset=offset)
 
 
 @router.post("/list", response_model=ListResponse, responses=ERRORS, summary="List memories matching filters")
 def list_filtered(body: ListRequest, user: User, state: State) -> ListResponse:
     rows = _mem(state).list(user_id=user, filters=as_engine_filters(body.filters), limit=body.limit,
                             offset=body.offset, include_inactive=body.include_inactive)
-    return ListResponse(memories=listed(rows, user), limit=body.limit, offset=body.offset)
+    return ListResponse(memories=ListedMemory.of(rows, user), limit=body.limit, offset=body.offset)
 
 
 @router.delete("", response_model=DeleteUserResponse, responses=ERRORS, summary="Delete everything of the user")
