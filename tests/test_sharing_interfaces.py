@@ -106,6 +106,8 @@ def test_cli_share_unshare_and_global(tmp_path: Path, monkeypatch: pytest.Monkey
     links = as_json(cli("share", rec["id"], "--user", "maya", "--with", "lena", "--with", "sam", "--json", db=db))
     assert [k["user_id"] for k in links] == ["lena", "sam"]
     assert as_json(cli("get", rec["id"], "--user", "lena", "--json", db=db))["summary"] == OFFICE
+    listed = " ".join(ok(cli("list", "--user", "lena", db=db)).stdout.split())
+    assert "shared by maya: The team office" in listed  # lena's list names whose words these are
 
     refused = cli("delete", rec["id"], "--user", "lena", db=db)
     assert refused.exit_code == 2 and refused.stderr.startswith("error: ") and "not change it" in refused.stderr
