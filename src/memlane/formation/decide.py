@@ -134,10 +134,10 @@ def decide(
     def in_window(rec: MemoryRecord) -> bool:  # episodes merge only within EPISODIC_MERGE_WINDOW_HOURS
         return not episodic or abs(at - _observed(rec)) <= merge_window
 
-    # exact / normalised-text match -> redundancy, with no judge asked
-    def own(rec: MemoryRecord) -> bool:
+    def own(rec: MemoryRecord) -> bool:  # the user's own memory, not one shared with them
         return user_id is None or rec.user_id == user_id
 
+    # exact / normalised-text match with the user's own memory -> redundancy, with no judge asked
     for rec in ([keyed] if keyed else []) + [n.record for n in neighbours]:
         if own(rec) and normalise(text(rec.summary)) == norm and in_window(rec):
             return Decision("merge", "redundancy: same text", rec, 1.0)
@@ -156,7 +156,7 @@ def decide(
     pool += far
     verdicts = llm.judge(text(cand.summary), [text(n.record.summary) for n in pool]) if pool else []
     # a memory far in meaning is only ever closed by a contradiction or a refinement ("into water sports" /
-    # "goes kitesurfing every weekend"), never merged or decided by a band
+    # "goes kitesurfing every weekend"), never merged or decided by a band; so is one shared with the user
     def counts(n: ScoredRecord, v: ConflictVerdict) -> bool:
         closes = v.relation in ("contradiction", "refinement")
         return (n not in far or closes) if own(n.record) else closes and at > _observed(n.record)
