@@ -45,6 +45,25 @@ async def stdio_session(db: Path, *args: str) -> Any:
         yield session
 
 
+async def test_stdio_tools_name_the_owner_of_a_memory_shared_with_the_user(tmp_path: Path) -> None:
+    from memlane import Memory
+
+    db = tmp_path / "m.db"
+    with Memory(str(db), embedder="hash") as mem:
+        mem.put("User's favourite colour is teal.", user_id="maya")
+        band = mem.put("User's favourite band is Zqvelorin.", user_id="bob")
+        mem.share(band.id, user_id="bob", with_users=["maya"])
+    async with stdio_session(db, "--user", "maya") as s:
+        listed = payload(await s.call_tool("list_memories", {}))
+        assert {m["summary"]: m["shared_by"] for m in listed} == {
+            "User's favourite band is Zqvelorin.": "bob", "User's favourite colour is teal.": None}
+        hits = payload(await s.call_tool("search_memories", {"query": "favourite band"}))
+        assert {h["shared_by"] for h in hits if "Zqvelorin" in h["summary"]} == {"bob"}
+        context = payload(await s.call_tool("get_context", {"query": "What is my favourite band?"}))
+        assert [line for line in context.splitlines() if "Zqvelorin" in line] == [
+            "- [Other] shared by bob: User's favourite band is Zqvelorin."]
+
+
 async def test_stdio_tools_remember_search_correct_and_forget_for_the_configured_user(tmp_path: Path) -> None:
     db = tmp_path / "m.db"
     async with stdio_session(db, "--user", "maya") as s:

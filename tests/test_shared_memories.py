@@ -47,7 +47,7 @@ def seen_by(mem: Memory, user: str, query: str = "where is the team office?") ->
     """What every read of the user returns: list, search, the context block and memory.query together."""
     found = summaries(mem.list(user_id=user)) | summaries(mem.search(query, user_id=user))
     block = mem.context(query, user_id=user)
-    found |= summaries([*block.semantic, *block.episodic, *block.sessions])
+    found |= summaries([*block.semantic, *block.episodic, *block.shared, *block.sessions])
     found |= {str(i["summary"]) for i in mem.query(query, user_id=user, agent="supervisor", return_="full").items}
     return found
 
@@ -220,14 +220,18 @@ def test_a_contradiction_unlinks_the_shared_memory_for_that_user_only_and_writes
                                                                ("memory.unshared", "bob")]
 
 
-def test_the_same_fact_as_a_shared_memory_changes_nothing(mem: Memory, llm: ScriptedLLM) -> None:
+def test_the_same_fact_as_a_shared_memory_is_stored_as_the_users_own(mem: Memory, llm: ScriptedLLM) -> None:
     office = mem.put(OFFICE, user_id="alice", at=T0)
     mem.share(office.id, user_id="alice", with_users=["bob"])
-    before = state_of(mem, "alice", "bob")
+    alice_before = state_of(mem, "alice")
     mem.add_facts([{"summary": OFFICE}], user_id="bob", at=T0 + timedelta(days=1), wait=True)
-    assert [r for r in state_of(mem, "alice", "bob") if r not in before] == []
-    assert mem.list(user_id="bob") == [mem.get(office.id, user_id="bob")]
-    assert [(j.payload["action"], j.payload["memory_id"]) for j in mem.jobs(user_id="bob")] == [("ignore", office.id)]
+    assert state_of(mem, "alice") == alice_before  # the owner's memory is untouched
+    own = [r for r in mem.list(user_id="bob") if r.user_id == "bob"]
+    assert [r.summary for r in own] == [OFFICE] and own[0].id != office.id  # bob's words are his own memory
+    assert mem.backend.links("bob")[0].is_open  # and alice's shared copy stays beside it
+    assert [(j.payload["action"], j.payload["memory_id"]) for j in mem.jobs(user_id="bob")] == [("create", own[0].id)]
+    mem.add_facts([{"summary": OFFICE}], user_id="bob", at=T0 + timedelta(days=2), wait=True)
+    assert [r.id for r in mem.list(user_id="bob") if r.user_id == "bob"] == [own[0].id]  # again: merged into his
 
 
 def test_contradicting_a_global_memory_unlinks_it_for_that_user_and_the_bootstrap_leaves_it_unlinked(

@@ -106,6 +106,8 @@ def test_cli_share_unshare_and_global(tmp_path: Path, monkeypatch: pytest.Monkey
     links = as_json(cli("share", rec["id"], "--user", "maya", "--with", "lena", "--with", "sam", "--json", db=db))
     assert [k["user_id"] for k in links] == ["lena", "sam"]
     assert as_json(cli("get", rec["id"], "--user", "lena", "--json", db=db))["summary"] == OFFICE
+    listed = " ".join(ok(cli("list", "--user", "lena", db=db)).stdout.split())
+    assert "shared by maya: The team office" in listed  # lena's list names whose words these are
 
     refused = cli("delete", rec["id"], "--user", "lena", db=db)
     assert refused.exit_code == 2 and refused.stderr.startswith("error: ") and "not change it" in refused.stderr
@@ -126,3 +128,32 @@ def test_cli_share_unshare_and_global(tmp_path: Path, monkeypatch: pytest.Monkey
     ok(cli("global", "purge", glob["id"], "--yes", db=db))
     assert json.loads(ok(cli("global", "list", "--json", db=db)).stdout) == []
     assert cli("list", "--user", GLOBAL_USER, db=db).exit_code == 2
+
+
+def test_rest_a_share_is_labelled_with_its_owner_and_never_erases_what_the_recipient_said(url: str) -> None:
+    """The two attacks of issue 30 through the server: lena's context names maya as the source of what maya
+    shared, and lena's own restatement outlives maya's unshare, delete and purge."""
+    with client(url, "maya-secret") as maya, client(url, "lena-secret") as lena:
+        for how, band in (("unshare", "Zqvelorin"), ("delete", "Zqmarbeth"), ("purge", "Zqtolvane")):
+            shared = maya.post("/v1/memory", json={"summary": f"User's favourite band is {band}."}).json()["id"]
+            assert maya.post(f"/v1/memory/{shared}/share", json={"with_users": ["lena"]}).status_code == 200
+            block = lena.post("/v1/memory/context", json={"query": "What is my favourite band?"}).json()
+            assert [line for line in block["text"].splitlines() if band in line] == [
+                f"- [Other] shared by maya: User's favourite band is {band}."]
+            listed = lena.get("/v1/memory", params={"limit": 1000}).json()["memories"]
+            assert [(m["user_id"], m["shared_by"]) for m in listed if band in m["summary"]] == [("maya", "maya")]
+
+            said = lena.post("/v1/memory/turns", json={"messages": f"My favourite band is {band}.", "wait": True})
+            assert said.status_code in (200, 202), said.text
+            if how == "unshare":
+                gone = maya.post(f"/v1/memory/{shared}/unshare", json={"from_users": ["lena"]})
+            elif how == "delete":
+                gone = maya.delete(f"/v1/memory/{shared}")
+            else:
+                gone = maya.post(f"/v1/memory/{shared}/purge", json={})
+            assert gone.status_code == 200, gone.text
+
+            listed = lena.get("/v1/memory", params={"limit": 1000}).json()["memories"]
+            assert [(m["user_id"], m["shared_by"]) for m in listed if band in m["summary"]] == [("lena", None)], how
+            block = lena.post("/v1/memory/context", json={"query": "What is my favourite band?"}).json()
+            assert any(band in line and "shared by" not in line for line in block["text"].splitlines()), how

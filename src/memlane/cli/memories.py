@@ -109,7 +109,8 @@ def list_(
     elif not records:
         typer.echo(f"no memories for user {user}")
     else:
-        render.console().print(render.memories_table(records, show_state=all_ or state is not None))
+        render.console().print(render.memories_table(records, show_state=all_ or state is not None,
+                                                         reader=user))
 
 
 @app.command(rich_help_panel=PANEL)
@@ -135,7 +136,8 @@ def search(
     elif not hits:
         typer.echo("no matching memories")
     else:
-        render.console().print(render.search_table(hits, pin_margin=mem.settings.memory_pin_margin))
+        render.console().print(render.search_table(hits, pin_margin=mem.settings.memory_pin_margin,
+                                                       reader=user))
 
 
 @app.command(rich_help_panel=PANEL)

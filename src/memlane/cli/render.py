@@ -12,6 +12,8 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from memlane.model.provenance import attributed
+
 if TYPE_CHECKING:
     from memlane.model.record import HistoryEntry, MemoryRecord, ScoreBreakdown, SearchHit
 
@@ -59,9 +61,11 @@ def id_text(value: str, style: str = "dim") -> IdText:
     return IdText(value, style)
 
 
-def summary_cell(rec: MemoryRecord, *, show_id: bool = True) -> Group:
-    """The summary (wrapped at word boundaries), then the id on a line of its own."""
-    return Group(Text(rec.summary), *([id_text(rec.id)] if show_id else []))
+def summary_cell(rec: MemoryRecord, *, show_id: bool = True, reader: str | None = None) -> Group:
+    """The summary (wrapped at word boundaries; "shared by <owner>: ..." when shared with ``reader``),
+    then the id on a line of its own."""
+    text = rec.summary if reader is None else attributed(rec.summary, rec, reader)
+    return Group(Text(text), *([id_text(rec.id)] if show_id else []))
 
 
 def memory_panel(rec: MemoryRecord, *, title: str = "memory") -> Panel:
@@ -79,7 +83,8 @@ def memory_panel(rec: MemoryRecord, *, title: str = "memory") -> Panel:
     return Panel(Group(Text(rec.summary, style="bold"), Text(), grid), title=title, title_align="left", expand=False)
 
 
-def memories_table(records: Sequence[MemoryRecord], *, title: str | None = None, show_state: bool = False) -> Table:
+def memories_table(records: Sequence[MemoryRecord], *, title: str | None = None, show_state: bool = False,
+                   reader: str | None = None) -> Table:
     table = Table(title=title, title_justify="left", show_lines=False)
     table.add_column("#", justify="right", style="dim")
     table.add_column("type")
@@ -93,7 +98,7 @@ def memories_table(records: Sequence[MemoryRecord], *, title: str | None = None,
         cells = [str(n), rec.type.value, rec.category, str(rec.importance), "*" if rec.pinned else ""]
         if show_state:
             cells.append(rec.state.value)
-        table.add_row(*cells, summary_cell(rec))
+        table.add_row(*cells, summary_cell(rec, reader=reader))
     return table
 
 
@@ -116,7 +121,7 @@ def pin_note(margin: float) -> str:
 
 
 def search_table(hits: Sequence[SearchHit], *, title: str | None = None, show_ids: bool = True,
-                 pin_margin: float | None = None) -> Table:
+                 pin_margin: float | None = None, reader: str | None = None) -> Table:
     """Rank, score and the signals behind it (raw 0-1 values; the caption gives the formula and weights,
     and with ``pin_margin`` (``MEMORY_PIN_MARGIN``) and a pinned memory among the hits, when a pin counts)."""
     shown = [*SIGNALS, *(name for name in ("keyword", "relations", "brevity", "subject", "kind") if any(getattr(h.breakdown, name)
@@ -135,7 +140,8 @@ def search_table(hits: Sequence[SearchHit], *, title: str | None = None, show_id
             signals = Text(" ".join(f"{SHORT[name]} {getattr(hit.breakdown, name):.2f}" for name in shown), style="dim")
             kind = Text(f"{rec.type.value} {rec.category}", style="dim") + (Text(f"  {rec.id}", style="dim")
                                                                           if show_ids else Text())
-            table.add_row(str(rank), f"{hit.score:.3f}", Group(Text(rec.summary), signals, kind))
+            said = rec.summary if reader is None else attributed(rec.summary, rec, reader)
+            table.add_row(str(rank), f"{hit.score:.3f}", Group(Text(said), signals, kind))
         return table
     for name in shown:
         table.add_column(SHORT[name], justify="right")
@@ -145,7 +151,7 @@ def search_table(hits: Sequence[SearchHit], *, title: str | None = None, show_id
     for rank, hit in enumerate(hits, start=1):
         values = [f"{getattr(hit.breakdown, name):.2f}" for name in shown]
         table.add_row(str(rank), f"{hit.score:.3f}", *values, hit.memory.type.value, hit.memory.category,
-                      summary_cell(hit.memory, show_id=show_ids))
+                      summary_cell(hit.memory, show_id=show_ids, reader=reader))
     return table
 
 

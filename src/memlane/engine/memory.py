@@ -213,13 +213,13 @@ class Memory(FormationAPI, ProceduresAPI, ConsentAPI, SessionsAPI, SharingAPI):
                                   thread_id=v.optional_scope("thread_id", thread_id), since_rev=since_rev,
                                   budget_tokens=budget_tokens, agent=agent, now=now,
                                   chat_id=v.optional_scope("chat_id", chat_id))
-            shown = [*block.semantic, *block.episodic, *block.sessions]
+            shown = [*block.semantic, *block.episodic, *block.shared, *block.sessions]
             op = OpEvent(id=new_id(), user_id=user, thread_id=thread_id, node="context", op="search",
                          status="ok" if shown else "skipped", at=now,
                          sim=max((h.breakdown.similarity for h in shown), default=None))
             self.backend.record_access(user, [h.memory.id for h in shown], now, [op])
-            record(current, semantic=len(block.semantic), episodic=len(block.episodic), sessions=len(block.sessions),
-                   messages=len(block.messages),
+            record(current, semantic=len(block.semantic), episodic=len(block.episodic), shared=len(block.shared),
+                   sessions=len(block.sessions), messages=len(block.messages),
                    changes=len(block.delta), tokens=block.tokens, dropped=block.dropped)
         return block
 

@@ -2,7 +2,8 @@
 docs/shared-memories.md).
 
 A memory keeps its one owner; a link lets another user see it (read, search, context), never change
-it. The owner shares and unshares; a user it is shared with can unshare it from themselves only.
+it, and never as their own words: every surface names its owner (:mod:`memlane.model.provenance`) and
+formation never lets it absorb what the user says (:func:`memlane.formation.decide.decide`). The owner shares and unshares; a user it is shared with can unshare it from themselves only.
 Global memories belong to the reserved owner ``GLOBAL_USER`` and reach users through the bootstrap
 (:mod:`memlane.lifecycle.bootstrap`); only the operator (an admin key) writes them.
 """

@@ -117,14 +117,17 @@ def _close_others(ctx: Context, m: Mutation, d: Decision, fresh: MemoryRecord) -
 def _over_linked(ctx: Context, cand: Candidate, d: Decision, target: MemoryRecord, vector: Sequence[float],
                  neighbours: Sequence[ScoredRecord], m: Mutation) -> Planned:
     """A decision about a memory the user sees through a link (shared with them, or global): it is not
-    theirs to change. The same fact again changes nothing; a correction unlinks it for this user
-    and creates their own memory (seed 003: old link removed, new memory inserted, audit row)."""
-    if d.action == "merge":
-        why = f"already known from shared memory {target.id}: {d.reason}"
-        m.batch.op_events.append(_op(ctx, "ignore", Decision("ignore", why, target, d.score), target.id, cand.category))
-        return Planned(m, target.id)
+    theirs to change, and it is not what they said. A correction unlinks it for this user and creates
+    their own memory (seed 003: old link removed, new memory inserted, audit row). ``decide()`` never
+    merges a candidate into it; should a merge come, the user's words still become their own memory and
+    the link stays (the owner's retraction must not take the user's statement with it)."""
     fresh = record_from_candidate(cand, user_id=ctx.user_id, thread_id=ctx.thread_id, at=ctx.at,
                                   categories=ctx.categories, tz=ctx.tz)
+    if d.action == "merge":
+        m.create(fresh, vector, f"the user's own statement, not merged into a memory shared with them: {d.reason}",
+                 _links(ctx, fresh, neighbours))
+        m.batch.op_events.append(_op(ctx, "create", d, fresh.id, fresh.category))
+        return Planned(m, fresh.id, "create")
     closed_ids = {target.id, *(o.id for o in d.also)}
     m.create(fresh, vector, f"replaces shared memory {target.id} for this user: {d.reason}",
              _links(ctx, fresh, [n for n in neighbours if n.record.id not in closed_ids]))

@@ -115,13 +115,18 @@ def decide(
     merge_window: timedelta,
     heuristics: bool = True,
     implied: Sequence[ScoredRecord] = (),
+    user_id: str | None = None,
 ) -> Decision:
     """The decision for ``cand``. The keyed memory, every neighbour at or above the floor (an episode
     out of the merge window only while the day it names is ahead), a fact's nearest ``BELOW_FLOOR``
     neighbours under the floor and the
     ``implied`` memories (found by :meth:`MemoryLLM.implied_terms`, judged whatever their similarity) are
     judged in one :meth:`MemoryLLM.judge` call; a supersession also closes every other judged memory the
-    candidate contradicts ("I don't eat meat anymore" replaces both "loves steak" and "eats meat every day")."""
+    candidate contradicts ("I don't eat meat anymore" replaces both "loves steak" and "eats meat every day").
+
+    ``user_id``: whose candidate it is. A neighbour of another owner (shared with the user, or global) is
+    someone else's words: it never absorbs the candidate (no merge, no "already known"), it is only
+    closed for this user by a contradiction or a refinement observed after it."""
     episodic = cand.type in (MemoryType.EPISODIC, MemoryType.SESSION)
     text = undated if episodic else str  # an episode's date is not what makes it another episode
     norm = normalise(text(cand.summary))
@@ -129,9 +134,12 @@ def decide(
     def in_window(rec: MemoryRecord) -> bool:  # episodes merge only within EPISODIC_MERGE_WINDOW_HOURS
         return not episodic or abs(at - _observed(rec)) <= merge_window
 
-    # exact / normalised-text match -> redundancy, with no judge asked
+    def own(rec: MemoryRecord) -> bool:  # the user's own memory, not one shared with them
+        return user_id is None or rec.user_id == user_id
+
+    # exact / normalised-text match with the user's own memory -> redundancy, with no judge asked
     for rec in ([keyed] if keyed else []) + [n.record for n in neighbours]:
-        if normalise(text(rec.summary)) == norm and in_window(rec):
+        if own(rec) and normalise(text(rec.summary)) == norm and in_window(rec):
             return Decision("merge", "redundancy: same text", rec, 1.0)
     pool = [ScoredRecord(keyed, 1.0)] if keyed else []
     pool += [n for n in neighbours if n.score >= bands.floor and in_window(n.record)
@@ -148,9 +156,12 @@ def decide(
     pool += far
     verdicts = llm.judge(text(cand.summary), [text(n.record.summary) for n in pool]) if pool else []
     # a memory far in meaning is only ever closed by a contradiction or a refinement ("into water sports" /
-    # "goes kitesurfing every weekend"), never merged or decided by a band
-    judged = [(n, v) for n, v in zip(pool, verdicts, strict=True)
-              if n not in far or v.relation in ("contradiction", "refinement")]
+    # "goes kitesurfing every weekend"), never merged or decided by a band; so is one shared with the user
+    def counts(n: ScoredRecord, v: ConflictVerdict) -> bool:
+        closes = v.relation in ("contradiction", "refinement")
+        return (n not in far or closes) if own(n.record) else closes and at > _observed(n.record)
+
+    judged = [(n, v) for n, v in zip(pool, verdicts, strict=True) if counts(n, v)]
     d = _decide_one(cand, at=at, keyed=keyed, judged=judged, llm=llm, bands=bands, heuristics=heuristics)
     best = neighbours[0].score if neighbours else None
     if d.action == "create":

@@ -49,13 +49,14 @@ def extract(llm: MemoryLLM, messages: Sequence[ChatMessage], settings: Settings,
 
 def related_memories(backend: Backend, llm: MemoryLLM, user_id: str, messages: Sequence[ChatMessage],
                      limit: int = 5) -> list[str]:
-    """A few stored summaries sharing words with the last user turn, or with the words the LLM adds to
-    look them up by (keyword search: no embedding on the hot path)."""
+    """A few of the user's own stored summaries sharing words with the last user turn, or with the words
+    the LLM adds to look them up by (keyword search: no embedding on the hot path). Memories shared with
+    the user are left out: they are another user's words, and the extractor would take them for known."""
     if not messages or messages[-1].role != "user":
         return []
     text = messages[-1].content
     query = " ".join([text, *llm.lookup_terms(text)])
-    hits = backend.keyword_search(user_id, query, live(), limit=limit, shared=True)
+    hits = backend.keyword_search(user_id, query, live(), limit=limit)
     return [h.record.summary for h in hits]
 
 

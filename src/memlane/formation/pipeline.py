@@ -318,7 +318,8 @@ class Formation:
                                        [*live(), Condition("type", "$in", kinds)], limit=self.settings.memory_neighbors_k)
             d = decide(cand, at=at, keyed=keyed, neighbours=neighbours, llm=self.llm, bands=bands,
                        merge_window=timedelta(hours=self.settings.episodic_merge_window_hours),
-                       heuristics=self.settings.memory_enable_entity_heuristics, implied=implied)
+                       heuristics=self.settings.memory_enable_entity_heuristics, implied=implied,
+                       user_id=user)
             ctx = Context(user, job.thread_id, at, self.settings.categories,
                           job.payload.get("tz") or self.settings.timezone, bands.link,
                           node="episodic" if cand.type is MemoryType.EPISODIC else "worker")

@@ -18,6 +18,8 @@ class ContextBlock(BaseModel):
     text: str
     semantic: list[SearchHit] = Field(default_factory=list)
     episodic: list[SearchHit] = Field(default_factory=list)
+    # memories other users (or the operator) shared with the user: shown apart, each naming its owner
+    shared: list[SearchHit] = Field(default_factory=list)
     sessions: list[SearchHit] = Field(default_factory=list)
     messages: list[SessionMessage] = Field(default_factory=list)  # earlier group-chat messages (seed 004)
     delta: list[Change] = Field(default_factory=list)  # the changes shown in the header, newest first

@@ -3,7 +3,8 @@ is told about the user at a turn, within a token budget.
 
 Order is priority: the delta header (what changed, from the change log) when memories changed since the
 revision the thread last saw, then semantic memories (context-mode ``all`` categories always, the rest
-by relevance), then 1-3 recent episodic memories relevant to the query, then relevant session
+by relevance), then 1-3 recent episodic memories relevant to the query, then the memories other users
+shared with the user (each line naming its owner: their words, never the user's), then relevant session
 summaries, then relevant earlier messages of the user's group chats. Items are added in that order
 until the next one would exceed the budget; the rest are counted in ``dropped``.
 
@@ -25,6 +26,7 @@ from memlane.model.enums import MemoryType
 from memlane.model.errors import ValidationError
 from memlane.model.filters import Condition, live
 from memlane.model.jobs import Change
+from memlane.model.provenance import attributed
 from memlane.model.record import MemoryRecord, SearchHit
 from memlane.model.retrieval import ContextBlock
 from memlane.model.session import SessionMessage
@@ -51,6 +53,7 @@ SEMANTIC_TYPES = [MemoryType.SEMANTIC.value, MemoryType.INSIGHT.value]
 HEADERS = {
     "semantic": "Known about the user:",
     "episodic": "Recent events:",
+    "shared": "Shared with the user by others (their words, not the user's):",
     "sessions": "Relevant earlier session summaries:",
     "messages": "Relevant earlier messages:",
 }
@@ -102,7 +105,7 @@ def build_context(
     block = ContextBlock(text="", since_rev=since_rev, rev=rev, budget_tokens=limit or 0)
     changes = delta_lines(backend, user_id, thread, since_rev, rev, allowed) if since_rev is not None else []
     sections = _retrieve(backend, once, settings, cfg, text, user_id, thread_id, chat_id, allowed, now)
-    _render(block, changes, sections, cfg, settings.timezone, Budget(limit))
+    _render(block, changes, sections, cfg, settings.timezone, Budget(limit), user_id)
     return block
 
 
@@ -112,7 +115,7 @@ def _retrieve(
 ) -> dict[str, list[Any]]:
     """Separate retrievals, so no channel can crowd another out of a shared candidate pool; context-mode
     ``all`` categories are listed."""
-    out: dict[str, list[Any]] = {"semantic": [], "episodic": [], "sessions": [], "messages": []}
+    out: dict[str, list[Any]] = {"semantic": [], "episodic": [], "shared": [], "sessions": [], "messages": []}
     if allowed is not None and not allowed:
         return out
     scope = live()
@@ -135,9 +138,12 @@ def _retrieve(
         picked = [seen.get(h.memory.id, h) for h in listed]  # a searched hit keeps its similarity
         ids = {h.memory.id for h in picked}
         found = picked + [h for h in found if h.memory.id not in ids]
-    out["semantic"] = found
     small = settings.model_copy(update={"memory_context_topk": min(EPISODIC_TOPK, settings.memory_context_topk)})
-    out["episodic"] = run([MemoryType.EPISODIC.value], EPISODIC_MAX, small)
+    episodic = run([MemoryType.EPISODIC.value], EPISODIC_MAX, small)
+    # what others shared is kept apart from what the user said, below it
+    out["semantic"] = [h for h in found if h.memory.user_id == user_id]
+    out["episodic"] = [h for h in episodic if h.memory.user_id == user_id]
+    out["shared"] = [h for h in [*found, *episodic] if h.memory.user_id != user_id]
     if settings.context_session_memory_enabled:
         items = recall(backend, embedder, small, query=query, user_id=user_id, chat_id=chat_id, now=now,
                        max_messages=settings.context_session_max_messages if allowed is None else 0,
@@ -199,7 +205,7 @@ def delta_lines(
 
 def _render(
     block: ContextBlock, changes: list[tuple[Change, str]], sections: dict[str, list[Any]],
-    cfg: CategoryConfig, tz: str, budget: Budget,
+    cfg: CategoryConfig, tz: str, budget: Budget, reader: str,
 ) -> None:
     lines: list[str] = []
     pending = len(changes) + sum(len(v) for v in sections.values())
@@ -216,7 +222,7 @@ def _render(
         for name, hits in sections.items():
             shown: list[Any] = getattr(block, name)
             for hit in hits:
-                line = _message_line(hit, zone) if name == "messages" else _line(name, hit.memory, cfg, zone)
+                line = _message_line(hit, zone) if name == "messages" else _line(name, hit.memory, cfg, zone, reader)
                 first = [HEADERS[name]] if not shown else []
                 if not budget.take("\n".join([*first, line]) + "\n"):
                     block.dropped = pending
@@ -230,14 +236,14 @@ def _render(
     block.tokens = estimate_tokens(block.text)
 
 
-def _line(section: str, rec: MemoryRecord, cfg: CategoryConfig, zone: ZoneInfo) -> str:
+def _line(section: str, rec: MemoryRecord, cfg: CategoryConfig, zone: ZoneInfo, reader: str) -> str:
     cap = cfg.policy(rec.category).rag_length
     if section == "sessions":
         when = _window(rec, zone)
         topics = f" (topics: {', '.join(rec.tags[:4])})" if rec.tags else ""
         return f"- {when}{truncate(rec.summary, cap or SESSION_MAX_CHARS)}{topics}"
-    summary = truncate(rec.summary, cap or ITEM_MAX_CHARS)
-    if section == "episodic":
+    summary = attributed(truncate(rec.summary, cap or ITEM_MAX_CHARS), rec, reader)
+    if rec.type is MemoryType.EPISODIC:
         day = rec.date_iso or (rec.valid_from or rec.created_at).astimezone(zone).date().isoformat()
         return f"- {day}: [{rec.category}] {summary}"
     return f"- [{rec.category}] {summary}"

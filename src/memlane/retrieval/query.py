@@ -12,6 +12,7 @@ from memlane.model.category import title_case
 from memlane.model.config import Settings
 from memlane.model.errors import ValidationError
 from memlane.model.filters import Condition, live, parse_filters
+from memlane.model.provenance import attributed, shared_by
 from memlane.model.record import SearchHit
 from memlane.model.retrieval import QueryResult
 from memlane.model.text import check_text
@@ -93,7 +94,7 @@ def memory_query(
     hits = search(backend, embedder, settings, SearchRequest(
         user_id=user_id, query=text, conditions=conds, now=now, limit=top_k, threshold=floor))
     for n, hit in enumerate(hits):
-        item = bullet(hit, cfg) if return_ == "bullets" else full(hit)
+        item = bullet(hit, cfg, user_id) if return_ == "bullets" else full(hit, user_id)
         rendered = item["text"] if return_ == "bullets" else json.dumps(item, ensure_ascii=False)
         if not budget.take(rendered):
             result.dropped = len(hits) - n
@@ -103,21 +104,24 @@ def memory_query(
     return result
 
 
-def bullet(hit: SearchHit, cfg: CategoryConfig) -> dict[str, Any]:
-    """``{"id", "category", "text": "[category] summary"}``; ``rag_length`` caps the summary."""
+def bullet(hit: SearchHit, cfg: CategoryConfig, reader: str) -> dict[str, Any]:
+    """``{"id", "category", "text": "[category] summary"}``; ``rag_length`` caps the summary. A memory
+    shared with ``reader`` says whose it is: ``"shared_by"`` and ``[category] shared by <owner>: summary``."""
     rec = hit.memory
     name = lower(rec.category)
-    summary = truncate(rec.summary, cfg.policy(rec.category).rag_length)
-    return {"id": rec.id, "category": name, "text": f"[{name}] {summary}"}
+    summary = attributed(truncate(rec.summary, cfg.policy(rec.category).rag_length), rec, reader)
+    owner = shared_by(rec, reader)
+    return {"id": rec.id, "category": name, "text": f"[{name}] {summary}", **({"shared_by": owner} if owner else {})}
 
 
-def full(hit: SearchHit) -> dict[str, Any]:
-    """The whole summary, the record's metadata (unset fields left out) and the score with its breakdown."""
+def full(hit: SearchHit, reader: str) -> dict[str, Any]:
+    """The whole summary, the record's metadata (unset fields left out) and the score with its breakdown;
+    ``"shared_by"`` names the owner of a memory shared with ``reader`` (None for their own)."""
     rec = hit.memory
     # read bookkeeping (moved by this very read) is left out: it is not what the memory says
     meta = rec.model_dump(mode="json", exclude={"summary", "category", "id", "user_id", "last_accessed",
                                                "access_count"}, exclude_none=True)
     return {
-        "id": rec.id, "category": lower(rec.category), "summary": rec.summary,
+        "id": rec.id, "category": lower(rec.category), "summary": rec.summary, "shared_by": shared_by(rec, reader),
         "score": hit.score, "breakdown": hit.breakdown.model_dump(), "metadata": meta,
     }

@@ -70,7 +70,8 @@ async def _memories(state: ServerState, user: str, thread: str | None, query: st
     block = await anyio.to_thread.run_sync(call)
     if thread:
         state.saw_rev(user, thread, block.rev)
-    return block.text.strip(), len(block.semantic) + len(block.episodic) + len(block.sessions) + len(block.messages)
+    hits = len(block.semantic) + len(block.episodic) + len(block.shared) + len(block.sessions)
+    return block.text.strip(), hits + len(block.messages)
 
 
 async def _record(state: ServerState, user: str, thread: str | None, call: functools.partial[Any], code: str) -> None:

@@ -29,6 +29,7 @@ from memlane.server.schemas import (
     FormationResponse,
     HistoryResponse,
     JobsResponse,
+    ListedMemory,
     ListRequest,
     ListResponse,
     PurgeResponse,
@@ -135,14 +136,14 @@ def list_memories(
     filters = {k: v for k, v in given.items() if v is not None}
     rows = _mem(state).list(user_id=user, filters=filters or None, limit=limit, offset=offset,
                             include_inactive=include_inactive)
-    return ListResponse(memories=rows, limit=limit, offset=offset)
+    return ListResponse(memories=ListedMemory.of(rows, user), limit=limit, offset=offset)
 
 
 @router.post("/list", response_model=ListResponse, responses=ERRORS, summary="List memories matching filters")
 def list_filtered(body: ListRequest, user: User, state: State) -> ListResponse:
     rows = _mem(state).list(user_id=user, filters=as_engine_filters(body.filters), limit=body.limit,
                             offset=body.offset, include_inactive=body.include_inactive)
-    return ListResponse(memories=rows, limit=body.limit, offset=body.offset)
+    return ListResponse(memories=ListedMemory.of(rows, user), limit=body.limit, offset=body.offset)
 
 
 @router.delete("", response_model=DeleteUserResponse, responses=ERRORS, summary="Delete everything of the user")

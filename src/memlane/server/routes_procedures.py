@@ -11,7 +11,7 @@ from memlane.model.record import MemoryRecord
 from memlane.server.auth import User
 from memlane.server.errors import error_responses
 from memlane.server.fields import PATH_NAME
-from memlane.server.schemas import ListResponse, ProcedureRequest
+from memlane.server.schemas import ListedMemory, ListResponse, ProcedureRequest
 from memlane.server.state import ServerState, get_state
 
 router = APIRouter(prefix="/v1/memory/procedures", tags=["procedures"])
@@ -30,7 +30,8 @@ def save(body: ProcedureRequest, user: User, state: State) -> MemoryRecord:
 @router.get("", response_model=ListResponse, responses=ERRORS, summary="The user's procedures")
 def list_procedures(user: User, state: State,
                     limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> ListResponse:
-    return ListResponse(memories=state.memory.procedures(user_id=user, limit=limit), limit=limit, offset=0)
+    rows = state.memory.procedures(user_id=user, limit=limit)
+    return ListResponse(memories=ListedMemory.of(rows, user), limit=limit, offset=0)
 
 
 @router.get("/{name}", response_model=MemoryRecord, responses={**ERRORS, **error_responses(404)},

@@ -11,11 +11,13 @@ from typing import Annotated
 
 from fastapi import APIRouter, Body, Query
 
+from memlane.model.ids import GLOBAL_USER
 from memlane.server.auth import Admin, User
 from memlane.server.errors import error_responses
 from memlane.server.routes_memory import ACTOR, ERRORS, ONE, MemoryId, State, fits, stored
 from memlane.server.schemas import (
     LinksResponse,
+    ListedMemory,
     ListResponse,
     PurgeResponse,
     PutRequest,
@@ -66,7 +68,7 @@ def put_global(body: PutRequest, _: Admin, state: State) -> StoredMemory:
 def list_global(_: Admin, state: State, limit: Annotated[int, Query(ge=1, le=10_000)] = 100,
                 offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0, include_inactive: bool = False) -> ListResponse:
     rows = state.memory.list_global(limit=limit, offset=offset, include_inactive=include_inactive)
-    return ListResponse(memories=rows, limit=limit, offset=offset)
+    return ListResponse(memories=ListedMemory.of(rows, GLOBAL_USER), limit=limit, offset=offset)
 
 
 @router.post("/v1/global/{memory_id}/purge", response_model=PurgeResponse,

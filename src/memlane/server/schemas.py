@@ -7,6 +7,7 @@ that does not exist, an agent's allowlist), and one that does not fit is a 422.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
@@ -16,6 +17,7 @@ from memlane.model.consent import Proposal
 from memlane.model.enums import MemoryType, Source
 from memlane.model.jobs import Job, Outcome
 from memlane.model.link import MemoryLink
+from memlane.model.provenance import shared_by
 from memlane.model.record import HistoryEntry, MemoryRecord, SearchHit
 from memlane.model.session import ChatSession, SessionMessage
 from memlane.server.auth import USER_PATTERN
@@ -280,8 +282,21 @@ class HistoryResponse(BaseModel):
     history: list[HistoryEntry]
 
 
+class ListedMemory(MemoryRecord):
+    """A memory as listed for the caller's user: their own, or one shared with them."""
+
+    shared_by: str | None = Field(None, description=(
+        "Who shared the memory with the user (its owner; 'the operator' for a global memory): their words, "
+        "not the user's. Null for the user's own memories."))
+
+    @classmethod
+    def of(cls, rows: Sequence[MemoryRecord], reader: str) -> list[ListedMemory]:
+        """``rows`` as listed for ``reader``."""
+        return [cls(**r.model_dump(), shared_by=shared_by(r, reader)) for r in rows]
+
+
 class ListResponse(BaseModel):
-    memories: list[MemoryRecord]
+    memories: list[ListedMemory]
     limit: int
     offset: int
 

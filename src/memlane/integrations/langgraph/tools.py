@@ -24,6 +24,7 @@ from memlane.model.category import normalise_category
 from memlane.model.enums import MemoryState, MemoryType
 from memlane.model.errors import NotFoundError, ValidationError
 from memlane.model.ids import deterministic_id
+from memlane.model.provenance import shared_by
 from memlane.model.record import MemoryRecord
 
 ACTOR = "langgraph:tool"
@@ -50,9 +51,11 @@ def memory_of(memory: Memory | None) -> Memory:
     return found
 
 
-def as_dict(rec: MemoryRecord, score: float | None = None) -> dict[str, Any]:
+def as_dict(rec: MemoryRecord, user: str, score: float | None = None) -> dict[str, Any]:
+    """The memory as a tool shows it to ``user``; ``shared_by`` names the owner of one shared with them
+    (their words, not the user's), None for the user's own."""
     out = {"key": rec.key or rec.id, "id": rec.id, "type": rec.type.value, "category": rec.category,
-           "summary": rec.summary, "tags": list(rec.tags), "importance": rec.importance, "pinned": rec.pinned,
+           "summary": rec.summary, "shared_by": shared_by(rec, user), "tags": list(rec.tags), "importance": rec.importance, "pinned": rec.pinned,
            "created_at": rec.created_at.isoformat(), "updated_at": rec.updated_at.isoformat()}
     return out if score is None else {**out, "score": round(score, 4)}
 
@@ -86,7 +89,7 @@ def memory_tools(memory: Memory | None = None, *, agent: str = "supervisor") -> 
         filters: dict[str, Any] = {"type": mtype.value}
         if topic:
             filters["category"] = normalise_category(topic, mem.settings.categories)
-        return [as_dict(h.memory, h.score) for h in mem.search(query, user_id=user, filters=filters, limit=limit)]
+        return [as_dict(h.memory, user, h.score) for h in mem.search(query, user_id=user, filters=filters, limit=limit)]
 
     def semantic_memory_search(query: str | None = None, topic: str | None = None, limit: int = 5, *,
                                config: RunnableConfig) -> list[dict[str, Any]]:
@@ -103,7 +106,7 @@ def memory_tools(memory: Memory | None = None, *, agent: str = "supervisor") -> 
         if text:
             return _search(MemoryType.EPISODIC, text, topic, limit, config)
         mem, user = memory_of(memory), configured(config, "user_id")
-        return [as_dict(r) for r in mem.list(user_id=user, filters={"type": "episodic"}, limit=limit)]
+        return [as_dict(r, user) for r in mem.list(user_id=user, filters={"type": "episodic"}, limit=limit)]
 
     def _put(mtype: MemoryType) -> Callable[..., dict[str, Any]]:
         def put(summary: str, category: str | None = None, key: str | None = None, *,
@@ -111,7 +114,7 @@ def memory_tools(memory: Memory | None = None, *, agent: str = "supervisor") -> 
             mem, user = memory_of(memory), configured(config, "user_id")
             rec = mem.put(summary, user_id=user, type=mtype.value, category=category, key=key, actor=ACTOR,
                           thread_id=configured(config, "thread_id", required=False))
-            return as_dict(rec)
+            return as_dict(rec, user)
         put.__doc__ = (f"Save a {mtype.value} memory about the user: summary is 1-2 self-contained third-person "
                        "sentences; category such as Personal, Finance, Goals; key (optional) names a slot such "
                        "as profile:pet:luna:age so later saves update it.")
@@ -123,7 +126,7 @@ def memory_tools(memory: Memory | None = None, *, agent: str = "supervisor") -> 
             mem, user = memory_of(memory), configured(config, "user_id")
             rec = _find(mem, user, mtype, key)
             changes = {k: v for k, v in (("summary", summary), ("category", category)) if v is not None}
-            return as_dict(mem.update(rec.id, user_id=user, actor=ACTOR, reason="tool update", **changes))
+            return as_dict(mem.update(rec.id, user_id=user, actor=ACTOR, reason="tool update", **changes), user)
         update.__doc__ = (f"Correct a {mtype.value} memory found by a search (its key): a new summary and/or "
                           "category. The previous version stays in the memory's history.")
         return update
@@ -146,7 +149,7 @@ def memory_tools(memory: Memory | None = None, *, agent: str = "supervisor") -> 
         mem, user = memory_of(memory), configured(config, "user_id")
         rec = mem.add_procedure(name, steps, user_id=user, actor=ACTOR,
                                 thread_id=configured(config, "thread_id", required=False))
-        return {**as_dict(rec), "steps": rec.metadata["steps"]}
+        return {**as_dict(rec, user), "steps": rec.metadata["steps"]}
 
     funcs: list[tuple[str, Callable[..., Any]]] = [
         ("semantic_memory_search", semantic_memory_search),

@@ -16,6 +16,7 @@ from mcp.server.fastmcp.exceptions import ToolError
 from memlane.engine.memory import Memory
 from memlane.integrations.mcp.identity import Identity
 from memlane.model.errors import MemlaneError
+from memlane.model.provenance import shared_by
 from memlane.model.record import MemoryRecord
 from memlane.server.auth import KeyRing
 
@@ -27,8 +28,10 @@ of a turn for what is known, search_memories to look something up, add_memory wi
 update_memory / delete_memory when the user asks to correct or forget something."""
 
 
-def brief(rec: MemoryRecord) -> dict[str, Any]:
+def brief(rec: MemoryRecord, user: str) -> dict[str, Any]:
+    """The memory as the tools show it to ``user``; ``shared_by`` names the owner of one shared with them."""
     return {"id": rec.id, "type": rec.type.value, "category": rec.category, "summary": rec.summary,
+            "shared_by": shared_by(rec, user),
             "importance": rec.importance, "pinned": rec.pinned, "state": rec.state.value,
             "updated_at": rec.updated_at.isoformat()}
 
@@ -65,7 +68,7 @@ def build_server(memory: Memory, *, user: str | None = None, agent: str = "super
     async def search_memories(query: str, ctx: Context[Any, Any, Any], limit: int = 5,
                               filters: dict[str, Any] | None = None) -> list[dict[str, Any]]:
         """Search the user's memories by meaning and keywords; filters narrow by type, category, pinned, ..."""
-        return await run(ctx, lambda who: [{**brief(h.memory), "score": round(h.score, 4)}
+        return await run(ctx, lambda who: [{**brief(h.memory, who), "score": round(h.score, 4)}
                                            for h in memory.search(query, user_id=who, limit=limit, filters=filters)])
 
     @mcp.tool()
@@ -90,7 +93,7 @@ def build_server(memory: Memory, *, user: str | None = None, agent: str = "super
                             limit: int = 20) -> list[dict[str, Any]]:
         """The user's active memories, newest first; type and category narrow the list."""
         filters = {k: v for k, v in (("type", type), ("category", category)) if v is not None}
-        return await run(ctx, lambda who: [brief(r) for r in memory.list(user_id=who, filters=filters or None,
+        return await run(ctx, lambda who: [brief(r, who) for r in memory.list(user_id=who, filters=filters or None,
                                                                          limit=limit)])
 
     @mcp.tool()
@@ -101,12 +104,12 @@ def build_server(memory: Memory, *, user: str | None = None, agent: str = "super
         given = {k: v for k, v in (("summary", summary), ("category", category), ("importance", importance),
                                    ("pinned", pinned)) if v is not None}
         return await run(ctx, lambda who: brief(memory.update(memory_id, user_id=who, actor=ACTOR,
-                                                              reason="mcp update", **given)))
+                                                              reason="mcp update", **given), who))
 
     @mcp.tool()
     async def delete_memory(memory_id: str, ctx: Context[Any, Any, Any]) -> dict[str, Any]:
         """Forget a memory (soft delete: it can be restored until it is purged)."""
-        return await run(ctx, lambda who: brief(memory.delete(memory_id, user_id=who, actor=ACTOR)))
+        return await run(ctx, lambda who: brief(memory.delete(memory_id, user_id=who, actor=ACTOR), who))
 
     @mcp.tool()
     async def memory_history(memory_id: str, ctx: Context[Any, Any, Any]) -> list[dict[str, Any]]:

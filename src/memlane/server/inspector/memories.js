@@ -59,6 +59,7 @@ export class MemoriesView {
     return el("tr", { dataset: { id: m.id }, class: `state-${m.state}` },
       el("th", { scope: "row", id: sid, class: "summary" },
         m.pinned ? el("span", { class: "badge pinned" }, "pinned") : null,
+        m.shared_by ? el("span", { class: "badge shared" }, `shared by ${m.shared_by}`) : null,
         m.summary,
         m.key ? el("code", { class: "key" }, m.key) : null),
       el("td", {}, m.type),
