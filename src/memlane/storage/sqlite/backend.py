@@ -240,7 +240,7 @@ class SqliteBackend(SqliteSearchMixin, SqliteJobsMixin, SqliteProposalsMixin, Sq
                 )
                 link_sql.write_links(c, SQLITE, batch.links, [(u.user_id, u.memory_id, u.at) for u in batch.unlinks])
                 for target in batch.purges:
-                    purge(c, target.user_id, target.memory_id)
+                    purge(c, target.user_id, target.memory_id, target.absorbed_by, target.brought)
                 write_changes(c, batch.changes)
                 write_op_events(c, batch.op_events)
                 marks = ", ".join("?" for _ in JOB_COLS.split(","))
