@@ -46,7 +46,7 @@ from memlane.storage.sqlite.rows import (
 )
 from memlane.storage.sqlite.search_methods import MCOLS, SqliteSearchMixin
 from memlane.storage.sqlite.sessions import SqliteSessionsMixin, write_sessions
-from memlane.storage.sqlite.vector_cache import RESET, VectorCache, journal
+from memlane.storage.sqlite.vector_cache import VectorCache, forget_user, journal
 from memlane.storage.sqlite.vector_cache import compact as compact_journal
 
 _COLS = ", ".join(RECORD_FIELDS)
@@ -436,7 +436,7 @@ class SqliteBackend(SqliteSearchMixin, SqliteJobsMixin, SqliteProposalsMixin, Sq
             rids = [r[0] for r in c.execute("SELECT rid FROM memories WHERE user_id = ?", (user_id,))]
             if self._dims() is not None:
                 c.execute("DELETE FROM memory_vectors WHERE user_id = ?", (user_id,))
-                journal(c, [(user_id, RESET)])
+            forget_user(c, user_id)
             c.executemany("DELETE FROM memories_fts WHERE rowid = ?", [(r,) for r in rids])
             c.execute("DELETE FROM memories WHERE user_id = ?", (user_id,))
             c.execute("DELETE FROM history WHERE user_id = ?", (user_id,))
