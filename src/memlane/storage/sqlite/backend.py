@@ -74,9 +74,9 @@ class SqliteBackend(SqliteSearchMixin, SqliteJobsMixin, SqliteProposalsMixin, Sq
     name = "sqlite"
     local_reads = True
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, secure_delete: bool = True) -> None:
         self.path = str(path)
-        self._conn = connect(path)
+        self._conn = connect(path, secure_delete=secure_delete)
         self._checkpointer: Checkpointer | None = None
         self._cache: VectorCache | None = None
         self._known_dims: int | None = None
