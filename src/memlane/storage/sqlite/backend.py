@@ -23,6 +23,7 @@ from memlane.storage import links as link_sql
 from memlane.storage.base import Backend, Upsert, WriteBatch
 from memlane.storage.filter_sql import SQLITE, compile_conditions, iso
 from memlane.storage.sqlite.checkpoint import Checkpointer, defer_checkpoints
+from memlane.storage.sqlite.compact import compact as compact_store
 from memlane.storage.sqlite.connect import connect, sqlite3
 from memlane.storage.sqlite.fts import fts_row
 from memlane.storage.sqlite.job_methods import SqliteJobsMixin
@@ -130,6 +131,10 @@ class SqliteBackend(SqliteSearchMixin, SqliteJobsMixin, SqliteProposalsMixin, Sq
             self._checkpointer.stop()
         with self._lock:
             self._conn.close()
+
+    def compact(self) -> dict[str, int]:
+        with self._lock:
+            return compact_store(self._conn, self.path)
 
     # --- schema ------------------------------------------------------------------------------
     def migrate(self) -> int:
