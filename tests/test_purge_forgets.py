@@ -140,6 +140,9 @@ def live_with_the_token(mem: Memory) -> dict[str, str]:
     turn(f"I work at {TOKEN}.", at=now - 6 * HOUR)
     insight = mem.run_insights(user_id=U, at=now - 5 * HOUR)["created"]
     turn("I work at Acme now.", at=now - 4 * HOUR)  # the keyed fact's old version is superseded, a reason quotes it
+    turn("My favourite drink is tea.", at=now - 5.5 * HOUR)
+    turn(f"Actually my favourite drink is {TOKEN} tea.", at=now - 5.2 * HOUR)  # a refinement quoting both
+    turn("My favourite drink is coffee now.", at=now - 5 * HOUR)  # the token's version is superseded in turn
     turn(f"I live in {TOKEN}.", at=now - 3 * HOUR)
     turn("I moved to Lisbon.", at=now - 2 * HOUR)  # a consent proposal quoting the stored city
     mem.reject_proposal(mem.proposals(user_id=U)[0].id, user_id=U)
@@ -164,6 +167,9 @@ def live_with_the_token(mem: Memory) -> dict[str, str]:
     work = [r for r in everything.values() if r.summary == f"User works at {TOKEN}."]
     assert work and work[0].state is MemoryState.SUPERSEDED
     assert any(TOKEN.lower() in (h.reason or "").lower() for h in mem.history(work[0].superseded_by or "", user_id=U))
+    tea = next(r for r in everything.values() if r.summary == "User's favourite drink is tea.")
+    assert any(TOKEN.lower() in (h.reason or "").lower() for h in mem.history(tea.id, user_id=U))  # "'... tea' is a
+    # more specific 'tea'": the row of the version it replaced quotes it, and names neither its id nor its text
     # what the user purges: the memories whose own words hold the token (not the insight: it is derived)
     roots = {r.id: r.summary for r in everything.values() if r.type.value != "insight"
              and TOKEN.lower() in r.summary.lower() and r.state is not MemoryState.PURGED}
@@ -187,6 +193,9 @@ def test_a_purge_forgets_every_derived_copy(lived: Memory) -> None:
     survivor = next(r for r in everything if r.summary == "User enjoys hiking on weekends.")
     assert survivor.state is MemoryState.ACTIVE and survivor.tags == ["hiking"] and survivor.entities == []
     assert next(r for r in everything if r.summary == "User works at Acme.").state is MemoryState.ACTIVE
+    tea = next(r for r in everything if r.summary == "User's favourite drink is tea.")
+    assert tea.state is MemoryState.SUPERSEDED  # the version before the purged one stays, with its events
+    assert [h.event for h in mem.history(tea.id, user_id=U)] == [HistoryEvent.SUPERSEDE]
     histories = [h.model_dump(mode="json") for r in everything for h in mem.history(r.id, user_id=U, limit=1000)]
     assert TOKEN.lower() not in json.dumps(histories).lower()
     assert mem.proposals(user_id=U, status=None) == []

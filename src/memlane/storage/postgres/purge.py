@@ -15,7 +15,7 @@ from psycopg.types.json import Jsonb
 
 from memlane.storage.filter_sql import POSTGRES
 from memlane.storage.links import forget_links
-from memlane.storage.snapshots import without
+from memlane.storage.snapshots import content_words, quotes, without
 
 _TOMBSTONE = (
     "UPDATE memories SET summary = '[purged]', tags = '{}', entities = '{}', metadata = '{}', key = NULL, "
@@ -28,7 +28,7 @@ def purge(cur: psycopg.Cursor[Any], user_id: str, memory_id: str, with_vectors: 
     """Forget the memory; ``absorbed_by`` (a merge's survivor) loses ``brought`` from its history's snapshots."""
     if absorbed_by is not None and brought:
         forget_brought(cur, user_id, absorbed_by, brought)
-    row = cur.execute("SELECT summary FROM memories WHERE user_id = %s AND id = %s FOR UPDATE",
+    row = cur.execute("SELECT summary, superseded_by FROM memories WHERE user_id = %s AND id = %s FOR UPDATE",
                       (user_id, memory_id)).fetchone()
     if row is None:
         return
@@ -54,6 +54,7 @@ def purge(cur: psycopg.Cursor[Any], user_id: str, memory_id: str, with_vectors: 
     forget_links(cur, POSTGRES, user_id, memory_id)  # its links, and what the users it was linked to hold of it
     if not texts:
         return
+    forget_quotes(cur, user_id, (memory_id, row[1] or memory_id), texts)
     words = sorted(texts)
     # copies of the text under other memories (a keyed fact's old version, a supersede's change row)
     for col in ("old_value", "new_value"):  # the row's reason explains that change, quoting it
@@ -67,6 +68,20 @@ def purge(cur: psycopg.Cursor[Any], user_id: str, memory_id: str, with_vectors: 
     needles = [f"%{_like(json.dumps(t, ensure_ascii=False)[1:-1])}%" for t in words]
     cur.execute("UPDATE jobs SET payload = '{}', status = 'done', last_error = 'purged' "
                 "WHERE user_id = %s AND payload::text LIKE ANY(%s)", (user_id, needles))
+
+
+def forget_quotes(cur: psycopg.Cursor[Any], user_id: str, ids: tuple[str, str], texts: set[str]) -> None:
+    """Reasons that quote a purged text, on the rows of a change next to it: rows of the memory or the
+    one that replaced it (``ids``), or naming either (not purge rows: those are the purger's words)."""
+    words = sorted(content_words(texts))
+    if not words:
+        return
+    rows = cur.execute("SELECT id, reason, old_value->>'summary', new_value->>'summary' FROM history "
+                       "WHERE user_id = %s AND event <> 'PURGE' AND reason IS NOT NULL AND (memory_id = ANY(%s) "
+                       "OR strpos(reason, %s) > 0 OR strpos(reason, %s) > 0)", (user_id, list(ids), *ids)).fetchall()
+    quoting = [(r[0],) for r in rows if quotes(r[1], set(words), r[2:])]
+    if quoting:
+        cur.executemany("UPDATE history SET reason = NULL WHERE id = %s", quoting)
 
 
 def forget_brought(cur: psycopg.Cursor[Any], user_id: str, memory_id: str, words: tuple[str, ...]) -> None:
