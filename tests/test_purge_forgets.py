@@ -20,6 +20,7 @@ from memlane.model.errors import NotFoundError
 from memlane.model.ids import new_id
 from memlane.model.jobs import Job, JobStatus
 from memlane.model.record import utcnow
+from memlane.providers.embed.hash import HashEmbedder
 from memlane.providers.llm.rules.llm import RulesLLM
 from memlane.storage.base import WriteBatch
 from tests.formation_helpers import local_embedder
@@ -239,3 +240,19 @@ def test_delete_user_leaves_no_row_naming_the_user_and_compact_leaves_no_byte(li
         data = file_bytes(path)
         assert TOKEN.encode() not in data and TOKEN.lower().encode() not in data
         assert b"Acme" not in data and b"Lisbon" not in data  # the user's other words went too
+
+
+def test_after_delete_user_and_compact_neither_sqlite_file_holds_the_user(tmp_path: os.PathLike[str]) -> None:
+    path = os.path.join(tmp_path, "m.db")
+    gone = "zz-leaving-user-77"
+    with Memory(path, embedder=HashEmbedder(64), llm="rules", settings=Settings(db=path, worker=False)) as mem:
+        for n in range(30):
+            mem.put(f"User's note {n} about the {TOKEN} garden.", user_id=gone, tags=[gone])
+        mem.put("User's note about tea.", user_id="bo")
+        assert gone.encode() in file_bytes(path)
+        mem.delete_user(gone)
+        sizes = mem.compact()  # while the store is open: the log is emptied too
+        assert sizes["bytes_after"] < sizes["bytes_before"]
+        data = file_bytes(path)
+        assert gone.encode() not in data and TOKEN.encode() not in data
+        assert [r.summary for r in mem.list(user_id="bo")] == ["User's note about tea."]
