@@ -256,3 +256,38 @@ def test_after_delete_user_and_compact_neither_sqlite_file_holds_the_user(tmp_pa
         data = file_bytes(path)
         assert gone.encode() not in data and TOKEN.encode() not in data
         assert [r.summary for r in mem.list(user_id="bo")] == ["User's note about tea."]
+
+
+class AlwaysInfers(RulesLLM):
+    """The rule-based LLM with an insight model that infers one fixed insight per run."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.replies = ["User enjoys warm drinks.", "User is particular about drinks."]
+
+    def insights(self, activity: Sequence[str], new_facts: Sequence[str], snippet: str = "") -> Insights:
+        return Insights(insights=[InsightProposal(summary=self.replies.pop(0))])
+
+
+def test_an_insight_goes_with_the_version_of_a_keyed_fact_it_was_inferred_from(location: str) -> None:
+    settings = Settings(db=location, worker=False)
+    with Memory(location, embedder=local_embedder(), llm=AlwaysInfers(), settings=settings) as mem:
+        now = utcnow()
+        turn = partial(mem.add_turn, user_id=U, thread_id="t1", wait=True)
+        turn(f"My favourite drink is {TOKEN} tea.", at=now - 60 * HOUR)
+        [during] = mem.run_insights(user_id=U, at=now - 59 * HOUR)["created"]  # while the fact said the token
+        turn("My favourite drink is coffee now.", at=now - 50 * HOUR)  # the token's version moves to a new id
+        turn("My favourite colour is blue.", at=now - 40 * HOUR)
+        [before] = mem.run_insights(user_id=U, at=now - 35 * HOUR)["created"]  # before it said the token
+        turn(f"Actually my favourite colour is {TOKEN} blue.", at=now - 30 * HOUR)
+        turn("My favourite colour is green now.", at=now - 20 * HOUR)
+        versions = [r for r in mem.list(user_id=U, include_inactive=True) if TOKEN in r.summary]
+        assert len(versions) == 2 and all(r.state is MemoryState.SUPERSEDED for r in versions)
+        for insight, version in zip((during, before), sorted(versions, key=lambda r: r.created_at), strict=True):
+            assert mem.get(insight, user_id=U).metadata["inferred_from"] == [version.superseded_by]  # the fact's id
+        for version in versions:
+            mem.purge(version.id, user_id=U)
+        assert mem.get(during, user_id=U).state is MemoryState.PURGED
+        assert mem.get(before, user_id=U).state is MemoryState.ACTIVE  # made before the token's version held
+        assert {r.summary for r in mem.list(user_id=U)} >= {"User's favourite drink is coffee now.",
+                                                              "User's favourite colour is green now."}

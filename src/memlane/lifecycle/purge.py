@@ -61,7 +61,7 @@ def derived(insight: MemoryRecord, purged: Mapping[str, MemoryRecord]) -> bool:
     sources = inferred_from(insight)
     return bool(sources & set(purged)) or any(
         p.superseded_by in sources and p.valid_to is not None and insight.created_at <= p.valid_to
-        for p in purged.values())
+        and (p.valid_from is None or p.valid_from <= insight.created_at) for p in purged.values())
 
 
 def scope(backend: Backend, user_id: str, memory_ids: Sequence[str]) -> Scope:
