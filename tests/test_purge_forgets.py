@@ -291,3 +291,17 @@ def test_an_insight_goes_with_the_version_of_a_keyed_fact_it_was_inferred_from(l
         assert mem.get(before, user_id=U).state is MemoryState.ACTIVE  # made before the token's version held
         assert {r.summary for r in mem.list(user_id=U)} >= {"User's favourite drink is coffee now.",
                                                               "User's favourite colour is green now."}
+
+
+def test_the_purge_task_takes_the_insights_of_what_it_purges(location: str) -> None:
+    settings = Settings(db=location, worker=False, memlane_schedule={"purge": 24})
+    with Memory(location, embedder=local_embedder(), llm=AlwaysInfers(), settings=settings) as mem:
+        fact = mem.put(f"User's allotment is plot {TOKEN} 12.", user_id=U)
+        [insight] = mem.run_insights(user_id=U)["created"]
+        mem.delete(fact.id, user_id=U)
+        mem.run_tasks()  # seeds the user's runs; none is due before a day has passed
+        mem.run_tasks(at=utcnow() + timedelta(days=31))
+        assert [mem.get(i, user_id=U).state for i in (fact.id, insight)] == [MemoryState.PURGED] * 2
+        assert mem.history(insight, user_id=U)[-1].reason == (
+            "purge: soft deleted and past purge_at (inferred from a purged memory)")
+        assert tables_holding(mem.backend, TOKEN) == []
