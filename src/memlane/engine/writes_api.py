@@ -252,10 +252,12 @@ class WritesAPI:
         return rec
 
     def purge(self, memory_id: str, *, user_id: str, actor: str = "api", reason: str | None = None) -> None:
-        """Forget a memory for good, with the older versions it superseded: their content, key, tags,
-        metadata and vectors, and every copy of their text in history, the change log and job
-        payloads, are removed; tombstones and the history's events (ids, event names, times,
-        actors) remain. Purging a purged memory does nothing."""
+        """Forget a memory for good, with the older versions it superseded and the insights inferred
+        from them: their content, key, tags, metadata and vectors, and every copy of their text in
+        history (reasons that quote it included), the change log, proposals and job payloads, are
+        removed; a merge's survivor loses the tags and entities a purged duplicate brought it.
+        Tombstones and the history's events (ids, event names, times, actors) remain. Purging a
+        purged memory does nothing. (docs/lifecycle.md, "What a purge forgets".)"""
         self._purge(v.user_id(user_id), memory_id, actor, reason)
 
     def _purge(self, user: str, memory_id: str, actor: str, reason: str | None) -> None:
