@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from memlane import Memory
+from memlane import AsyncMemory, Memory
 from memlane.model.candidate import InsightProposal, Insights
 from memlane.model.config import Settings
 from memlane.model.enums import HistoryEvent, MemoryState
@@ -251,7 +252,7 @@ def test_after_delete_user_and_compact_neither_sqlite_file_holds_the_user(tmp_pa
         mem.put("User's note about tea.", user_id="bo")
         assert gone.encode() in file_bytes(path)
         mem.delete_user(gone)
-        sizes = mem.compact()  # while the store is open: the log is emptied too
+        sizes = asyncio.run(AsyncMemory(memory=mem).compact())  # open: the log is emptied too (async: same path)
         assert sizes["bytes_after"] < sizes["bytes_before"]
         data = file_bytes(path)
         assert gone.encode() not in data and TOKEN.encode() not in data
