@@ -112,6 +112,24 @@ def test_delete_restore_purge(db: Path, seeded: dict[str, Any]) -> None:
     assert events == ["ADD", "DELETE", "RESTORE", "PURGE"]
 
 
+def test_compact_after_a_purge_leaves_the_text_in_neither_file(db: Path, seeded: dict[str, Any]) -> None:
+    rec = put(db, "User's gate code is Vexmorra 2231.")
+    for n in range(40):  # pages to free
+        put(db, f"User noted item {n} of a long packing list for the trip.")
+    ok(cli("purge", rec["id"], "--user", USER, "--yes", db=db))
+    sizes = as_json(cli("compact", "--json", db=db))
+    assert set(sizes) == {"bytes_before", "bytes_after"} and 0 < sizes["bytes_after"] <= sizes["bytes_before"]
+    files = [p for p in (db, Path(f"{db}-wal")) if p.exists()]
+    assert files and not any(b"Vexmorra" in p.read_bytes() for p in files)
+    assert "compacted:" in ok(cli("compact", db=db)).stdout
+    assert "Luna" in ok(cli("list", "--user", USER, db=db)).stdout  # the live memories stay
+
+
+def test_compact_of_a_missing_database_is_an_error(tmp_path: Path) -> None:
+    result = cli("compact", db=tmp_path / "typo.db")
+    assert result.exit_code == 1 and result.stderr.startswith("error: no memlane database")
+
+
 def test_export_import_round_trip(db: Path, seeded: dict[str, Any], tmp_path: Path) -> None:
     put(db, "User lives in Porto.", "--key", "profile:residence:city")
     out = tmp_path / "maya.jsonl"

@@ -212,6 +212,25 @@ def test_in_memory_vectors_follow_writes_from_another_connection(tmp_path: Path,
     writer.close()
 
 
+def test_a_deleted_users_vectors_leave_the_journal_and_every_in_memory_copy(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memlane.storage.sqlite import vector_cache
+
+    monkeypatch.setattr(vector_cache, "MIN_VECTORS", 0)
+    reader, writer = open_store(tmp_path / "del.db"), open_store(tmp_path / "del.db")
+    writer.apply(WriteBatch(upserts=[Upsert(rec("a", "gone-user"), vec(1, 0)), Upsert(rec("b", "kept-user"), vec(0, 1))]))
+    for user in ("gone-user", "kept-user"):  # the reader holds a copy of both users' vectors
+        assert len(reader.vector_search(user, vec(1, 1))) == 1
+    writer.delete_user("gone-user")
+    assert writer._rows("SELECT user_id FROM vector_journal WHERE user_id = 'gone-user'") == []
+    assert ids(reader.vector_search("kept-user", vec(0, 1))) == ["b"]  # reloaded from the reset, still right
+    assert reader.vector_search("gone-user", vec(1, 0)) == []
+    held = reader._cache._users.get("gone-user") if reader._cache else None
+    assert held is None or len(held.rids) == 0  # no copy of the deleted user's vectors stays in memory
+    reader.close()
+    writer.close()
+
+
 def test_the_vector_journal_is_compacted_on_open(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from memlane.storage.sqlite import vector_cache
 

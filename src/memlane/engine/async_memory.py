@@ -142,5 +142,8 @@ class AsyncMemory:
     async def delete_user(self, user_id: str) -> int:
         return await self._run(self.sync.delete_user, user_id)
 
+    async def compact(self) -> dict[str, int]:
+        return await self._run(self.sync.compact)
+
     async def aclose(self) -> None:
         await self._run(self.sync.close)

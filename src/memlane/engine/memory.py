@@ -279,8 +279,15 @@ class Memory(FormationAPI, ProceduresAPI, ConsentAPI, SessionsAPI, SharingAPI):
         return self.backend.export_user(v.user_id(user_id))
 
     def delete_user(self, user_id: str) -> int:
-        """Remove everything a user has; returns how many memories went."""
+        """Remove everything a user has; returns how many memories went. The deleted rows' bytes are
+        zeroed (SQLite's ``secure_delete``); :meth:`compact` then takes the freed pages out of the file."""
         return self.backend.delete_user(v.user_id(user_id))
+
+    def compact(self) -> dict[str, int]:
+        """Rewrite the store so deleted and purged content leaves its files and the space returns
+        (SQLite: the write-ahead log emptied and ``VACUUM``; PostgreSQL: ``VACUUM FULL`` of memlane's
+        tables). Writers wait while it runs. Returns ``bytes_before`` and ``bytes_after``."""
+        return self.backend.compact()
 
     def import_rows(self, rows: Iterable[Mapping[str, Any]], *, batch_size: int = 64,
                     user_id: str | None = None) -> int:

@@ -15,7 +15,8 @@ from typing import Any
 from memlane.engine import validate as v
 from memlane.formation.events import EventBus
 from memlane.formation.mutations import Mutation, commit_planned
-from memlane.lifecycle.purge import with_superseded
+from memlane.lifecycle.purge import purge_all
+from memlane.lifecycle.purge import scope as purge_scope
 from memlane.model.category import title_case
 from memlane.model.config import Settings
 from memlane.model.enums import MemoryState, MemoryType
@@ -251,26 +252,26 @@ class WritesAPI:
         return rec
 
     def purge(self, memory_id: str, *, user_id: str, actor: str = "api", reason: str | None = None) -> None:
-        """Forget a memory for good, with the older versions it superseded: their content, key, tags,
-        metadata and vectors, and every copy of their text in history, the change log and job
-        payloads, are removed; tombstones and the history's events (ids, event names, times,
-        actors) remain. Purging a purged memory does nothing."""
+        """Forget a memory for good, with the older versions it superseded and the insights inferred
+        from them: their content, key, tags, metadata and vectors, and every copy of their text in
+        history (reasons that quote it included), the change log, proposals and job payloads, are
+        removed; a merge's survivor loses the tags and entities a purged duplicate brought it.
+        Tombstones and the history's events (ids, event names, times, actors) remain. Purging a
+        purged memory does nothing. (docs/lifecycle.md, "What a purge forgets".)"""
         self._purge(v.user_id(user_id), memory_id, actor, reason)
 
     def _purge(self, user: str, memory_id: str, actor: str, reason: str | None) -> None:
         """:meth:`purge` for an owner already checked (a user, or ``GLOBAL_USER``)."""
-        chain = with_superseded(self.backend, user, [v.memory_id(memory_id)])
+        mid = v.memory_id(memory_id)
+        reach = purge_scope(self.backend, user, [mid])
 
         def plan(stored: dict[str, MemoryRecord]) -> Mutation:
             self._owned(stored, user, memory_id)
             m = Mutation(actor=actor)
-            for mid in chain:
-                old = stored.get(mid)
-                if old is not None and old.state is not MemoryState.PURGED:
-                    m.purge(old, reason or "purge")
+            purge_all(m, stored, [mid], reason or "purge", reach.brought)
             return m
 
-        commit_planned(self.backend, self.events, {user: chain}, plan)
+        commit_planned(self.backend, self.events, {user: reach.ids}, plan)
 
     def link(self, from_id: str, to_id: str, *, user_id: str, relation_type: str = "related",
              strength: float = 1.0, actor: str = "api") -> Relation:

@@ -126,16 +126,32 @@ class Mutation:
         self._change(new, change, {**_payload(new), **(meta or {})})
         return new
 
-    def purge(self, old: MemoryRecord, reason: str) -> None:
+    def purge(self, old: MemoryRecord, reason: str, *, absorbed_by: MemoryRecord | None = None,
+              brought: Sequence[str] = ()) -> MemoryRecord | None:
         """Forget ``old`` for good: the backend removes its content, vector and every copy of its text
         (history snapshots, change-log rows, job payloads); the history keeps the tombstone events. A
-        session summary takes its chat session and the session's raw messages with it (docs/sessions.md)."""
-        self.batch.purges.append(Purge(old.user_id, old.id))
+        session summary takes its chat session and the session's raw messages with it (docs/sessions.md).
+        ``absorbed_by``: the survivor of a merge that absorbed ``old``; it loses ``brought`` (the tags and
+        entities ``old`` added to it) from its record and its history's snapshots. Returns the survivor
+        as written, if it changed."""
+        words = tuple(brought)
+        self.batch.purges.append(Purge(old.user_id, old.id, absorbed_by.id if absorbed_by and words else None, words))
         session = old.metadata.get("session") if old.type is MemoryType.SESSION else None
         if isinstance(session, dict) and isinstance(session.get("id"), str):
             self.drop_session(old.user_id, session["id"])
         self._history(HistoryEvent.PURGE, old.id, old.user_id, None, None, reason)
         self._change(old, "purged", {"id": old.id, "type": old.type.value, "state": MemoryState.PURGED.value})
+        if absorbed_by is None or not words:
+            return None
+        kept = absorbed_by.model_copy(update={"tags": [t for t in absorbed_by.tags if t not in words],
+                                              "entities": [e for e in absorbed_by.entities if e not in words],
+                                              "updated_at": self.at})
+        self.batch.upserts.append(Upsert(kept))
+        # no snapshot here: the row would quote what is being forgotten
+        self._history(HistoryEvent.UPDATE, kept.id, kept.user_id, None, None,
+                      "purge: the tags and entities a purged duplicate brought are forgotten")
+        self._change(kept, "updated", _payload(kept))
+        return kept
 
     def drop_session(self, user_id: str, session_id: str) -> None:
         """Forget a chat session and its messages (no history: they are not memories)."""

@@ -157,12 +157,12 @@ class Lifecycle:
 
     def _purge(self, job: Job, now: datetime) -> tuple[Sequence[str], Plan, bool]:
         due = purge.due_ids(self.backend, job.user_id, now, BATCH)
-        chain = purge.with_superseded(self.backend, job.user_id, due)
+        reach = purge.scope(self.backend, job.user_id, due)
 
         def plan(m: Mutation, stored: dict[str, MemoryRecord]) -> dict[str, Any]:
-            return {"purged": purge.purge_due(m, list(stored.values()), due, now)}
+            return {"purged": purge.purge_due(m, stored, due, now, reach.brought)}
 
-        return chain, plan, len(due) >= BATCH
+        return reach.ids, plan, len(due) >= BATCH
 
     def _consolidate(self, job: Job, now: datetime) -> tuple[Sequence[str], Plan, bool]:
         bands = bands_for(self.formation.embedder.name, MemoryType.SEMANTIC, self.settings)

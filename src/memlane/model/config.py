@@ -45,6 +45,8 @@ class Settings(BaseSettings):
 
     # --- where and with what -------------------------------------------------------------
     db: str = Field(str(DEFAULT_HOME / "memlane.db"), validation_alias=_alias("MEMLANE_DB"))
+    # SQLite overwrites deleted content with zeros (a purge leaves no text in free pages; docs/lifecycle.md)
+    sqlite_secure_delete: bool = Field(True, validation_alias=_alias("MEMLANE_SQLITE_SECURE_DELETE"))
     embedder: str = Field(
         "local", validation_alias=_alias("MEMLANE_EMBEDDER", "VECTOR_EMBEDDING_PROVIDER")
     )

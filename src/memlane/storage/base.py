@@ -49,6 +49,10 @@ class Purge:
 
     user_id: str
     memory_id: str
+    # the survivor of a consolidation merge that absorbed the memory, and the tags and entities the
+    # memory brought it: they leave every snapshot in the survivor's history
+    absorbed_by: str | None = None
+    brought: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -119,6 +123,12 @@ class Backend(ABC):
 
     @abstractmethod
     def close(self) -> None: ...
+
+    def compact(self) -> dict[str, int]:
+        """Rewrite the store so what was deleted or purged leaves its files (SQLite: the write-ahead
+        log is emptied and the file rebuilt by ``VACUUM``; PostgreSQL: ``VACUUM FULL`` of memlane's
+        tables). Blocks writers while it runs. Returns the sizes it measured, in bytes."""
+        raise BackendError(f"the {self.name} backend cannot compact its store")
 
     @abstractmethod
     def get_meta(self, key: str) -> str | None:

@@ -25,6 +25,7 @@ class DelegatingBackend(Backend):
     def migrate(self, *a: Any, **k: Any) -> Any: return self.inner.migrate(*a, **k)
     def schema_version(self, *a: Any, **k: Any) -> Any: return self.inner.schema_version(*a, **k)
     def close(self, *a: Any, **k: Any) -> Any: return self.inner.close(*a, **k)
+    def compact(self, *a: Any, **k: Any) -> Any: return self.inner.compact(*a, **k)
     def get_meta(self, *a: Any, **k: Any) -> Any: return self.inner.get_meta(*a, **k)
     def set_meta(self, *a: Any, **k: Any) -> Any: return self.inner.set_meta(*a, **k)
     def create_vector_index(self, *a: Any, **k: Any) -> Any: return self.inner.create_vector_index(*a, **k)

@@ -28,6 +28,7 @@ from memlane.storage import links as link_sql
 from memlane.storage.base import Backend, ScoredRecord, WriteBatch
 from memlane.storage.filter_sql import POSTGRES, compile_conditions
 from memlane.storage.postgres import jobs, migrations, proposals, search, sessions
+from memlane.storage.postgres.compact import compact as compact_tables
 from memlane.storage.postgres.errors import normalize_url, translate_errors
 from memlane.storage.postgres.locks import USER_LOCK_CLASS, UserLocks
 from memlane.storage.postgres.rows import (
@@ -129,6 +130,10 @@ class PostgresBackend(Backend):
     def close(self) -> None:
         self._locks.close()
         self._pool.close()
+
+    def compact(self) -> dict[str, int]:
+        with translate_errors(self._url):
+            return compact_tables(self._url, self._connect_kwargs)
 
     def get_meta(self, key: str) -> str | None:
         with self._connection() as conn:

@@ -106,7 +106,7 @@ def apply_batch(conn: psycopg.Connection[Any], batch: WriteBatch, dims: int | No
             cur.executemany(UPSERT_VECTOR, place_vectors(cur, vectors, dims))
         write_links(cur, POSTGRES, batch.links, [(u.user_id, u.memory_id, u.at) for u in batch.unlinks])
         for target in batch.purges:
-            purge(cur, target.user_id, target.memory_id, with_vectors=dims is not None)
+            purge(cur, target.user_id, target.memory_id, dims is not None, target.absorbed_by, target.brought)
         if batch.history:
             cur.execute(INSERT_HISTORY_ROWS, (history_json(batch.history),))
         if batch.relations:

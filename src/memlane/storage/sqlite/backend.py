@@ -23,6 +23,7 @@ from memlane.storage import links as link_sql
 from memlane.storage.base import Backend, Upsert, WriteBatch
 from memlane.storage.filter_sql import SQLITE, compile_conditions, iso
 from memlane.storage.sqlite.checkpoint import Checkpointer, defer_checkpoints
+from memlane.storage.sqlite.compact import compact as compact_store
 from memlane.storage.sqlite.connect import connect, sqlite3
 from memlane.storage.sqlite.fts import fts_row
 from memlane.storage.sqlite.job_methods import SqliteJobsMixin
@@ -46,7 +47,7 @@ from memlane.storage.sqlite.rows import (
 )
 from memlane.storage.sqlite.search_methods import MCOLS, SqliteSearchMixin
 from memlane.storage.sqlite.sessions import SqliteSessionsMixin, write_sessions
-from memlane.storage.sqlite.vector_cache import RESET, VectorCache, journal
+from memlane.storage.sqlite.vector_cache import VectorCache, forget_user, journal
 from memlane.storage.sqlite.vector_cache import compact as compact_journal
 
 _COLS = ", ".join(RECORD_FIELDS)
@@ -74,9 +75,9 @@ class SqliteBackend(SqliteSearchMixin, SqliteJobsMixin, SqliteProposalsMixin, Sq
     name = "sqlite"
     local_reads = True
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, secure_delete: bool = True) -> None:
         self.path = str(path)
-        self._conn = connect(path)
+        self._conn = connect(path, secure_delete=secure_delete)
         self._checkpointer: Checkpointer | None = None
         self._cache: VectorCache | None = None
         self._known_dims: int | None = None
@@ -130,6 +131,10 @@ class SqliteBackend(SqliteSearchMixin, SqliteJobsMixin, SqliteProposalsMixin, Sq
             self._checkpointer.stop()
         with self._lock:
             self._conn.close()
+
+    def compact(self) -> dict[str, int]:
+        with self._lock:
+            return compact_store(self._conn, self.path)
 
     # --- schema ------------------------------------------------------------------------------
     def migrate(self) -> int:
@@ -240,7 +245,7 @@ class SqliteBackend(SqliteSearchMixin, SqliteJobsMixin, SqliteProposalsMixin, Sq
                 )
                 link_sql.write_links(c, SQLITE, batch.links, [(u.user_id, u.memory_id, u.at) for u in batch.unlinks])
                 for target in batch.purges:
-                    purge(c, target.user_id, target.memory_id)
+                    purge(c, target.user_id, target.memory_id, target.absorbed_by, target.brought)
                 write_changes(c, batch.changes)
                 write_op_events(c, batch.op_events)
                 marks = ", ".join("?" for _ in JOB_COLS.split(","))
@@ -436,7 +441,7 @@ class SqliteBackend(SqliteSearchMixin, SqliteJobsMixin, SqliteProposalsMixin, Sq
             rids = [r[0] for r in c.execute("SELECT rid FROM memories WHERE user_id = ?", (user_id,))]
             if self._dims() is not None:
                 c.execute("DELETE FROM memory_vectors WHERE user_id = ?", (user_id,))
-                journal(c, [(user_id, RESET)])
+            forget_user(c, user_id)
             c.executemany("DELETE FROM memories_fts WHERE rowid = ?", [(r,) for r in rids])
             c.execute("DELETE FROM memories WHERE user_id = ?", (user_id,))
             c.execute("DELETE FROM history WHERE user_id = ?", (user_id,))

@@ -32,8 +32,10 @@ def _driver() -> ModuleType:
 sqlite3: Any = _driver()
 
 
-def connect(path: str | Path) -> Any:
-    """Autocommit connection (transactions are explicit), WAL, sqlite-vec loaded."""
+def connect(path: str | Path, *, secure_delete: bool = True) -> Any:
+    """Autocommit connection (transactions are explicit), WAL, sqlite-vec loaded. ``secure_delete``:
+    deleted content is overwritten with zeros, so a purged text stays in no free page or free cell of
+    the file (measured cost: benchmarks/secure_delete_bench.py, docs/lifecycle.md)."""
     target = str(path)
     try:
         if target != ":memory:":
@@ -51,6 +53,7 @@ def connect(path: str | Path) -> Any:
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute("PRAGMA foreign_keys=ON")
     conn.execute("PRAGMA busy_timeout=30000")
+    conn.execute(f"PRAGMA secure_delete={'ON' if secure_delete else 'OFF'}")
     # Search reads a user's vector chunks, rows and keyword postings scattered over the file: a 64 MB
     # page cache and memory-mapped reads (no read() call per page) keep that off the syscall path.
     conn.execute("PRAGMA cache_size=-65536")

@@ -27,6 +27,9 @@ import numpy as np
 MIN_VECTORS = 2000  # memories; below this vec0's scan is about as fast as numpy's, with nothing kept in memory
 MAX_BYTES = 256 * 1024 * 1024
 RESET = -1  # a journal rowid meaning "reload the user"
+# The journal's user of a RESET for every held copy: a deleted user's entries are removed and this one
+# written instead, so no row names them (not a valid user id: the rule wants a first letter or digit)
+EVERYONE = ""
 JOURNAL_KEEP = 200_000  # past this many entries the journal is compacted (one RESET per user)
 
 
@@ -34,6 +37,13 @@ def journal(c: Any, user_rids: Sequence[tuple[str, int]]) -> None:
     """Record, inside the writing transaction, which vectors changed."""
     if user_rids:
         c.executemany("INSERT INTO vector_journal(user_id, rid) VALUES (?, ?)", user_rids)
+
+
+def forget_user(c: Any, user_id: str) -> None:
+    """Inside a deletion of ``user_id``: the journal keeps no entry naming them; every process reloads
+    the copies it holds (one RESET for everyone: a copy of the deleted user's vectors is dropped too)."""
+    c.execute("DELETE FROM vector_journal WHERE user_id = ?", (user_id,))
+    journal(c, [(EVERYONE, RESET)])
 
 
 def compact(c: Any) -> None:
@@ -118,8 +128,7 @@ class VectorCache:
         if rows:
             self._seq = int(rows[-1][0])
         for _, user_id, rid in rows:
-            held = self._users.get(user_id)
-            if held is not None:
+            for held in self._users.values() if user_id == EVERYONE else filter(None, [self._users.get(user_id)]):
                 held.changed.add(int(rid))
 
     def _build(self, rows: list[Any]) -> UserVectors:
