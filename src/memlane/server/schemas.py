@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 from memlane.model.candidate import Candidate
 from memlane.model.consent import Proposal
 from memlane.model.enums import MemoryType, Source
-from memlane.model.jobs import Job, Outcome
+from memlane.model.jobs import Job, Outcome, Pending
 from memlane.model.link import MemoryLink
 from memlane.model.record import HistoryEntry, MemoryRecord, SearchHit
 from memlane.model.session import ChatSession, SessionMessage
@@ -102,6 +102,10 @@ class FormationResponse(BaseModel):
     turn_id: str | None = Field(None, description="The turn's job (POST /turns)")
     decisions: list[Outcome] = Field(default_factory=list, description=(
         "With wait=true on POST /turns: what was decided for each candidate and the resulting memory id"))
+    pending: bool = Field(False, description=(
+        "True while formation has not finished: it goes on in the background (the turn is kept); `reason` "
+        "says why, e.g. llm_unavailable when the LLM failed and the job waits for its retry"))
+    reason: Pending | None = Field(None, description="Why formation is pending (null when it is not)")
 
 
 class PutRequest(Strict):
