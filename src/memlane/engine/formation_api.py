@@ -245,6 +245,15 @@ class FormationAPI:
         return self.backend.list_jobs(state, user_id=None if user_id is None else v.user_id(user_id), limit=limit)
 
     def retry_job(self, job_id: str) -> None:
-        if not self.backend.retry_job(job_id):
+        if not self.retry_jobs([job_id]):
             raise NotFoundError(f"no parked job {job_id!r}; list them with `memlane jobs list --status parked`")
+
+    def retry_jobs(self, job_ids: Sequence[str] | None = None, *, user_id: str | None = None) -> builtins.list[str]:
+        """Put parked jobs back in the queue, their attempts starting again: those of ``job_ids`` (every
+        parked job when None), of ``user_id`` only when given. Returns the ids retried."""
+        user = None if user_id is None else v.user_id(user_id)
+        ids = self.backend.retry_jobs(None if job_ids is None else list(job_ids), user_id=user)
+        if ids:
+            self._wake_worker()
+        return ids
 

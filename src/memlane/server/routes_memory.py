@@ -35,6 +35,8 @@ from memlane.server.schemas import (
     PutRequest,
     QueryRequest,
     ReasonRequest,
+    RetryJobsRequest,
+    RetryJobsResponse,
     SearchRequest,
     SearchResponse,
     StoredMemory,
@@ -209,6 +211,15 @@ def context(body: ContextRequest, user: User, state: State, chat: ChatIdHeader =
 def jobs(user: User, state: State, status: JobStatus | None = None,
          limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> JobsResponse:
     return JobsResponse(jobs=_mem(state).jobs(None if status is None else status.value, user_id=user, limit=limit))
+
+
+@router.post("/jobs/retry", response_model=RetryJobsResponse, responses=ERRORS, summary="Retry parked jobs")
+def retry_jobs(user: User, state: State,
+               body: Annotated[RetryJobsRequest | None, Body()] = None) -> RetryJobsResponse:
+    """Put the user's parked jobs (those of ``job_ids``, or all) back in the queue, their attempts
+    starting again; the worker forms them. Jobs that are not parked are left as they are."""
+    ids = None if body is None else body.job_ids
+    return RetryJobsResponse(retried=_mem(state).retry_jobs(ids, user_id=user))
 
 
 @router.get("/{memory_id}", response_model=MemoryRecord, responses=ONE, summary="Get a memory")

@@ -304,6 +304,15 @@ class JobsResponse(BaseModel):
     jobs: list[Job]
 
 
+class RetryJobsRequest(Strict):
+    job_ids: list[Name] | None = Field(None, max_length=1000, description=(
+        "The parked jobs to retry; absent: every parked job of the user"))
+
+
+class RetryJobsResponse(BaseModel):
+    retried: list[str] = Field(description="The jobs put back in the queue (parked ones only), sorted")
+
+
 class ProposalsResponse(BaseModel):
     proposals: list[Proposal]
 
