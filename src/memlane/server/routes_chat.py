@@ -6,7 +6,8 @@ injects it into the system prompt, forwards everything else unchanged, relays th
 (SSE chunks byte for byte when streaming). Once the upstream has answered, and before the first byte
 of the answer goes out, the user's last message is committed as a turn job (``Memory.enqueue_turn``, a
 local write): the background worker forms memories from it, also after a crash or restart. When the
-upstream fails (an error status, a timeout), the message is committed all the same before the error goes out. Once the
+upstream fails (a 5xx, a timeout, no connection), the message is committed all the same before the error
+goes out. Once the
 answer is complete (the stream ended), the turn with the answer goes to the episodic capture
 (``Memory.capture_turn``, also a committed job). With a chat id, the request's new user messages are
 recorded in the chat's session before the upstream is called, and the answer once complete
@@ -34,7 +35,7 @@ from memlane.server.chat_capture import answer_text, streamed_text
 from memlane.server.chat_header import ChatIdHeader
 from memlane.server.chat_messages import ChatCompletionRequest, inject, is_task, last_user_text
 from memlane.server.chat_record import record_answer, record_request
-from memlane.server.errors import error_responses
+from memlane.server.errors import ApiError, error_responses
 from memlane.server.state import ServerState, get_state
 from memlane.server.upstream import Upstream
 
@@ -103,12 +104,13 @@ async def _capture(state: ServerState, user: str, thread: str | None, text: str,
 
 
 async def _or_enqueue(call: Awaitable[T], state: ServerState, user: str | None, thread: str | None, text: str) -> T:
-    """The upstream's answer; when the upstream fails (an error status, a timeout, no connection), the
-    user's message is still committed as a turn (the user said it), then the failure goes to the client."""
+    """The upstream's answer; when the upstream fails (a 5xx, a timeout, no connection), the user's
+    message is still committed as a turn (the user said it), then the failure goes to the client. A
+    request the upstream refused as the client's mistake (a 4xx) is not: the client sends it again."""
     try:
         return await call
-    except Exception:
-        if user is not None and text:
+    except Exception as exc:
+        if user is not None and text and not (isinstance(exc, ApiError) and exc.status < 500):
             await _enqueue(state, user, thread, text)
         raise
 
