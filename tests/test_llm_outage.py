@@ -272,3 +272,30 @@ def test_the_chat_proxy_keeps_the_users_message_when_the_upstream_fails(
             "User plays the theremin.",
         ]
     mem.close()
+
+
+def test_memlane_add_says_the_turn_is_pending_while_the_llm_is_down(
+    tmp_path: Path, server: ScriptedChatServer
+) -> None:
+    server.otherwise = down
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMLANE_", "MEMORY_"))}
+    env.update(
+        MEMLANE_EMBEDDER="hash",
+        MEMLANE_CONFIG=str(tmp_path / "none.toml"),
+        MEMLANE_DB=str(tmp_path / "m.db"),
+        MEMLANE_LLM="openai",
+        MEMLANE_OPENAI_BASE_URL=server.url,
+        MEMLANE_LLM_MODEL="test-model",
+    )
+    add = [sys.executable, "-m", "memlane.cli", "add", "I live in Zanzibar.", "--user", "maya"]
+    out = subprocess.run(add, env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert (
+        out.stdout.startswith("pending (llm_unavailable): the LLM is unavailable")
+        and "HTTP 503" in out.stdout
+    )
+    assert "nothing to remember" not in out.stdout
+    as_json = json.loads(
+        subprocess.run([*add, "--json"], env=env, capture_output=True, text=True, timeout=120).stdout
+    )
+    assert as_json["decisions"] == [] and as_json["pending"]["code"] == "llm_unavailable"
