@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import httpx
+
 from memlane import Memory
 from memlane.model.candidate import ChatMessage, Extraction
 from memlane.model.config import Settings
@@ -17,6 +19,7 @@ from memlane.model.jobs import Job
 from memlane.providers.llm.rules.llm import RulesLLM
 from tests.formation_helpers import extraction_json, wait_until
 from tests.scripted_chat_server import Reply, ScriptedChatServer, openai_llm
+from tests.scripted_upstream import running_memlane
 
 U = "maya"
 
@@ -73,3 +76,25 @@ def test_a_failure_that_is_not_an_outage_is_parked_after_its_attempts(location: 
         assert turn(mem).status.value == "parked" and turn(mem).attempts == 1
         reason = mem.pending([turn_id], user_id=U)
         assert reason is not None and reason.code == "parked" and "IndexError" in reason.message
+
+
+def test_bad_input_to_the_retry_route_is_refused_and_changes_nothing(
+    location: str, server: ScriptedChatServer
+) -> None:
+    server.otherwise = lambda _: Reply(None, 503)
+    with open_memory(location, openai_llm(server), job_retry_hours=0) as mem:
+        turn_id = mem.add_turn("I live in Zanzibar.", user_id=U)[0]
+        mem.process_jobs()
+        assert turn(mem).status.value == "parked"
+        with running_memlane(mem) as url:
+            for body in (
+                {"job_ids": "all"},
+                {"job_ids": [""]},
+                {"ids": [turn_id]},
+                {"job_ids": [turn_id] * 1001},
+            ):
+                r = httpx.post(f"{url}/v1/memory/jobs/retry", headers={"X-Memlane-User": U}, json=body)
+                assert r.status_code == 422 and r.json()["error"]["type"], body
+            r = httpx.post(f"{url}/v1/memory/jobs/retry", json={})  # no user
+            assert r.status_code in (400, 401) and r.json()["error"]["message"]
+        assert turn(mem).status.value == "parked" and turn(mem).attempts == 1
