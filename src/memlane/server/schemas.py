@@ -62,7 +62,9 @@ class TurnRequest(Strict):
         description="One user message as text, or the turn's messages.")
     thread_id: Name | None = None
     at: Instant | None = Field(None, description="When the turn happened (default: now).")
-    wait: Flag = Field(False, description="Return only after the decisions ran (drains the job queue).")
+    wait: Flag = Field(False, description=(
+        "Return once the decisions ran (200), or after MEMLANE_WAIT_TIMEOUT_S or a failed LLM call with "
+        "202, pending=true and the reason (the turn is kept and formed in the background)."))
 
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
         {"messages": [{"role": "user", "content": "I moved to Lisbon and my dog Luna is 3."}],
