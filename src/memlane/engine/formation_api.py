@@ -16,7 +16,7 @@ from memlane.formation.pipeline import Formation
 from memlane.lifecycle.runner import Lifecycle
 from memlane.model.candidate import Candidate, ChatMessage
 from memlane.model.config import Settings
-from memlane.model.errors import NotFoundError, ValidationError
+from memlane.model.errors import NotFoundError, ProviderError, ValidationError
 from memlane.model.jobs import Job, JobStatus, Outcome, Pending
 from memlane.model.record import utcnow
 from memlane.storage import Backend
@@ -72,7 +72,7 @@ class FormationAPI:
 
             run_bounded(form, self.settings.wait_timeout_s)
             return job.id, list(candidates)
-        if self.formation.llm.remote:
+        if self._remote_llm():
             turn_id = self.formation.enqueue_turn(turn, user_id=user, thread_id=thread, at=when)
             self._wake_worker()
             return turn_id, []
@@ -80,12 +80,20 @@ class FormationAPI:
         self._wake_worker()
         return turn_id, found
 
+    def _remote_llm(self) -> bool:
+        """Whether formation's LLM is behind the network (one that cannot be built counts: the worker
+        reports its error on the turn's job)."""
+        try:
+            return self.formation.llm.remote
+        except ProviderError:
+            return True
+
     def pending(self, job_ids: Sequence[str], *, user_id: str, waited: bool = True) -> Pending | None:
         """Why formation of these jobs (a turn's id, say) and the candidates they made has not finished,
         or None when it has (``waited``: the caller waited for it, up to ``MEMLANE_WAIT_TIMEOUT_S``)."""
         user = v.user_id(user_id)
         return pending_of(self.formation.jobs_of(user, list(job_ids)),
-                       waited_s=self.settings.wait_timeout_s if waited else None)
+                          waited_s=self.settings.wait_timeout_s if waited else None)
 
     def _finish(self, user: str, job_ids: Sequence[str]) -> None:
         """Wait (at most ``MEMLANE_WAIT_TIMEOUT_S``) for committed jobs and the candidates they make."""

@@ -7,9 +7,8 @@ injects it into the system prompt, forwards everything else unchanged, relays th
 of the answer goes out, the user's last message is committed as a turn job (``Memory.enqueue_turn``, a
 local write): the background worker forms memories from it, also after a crash or restart. When the
 upstream fails (a 5xx, a timeout, no connection), the message is committed all the same before the error
-goes out. Once the
-answer is complete (the stream ended), the turn with the answer goes to the episodic capture
-(``Memory.capture_turn``, also a committed job). With a chat id, the request's new user messages are
+goes out (docs/outages.md). Once the answer is complete (the stream ended), the turn with the answer
+goes to the episodic capture (``Memory.capture_turn``, also a committed job). With a chat id, the request's new user messages are
 recorded in the chat's session before the upstream is called, and the answer once complete
 (:mod:`memlane.server.chat_record`). Without a
 user: anonymous mode, no memory read or written. Open WebUI's own task prompts (``### Task:``) are forwarded without memory.
