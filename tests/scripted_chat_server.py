@@ -1,12 +1,14 @@
 """A scripted OpenAI-compatible ``/v1/chat/completions`` server on 127.0.0.1 (the provider boundary of
-the openai client tests): replies are queued per test, requests are recorded."""
+the openai client tests): replies are queued per test, requests are recorded. When none is queued,
+``otherwise`` (a function of the request's JSON, if set) answers, else HTTP 500: a test scripts an
+outage and the recovery after it that way."""
 
 from __future__ import annotations
 
 import json
 import threading
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -27,6 +29,7 @@ class ScriptedChatServer:
     def __init__(self) -> None:
         self.replies: deque[Reply] = deque()
         self.requests: list[dict[str, Any]] = []
+        self.otherwise: Callable[[dict[str, Any]], Reply] | None = None
         self.stopping = threading.Event()
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
@@ -45,8 +48,10 @@ class ScriptedChatServer:
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-                server.requests.append({"path": self.path, "json": json.loads(body)})
-                reply = server.replies.popleft() if server.replies else Reply(None, 500)
+                request = json.loads(body)
+                server.requests.append({"path": self.path, "json": request})
+                answer = server.otherwise
+                reply = server.replies.popleft() if server.replies else answer(request) if answer else Reply(None, 500)
                 if reply.delay:
                     server.stopping.wait(reply.delay)
                 if reply.status == 200:

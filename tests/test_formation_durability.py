@@ -111,7 +111,8 @@ FAILURES: dict[str, Callable[[], list[str | Exception]]] = {
 @pytest.mark.parametrize("failure", FAILURES)
 @pytest.mark.parametrize("recovery", ["backoff", "parked-then-retried"])
 def test_a_failed_extraction_keeps_the_turn_until_a_worker_forms_it(db: str, failure: str, recovery: str) -> None:
-    settings: dict[str, Any] = {"job_max_attempts": 1} if recovery == "parked-then-retried" else {}
+    # parked at once: one attempt and no retry window for an outage (MEMLANE_JOB_RETRY_HOURS=0)
+    settings: dict[str, Any] = {"job_max_attempts": 1, "job_retry_hours": 0} if recovery == "parked-then-retried" else {}
     llm = ScriptedTransportLLM(FAILURES[failure]())
     with open_memory(db, llm, **settings) as mem:
         log = EventLog(mem)

@@ -6,6 +6,7 @@ import threading
 from datetime import UTC, datetime, timedelta
 
 from memlane.model.jobs import Change, Job, JobStatus, OpEvent
+from memlane.model.record import utcnow
 from memlane.storage.base import Backend, WriteBatch
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
@@ -101,3 +102,21 @@ def test_op_events_newest_first(backend: Backend) -> None:
     backend.apply(WriteBatch(op_events=evs))
     assert [e.id for e in backend.op_events("u1")] == ["e2", "e1", "e0"]
     assert backend.op_events("u2") == []
+
+
+def test_parked_jobs_are_retried_all_at_once_or_by_user_and_id(backend: Backend) -> None:
+    backend.apply(WriteBatch(jobs=[job("a"), job("b"), job("c", user="u2"), job("d")]))
+    for jid in ("a", "b", "c", "d"):
+        assert backend.claim_job("w", lease_seconds=30, now=NOW + timedelta(seconds=1)) is not None
+        backend.fail_job(jid, "LLM down", retry_at=None if jid != "d" else NOW + timedelta(hours=1))
+    assert backend.retry_jobs(["a", "d", "nope"]) == ["a"]  # "d" waits out a backoff: not parked, untouched
+    assert backend.retry_jobs(user_id="u2") == ["c"]
+    assert backend.retry_jobs([], user_id="u1") == []
+    assert backend.retry_jobs() == ["b"]
+    assert backend.retry_jobs() == []
+    by_id = {j.id: j for j in backend.list_jobs()}
+    assert {i: (j.status, j.attempts) for i, j in by_id.items()} == {
+        "a": (JobStatus.PENDING, 0), "b": (JobStatus.PENDING, 0), "c": (JobStatus.PENDING, 0),
+        "d": (JobStatus.PENDING, 1)}
+    assert by_id["d"].run_after == NOW + timedelta(hours=1)
+    assert backend.claim_job("w", lease_seconds=30, now=utcnow() + timedelta(seconds=1)) is not None

@@ -38,11 +38,16 @@ def add(
         finally:
             unsubscribe()
         outcomes = mem.outcomes(turn_id, user_id=user)
-    left_out = [{"code": e.data.get("code"), "message": e.data.get("message")} for e in errors]
+        pending = mem.pending([turn_id], user_id=user)
+    left_out = [{"code": e.data.get("code"), "message": e.data.get("message")} for e in errors
+                if pending is None or e.data.get("code") != "job_failed"]  # a failed attempt is the pending reason
     if as_json:
-        print_json({"turn_id": turn_id, "decisions": [o.model_dump() for o in outcomes], "left_out": left_out})
+        print_json({"turn_id": turn_id, "decisions": [o.model_dump() for o in outcomes], "left_out": left_out,
+                    "pending": None if pending is None else pending.model_dump()})
         return
-    if not outcomes and not left_out:
+    if pending is not None:
+        typer.echo(f"pending ({pending.code}): {pending.message}")
+    elif not outcomes and not left_out:
         typer.echo("nothing to remember in this message (no durable fact found)")
     out = render.console()
     for o in outcomes:

@@ -40,12 +40,22 @@ def list_jobs(
 
 @jobs_app.command("retry")
 def retry(
-    job_id: Annotated[str, typer.Argument(metavar="ID", help="A parked job's id.")],
+    job_id: Annotated[str | None, typer.Argument(metavar="[ID]", help="A parked job's id.", show_default=False)] = None,
+    all_parked: Annotated[bool, typer.Option("--all", help="Every parked job (of --user when given).")] = False,
+    user: Annotated[str | None, typer.Option("--user", "-u", help="With --all: only this user's jobs.")] = None,
     db: DbOption = None,
     embedder: EmbedderOption = None,
 ) -> None:
-    """Put a parked job back in the queue (its attempts start again)."""
+    """Put a parked job (or, with --all, every parked job) back in the queue (attempts start again)."""
+    if (job_id is None) == (not all_parked):
+        raise typer.BadParameter("give a parked job's ID or --all, not both" if job_id else
+                                 "give a parked job's ID, or --all for every parked job")
+    if user is not None and not all_parked:
+        raise typer.BadParameter("--user goes with --all")
     with open_memory(db, embedder, must_exist=True) as mem:
-        mem.retry_job(job_id)
-    typer.echo(f"job {job_id} is pending again")
-
+        if job_id is not None:
+            mem.retry_job(job_id)
+            typer.echo(f"job {job_id} is pending again")
+            return
+        ids = mem.retry_jobs(user_id=user)
+    typer.echo(f"{len(ids)} parked job(s) pending again" + (f": {', '.join(ids)}" if ids else ""))

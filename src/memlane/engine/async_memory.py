@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 from memlane.engine.memory import Memory
 from memlane.model.candidate import Candidate
 from memlane.model.consent import Proposal
-from memlane.model.jobs import Outcome
+from memlane.model.jobs import Outcome, Pending
 from memlane.model.link import MemoryLink
 from memlane.model.record import HistoryEntry, MemoryRecord, Relation, SearchHit
 from memlane.model.retrieval import ContextBlock, QueryResult
@@ -95,6 +95,9 @@ class AsyncMemory:
 
     async def enqueue_turn(self, messages: Any, **kw: Any) -> str:
         return await self._run(self.sync.enqueue_turn, messages, **kw)
+
+    async def pending(self, job_ids: Any, **kw: Any) -> Pending | None:
+        return await self._run(self.sync.pending, job_ids, **kw)
 
     async def outcomes(self, turn_id: str, **kw: Any) -> builtins.list[Outcome]:
         return await self._run(self.sync.outcomes, turn_id, **kw)

@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import builtins
+import time
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
 from memlane.engine import validate as v
+from memlane.engine.bounded import run_bounded
 from memlane.engine.worker import Worker
+from memlane.formation.pending import pending as pending_of
 from memlane.formation.pipeline import Formation
 from memlane.lifecycle.runner import Lifecycle
 from memlane.model.candidate import Candidate, ChatMessage
 from memlane.model.config import Settings
-from memlane.model.errors import NotFoundError, ValidationError
-from memlane.model.jobs import Job, JobStatus, Outcome
+from memlane.model.errors import NotFoundError, ProviderError, ValidationError
+from memlane.model.jobs import Job, JobStatus, Outcome, Pending
 from memlane.model.record import utcnow
 from memlane.storage import Backend
 
@@ -51,17 +54,52 @@ class FormationAPI:
         at: datetime | str | None = None,
         wait: bool = False,
     ) -> tuple[str, builtins.list[Candidate]]:
-        """:meth:`add`, returning the turn's job id too (see :meth:`outcomes`)."""
+        """:meth:`add`, returning the turn's job id too (see :meth:`outcomes` and :meth:`pending`).
+        ``wait`` waits at most ``MEMLANE_WAIT_TIMEOUT_S``; without it, a remote LLM is not waited for at
+        all: the worker extracts the turn and no candidates come back here (they come as events)."""
         user = v.user_id(user_id)
         thread = v.optional_scope("thread_id", thread_id)
         when = v.when("at", at) or utcnow()
         turn = v.messages(messages, when)
-        turn_id, candidates = self.formation.accept(turn, user_id=user, thread_id=thread, at=when)
         if wait:
-            self.formation.finish(user, [turn_id])
-        else:
+            deadline = time.monotonic() + self.settings.wait_timeout_s
+            job = self.formation.lease_turn(turn, user_id=user, thread_id=thread, at=when)
+            candidates: builtins.list[Candidate] = []
+
+            def form() -> None:
+                candidates.extend(self.formation.extract_leased(job, turn, when))
+                self.formation.finish(user, [job.id], until=deadline)
+
+            run_bounded(form, self.settings.wait_timeout_s)
+            return job.id, list(candidates)
+        if self._remote_llm():
+            turn_id = self.formation.enqueue_turn(turn, user_id=user, thread_id=thread, at=when)
             self._wake_worker()
-        return turn_id, candidates
+            return turn_id, []
+        turn_id, found = self.formation.accept(turn, user_id=user, thread_id=thread, at=when)
+        self._wake_worker()
+        return turn_id, found
+
+    def _remote_llm(self) -> bool:
+        """Whether formation's LLM is behind the network (one that cannot be built counts: the worker
+        reports its error on the turn's job)."""
+        try:
+            return self.formation.llm.remote
+        except ProviderError:
+            return True
+
+    def pending(self, job_ids: Sequence[str], *, user_id: str, waited: bool = True) -> Pending | None:
+        """Why formation of these jobs (a turn's id, say) and the candidates they made has not finished,
+        or None when it has (``waited``: the caller waited for it, up to ``MEMLANE_WAIT_TIMEOUT_S``)."""
+        user = v.user_id(user_id)
+        return pending_of(self.formation.jobs_of(user, list(job_ids)),
+                          waited_s=self.settings.wait_timeout_s if waited else None)
+
+    def _finish(self, user: str, job_ids: Sequence[str]) -> None:
+        """Wait (at most ``MEMLANE_WAIT_TIMEOUT_S``) for committed jobs and the candidates they make."""
+        timeout = self.settings.wait_timeout_s
+        deadline = time.monotonic() + timeout
+        run_bounded(lambda: self.formation.finish(user, job_ids, until=deadline), timeout)
 
     def enqueue_turn(
         self,
@@ -104,7 +142,7 @@ class FormationAPI:
         job_id = self.formation.enqueue_capture(v.messages(messages, when), user_id=user, thread_id=thread,
                                                 at=when, time_zone=tz)
         if wait:
-            self.formation.finish(user, [job_id])
+            self._finish(user, [job_id])
         else:
             self._wake_worker()
         return job_id
@@ -139,17 +177,30 @@ class FormationAPI:
         wait: bool = False,
     ) -> builtins.list[Candidate]:
         """Ready candidate memories (as an LLM extractor proposes them) through the decision only:
-        dedup, merge, supersede or create, in the background (or before returning with ``wait``)."""
+        dedup, merge, supersede or create, in the background (or before returning with ``wait``, which
+        waits at most ``MEMLANE_WAIT_TIMEOUT_S``)."""
+        return self.add_fact_jobs(facts, user_id=user_id, thread_id=thread_id, at=at, wait=wait)[1]
+
+    def add_fact_jobs(
+        self,
+        facts: Sequence[Candidate | Mapping[str, Any]],
+        *,
+        user_id: str,
+        thread_id: str | None = None,
+        at: datetime | str | None = None,
+        wait: bool = False,
+    ) -> tuple[builtins.list[str], builtins.list[Candidate]]:
+        """:meth:`add_facts`, returning the candidate jobs' ids too (see :meth:`pending`)."""
         user = v.user_id(user_id)
         thread = v.optional_scope("thread_id", thread_id)
         when = v.when("at", at) or utcnow()
         cands = v.candidates(facts, self.settings.memory_summary_max_chars)
         jobs = self.formation.enqueue_facts(cands, user_id=user, thread_id=thread, at=when)
         if wait:
-            self.formation.finish(user, jobs)
+            self._finish(user, jobs)
         else:
             self._wake_worker()
-        return cands
+        return jobs, cands
 
     def process_jobs(self, max_jobs: int | None = None) -> int:
         """Run pending background jobs in this thread; returns how many ran."""
@@ -202,6 +253,15 @@ class FormationAPI:
         return self.backend.list_jobs(state, user_id=None if user_id is None else v.user_id(user_id), limit=limit)
 
     def retry_job(self, job_id: str) -> None:
-        if not self.backend.retry_job(job_id):
+        if not self.retry_jobs([job_id]):
             raise NotFoundError(f"no parked job {job_id!r}; list them with `memlane jobs list --status parked`")
+
+    def retry_jobs(self, job_ids: Sequence[str] | None = None, *, user_id: str | None = None) -> builtins.list[str]:
+        """Put parked jobs back in the queue, their attempts starting again: those of ``job_ids`` (every
+        parked job when None), of ``user_id`` only when given. Returns the ids retried."""
+        user = None if user_id is None else v.user_id(user_id)
+        ids = self.backend.retry_jobs(None if job_ids is None else list(job_ids), user_id=user)
+        if ids:
+            self._wake_worker()
+        return ids
 

@@ -32,6 +32,7 @@ from memlane.formation.hotpath import (
 )
 from memlane.formation.implied import implied_memories
 from memlane.formation.mutations import Mutation, commit
+from memlane.formation.retry import next_attempt
 from memlane.model.candidate import Candidate, ChatMessage, Episode
 from memlane.model.config import Settings
 from memlane.model.consent import ProposalFilter, ProposalStatus
@@ -76,20 +77,30 @@ class Formation:
     def accept(self, messages: Sequence[ChatMessage], *, user_id: str, thread_id: str | None,
                at: datetime) -> tuple[str, list[Candidate]]:
         """The turn's job id and the candidates extracted from it."""
+        job = self.lease_turn(messages, user_id=user_id, thread_id=thread_id, at=at)
+        return job.id, self.extract_leased(job, messages, at)
+
+    def lease_turn(self, messages: Sequence[ChatMessage], *, user_id: str, thread_id: str | None,
+                   at: datetime) -> Job:
+        """Commit the turn as a job leased to this call (the hot path extracts it next)."""
         job = turn_job(user_id, thread_id, messages, at, self.lease_seconds)
         self.backend.apply(WriteBatch(jobs=[job]))  # durable before anything else happens
+        return job
+
+    def extract_leased(self, job: Job, messages: Sequence[ChatMessage], at: datetime) -> list[Candidate]:
+        """Extract the turn :meth:`lease_turn` committed; a failure leaves it a job the worker retries."""
         try:
-            return job.id, self._extract_turn(job, list(messages), at)
+            return self._extract_turn(job, list(messages), at)
         except LeaseLostError as exc:  # slower than the lease: a worker took the turn over and extracts it
             log.warning("turn %s: %s", job.id, exc)
-            return job.id, []
+            return []
         except ProviderError as exc:  # the turn stays a job and is retried by the worker
             self.failed(job, exc)
-            return job.id, []
+            return []
         except Exception as exc:  # noqa: BLE001 - an extractor bug parks the turn (kept, visible), not "no memory"
             log.exception("extraction failed for job %s", job.id)
             self.failed(job, exc)
-            return job.id, []
+            return []
 
     def enqueue_turn(self, messages: Sequence[ChatMessage], *, user_id: str, thread_id: str | None,
                      at: datetime) -> str:
@@ -170,37 +181,45 @@ class Formation:
         except Exception as exc:  # noqa: BLE001 - the job is retried or parked, never dropped
             self.failed(job, exc)
 
-    def finish(self, user_id: str, job_ids: Sequence[str], poll: float = 0.02) -> None:
+    def finish(self, user_id: str, job_ids: Sequence[str], poll: float = 0.02, until: float | None = None) -> None:
         """Run what is runnable here, then wait while another worker (this process's background one, or
         a ``memlane worker``) still runs one of ``job_ids`` or the candidate jobs they made: a caller that
         asked to wait sees every decision. A job waiting out a retry backoff is not waited for; a worker
-        that died is waited for until its lease ends."""
-        deadline = time.monotonic() + self.lease_seconds
+        that died is waited for until its lease ends. ``until``: a ``time.monotonic()`` deadline."""
+        deadline = min(time.monotonic() + self.lease_seconds, until if until is not None else float("inf"))
         while True:
-            self.drain()
-            jobs = self.backend.get_jobs(user_id, list(job_ids))
-            made = [i for j in jobs for i in j.payload.get("candidate_jobs", [])]
-            jobs += self.backend.get_jobs(user_id, made) if made else []
+            self.drain(until=deadline)
+            jobs = self.jobs_of(user_id, job_ids)
             if all(j.status is not JobStatus.RUNNING for j in jobs) or time.monotonic() > deadline:
                 return
             time.sleep(poll)
 
-    def drain(self, max_jobs: int | None = None) -> int:
+    def jobs_of(self, user_id: str, job_ids: Sequence[str]) -> list[Job]:
+        """The user's jobs of ``job_ids`` and the candidate jobs they made."""
+        jobs = self.backend.get_jobs(user_id, list(job_ids))
+        made = [i for j in jobs for i in j.payload.get("candidate_jobs", [])]
+        return jobs + (self.backend.get_jobs(user_id, made) if made else [])
+
+    def drain(self, max_jobs: int | None = None, until: float | None = None) -> int:
+        """Run runnable jobs in this thread (at most ``max_jobs``; none started after ``until``, a
+        ``time.monotonic()`` deadline); returns how many ran."""
         done = 0
-        while (max_jobs is None or done < max_jobs) and self.run_once():
+        while ((max_jobs is None or done < max_jobs) and (until is None or time.monotonic() < until)
+               and self.run_once()):
             done += 1
         return done
 
     def failed(self, job: Job, exc: Exception) -> None:
         error = f"{type(exc).__name__}: {exc}"
-        telemetry.failed(exc, parked=job.attempts >= self.settings.job_max_attempts)
-        if job.attempts >= self.settings.job_max_attempts:
-            self.backend.fail_job(job.id, error, retry_at=None)
+        now = utcnow()
+        retry_at = next_attempt(job, exc, self.settings, now)
+        telemetry.failed(exc, parked=retry_at is None)
+        self.backend.fail_job(job.id, error, retry_at=retry_at)
+        if retry_at is None:
             log.error("job %s parked after %d attempts: %s", job.id, job.attempts, error)
         else:
-            backoff = min(300.0, 0.5 * 2 ** job.attempts)
-            self.backend.fail_job(job.id, error, retry_at=utcnow() + timedelta(seconds=backoff))
-            log.warning("job %s failed (attempt %d), retry in %.1fs: %s", job.id, job.attempts, backoff, error)
+            log.warning("job %s failed (attempt %d), retry in %.1fs: %s", job.id, job.attempts,
+                        (retry_at - now).total_seconds(), error)
         self._error(job, error, "job_failed")
 
     def _error(self, job: Job, message: str, code: str) -> None:

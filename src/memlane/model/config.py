@@ -132,6 +132,12 @@ class Settings(BaseSettings):
     # (Memory.capture_turn). Off: the hot path proposes episodes from the user's words, as before.
     episodic_capture: bool = Field(True, validation_alias=_alias("EPISODIC_CAPTURE"))
     job_max_attempts: int = Field(5, validation_alias=_alias("MEMLANE_JOB_MAX_ATTEMPTS"))
+    # A job failing because a provider is unavailable (an LLM outage) is retried with backoff until it is
+    # this old, however many attempts that takes; then parked for a person (formation/retry.py).
+    job_retry_hours: float = Field(24.0, ge=0, validation_alias=_alias("MEMLANE_JOB_RETRY_HOURS"))
+    job_backoff_max_s: float = Field(300.0, gt=0, validation_alias=_alias("MEMLANE_JOB_BACKOFF_MAX_S"))
+    # How long a call with wait=true waits for formation before it answers that formation is pending.
+    wait_timeout_s: float = Field(30.0, gt=0, validation_alias=_alias("MEMLANE_WAIT_TIMEOUT_S"))
 
     # --- retrieval: search, rerank, context block -----------------------------------------------
     memory_context_topk: int = Field(24, validation_alias=_alias("MEMORY_CONTEXT_TOPK"))

@@ -52,6 +52,17 @@ class Outcome(BaseModel):
                                                     "or that a proposal would change")
 
 
+class Pending(BaseModel):
+    """Why a turn's (or facts') formation has not finished yet; it goes on in the background."""
+
+    code: str = Field(description="llm_unavailable: a model (or embedder) call failed, the job is retried with "
+                                  "backoff | job_failed: another failure, retried | parked: failed for good, "
+                                  "waits for a retry by a person | timeout: still running when the wait ended "
+                                  "(MEMLANE_WAIT_TIMEOUT_S) | background: not waited for")
+    message: str
+    job_id: str | None = Field(None, description="The job the reason is about")
+
+
 class Change(BaseModel):
     """One row of a thread's change log (what the context block's delta header reads); ``rev`` is assigned
     by the backend on commit."""

@@ -95,6 +95,7 @@ class TimedEmbedder(Embedder):
 class TimedLLM(MemoryLLM):
     def __init__(self, inner: MemoryLLM, histogram: Histogram) -> None:
         self.inner, self.name, self._h = inner, inner.name, histogram
+        self.remote = inner.remote
 
     def _timed(self, task: str, fn: Callable[[], Any]) -> Any:
         with self._h.labels(self.name, task).time():

@@ -5,9 +5,10 @@ proxy builds the context block for the user's last message (thread and chat = ``
 injects it into the system prompt, forwards everything else unchanged, relays the answer unchanged
 (SSE chunks byte for byte when streaming). Once the upstream has answered, and before the first byte
 of the answer goes out, the user's last message is committed as a turn job (``Memory.enqueue_turn``, a
-local write): the background worker forms memories from it, also after a crash or restart. Once the
-answer is complete (the stream ended), the turn with the answer goes to the episodic capture
-(``Memory.capture_turn``, also a committed job). With a chat id, the request's new user messages are
+local write): the background worker forms memories from it, also after a crash or restart. When the
+upstream fails (a 5xx, a timeout, no connection), the message is committed all the same before the error
+goes out (docs/outages.md). Once the answer is complete (the stream ended), the turn with the answer
+goes to the episodic capture (``Memory.capture_turn``, also a committed job). With a chat id, the request's new user messages are
 recorded in the chat's session before the upstream is called, and the answer once complete
 (:mod:`memlane.server.chat_record`). Without a
 user: anonymous mode, no memory read or written. Open WebUI's own task prompts (``### Task:``) are forwarded without memory.
@@ -18,8 +19,8 @@ from __future__ import annotations
 import functools
 import logging
 import time
-from collections.abc import AsyncIterator
-from typing import Annotated, Any
+from collections.abc import AsyncIterator, Awaitable
+from typing import Annotated, Any, TypeVar
 
 import anyio
 import httpx
@@ -33,13 +34,14 @@ from memlane.server.chat_capture import answer_text, streamed_text
 from memlane.server.chat_header import ChatIdHeader
 from memlane.server.chat_messages import ChatCompletionRequest, inject, is_task, last_user_text
 from memlane.server.chat_record import record_answer, record_request
-from memlane.server.errors import error_responses
+from memlane.server.errors import ApiError, error_responses
 from memlane.server.state import ServerState, get_state
 from memlane.server.upstream import Upstream
 
 log = logging.getLogger("memlane.server.chat")
 router = APIRouter(prefix="/v1", tags=["openai"])
 State = Annotated[ServerState, Depends(get_state)]
+T = TypeVar("T")
 FREEFORM = {"type": "object", "additionalProperties": True}
 SSE_EVENT = {"type": "object", "description": "One server-sent event (the upstream's chunk in data)",
              "properties": {"event": {"type": "string"}, "data": {"type": "string"}, "id": {"type": "string"},
@@ -101,6 +103,18 @@ async def _capture(state: ServerState, user: str, thread: str | None, text: str,
                                                          thread_id=thread), "capture_failed")
 
 
+async def _or_enqueue(call: Awaitable[T], state: ServerState, user: str | None, thread: str | None, text: str) -> T:
+    """The upstream's answer; when the upstream fails (a 5xx, a timeout, no connection), the user's
+    message is still committed as a turn (the user said it), then the failure goes to the client. A
+    request the upstream refused as the client's mistake (a 4xx) is not: the client sends it again."""
+    try:
+        return await call
+    except Exception as exc:
+        if user is not None and text and not (isinstance(exc, ApiError) and exc.status < 500):
+            await _enqueue(state, user, thread, text)
+        raise
+
+
 def _chat_to_record(state: ServerState, user: str | None, chat: str | None, mode: str) -> str | None:
     """The chat whose messages the proxy records (docs/sessions.md), or None: a memory-mode request that
     names a chat, with session memory and CONTEXT_SESSION_PROXY_RECORDING_ENABLED on."""
@@ -154,7 +168,7 @@ async def chat_completions(body: ChatCompletionRequest, user: ChatUser, state: S
 
     started = time.perf_counter()
     if payload.get("stream"):
-        reply = await upstream.open_stream(payload)
+        reply = await _or_enqueue(upstream.open_stream(payload), state, user, chat_id, text)
         if user is not None and text:
             try:
                 await _enqueue(state, user, chat_id, text)
@@ -165,7 +179,7 @@ async def chat_completions(body: ChatCompletionRequest, user: ChatUser, state: S
                                                      recorded_chat),
                                  media_type=reply.headers.get("content-type", "text/event-stream"),
                                  headers={**headers, "Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
-    answer = await upstream.complete(payload)
+    answer = await _or_enqueue(upstream.complete(payload), state, user, chat_id, text)
     if user is not None and text:
         await _enqueue(state, user, chat_id, text)
     await _after_answer(state, user, chat_id, text, answer_text(answer), recorded_chat)

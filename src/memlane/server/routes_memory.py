@@ -14,7 +14,7 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from memlane.engine.memory import Memory
 from memlane.model.category import category_notice
 from memlane.model.enums import MemoryState, MemoryType
-from memlane.model.jobs import JobStatus
+from memlane.model.jobs import JobStatus, Pending
 from memlane.model.record import MemoryRecord
 from memlane.model.retrieval import ContextBlock, QueryResult
 from memlane.server.auth import User
@@ -36,6 +36,8 @@ from memlane.server.schemas import (
     PutRequest,
     QueryRequest,
     ReasonRequest,
+    RetryJobsRequest,
+    RetryJobsResponse,
     SearchRequest,
     SearchResponse,
     StoredMemory,
@@ -67,32 +69,45 @@ def fits(state: ServerState, *summaries: str | None) -> None:
                                                     f"MEMORY_SUMMARY_MAX_CHARS ({limit})")
 
 
+WAITED = ("Formation ran to the end (wait=true). When it could not (the LLM is unavailable, or it took longer "
+          "than MEMLANE_WAIT_TIMEOUT_S), the answer is 202 with pending=true and the reason: the turn is kept "
+          "and formed in the background")
+
+
+def _formation(body_wait: bool, reason: Pending | None, **fields: Any) -> JSONResponse:
+    """200 when the caller waited and formation finished; 202 while it goes on in the background."""
+    done = body_wait and reason is None
+    out = FormationResponse(waited=done, pending=reason is not None, reason=reason, **fields)
+    return JSONResponse(out.model_dump(mode="json"), status_code=200 if done else 202)
+
+
 @router.post("/turns", response_model=FormationResponse, status_code=202, responses={
-    **ERRORS, 200: {"model": FormationResponse, "description": "Formation ran to the end (wait=true)"}},
-    summary="Add a chat turn (runs formation)")
+    **ERRORS, 200: {"model": FormationResponse, "description": WAITED}}, summary="Add a chat turn (runs formation)")
 def add_turn(body: TurnRequest, user: User, state: State, chat: ChatIdHeader = None) -> Any:
     """The turn is a committed job before this returns; candidates come back at once (and as
-    ``memory.candidate`` events); dedup, merge and supersede decisions run in the background."""
+    ``memory.candidate`` events); dedup, merge and supersede decisions run in the background. With a
+    remote LLM (MEMLANE_LLM=openai or bedrock) and no wait, nothing waits for the LLM here: the worker
+    extracts the turn and its candidates come as events."""
     messages = body.messages if isinstance(body.messages, str) else [m.model_dump(exclude_none=True)
                                                                         for m in body.messages]
     mem = _mem(state)
     turn_id, cands = mem.add_turn(messages, user_id=user, thread_id=chat_or(body.thread_id, chat, "thread_id"),
                                   at=body.at, wait=body.wait)
-    out = FormationResponse(candidates=cands, waited=body.wait, turn_id=turn_id,
-                            decisions=mem.outcomes(turn_id, user_id=user) if body.wait else [])
-    return JSONResponse(out.model_dump(mode="json"), status_code=200 if body.wait else 202)
+    reason = mem.pending([turn_id], user_id=user, waited=body.wait)
+    return _formation(body.wait, reason, candidates=cands, turn_id=turn_id,
+                      decisions=mem.outcomes(turn_id, user_id=user) if body.wait else [])
 
 
 @router.post("/facts", response_model=FormationResponse, status_code=202, responses={
-    **ERRORS, 200: {"model": FormationResponse, "description": "Decisions ran to the end (wait=true)"}},
+    **ERRORS, 200: {"model": FormationResponse, "description": WAITED}},
     summary="Add ready candidate memories (decision only)")
 def add_facts(body: FactsRequest, user: User, state: State, chat: ChatIdHeader = None) -> Any:
     fits(state, *(f.summary for f in body.facts))
     facts = [f.model_dump() for f in body.facts]
-    cands = _mem(state).add_facts(facts, user_id=user, thread_id=chat_or(body.thread_id, chat, "thread_id"), at=body.at,
-                                  wait=body.wait)
-    out = FormationResponse(candidates=cands, waited=body.wait)
-    return JSONResponse(out.model_dump(mode="json"), status_code=200 if body.wait else 202)
+    mem = _mem(state)
+    jobs, cands = mem.add_fact_jobs(facts, user_id=user, thread_id=chat_or(body.thread_id, chat, "thread_id"),
+                                    at=body.at, wait=body.wait)
+    return _formation(body.wait, mem.pending(jobs, user_id=user, waited=body.wait), candidates=cands)
 
 
 IdempotencyKey = Annotated[str | None, Header(
@@ -197,6 +212,15 @@ def context(body: ContextRequest, user: User, state: State, chat: ChatIdHeader =
 def jobs(user: User, state: State, status: JobStatus | None = None,
          limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> JobsResponse:
     return JobsResponse(jobs=_mem(state).jobs(None if status is None else status.value, user_id=user, limit=limit))
+
+
+@router.post("/jobs/retry", response_model=RetryJobsResponse, responses=ERRORS, summary="Retry parked jobs")
+def retry_jobs(user: User, state: State,
+               body: Annotated[RetryJobsRequest | None, Body()] = None) -> RetryJobsResponse:
+    """Put the user's parked jobs (those of ``job_ids``, or all) back in the queue, their attempts
+    starting again; the worker forms them. Jobs that are not parked are left as they are."""
+    ids = None if body is None else body.job_ids
+    return RetryJobsResponse(retried=_mem(state).retry_jobs(ids, user_id=user))
 
 
 @router.get("/{memory_id}", response_model=MemoryRecord, responses=ONE, summary="Get a memory")

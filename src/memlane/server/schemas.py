@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 from memlane.model.candidate import Candidate
 from memlane.model.consent import Proposal
 from memlane.model.enums import MemoryType, Source
-from memlane.model.jobs import Job, Outcome
+from memlane.model.jobs import Job, Outcome, Pending
 from memlane.model.link import MemoryLink
 from memlane.model.provenance import shared_by
 from memlane.model.record import HistoryEntry, MemoryRecord, SearchHit
@@ -64,7 +64,9 @@ class TurnRequest(Strict):
         description="One user message as text, or the turn's messages.")
     thread_id: Name | None = None
     at: Instant | None = Field(None, description="When the turn happened (default: now).")
-    wait: Flag = Field(False, description="Return only after the decisions ran (drains the job queue).")
+    wait: Flag = Field(False, description=(
+        "Return once the decisions ran (200), or after MEMLANE_WAIT_TIMEOUT_S or a failed LLM call with "
+        "202, pending=true and the reason (the turn is kept and formed in the background)."))
 
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
         {"messages": [{"role": "user", "content": "I moved to Lisbon and my dog Luna is 3."}],
@@ -104,6 +106,10 @@ class FormationResponse(BaseModel):
     turn_id: str | None = Field(None, description="The turn's job (POST /turns)")
     decisions: list[Outcome] = Field(default_factory=list, description=(
         "With wait=true on POST /turns: what was decided for each candidate and the resulting memory id"))
+    pending: bool = Field(False, description=(
+        "True while formation has not finished: it goes on in the background (the turn is kept); `reason` "
+        "says why, e.g. llm_unavailable when the LLM failed and the job waits for its retry"))
+    reason: Pending | None = Field(None, description="Why formation is pending (null when it is not)")
 
 
 class PutRequest(Strict):
@@ -313,6 +319,15 @@ class DeleteUserResponse(BaseModel):
 
 class JobsResponse(BaseModel):
     jobs: list[Job]
+
+
+class RetryJobsRequest(Strict):
+    job_ids: list[Name] | None = Field(None, max_length=1000, description=(
+        "The parked jobs to retry; absent: every parked job of the user"))
+
+
+class RetryJobsResponse(BaseModel):
+    retried: list[str] = Field(description="The jobs put back in the queue (parked ones only), sorted")
 
 
 class ProposalsResponse(BaseModel):

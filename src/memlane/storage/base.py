@@ -362,8 +362,14 @@ class Backend(ABC):
         """The user's jobs of those ids (those that exist), in no particular order."""
 
     @abstractmethod
+    def retry_jobs(self, job_ids: Sequence[str] | None = None, *,
+                   user_id: str | None = None) -> builtins.list[str]:
+        """Parked -> pending now, attempts reset: the parked jobs of ``job_ids`` (every parked job when
+        None), of ``user_id`` only when given; returns the ids retried, sorted."""
+
     def retry_job(self, job_id: str) -> bool:
         """Parked -> pending now, attempts reset; False if no such parked job."""
+        return bool(self.retry_jobs([job_id]))
 
     @abstractmethod
     def count_jobs(self, user_id: str, kind: str, since: datetime) -> int:

@@ -61,7 +61,7 @@ class DelegatingBackend(Backend):
     def fail_job(self, *a: Any, **k: Any) -> Any: return self.inner.fail_job(*a, **k)
     def list_jobs(self, *a: Any, **k: Any) -> Any: return self.inner.list_jobs(*a, **k)
     def get_jobs(self, *a: Any, **k: Any) -> Any: return self.inner.get_jobs(*a, **k)
-    def retry_job(self, *a: Any, **k: Any) -> Any: return self.inner.retry_job(*a, **k)
+    def retry_jobs(self, *a: Any, **k: Any) -> Any: return self.inner.retry_jobs(*a, **k)
     def count_jobs(self, *a: Any, **k: Any) -> Any: return self.inner.count_jobs(*a, **k)
     def recent_jobs(self, *a: Any, **k: Any) -> Any: return self.inner.recent_jobs(*a, **k)
     def thread_revision(self, *a: Any, **k: Any) -> Any: return self.inner.thread_revision(*a, **k)

@@ -21,6 +21,9 @@ T = TypeVar("T", bound=BaseModel)
 
 class MemoryLLM(ABC):
     name: str
+    # A model behind the network (it can be slow or down): the hot path of a turn does not wait for it,
+    # the background worker extracts the turn (engine/formation_api.py).
+    remote: bool = False
 
     @abstractmethod
     def extract(self, messages: Sequence[ChatMessage], existing: Sequence[str] = ()) -> Extraction:

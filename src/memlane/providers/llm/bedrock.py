@@ -31,6 +31,7 @@ def tool_name(schema: type[BaseModel]) -> str:
 
 class BedrockLLM(StructuredLLM):
     name = "bedrock"
+    remote = True
 
     def __init__(
         self,

@@ -26,6 +26,7 @@ from memlane.providers.llm.structured import (
 
 class OpenAILLM(StructuredLLM):
     name = "openai"
+    remote = True
 
     def __init__(
         self,

@@ -415,9 +415,10 @@ class PostgresBackend(Backend):
         with self._connection() as conn:
             return jobs.list_jobs(conn, status, user_id, limit)
 
-    def retry_job(self, job_id: str) -> bool:
+    def retry_jobs(self, job_ids: Sequence[str] | None = None, *,
+                   user_id: str | None = None) -> builtins.list[str]:
         with self._connection() as conn:
-            return jobs.retry_job(conn, job_id)
+            return jobs.retry_jobs(conn, job_ids, user_id)
 
     def count_jobs(self, user_id: str, kind: str, since: datetime) -> int:
         with self._connection() as conn:

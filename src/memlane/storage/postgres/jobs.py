@@ -176,14 +176,17 @@ def list_jobs(
     return [Job.model_validate(r) for r in rows]
 
 
-def retry_job(conn: psycopg.Connection[Any], job_id: str) -> bool:
+def retry_jobs(conn: psycopg.Connection[Any], job_ids: Sequence[str] | None, user_id: str | None) -> list[str]:
+    if job_ids is not None and not job_ids:
+        return []
     now = utcnow()
-    cur = conn.execute(
-        "UPDATE jobs SET status = 'pending', attempts = 0, run_after = %s, updated_at = %s "
-        "WHERE id = %s AND status = 'parked'",
-        (now, now, job_id),
-    )
-    return cur.rowcount > 0
+    rows = conn.execute(
+        "UPDATE jobs SET status = 'pending', attempts = 0, run_after = %(now)s, updated_at = %(now)s "
+        "WHERE status = 'parked' AND (%(ids)s::text[] IS NULL OR id = ANY(%(ids)s)) "
+        "AND (%(user)s::text IS NULL OR user_id = %(user)s) RETURNING id",
+        {"now": now, "ids": None if job_ids is None else list(job_ids), "user": user_id},
+    ).fetchall()
+    return sorted(r[0] for r in rows)
 
 
 def count_jobs(conn: psycopg.Connection[Any], user_id: str, kind: str, since: datetime) -> int:

@@ -104,11 +104,22 @@ class SqliteJobsMixin:
         rows = self._rows(f"SELECT {JOB_COLS} FROM jobs WHERE id IN ({marks}) AND user_id = ?", (*job_ids, user_id))
         return [job_from_row(r) for r in rows]
 
-    def retry_job(self, job_id: str) -> bool:
+    def retry_jobs(self, job_ids: Sequence[str] | None = None, *,
+                   user_id: str | None = None) -> builtins.list[str]:
+        where, params = ["status = 'parked'"], []
+        if job_ids is not None:
+            if not job_ids:
+                return []
+            where.append(f"id IN ({', '.join('?' for _ in job_ids)})")
+            params += list(job_ids)
+        if user_id is not None:
+            where.append("user_id = ?")
+            params.append(user_id)
+        now = iso(utcnow())
         with self._tx() as c:
-            cur = c.execute("UPDATE jobs SET status = 'pending', attempts = 0, run_after = ?, updated_at = ? "
-                            "WHERE id = ? AND status = 'parked'", (iso(utcnow()), iso(utcnow()), job_id))
-            return bool(cur.rowcount)
+            rows = c.execute(f"UPDATE jobs SET status = 'pending', attempts = 0, run_after = ?, updated_at = ? "
+                             f"WHERE {' AND '.join(where)} RETURNING id", (now, now, *params)).fetchall()
+        return sorted(r[0] for r in rows)
 
     def count_jobs(self, user_id: str, kind: str, since: datetime) -> int:
         return int(self._rows("SELECT count(*) FROM jobs WHERE user_id = ? AND kind = ? AND created_at >= ?",
