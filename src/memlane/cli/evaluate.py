@@ -47,3 +47,31 @@ def run_scenarios(
                    "(--consent hold leaves them pending)")
     typer.echo(f"{passed} passed, {len(outcomes) - passed} failed")
     raise typer.Exit(0 if passed == len(outcomes) else 1)
+
+
+@eval_app.command("extraction")
+def run_extraction(
+    files: Annotated[list[Path], typer.Argument(metavar="FILE...", help="Labelled message JSONL files "
+                                                "(data/extraction/README.md).", exists=True, readable=True)],
+    llm: Annotated[str | None, typer.Option(help="rules or learned [default: $MEMLANE_LLM or rules]")] = None,
+) -> None:
+    """Extract memories from labelled messages; print per file how many written memories were found
+    (a proposal saying nearly the same words), how many proposals were right, and how many messages with
+    nothing to keep were left alone."""
+    from memlane.model.candidate import ChatMessage
+    from memlane.providers.llm.registry import llm_from_settings
+    from memlane.training.extraction_data import read_messages
+    from memlane.training.extraction_eval import Proposal, score
+
+    settings = load_settings()
+    if llm:
+        settings = settings.model_copy(update={"llm": llm})
+    extractor = llm_from_settings(settings)
+    for path in files:
+        rows = read_messages([path])
+        proposals = []
+        for row in rows:
+            before = [ChatMessage(role="assistant", content=row.assistant)] if row.assistant else []
+            extraction = extractor.extract([*before, ChatMessage(role="user", content=row.message)])
+            proposals.append([Proposal(c.summary) for c in extraction.candidates])
+        typer.echo(f"{path.name}: {len(rows)} messages; {score(rows, proposals).line()}")

@@ -56,3 +56,39 @@ def train_decisions(
     target = out or weights_dir()
     train(train_set, dev_sets, target, config, log=typer.echo)
     typer.echo(f"wrote {target / 'decision.safetensors'} and {target / 'decision.json'}")
+
+
+_DEFAULT_EXTRACTION = Path("data/extraction/train")
+_DEFAULT_EXTRACTION_DEV = Path("data/extraction/dev")
+
+
+@train_app.command("extraction")
+def train_extraction(
+    data: Annotated[list[Path] | None, typer.Option(
+        "--data", help="Training message files or folders of *.jsonl [default: data/extraction/train]",
+        exists=True, show_default=False)] = None,
+    dev: Annotated[list[Path] | None, typer.Option(
+        "--dev", help="Development message files, scored after each epoch [default: data/extraction/dev]",
+        exists=True, show_default=False)] = None,
+    out: Annotated[Path | None, typer.Option(
+        "--out", help="Where the weights and card go [default: the package's weights folder]",
+        file_okay=False, show_default=False)] = None,
+    epochs: Annotated[int, typer.Option(min=1, max=20)] = 4,
+    seed: Annotated[int, typer.Option()] = 13,
+    learning_rate: Annotated[float, typer.Option(min=1e-7, max=1e-2)] = 5e-5,
+    limit: Annotated[int | None, typer.Option(min=1, help="Use only the first N messages (a quick run).")] = None,
+) -> None:
+    """Fine-tune the extraction model (a user's message -> the spans worth remembering, their kind, category
+    and importance); print the development figures after each epoch; write extraction.safetensors and .json."""
+    from memlane.providers.llm.learned.decision_model import weights_dir
+    from memlane.training.extraction_data import read_messages
+    from memlane.training.train_extraction import TrainConfig, train
+
+    rows = read_messages(data or [_DEFAULT_EXTRACTION])[:limit]
+    dev_paths = dev or [_DEFAULT_EXTRACTION_DEV]
+    dev_sets = {p.stem: read_messages([p]) for p in dev_paths}
+    typer.echo(f"{len(rows)} messages; dev: {', '.join(f'{k} {len(v)}' for k, v in dev_sets.items())}")
+    target = out or weights_dir()
+    train(rows, dev_sets, target, TrainConfig(epochs=epochs, seed=seed, learning_rate=learning_rate),
+          log=typer.echo)
+    typer.echo(f"wrote {target / 'extraction.safetensors'} and {target / 'extraction.json'}")

@@ -19,7 +19,6 @@ from typing import Any
 import numpy as np
 
 from memlane.providers.llm.learned.decision_model import (
-    FROZEN_PREFIX,
     LABELS,
     MAX_LENGTH,
     build_network,
@@ -28,6 +27,7 @@ from memlane.providers.llm.learned.decision_model import (
     trained_state,
 )
 from memlane.training.decision_data import Example
+from memlane.training.fine_tune import optimiser_for, seed_everything
 
 
 @dataclass(frozen=True)
@@ -71,15 +71,6 @@ def data_digest(examples: Sequence[Example]) -> str:
     return h.hexdigest()[:16]
 
 
-def _seed_everything(seed: int, threads: int) -> None:
-    import torch
-
-    random.seed(seed)
-    np.random.seed(seed)
-    torch.manual_seed(seed)
-    torch.set_num_threads(threads)
-    torch.use_deterministic_algorithms(True, warn_only=True)
-
 
 def predict(network: Any, tokenizer: Any, pairs: Sequence[tuple[str, str]], batch_size: int = 64) -> np.ndarray:
     import torch
@@ -99,16 +90,13 @@ def train(train_set: Sequence[Example], dev_sets: Mapping[str, Sequence[Example]
           config: TrainConfig, log: Callable[[str], None] = print) -> dict[str, Any]:
     """Train, score the development sets after each epoch, write the weights and card to ``out``."""
     import torch
-    from transformers import get_linear_schedule_with_warmup
 
-    _seed_everything(config.seed, config.threads)
+    seed_everything(config.seed, config.threads)
     tokenizer, network = load_tokenizer(), build_network(len(LABELS))
-    for name, param in network.named_parameters():
-        param.requires_grad = not name.startswith(FROZEN_PREFIX)
-    params = [p for p in network.parameters() if p.requires_grad]
-    optimiser = torch.optim.AdamW(params, lr=config.learning_rate, weight_decay=config.weight_decay)
     steps = config.epochs * -(-len(train_set) // config.batch_size)
-    schedule = get_linear_schedule_with_warmup(optimiser, int(config.warmup_share * steps), steps)
+    params, optimiser, schedule = optimiser_for(network, learning_rate=config.learning_rate,
+                                                weight_decay=config.weight_decay,
+                                                warmup_share=config.warmup_share, steps=steps)
     counts = np.bincount([e.label for e in train_set], minlength=len(LABELS))
     # every label weighs the same in the loss, however many examples it has
     weights = torch.tensor(len(train_set) / (len(LABELS) * np.maximum(counts, 1)), dtype=torch.float32)

@@ -1,7 +1,7 @@
-"""``learned``: the offline provider whose decisions come from the trained decision model.
+"""``learned``: the offline provider whose understanding comes from the trained models.
 
-Extraction is still the rules' (until an extraction model ships); the same-fact, conflict and judge answers
-are the decision model's. A verdict less probable than the card's ``unsure_below`` is "unsure": the
+Extraction is the extraction model's when its weights are there (else the rules'); the same-fact, conflict
+and judge answers are the decision model's. A verdict less probable than the card's ``unsure_below`` is "unsure": the
 similarity bands decide, as they do for any judge that cannot tell.
 """
 
@@ -13,8 +13,10 @@ from typing import Any
 
 import numpy as np
 
-from memlane.model.candidate import ConflictVerdict, Relation, SameFact
+from memlane.model.candidate import ChatMessage, ConflictVerdict, Extraction, Relation, SameFact
 from memlane.providers.llm.learned.decision_model import DecisionModel, shared_model
+from memlane.providers.llm.learned.extract import extract_with
+from memlane.providers.llm.learned.extraction_model import ExtractionModel, shared_extractor
 from memlane.providers.llm.rules.llm import RulesLLM
 
 RELATION: dict[str, Relation] = {"merge": "redundancy", "supersede": "contradiction", "create": "new"}
@@ -26,6 +28,12 @@ class LearnedLLM(RulesLLM):
     def __init__(self, weights: str | Path | None = None, **options: Any) -> None:
         super().__init__(**options)
         self.model: DecisionModel = shared_model(Path(weights) if weights else None)
+        self.extractor: ExtractionModel = shared_extractor(Path(weights) if weights else None)
+
+    def extract(self, messages: Sequence[ChatMessage], existing: Sequence[str] = ()) -> Extraction:
+        if not self.extractor.available():
+            return super().extract(messages, existing)
+        return extract_with(self.extractor, messages, existing)
 
     def _verdict(self, probs: np.ndarray) -> ConflictVerdict:
         labels, best = self.model.card.labels, int(np.argmax(probs))
