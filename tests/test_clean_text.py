@@ -108,3 +108,29 @@ def test_a_langgraph_store_put_keeps_the_value_and_stores_a_clean_summary(mem: M
     item = store.get(("memories", U), "m1")
     assert item is not None and item.value == value  # LangGraph's contract: the value as put
     assert [r.summary for r in mem.list(user_id=U)] == ["User likes[31m red wine."]
+
+
+def test_over_rest_text_is_stored_clean_and_an_id_with_a_control_character_is_a_4xx(tmp_path: Path) -> None:
+    import httpx
+
+    from tests.scripted_upstream import running_memlane
+
+    location = str(tmp_path / "rest.db")
+    with Memory(location, embedder=HashEmbedder(64)) as mem, running_memlane(mem) as base:
+        with httpx.Client(base_url=base, headers={"X-Memlane-User": U}, timeout=30) as http:
+            put = http.post(
+                "/v1/memory", json={"summary": "User likes\x1b[31m red\x07 wine.", "tags": ["wi\x9bne"]}
+            )
+            assert put.status_code == 200, put.text
+            assert (put.json()["summary"], put.json()["tags"]) == ("User likes[31m red wine.", ["wine"])
+            said = http.post(
+                "/v1/memory/sessions/messages",
+                json={"chat_id": "c1", "messages": [{"content": "Dinner at\x07 eight?", "name": "ana"}]},
+            )
+            assert said.status_code == 201 and said.json()["messages"][0]["text"] == "Dinner at eight?"
+            bad = http.post(
+                "/v1/memory/sessions/messages", json={"chat_id": "c\x1b1", "messages": [{"content": "x"}]}
+            )
+            assert 400 <= bad.status_code < 500 and "error" in bad.json(), bad.text
+        assert [r.summary for r in mem.list(user_id=U)] == ["User likes[31m red wine."]
+        assert [len(mem.sessions(user_id=U))] == [1]
