@@ -51,6 +51,8 @@ def test_control_characters_are_removed_on_every_write_path(mem: Memory) -> None
         [{"content": "See you at\x07 six.\n", "name": "ana"}], user_id=U, chat_id="c1"
     )
     assert stored[0].text == "See you at six.\n"
+    named = mem.record_messages([{"content": "Fine.", "name": "b\x1b[1men"}], user_id=U, chat_id="c1")
+    assert named[0].sender == "b[1men"  # a display name: cleaned like text
     for r in mem.list(user_id=U, include_inactive=True):
         assert clean(r.summary) and all(clean(t) for t in [*r.tags, *r.entities, r.key or ""]), r
 
@@ -58,8 +60,8 @@ def test_control_characters_are_removed_on_every_write_path(mem: Memory) -> None
 def test_an_id_with_a_control_character_is_refused_and_nothing_is_stored(mem: Memory) -> None:
     with pytest.raises(ValidationError, match="thread_id contains a control character"):
         mem.put("User likes tea.", user_id=U, thread_id="t\x1b1")
-    with pytest.raises(ValidationError, match=r"messages\[0\].name contains a control character"):
-        mem.record_messages([{"content": "hi", "name": "ana\x07"}], user_id=U, chat_id="c1")
+    with pytest.raises(ValidationError, match=r"messages\[0\].ref contains a control character"):
+        mem.record_messages([{"content": "hi", "name": "ana", "ref": "m\x071"}], user_id=U, chat_id="c1")
     assert mem.list(user_id=U, include_inactive=True) == [] and mem.sessions(user_id=U) == []
 
 

@@ -134,7 +134,7 @@ def string_list(name: str, value: Any) -> list[str]:
         return []
     if isinstance(value, str) or not all(isinstance(v, str) and v.strip() for v in value):
         raise ValidationError(f"{name} must be a list of non-empty strings, got {value!r}")
-    return list(dict.fromkeys(text(name, v).strip() for v in value))
+    return [t for t in dict.fromkeys(text(name, v).strip() for v in value) if t]
 
 
 def key(value: Any) -> str | None:
@@ -189,7 +189,8 @@ def messages(value: Any, at: datetime) -> list[ChatMessage]:
             err = exc.errors()[0]
             where = "".join(f".{part}" for part in err["loc"] if isinstance(part, str))
             raise ValidationError(f"messages[{n}]{where}: {err['msg']} (need role and content)") from None
-        msg = msg.model_copy(update={"content": text(f"messages[{n}].content", msg.content)})
+        name = None if msg.name is None else text(f"messages[{n}].name", msg.name).strip() or None  # a display name
+        msg = msg.model_copy(update={"content": text(f"messages[{n}].content", msg.content), "name": name})
         if not msg.content.strip():
             raise ValidationError(f"messages[{n}].content is empty")
         if len(msg.content) > 20_000:

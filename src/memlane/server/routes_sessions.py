@@ -26,7 +26,7 @@ IdempotencyKey = Annotated[str | None, Header(
                 "recorded instead of recording them twice (409 if they differ)")]
 
 
-@router.post("/messages", response_model=MessagesResponse, status_code=201, responses=ERRORS,
+@router.post("/messages", response_model=MessagesResponse, status_code=201, responses={**ERRORS, **error_responses(409)},
              summary="Record a group chat's messages (each joins its chat's session by its time)")
 def record(body: RecordMessagesRequest, user: User, state: State, chat: ChatIdHeader = None,
            idempotency_key: IdempotencyKey = None) -> MessagesResponse:
