@@ -193,7 +193,7 @@ def test_a_key_keeps_naming_the_current_fact_after_a_correction_without_a_key(
 
 @pytest.mark.parametrize("keyed", [True, False], ids=["same-key", "contradiction"])
 @pytest.mark.parametrize("earlier", [timedelta(hours=1), timedelta(0)], ids=["earlier", "same-instant"])
-def test_a_statement_observed_before_the_stored_one_does_not_replace_it(
+def test_a_statement_observed_before_the_stored_one_is_kept_as_its_earlier_version(
     mem: Memory, llm: ScriptedLLM, emb: Embedder, keyed: bool, earlier: timedelta
 ) -> None:
     stored, older = "User hates coffee.", "User likes coffee."
@@ -202,13 +202,19 @@ def test_a_statement_observed_before_the_stored_one_does_not_replace_it(
     fields: dict[str, Any] = {"key": "pref:drink:coffee"} if keyed else {}
     log = EventLog(mem)
     add(mem, stored, T1, **fields)
-    add(mem, older, T1 - earlier, **fields)  # said in the same hour, but observed first
+    add(mem, older, T1 - earlier, **fields)  # said in the same hour, but observed first: processed late
 
+    current = only(mem)  # the later statement stays the current fact, untouched
+    assert (current.summary, current.valid_to, current.superseded_by) == (stored, None, None)
+    assert current.key == fields.get("key") and events(mem, current.id) == [HistoryEvent.ADD]
     everything = mem.list(user_id=U, include_inactive=True)
-    assert [(r.summary, r.state) for r in everything] == [(stored, MemoryState.ACTIVE)]
-    assert everything[0].valid_to is None and everything[0].superseded_by is None
-    assert events(mem, everything[0].id) == [HistoryEvent.ADD]
-    assert log.kinds() == ["memory.created"]
+    kept = next(r for r in everything if r.id != current.id)  # not dropped: its earlier version
+    assert (kept.summary, kept.state, kept.superseded_by) == (older, MemoryState.SUPERSEDED, current.id)
+    assert (kept.valid_from, kept.valid_to, kept.key) == (T1 - earlier, T1, None)
+    assert events(mem, kept.id) == [HistoryEvent.ADD]
+    assert "flip-flop rule" in mem.history(kept.id, user_id=U)[0].reason
+    assert log.kinds() == ["memory.created", "memory.superseded"]
+    assert [h.memory.id for h in mem.search("coffee", user_id=U)] == [current.id]  # history is not retrieved
     assert all_jobs_done(mem)
 
 

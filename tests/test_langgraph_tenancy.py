@@ -102,3 +102,35 @@ def test_a_selective_filter_widens_the_database_pool(mem: Memory) -> None:
     found = store.search(("ana",), query="gardening notes", filter={"n": 117}, limit=5)
     assert [i.key for i in found] == ["n117"] and found[0].score is not None
     assert len(store.search(("ana",), query="gardening notes", filter={"n": {"$gte": 100}}, limit=50)) == 20
+
+
+def test_langmem_namespaces_find_the_user_by_default_and_never_merge_users(mem: Memory) -> None:
+    store = MemlaneStore(mem)  # no option: LangMem's ("memories", "{user_id}") is detected
+    store.put(("memories", "alice"), "m1", {"kind": "Memory", "content": {"content": "Alice is vegetarian."}})
+    store.put(("memories", "bob"), "m1", {"kind": "Memory", "content": {"content": "Bob plays the cello."}})
+    store.put(("carol", "memories"), "m1", {"content": "Carol runs marathons."})  # LangGraph docs' shape
+    assert mem.users() == ["alice", "bob", "carol"]
+    for prefix in (("memories",), ("memories", "*"), ()):
+        with pytest.raises(InvalidNamespaceError, match="names no user"):
+            store.search(prefix, query="food")
+    found = store.search(("memories", "alice"), query="food")
+    assert [i.value["content"]["content"] for i in found] == ["Alice is vegetarian."]
+    assert store.list_namespaces(prefix=("memories", "bob")) == [("memories", "bob")]
+    with pytest.raises(InvalidNamespaceError, match="comes the user id"):
+        store.put(("memories",), "m2", {"content": "x"})
+    assert mem.delete_user("alice") == 1
+    assert store.search(("memories", "alice"), query="food") == []
+    assert store.get(("memories", "bob"), "m1") is not None
+    assert MemlaneStore(mem, user_id="bob").search(("memories",), query="music")[0].key == "m1"
+
+
+def test_a_label_that_cannot_be_a_user_is_refused_with_the_option_to_set(mem: Memory) -> None:
+    fixed = MemlaneStore(mem, user_namespace_index=0)  # the old default, set explicitly
+    for namespace in (("memories", "alice"), ("semantic", "alice")):
+        with pytest.raises(InvalidNamespaceError, match="user_namespace_index=1"):
+            fixed.put(namespace, "m1", {"content": "Alice is vegetarian."})
+    with pytest.raises(InvalidNamespaceError, match="not a user id"):
+        MemlaneStore(mem, user_namespace_index=1).put(("alice", "semantic"), "k", {"summary": "x"})
+    with pytest.raises(ValueError, match="not a user id"):
+        MemlaneStore(mem, user_id="memories")
+    assert mem.users() == []  # nothing was written

@@ -154,3 +154,23 @@ async def test_http_acts_for_the_user_the_key_or_header_names(http_server: str) 
     async with http_session(http_server, {"Authorization": "Bearer wrong", "X-Memlane-User": "maya"}) as s:
         refused = await s.call_tool("list_memories", {})
         assert refused.isError and "unknown API key" in refused.content[0].text
+
+
+async def test_the_stdio_server_logs_no_memory_text_above_debug(tmp_path: Path) -> None:
+    db, errlog = tmp_path / "m.db", tmp_path / "stderr.log"
+    params = StdioServerParameters(command=sys.executable, env=env(), args=[
+        "-m", "memlane.cli", "mcp", "--db", str(db), "--embedder", "hash", "--user", "maya"])
+    with errlog.open("w") as err:
+        async with stdio_client(params, errlog=err) as (read, write), ClientSession(read, write) as s:
+            await s.initialize()
+            added = payload(await s.call_tool("add_memory", {"text": "I live in Valparaiso and my cat Pixel is 7."}))
+            assert len(added["decisions"]) == 2
+            again = payload(await s.call_tool("add_memory", {"text": "My cat Pixel turned 8 today."}))
+            assert again["decisions"]
+            fixed = payload(await s.call_tool("update_memory", {"memory_id": added["decisions"][0]["memory_id"],
+                                                                "summary": "User lives in Antofagasta."}))
+            assert fixed["summary"] == "User lives in Antofagasta."
+    logged = errlog.read_text()
+    assert '"event": "memory_decision"' in logged  # the decisions are logged (at INFO, on stderr) ...
+    for word in ("Valparaiso", "Pixel", "Antofagasta"):  # ... without the user's words
+        assert word not in logged, logged

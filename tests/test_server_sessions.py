@@ -66,3 +66,27 @@ def test_bad_input_records_nothing(url: str, body: dict[str, object], status: in
         assert r.status_code == status, r.text
         assert maya.get("/v1/memory/sessions").json() == before
         assert maya.get("/v1/memory/sessions", params={"status": "archived"}).status_code == 422
+
+
+def test_a_repeated_post_with_an_idempotency_key_returns_the_first_rows(url: str) -> None:
+    body = {"chat_id": CHAT, "messages": [{"name": "ana", "content": "Shall we book the cabin?"},
+                                          {"name": "ben", "content": "Yes, near the lake."}]}
+    key = {"Idempotency-Key": "send-42"}
+    with client(url, "maya") as maya:
+        first = maya.post("/v1/memory/sessions/messages", json=body, headers=key)
+        again = maya.post("/v1/memory/sessions/messages", json=body, headers=key)  # a retry, no `at`: a later now
+        assert first.status_code == again.status_code == 201, again.text
+        assert again.json()["messages"] == first.json()["messages"]
+        sessions = maya.get("/v1/memory/sessions").json()["sessions"]
+        assert [s["message_count"] for s in sessions] == [2]
+        texts = maya.get(f"/v1/memory/sessions/{sessions[0]['id']}/messages").json()["messages"]
+        assert [m["text"] for m in texts] == ["Shall we book the cabin?", "Yes, near the lake."]
+        other = maya.post("/v1/memory/sessions/messages", json={**body, "messages": body["messages"][:1]},
+                          headers={"Idempotency-Key": "send-43"})  # another key is another call
+        assert other.status_code == 201
+        changed = {**body, "messages": [{"name": "ana", "content": "Shall we book the hotel?"}]}
+        conflict = maya.post("/v1/memory/sessions/messages", json=changed, headers=key)
+        assert conflict.status_code == 409 and "other content" in conflict.json()["error"]["message"], conflict.text
+        assert [s["message_count"] for s in maya.get("/v1/memory/sessions").json()["sessions"]] == [3]
+        bad = maya.post("/v1/memory/sessions/messages", json=body, headers={"Idempotency-Key": "a\tb"})
+        assert bad.status_code in (400, 422)

@@ -84,3 +84,11 @@ def test_idempotency_key_header_returns_the_first_put(url: str) -> None:
         clash = c.post("/v1/memory", json={"summary": "User booked flights to Bergen."}, headers=key)
         assert clash.status_code == 409 and "idempotency key" in clash.json()["error"]["message"]
         assert len(c.get("/v1/memory", headers=H).json()["memories"]) == 1
+
+
+@pytest.mark.parametrize("bad", ["1" + "0" * 26, str(2**63), "\u00b2", "12 3", "-1"])
+def test_a_bad_or_huge_last_event_id_is_a_400_before_the_stream(url: str, bad: str) -> None:
+    with httpx.Client(base_url=url, timeout=10) as c:
+        r = c.get("/v1/memory/events", headers={**H, "Last-Event-ID": bad.encode("latin-1")})
+        assert r.status_code == 400 and "Last-Event-ID" in r.json()["error"]["message"], r.text
+        assert c.post("/v1/memory", json={"summary": "User swims."}, headers=H).status_code == 200  # still serving

@@ -150,3 +150,22 @@ def test_with_session_memory_off_nothing_is_recorded(location: str) -> None:
         with pytest.raises(ConfigError, match="CONTEXT_SESSION_MEMORY_ENABLED=false"):
             mem.record_message("hello", user_id=U, chat_id=CHAT, at=T0)
         assert mem.sessions(user_id=U) == []
+
+
+def test_a_message_with_the_clients_id_is_recorded_once(mem: Memory) -> None:
+    first = [{**msg("Shall we book the cabin?", T0, "ana"), "ref": "wa-1"},
+             {**msg("Yes, near the lake.", T0 + MIN, "ben"), "ref": "wa-2"}]
+    stored = mem.record_messages(first, user_id=U, chat_id=CHAT)
+    # a re-import of the chat's history with one new message: the known ones come back as stored
+    again = mem.record_messages([*first, {**msg("June works.", T0 + 2 * MIN, "ana"), "ref": "wa-3"}],
+                                user_id=U, chat_id=CHAT)
+    assert [m.id for m in again[:2]] == [m.id for m in stored]
+    assert [(s.message_count, s.participants) for s in mem.sessions(user_id=U, chat_id=CHAT)] == [(3, ["ana", "ben"])]
+    with pytest.raises(ValidationError, match="same ref"):
+        mem.record_messages([{**msg("a", T0 + 3 * MIN), "ref": "x"}, {**msg("b", T0 + 4 * MIN), "ref": "x"}],
+                            user_id=U, chat_id=CHAT)
+    with pytest.raises(ConflictError, match="other content"):
+        mem.record_messages([{**msg("Shall we book the hotel?", T0, "ana"), "ref": "wa-1"}], user_id=U, chat_id=CHAT)
+    assert mem.sessions(user_id=U, chat_id=CHAT)[0].message_count == 3  # nothing of the refused calls
+    other = mem.record_messages(first, user_id=U, chat_id="another-chat")  # a ref names a message of one chat
+    assert {m.id for m in other}.isdisjoint(m.id for m in stored)

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from memlane.formation.events import MemoryEvent
 
 ACTIONS = {"create": "added", "merge": "already known, merged", "supersede": "replaced an older memory",
+           "history": "kept as an earlier version (said before the current memory)",
            "ignore": "ignored", "propose": "waits for consent (memlane proposals)"}
 
 

@@ -166,7 +166,7 @@ def restore(memory_id: IdArgument, user: UserOption, db: DbOption = None, embedd
     """Bring back a soft-deleted memory."""
     with open_memory(db, embedder, must_exist=True) as mem:
         rec = mem.restore(memory_id, user_id=user, actor="cli")
-    typer.echo(f"restored {rec.id}: {rec.summary}")
+    typer.echo(f"restored {rec.id}: {render.safe(rec.summary)}")
 
 
 @app.command(rich_help_panel=PANEL)

@@ -13,6 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from memlane.model.provenance import attributed
+from memlane.model.text import printable as safe
 
 if TYPE_CHECKING:
     from memlane.model.record import HistoryEntry, MemoryRecord, ScoreBreakdown, SearchHit
@@ -62,10 +63,10 @@ def id_text(value: str, style: str = "dim") -> IdText:
 
 
 def summary_cell(rec: MemoryRecord, *, show_id: bool = True, reader: str | None = None) -> Group:
-    """The summary (wrapped at word boundaries; "shared by <owner>: ..." when shared with ``reader``),
-    then the id on a line of its own."""
+    """The summary (wrapped at word boundaries; "shared by <owner>: ..." when shared with ``reader``;
+    control characters shown escaped), then the id on a line of its own."""
     text = rec.summary if reader is None else attributed(rec.summary, rec, reader)
-    return Group(Text(text), *([id_text(rec.id)] if show_id else []))
+    return Group(Text(safe(text)), *([id_text(rec.id)] if show_id else []))
 
 
 def memory_panel(rec: MemoryRecord, *, title: str = "memory") -> Panel:
@@ -73,14 +74,14 @@ def memory_panel(rec: MemoryRecord, *, title: str = "memory") -> Panel:
     grid.add_column(style="bold")
     grid.add_column()
     rows: list[tuple[str, str]] = [
-        ("id", rec.id), ("user", rec.user_id), ("type", rec.type.value), ("category", rec.category),
-        ("key", rec.key or "-"), ("state", rec.state.value), ("importance", str(rec.importance)),
-        ("pinned", "yes" if rec.pinned else "no"), ("tags", ", ".join(rec.tags) or "-"),
+        ("id", rec.id), ("user", rec.user_id), ("type", rec.type.value), ("category", safe(rec.category)),
+        ("key", safe(rec.key or "-")), ("state", rec.state.value), ("importance", str(rec.importance)),
+        ("pinned", "yes" if rec.pinned else "no"), ("tags", safe(", ".join(rec.tags)) or "-"),
         ("created", when(rec.created_at)), ("updated", when(rec.updated_at)),
     ]
     for name, value in rows:
         grid.add_row(name, value)
-    return Panel(Group(Text(rec.summary, style="bold"), Text(), grid), title=title, title_align="left", expand=False)
+    return Panel(Group(Text(safe(rec.summary), style="bold"), Text(), grid), title=title, title_align="left", expand=False)
 
 
 def memories_table(records: Sequence[MemoryRecord], *, title: str | None = None, show_state: bool = False,
@@ -95,7 +96,7 @@ def memories_table(records: Sequence[MemoryRecord], *, title: str | None = None,
         table.add_column("state")
     table.add_column("summary (id)", ratio=1)
     for n, rec in enumerate(records, start=1):
-        cells = [str(n), rec.type.value, rec.category, str(rec.importance), "*" if rec.pinned else ""]
+        cells = [str(n), rec.type.value, safe(rec.category), str(rec.importance), "*" if rec.pinned else ""]
         if show_state:
             cells.append(rec.state.value)
         table.add_row(*cells, summary_cell(rec, reader=reader))
@@ -138,10 +139,10 @@ def search_table(hits: Sequence[SearchHit], *, title: str | None = None, show_id
         for rank, hit in enumerate(hits, start=1):
             rec = hit.memory
             signals = Text(" ".join(f"{SHORT[name]} {getattr(hit.breakdown, name):.2f}" for name in shown), style="dim")
-            kind = Text(f"{rec.type.value} {rec.category}", style="dim") + (Text(f"  {rec.id}", style="dim")
+            kind = Text(f"{rec.type.value} {safe(rec.category)}", style="dim") + (Text(f"  {rec.id}", style="dim")
                                                                           if show_ids else Text())
             said = rec.summary if reader is None else attributed(rec.summary, rec, reader)
-            table.add_row(str(rank), f"{hit.score:.3f}", Group(Text(said), signals, kind))
+            table.add_row(str(rank), f"{hit.score:.3f}", Group(Text(safe(said)), signals, kind))
         return table
     for name in shown:
         table.add_column(SHORT[name], justify="right")
@@ -150,14 +151,14 @@ def search_table(hits: Sequence[SearchHit], *, title: str | None = None, show_id
     table.add_column("summary (id)" if show_ids else "summary", ratio=1)
     for rank, hit in enumerate(hits, start=1):
         values = [f"{getattr(hit.breakdown, name):.2f}" for name in shown]
-        table.add_row(str(rank), f"{hit.score:.3f}", *values, hit.memory.type.value, hit.memory.category,
+        table.add_row(str(rank), f"{hit.score:.3f}", *values, hit.memory.type.value, safe(hit.memory.category),
                       summary_cell(hit.memory, show_id=show_ids, reader=reader))
     return table
 
 
 def _summary_of(value: Mapping[str, Any] | None) -> str | None:
     summary = (value or {}).get("summary")
-    return None if summary is None else str(summary)
+    return None if summary is None else safe(str(summary))
 
 
 def change_text(entry: HistoryEntry) -> Text:
@@ -181,9 +182,9 @@ def history_table(entries: Sequence[HistoryEntry], *, title: str | None = None) 
         table.add_column("reason")
     table.add_column("summary: old -> new" + (" (reason)" if narrow else ""), ratio=1)
     for entry in entries:
-        reason = entry.reason or "-"
+        reason = safe(entry.reason or "-")
         cells = [Group(change_text(entry), Text(reason, style="dim"))] if narrow else [reason, change_text(entry)]
-        table.add_row(when(entry.at), entry.event.value, entry.actor or "-", *cells)
+        table.add_row(when(entry.at), entry.event.value, safe(entry.actor or "-"), *cells)
     return table
 
 

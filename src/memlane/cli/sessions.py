@@ -60,7 +60,7 @@ def messages_table(messages: list[SessionMessage]) -> Table:
     table.add_column("from")
     table.add_column("text", ratio=1, overflow="fold")
     for m in messages:
-        table.add_row(render.when(m.at), m.sender or m.role, m.text)
+        table.add_row(render.when(m.at), render.safe(m.sender or m.role), render.safe(m.text))
     return table
 
 
@@ -99,7 +99,7 @@ def show(session_id: IdArgument, user: UserOption, limit: Annotated[int, typer.O
                          render.plural(session.message_count, "message"), f" from {', '.join(session.participants)}")
     parts: list[Text | Table] = [head, Text(session.id, style="dim")]
     if summary is not None:
-        parts.append(Text(f"summary ({summary.state.value}, {summary.id}): {summary.summary}"))
+        parts.append(Text(f"summary ({summary.state.value}, {summary.id}): {render.safe(summary.summary)}"))
     elif session.error:
         parts.append(Text(f"summary failed: {session.error}", style="red"))
     render.console().print(Group(*parts, messages_table(messages)))

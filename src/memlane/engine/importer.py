@@ -62,7 +62,7 @@ def parse_rows(rows: Iterable[Mapping[str, Any]], max_chars: int) -> Parsed:
                 rec = MemoryRecord.model_validate(data)
                 v.user_id(rec.user_id)
                 if rec.state is not MemoryState.PURGED:
-                    v.summary(rec.summary, max_chars)
+                    rec.summary = v.summary(rec.summary, max_chars)
                 memories.append(rec)
             elif kind == "history":
                 history.append(HistoryEntry.model_validate(data))

@@ -17,7 +17,7 @@ from memlane.model.candidate import ChatMessage
 from memlane.model.config import Settings
 from memlane.model.enums import MemoryState
 from memlane.model.errors import ConfigError, NotFoundError, ValidationError
-from memlane.model.ids import deterministic_id, new_id
+from memlane.model.ids import deterministic_id
 from memlane.model.record import MemoryRecord, utcnow
 from memlane.model.session import ChatSession, SessionFilter, SessionMessage, SessionStatus
 from memlane.storage import Backend
@@ -33,16 +33,22 @@ class SessionsAPI:
     events: EventBus
 
     def record_messages(self, messages: Sequence[ChatMessage | Mapping[str, Any]], *, user_id: str, chat_id: str,
-                        at: datetime | str | None = None) -> builtins.list[SessionMessage]:
-        """Record a chat's messages (``{"role", "content", "name", "at"}``; ``name`` is the sender, ``at``
-        defaults to ``at`` or now) and assign each to a session by its own time; returns them with their
-        session ids. Refused (nothing recorded) with session memory off, or for a message older than the
-        chat's latest session."""
+                        at: datetime | str | None = None,
+                        idempotency_key: str | None = None) -> builtins.list[SessionMessage]:
+        """Record a chat's messages (``{"role", "content", "name", "at", "ref"}``; ``name`` is the sender,
+        ``at`` defaults to ``at`` or now, ``ref`` is the client's own id of the message) and assign each
+        to a session by its own time; returns them with their session ids. A message whose ``ref`` was
+        recorded in the chat before, or a repeated call with the same ``idempotency_key``, returns the
+        stored rows instead of recording them twice (ConflictError when their content differs). Refused
+        (nothing recorded) with session memory off, or for a message older than the chat's latest
+        session."""
         if not self.settings.context_session_memory_enabled:
             raise ConfigError("session memory is off (CONTEXT_SESSION_MEMORY_ENABLED=false); nothing was recorded")
         user, chat = v.user_id(user_id), v.required_id("chat_id", chat_id, "the group chat the messages belong to")
         if isinstance(messages, list | tuple) and len(messages) > MAX_MESSAGES:
             raise ValidationError(f"at most {MAX_MESSAGES} messages per call, got {len(messages)}")
+        key = None if idempotency_key is None else v.required_id("idempotency_key", idempotency_key,
+                                                                  "a client's key for one call")
         now = utcnow()
         checked = v.messages(list(messages) if isinstance(messages, list | tuple) else messages,
                              v.when("at", at) or now)
@@ -51,9 +57,9 @@ class SessionsAPI:
                 v.optional_scope(f"messages[{n}].name", m.name)
             if m.ref is not None:
                 v.optional_scope(f"messages[{n}].ref", m.ref)
-        incoming = [SessionMessage(id=new_id(), user_id=user, chat_id=chat, session_id="", role=m.role,
+        incoming = [SessionMessage(id=sessionize.message_id(user, chat, m.ref, key, n), user_id=user, chat_id=chat, session_id="", role=m.role,
                                    sender=m.name, text=m.content, at=v.when("at", m.at) or now, ref=m.ref)
-                    for m in checked]
+                    for n, m in enumerate(checked)]
         gap = timedelta(minutes=self.settings.context_session_gap_minutes)
         every = self.settings.memlane_schedule.get("sessions", 0)  # the background task closes and summarises
         task = [task_job(user, "sessions", timedelta(hours=every), now)] if every > 0 else []

@@ -17,13 +17,14 @@ from memlane.model.errors import ValidationError
 from memlane.model.ids import USER_ID_RULE, is_valid_user_id
 from memlane.model.metadata import check_metadata
 from memlane.model.record import as_utc
-from memlane.model.text import check_text
+from memlane.model.text import check_id, check_text, normal_key
 
 E = TypeVar("E", bound=StrEnum)
 
 
 def text(name: str, value: Any) -> str:
-    """A string both stores can keep: no NUL characters, valid Unicode (no lone surrogates)."""
+    """A string both stores can keep: no NUL characters, valid Unicode (no lone surrogates); other
+    control characters are removed."""
     if not isinstance(value, str):
         raise ValidationError(f"{name} must be a string, got {type(value).__name__}")
     return check_text(name, value)
@@ -73,7 +74,7 @@ def optional_scope(name: str, value: Any) -> str | None:
         return None
     if not isinstance(value, str) or not value.strip() or len(value) > 256:
         raise ValidationError(f"{name} must be a non-empty string of at most 256 characters, got {value!r}")
-    return text(name, value)
+    return check_id(name, value)
 
 
 def required_id(name: str, value: Any, what: str = "") -> str:
@@ -133,7 +134,7 @@ def string_list(name: str, value: Any) -> list[str]:
         return []
     if isinstance(value, str) or not all(isinstance(v, str) and v.strip() for v in value):
         raise ValidationError(f"{name} must be a list of non-empty strings, got {value!r}")
-    return list(dict.fromkeys(text(name, v).strip() for v in value))
+    return [t for t in dict.fromkeys(text(name, v).strip() for v in value) if t]
 
 
 def key(value: Any) -> str | None:
@@ -141,7 +142,10 @@ def key(value: Any) -> str | None:
         return None
     if not isinstance(value, str) or not value.strip() or len(value) > 256:
         raise ValidationError(f"key must be a non-empty string of at most 256 characters, got {value!r}")
-    return text("key", value).strip()
+    clean = normal_key(text("key", value)).strip()
+    if not clean:
+        raise ValidationError(f"key {value!r} is empty once control and zero-width characters are removed")
+    return clean
 
 
 def idempotency_key(value: Any) -> str | None:
@@ -185,7 +189,8 @@ def messages(value: Any, at: datetime) -> list[ChatMessage]:
             err = exc.errors()[0]
             where = "".join(f".{part}" for part in err["loc"] if isinstance(part, str))
             raise ValidationError(f"messages[{n}]{where}: {err['msg']} (need role and content)") from None
-        text(f"messages[{n}].content", msg.content)
+        name = None if msg.name is None else text(f"messages[{n}].name", msg.name).strip() or None  # a display name
+        msg = msg.model_copy(update={"content": text(f"messages[{n}].content", msg.content), "name": name})
         if not msg.content.strip():
             raise ValidationError(f"messages[{n}].content is empty")
         if len(msg.content) > 20_000:
@@ -206,7 +211,10 @@ def candidates(value: Any, max_chars: int) -> list[Candidate]:
         except PydanticError as exc:
             err = exc.errors()[0]
             raise ValidationError(f"facts[{n}].{'.'.join(map(str, err['loc']))}: {err['msg']}") from None
-        out.append(cand.model_copy(update={"summary": summary(cand.summary, max_chars)}))
+        out.append(cand.model_copy(update={
+            "summary": summary(cand.summary, max_chars), "key": key(cand.key),
+            "tags": string_list(f"facts[{n}].tags", cand.tags),
+            "entities": string_list(f"facts[{n}].entities", cand.entities)}))
     return out
 
 

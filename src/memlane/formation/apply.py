@@ -11,6 +11,7 @@ from memlane.formation.decide import Decision
 from memlane.formation.mutations import Mutation
 from memlane.formation.records import closed, merged, record_from_candidate
 from memlane.model.candidate import Candidate
+from memlane.model.enums import MemoryState
 from memlane.model.ids import deterministic_id, new_id
 from memlane.model.jobs import OpEvent
 from memlane.model.record import MemoryRecord, Relation
@@ -75,6 +76,11 @@ def plan(
         return Planned(m, rec.id, "create")
     target = d.target
     assert target is not None
+    if d.action == "history" and target.user_id != ctx.user_id:  # not theirs: nothing of it to keep
+        b.op_events.append(_op(ctx, "ignore", d, target.id, cand.category))
+        return Planned(m, target.id)
+    if d.action == "history":
+        return _history(ctx, cand, d, target, vector, m)
     if target.user_id != ctx.user_id:
         return _over_linked(ctx, cand, d, target, vector, neighbours, m)
     if d.action == "merge":
@@ -102,6 +108,21 @@ def plan(
     _close_others(ctx, m, d, fresh)
     b.op_events.append(_op(ctx, "supersede", d, fresh.id, fresh.category))
     return Planned(m, fresh.id, "supersede")
+
+
+def _history(ctx: Context, cand: Candidate, d: Decision, target: MemoryRecord, vector: Sequence[float],
+             m: Mutation) -> Planned:
+    """A statement observed before ``target`` arrived after it (turns processed out of order): it is
+    stored as ``target``'s earlier version, superseded by it from the time ``target`` was observed,
+    so the history holds both and the current fact stays."""
+    fresh = record_from_candidate(cand, user_id=ctx.user_id, thread_id=ctx.thread_id, at=ctx.at,
+                                  categories=ctx.categories, tz=ctx.tz, memory_id=new_id())
+    until = target.valid_from or target.created_at
+    old = fresh.model_copy(update={"state": MemoryState.SUPERSEDED, "superseded_by": target.id, "key": None,
+                                   "valid_to": max(until, fresh.valid_from or until)})
+    m.archive(old, vector, target, d.reason)
+    m.batch.op_events.append(_op(ctx, "history", d, old.id, old.category))
+    return Planned(m, old.id, "history")
 
 
 def _close_others(ctx: Context, m: Mutation, d: Decision, fresh: MemoryRecord) -> None:

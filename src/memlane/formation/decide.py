@@ -21,7 +21,7 @@ from memlane.model.time_buckets import undated
 from memlane.providers.llm.base import MemoryLLM
 from memlane.storage.base import ScoredRecord
 
-Action = Literal["create", "merge", "supersede", "ignore"]
+Action = Literal["create", "merge", "supersede", "history", "ignore"]
 
 # the nearest few facts under the floor are judged too ("lives in Tartu" / "moved to Tallinn" is 0.39 in
 # all-MiniLM-L6-v2): a correction may share little wording with what it corrects. Only a contradiction or a
@@ -53,9 +53,11 @@ def _still_ahead(record: MemoryRecord, at: datetime) -> bool:
 
 
 def _replace(target: MemoryRecord, cand: Candidate, at: datetime, why: str, score: float | None) -> Decision:
-    """Flip-flop rule: only a statement observed later than the stored one replaces it."""
+    """Flip-flop rule: only a statement observed later than the stored one replaces it. One observed
+    before it (a turn processed out of order) is kept as the stored memory's earlier version."""
     if at <= _observed(target):
-        return Decision("ignore", f"{why}, but observed before the stored memory (flip-flop rule)", target, score)
+        return Decision("history", f"{why}, but observed before the stored memory (flip-flop rule): kept as "
+                        "its earlier version", target, score)
     return Decision("supersede", why, target, score)
 
 

@@ -100,6 +100,12 @@ class Mutation:
         self._change(fresh, "changed_fact", {**_payload(fresh), "old_id": closed.id, "old_summary": target.summary,
                                              "reason": reason})
 
+    def archive(self, rec: MemoryRecord, vector: Sequence[float] | None, by: MemoryRecord, reason: str) -> None:
+        """``rec`` is written already superseded by ``by``: an earlier version learnt after the current one."""
+        self.batch.upserts.append(Upsert(rec, vector))
+        self._history(HistoryEvent.ADD, rec.id, rec.user_id, None, rec, f"earlier version of {by.id}: {reason}")
+        self._change(rec, "superseded", {**_payload(rec), "by": by.id})
+
     def close(self, old: MemoryRecord, closed: MemoryRecord, by: MemoryRecord, reason: str) -> None:
         """Another fact contradicted by ``by`` (a supersede that retires more than its target)."""
         self.batch.upserts.append(Upsert(closed))

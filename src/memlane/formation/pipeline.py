@@ -245,8 +245,8 @@ class Formation:
                                    op="skip", status="skipped", at=at)],
                 complete_job=job.id, job_owner=job.locked_by,
                 job_result={"action": "skip", "reason": episode.reason, "at": at.isoformat(), "episodic": 0}))
-            log.info(json.dumps({"event": "episodic.skip", "user_id": job.user_id, "job": job.id,
-                                 "reason": episode.reason}))
+            log.info(json.dumps({"event": "episodic.skip", "user_id": job.user_id, "job": job.id}))
+            log.debug(json.dumps({"event": "episodic.skip", "job": job.id, "reason": episode.reason}))
             return 0, 0
         jobs = enqueue_candidates(self.backend, job.user_id, job.thread_id, kept, at, dropped=dropped,
                                   turn_id=job.id, owner=job.locked_by, time_zone=job.payload.get("tz"),
@@ -353,8 +353,9 @@ class Formation:
             fault("before_commit")
             commit(self.backend, self.bus, planned.mutation)
         event = f"episodic.{planned.action}" if cand.type is MemoryType.EPISODIC else "memory_decision"
-        log.info(json.dumps({"event": event, "user_id": user, "job": job.id, "fact": cand.summary,
-                             "action": planned.action, "target_id": d.target.id if d.target else None,
-                             "score": d.score, "reason": d.reason}))
+        # a user's words (the fact, a reason quoting it) only at DEBUG: INFO logs reach stderr and log stores
+        log.info(json.dumps({"event": event, "user_id": user, "job": job.id, "action": planned.action,
+                             "target_id": d.target.id if d.target else None, "score": d.score}))
+        log.debug(json.dumps({"event": event, "job": job.id, "fact": cand.summary, "reason": d.reason}))
         return planned.action, len(neighbours)
 

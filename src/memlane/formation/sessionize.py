@@ -5,6 +5,9 @@ message joins that session (a silence of exactly ``gap`` does not split); a long
 and opens a new one; so does any message after a session the background task already closed. A
 message older than the chat's latest session's start (or than the end of a closed one) is refused:
 history is recorded in time order (an import sends the oldest first).
+
+Recording is idempotent for messages with a stable id (a client's ``ref`` or an idempotency key, see
+``message_id``): one already stored is returned as stored, not recorded twice.
 """
 
 from __future__ import annotations
@@ -12,11 +15,21 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 
-from memlane.model.errors import ValidationError
-from memlane.model.ids import new_id
+from memlane.model.errors import ConflictError, ValidationError
+from memlane.model.ids import deterministic_id, new_id
 from memlane.model.jobs import Job
 from memlane.model.session import ChatSession, SessionMessage, SessionStatus
 from memlane.storage.base import Backend, WriteBatch
+
+
+def message_id(user_id: str, chat_id: str, ref: str | None, key: str | None, n: int) -> str:
+    """A message's id: stable for the client's own id (``ref``) in a chat, else for the ``n``-th message
+    of a call with an idempotency ``key``, else new."""
+    if ref is not None:
+        return deterministic_id(user_id, f"message:{chat_id}", f"ref:{ref}")
+    if key is not None:
+        return deterministic_id(user_id, f"message:{chat_id}", f"key:{key}#{n}")
+    return new_id()
 
 
 def assign(latest: Mapping[str, ChatSession], incoming: Sequence[SessionMessage], gap: timedelta,
@@ -53,9 +66,20 @@ def record(backend: Backend, user_id: str, incoming: Sequence[SessionMessage], g
     """Sessionize and store ``incoming`` (one user's) in one transaction, with ``schedule`` (the user's
     next sessions task, enqueued unless it is); returns the stored messages and the sessions they opened.
     The user lock makes the read of each chat's latest session and the write one step."""
+    if len({m.id for m in incoming}) < len(incoming):
+        raise ValidationError("two messages of one call have the same ref; each message's ref must be its own")
     with backend.user_lock(user_id):
-        latest = backend.latest_sessions(user_id, sorted({m.chat_id for m in incoming}))
-        sessions, placed = assign(latest, incoming, gap, now)
-        backend.apply(WriteBatch(sessions=sessions, messages=placed, schedule=list(schedule)))
+        stored = {m.id: m for m in backend.messages_by_id(user_id, [m.id for m in incoming])}
+        for m in incoming:
+            old = stored.get(m.id)
+            if old is not None and (old.text, old.role, old.sender) != (m.text, m.role, m.sender):
+                raise ConflictError(f"message {m.ref or m.id!r} was recorded before with other content; nothing "
+                                    "was recorded (a ref or an idempotency key names one message)")
+        fresh = [m for m in incoming if m.id not in stored]
+        latest = backend.latest_sessions(user_id, sorted({m.chat_id for m in fresh})) if fresh else {}
+        sessions, placed = assign(latest, fresh, gap, now)
+        if fresh:
+            backend.apply(WriteBatch(sessions=sessions, messages=placed, schedule=list(schedule)))
     known = {s.id for s in latest.values()}
-    return placed, [s for s in sessions if s.id not in known]
+    stored.update((m.id, m) for m in placed)
+    return [stored[m.id] for m in sorted(incoming, key=lambda m: m.at)], [s for s in sessions if s.id not in known]

@@ -46,7 +46,7 @@ class Outcome(BaseModel):
 
     job_id: str
     summary: str
-    action: str = Field(description="create | merge | supersede | ignore | propose (a change held for consent) "
+    action: str = Field(description="create | merge | supersede | history | ignore | propose (a change held for consent) "
                                     "once decided; else the job's status (pending | running | parked)")
     memory_id: str | None = Field(None, description="The memory created, merged into, written by the supersede "
                                                     "or that a proposal would change")
@@ -95,7 +95,7 @@ class OpEvent(BaseModel):
     user_id: str
     thread_id: str | None = None
     node: str  # hotpath | worker | context
-    op: str  # classify | search | create | update | merge | supersede | ignore | a hot-path drop's code
+    op: str  # classify | search | create | update | merge | supersede | history | ignore | a hot-path drop's code
     status: str = "ok"  # ok | error | skipped
     memory_id: str | None = None
     category: str | None = None

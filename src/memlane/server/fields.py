@@ -26,7 +26,13 @@ from typing_extensions import TypeAliasType
 from memlane.model.record import as_utc
 
 NO_NUL = r"^[^\x00]*$"
-HAS_TEXT = r"^[^\x00]*[^\x00\s\x1c-\x1f\x85\ufeff][^\x00]*$"  # not only whitespace (as str.split() sees it)
+# not only whitespace (as str.split() sees it) and control characters, which the engine removes (model/text.py)
+HAS_TEXT = r"^[^\x00]*[^\x00-\x1f\x7f-\x9f\s\ufeff][^\x00]*$"
+# an id or name: no control character but tab and newline (the engine refuses them), and some text
+ID_TEXT = r"^[^\x00-\x08\x0b-\x1f\x7f-\x9f]*[^\x00-\x1f\x7f-\x9f\s\ufeff][^\x00-\x08\x0b-\x1f\x7f-\x9f]*$"
+# a key: the same, with a character left once zero-width ones are removed (model/text.py normal_key)
+KEY_TEXT = (r"^[^\x00-\x08\x0b-\x1f\x7f-\x9f]*[^\x00-\x1f\x7f-\x9f\s\ufeff\u200b\u200c\u200d\u2060]"
+            r"[^\x00-\x08\x0b-\x1f\x7f-\x9f]*$")
 INT64 = 2**63 - 1
 SAFE_INT = 2**53 - 1  # exact in every JSON parser (and in the validators that check the document)
 INSTANT_RE = re.compile(r"^[1-8][0-9]{3}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})$")
@@ -120,7 +126,8 @@ JsonValue = TypeAliasType(
 
 Clean = AfterValidator(clean_text)
 Body = Annotated[str, StringConstraints(min_length=1, max_length=20_000, pattern=HAS_TEXT), Clean]
-Name = Annotated[str, StringConstraints(min_length=1, max_length=256, pattern=HAS_TEXT), Clean]
+Name = Annotated[str, StringConstraints(min_length=1, max_length=256, pattern=ID_TEXT), Clean]
+Key = Annotated[str, StringConstraints(min_length=1, max_length=256, pattern=KEY_TEXT), Clean]
 # An id in a path: a visible character, no control characters, no % (a path segment is decoded once)
 PATH_ID = r"^[^\x00-\x1f\x7f%]*[^\x00-\x20\x7f%][^\x00-\x1f\x7f%]*$"
 PATH_NAME = r"^[^\x00-\x1f\x7f%]*[^\W_][^\x00-\x1f\x7f%]*$"  # a name in a path: a letter or digit (any script)

@@ -132,10 +132,16 @@ async def events(
                              headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
 
+MAX_EVENT_ID = 2**63 - 1  # change-log sequences are 64-bit integers in both databases
+
+
 def _event_id(value: str | None) -> int | None:
+    """The Last-Event-ID as a sequence: ASCII digits up to the largest 64-bit one, else a 400 (a larger
+    number would abort the stream in the database driver)."""
     if value is None or not value.strip():
         return None
-    if not value.strip().isdigit():
+    digits = value.strip()
+    if not (digits.isascii() and digits.isdigit() and len(digits) <= 19 and int(digits) <= MAX_EVENT_ID):
         raise ApiError(400, "invalid_request", f"Last-Event-ID must be the id of an event of this stream "
-                                               f"(a whole number from 0), got {value[:40]!r}")
-    return int(value.strip())
+                                               f"(a whole number from 0 to {MAX_EVENT_ID}), got {value[:40]!r}")
+    return int(digits)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Depends, Path, Query
+from fastapi import APIRouter, Depends, Header, Path, Query
 
 from memlane.model.session import ChatSession
 from memlane.server.auth import User
@@ -20,15 +20,21 @@ ERRORS = error_responses(400, 401, 403, 413, 422, 503)
 State = Annotated[ServerState, Depends(get_state)]
 SessionId = Annotated[str, Path(min_length=1, max_length=256, pattern=PATH_ID,
                                 description="Session id.")]
+IdempotencyKey = Annotated[str | None, Header(
+    min_length=1, max_length=255, pattern=r"^[!-~]([ -~]*[!-~])?$",
+    description="Retry key: a repeated request with the same key (and chat) returns the messages the first one "
+                "recorded instead of recording them twice (409 if they differ)")]
 
 
-@router.post("/messages", response_model=MessagesResponse, status_code=201, responses=ERRORS,
+@router.post("/messages", response_model=MessagesResponse, status_code=201, responses={**ERRORS, **error_responses(409)},
              summary="Record a group chat's messages (each joins its chat's session by its time)")
-def record(body: RecordMessagesRequest, user: User, state: State, chat: ChatIdHeader = None) -> MessagesResponse:
+def record(body: RecordMessagesRequest, user: User, state: State, chat: ChatIdHeader = None,
+           idempotency_key: IdempotencyKey = None) -> MessagesResponse:
     chat_id = chat_or(body.chat_id, chat, "chat_id")
     if chat_id is None:
         raise ApiError(400, "invalid_request", f"chat_id is required: in the body or the {CHAT_ID_HEADER} header")
-    stored = state.memory.record_messages([m.model_dump() for m in body.messages], user_id=user, chat_id=chat_id)
+    stored = state.memory.record_messages([m.model_dump() for m in body.messages], user_id=user, chat_id=chat_id,
+                                          idempotency_key=idempotency_key)
     return MessagesResponse(messages=stored)
 
 

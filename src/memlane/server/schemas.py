@@ -30,6 +30,7 @@ from memlane.server.fields import (
     Importance,
     Instant,
     JsonObject,
+    Key,
     Labels,
     ListLimit,
     ListOffset,
@@ -81,7 +82,7 @@ class FactIn(Strict):
     type: MemoryType = MemoryType.SEMANTIC
     category: ShortName = "Other"
     importance: Importance = 3
-    key: Name | None = Field(None, description="Deterministic slot key such as profile:residence:city")
+    key: Key | None = Field(None, description="Deterministic slot key such as profile:residence:city")
     tags: Labels = Field(default_factory=list)
     entities: Labels = Field(default_factory=list)
     pinned: Flag = False
@@ -119,7 +120,7 @@ class PutRequest(Strict):
     summary: Body
     type: MemoryType = MemoryType.SEMANTIC
     category: ShortName | None = None
-    key: Name | None = None
+    key: Key | None = None
     importance: Importance = 3
     pinned: Flag = False
     tags: Labels | None = None

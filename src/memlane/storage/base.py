@@ -302,6 +302,10 @@ class Backend(ABC):
         """The messages of one of the user's sessions, oldest first."""
 
     @abstractmethod
+    def messages_by_id(self, user_id: str, ids: Sequence[str]) -> builtins.list[SessionMessage]:
+        """The user's recorded messages among ``ids`` (an idempotent record reads what it stored before)."""
+
+    @abstractmethod
     def search_messages(self, user_id: str, *, text: str, vector: Sequence[float] | None, embedder: str,
                         chat_id: str | None = None, limit: int = 20) -> builtins.list[MessageHit]:
         """The user's recorded messages (of one chat when given) best matching ``text`` by keyword and

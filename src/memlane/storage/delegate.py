@@ -50,6 +50,7 @@ class DelegatingBackend(Backend):
     def chat_sessions(self, *a: Any, **k: Any) -> Any: return self.inner.chat_sessions(*a, **k)
     def latest_sessions(self, *a: Any, **k: Any) -> Any: return self.inner.latest_sessions(*a, **k)
     def session_messages(self, *a: Any, **k: Any) -> Any: return self.inner.session_messages(*a, **k)
+    def messages_by_id(self, *a: Any, **k: Any) -> Any: return self.inner.messages_by_id(*a, **k)
     def search_messages(self, *a: Any, **k: Any) -> Any: return self.inner.search_messages(*a, **k)
     def messages_without_vector(self, *a: Any, **k: Any) -> Any: return self.inner.messages_without_vector(*a, **k)
     def put_message_vectors(self, *a: Any, **k: Any) -> Any: return self.inner.put_message_vectors(*a, **k)

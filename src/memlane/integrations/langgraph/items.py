@@ -13,6 +13,7 @@ from memlane.model.category import normalise_category
 from memlane.model.enums import MemoryType, Source
 from memlane.model.ids import deterministic_id, is_valid_user_id
 from memlane.model.record import MemoryRecord
+from memlane.model.text import strip_controls
 
 LG = "langgraph"  # the record.metadata entry a store-written record carries
 HASHED_SCOPE = "lg:"  # user scopes of namespaces whose first label is not a valid user id
@@ -86,7 +87,7 @@ def summary_source(value: dict[str, Any], max_chars: int) -> tuple[tuple[str, ..
     for path in SUMMARY_PATHS:
         text = _at(value, path)
         if isinstance(text, str) and text.strip():
-            return path, " ".join(text.split())[:max_chars]
+            return path, " ".join(strip_controls(text).split())[:max_chars]
     return None, None
 
 
@@ -118,7 +119,7 @@ def derive(value: dict[str, Any], namespace: Namespace, texts: Sequence[str], ca
            max_chars: int) -> Derived:
     _, summary = summary_source(value, max_chars)
     if summary is None:
-        summary = (texts[0] if texts else json.dumps(value, sort_keys=True, ensure_ascii=False))[:max_chars]
+        summary = strip_controls(texts[0] if texts else json.dumps(value, sort_keys=True, ensure_ascii=False))[:max_chars]
     raw_type, raw_source = value.get("type"), value.get("source")
     mtype = namespace_type(namespace) or (MemoryType(raw_type) if raw_type in TYPES else MemoryType.SEMANTIC)
     category, pinned = value.get("category"), value.get("pinned")

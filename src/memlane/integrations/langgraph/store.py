@@ -2,9 +2,10 @@
 
 How items map onto memlane records:
 
-- **User scope.** One namespace label names the memlane user: the first by default (seed-style
-  ``(user_id, "semantic")``), or the one ``user_namespace_index`` gives (LangMem's
-  ``("memories", "{user_id}")``: pass 1, or the template itself). A label that is not a valid user id
+- **User scope.** One namespace label names the memlane user (``user_label.py``). By default the
+  first (seed-style ``(user_id, "semantic")``, LangGraph's ``(user_id, "memories")``), or the second
+  after a collection label (LangMem's ``("memories", "{user_id}")``); ``user_namespace_index`` fixes
+  it (an index, or a template). A collection label or a memory type is never a user: refused. A label that is not a valid user id
   (``"my docs"``, ``"用户"``) maps to the stable scope ``lg:<sha256 prefix>``, so every namespace works
   and tenancy still holds per label. Reads are per user: a search or listing must name the user in its
   prefix, or the store is bound to one (``user_id=...``: other users' namespaces are refused), or it
@@ -65,6 +66,7 @@ from langgraph.store.base import (
 
 from memlane.engine.memory import Memory
 from memlane.integrations.langgraph import items, match, writes
+from memlane.integrations.langgraph.user_label import UserLabel, check_user_id
 from memlane.integrations.langgraph.vectors import (
     DISTANCES,
     LangChainEmbedder,
@@ -89,15 +91,18 @@ class MemlaneStore(BaseStore):
     supports_ttl = True
 
     def __init__(self, memory: Memory, *, index: IndexConfig | None = None, ttl: TTLConfig | None = None,
-                 actor: str = "langgraph", user_namespace_index: int | Sequence[str] = 0,
+                 actor: str = "langgraph", user_namespace_index: int | Sequence[str] | None = None,
                  user_id: str | None = None, cross_user: bool = False) -> None:
         """``user_namespace_index``: which namespace label names the memlane user (0: ``(user, ...)``;
         LangMem's ``("memories", "{user_id}")``: 1), or a namespace template whose ``{...}`` label marks
-        it. ``user_id`` binds the store to one user: namespaces naming another are refused, and reads
+        it; ``None`` (default) detects it (see ``user_label.py``). ``user_id`` binds the store to one user: namespaces naming another are refused, and reads
         that name no user read that one. ``cross_user=True`` opts in to reads across users
         (``search(())``, ``list_namespaces()``), which are refused otherwise."""
         self.memory, self.actor, self.cross_user = memory, actor, cross_user
-        self.user_index = items.user_position(user_namespace_index)
+        self.user_label = UserLabel(user_namespace_index)
+        self.user_index = self.user_label.fixed
+        if user_id is not None:
+            check_user_id(user_id)
         self.bound_user = None if user_id is None else items.scope_user(user_id)
         self.index_config: IndexConfig | None = None
         self.index_fields: list[str] | None = None
@@ -120,7 +125,7 @@ class MemlaneStore(BaseStore):
 
     @classmethod
     def open(cls, db: str | None = None, *, index: IndexConfig | None = None, ttl: TTLConfig | None = None,
-             user_namespace_index: int | Sequence[str] = 0, user_id: str | None = None, cross_user: bool = False,
+             user_namespace_index: int | Sequence[str] | None = None, user_id: str | None = None, cross_user: bool = False,
              **memory_kwargs: Any) -> MemlaneStore:
         """A store over a new :class:`Memory` on ``db``; with ``index["embed"]`` that model embeds. The
         scope options are the constructor's."""
@@ -189,13 +194,9 @@ class MemlaneStore(BaseStore):
 
     # --- tenancy ------------------------------------------------------------------------------
     def user_of(self, namespace: Sequence[str]) -> str:
-        """The memlane user an item's namespace names (at :attr:`user_index`), checked against the
+        """The memlane user an item's namespace names (see :class:`UserLabel`), checked against the
         store's bound user."""
-        if len(namespace) <= self.user_index:
-            raise InvalidNamespaceError(
-                f"namespace {tuple(namespace)!r} has no user label: this store reads the user from label "
-                f"{self.user_index} (user_namespace_index)")
-        user = items.scope_user(namespace[self.user_index])
+        user = items.scope_user(self.user_label.label(namespace))
         if self.bound_user is not None and user != self.bound_user:
             raise InvalidNamespaceError(
                 f"this store acts for user {self.bound_user!r}; namespace {tuple(namespace)!r} names another user")
@@ -204,13 +205,13 @@ class MemlaneStore(BaseStore):
     def _users(self, prefix: Sequence[str]) -> list[str]:
         """The users a search or listing under ``prefix`` reads: the one the prefix names, else the
         bound user, else every user, only with ``cross_user=True``."""
-        if len(prefix) > self.user_index and prefix[self.user_index] != "*":
+        if self.user_label.named(prefix):
             return [self.user_of(prefix)]
         if self.bound_user is not None:
             return [self.bound_user]
         if not self.cross_user:
             raise InvalidNamespaceError(
-                f"this read names no user: give the user at namespace label {self.user_index}, open the store "
+                f"this read names no user: give the user {self.user_label.describe()}, open the store "
                 "for one user (user_id=...), or opt in to reads across users with cross_user=True")
         return self.backend.list_users()
 

@@ -367,6 +367,10 @@ class PostgresBackend(Backend):
         with self._connection() as conn:
             return sessions.session_messages(conn, user_id, session_id, limit)
 
+    def messages_by_id(self, user_id: str, ids: Sequence[str]) -> builtins.list[SessionMessage]:
+        with self._connection() as conn:
+            return sessions.messages_by_id(conn, user_id, ids)
+
     def search_messages(self, user_id: str, *, text: str, vector: Sequence[float] | None, embedder: str,
                         chat_id: str | None = None, limit: int = 20) -> builtins.list[MessageHit]:
         with self._connection() as conn:

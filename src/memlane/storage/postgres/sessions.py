@@ -72,6 +72,13 @@ def session_messages(conn: psycopg.Connection[Any], user_id: str, session_id: st
     return [SessionMessage.model_validate(r) for r in rows]
 
 
+def messages_by_id(conn: psycopg.Connection[Any], user_id: str, ids: Sequence[str]) -> list[SessionMessage]:
+    with conn.cursor(row_factory=dict_row) as cur:
+        rows = cur.execute(f"SELECT {M_COLS} FROM messages WHERE user_id = %s AND id = ANY(%s)",
+                           (user_id, list(ids))).fetchall()
+    return [SessionMessage.model_validate(r) for r in rows]
+
+
 def search_messages(conn: psycopg.Connection[Any], user_id: str, text: str, vector: Sequence[float] | None,
                     embedder: str, chat_id: str | None, limit: int) -> list[MessageHit]:
     chat, chat_args = (" AND m.chat_id = %s", (chat_id,)) if chat_id is not None else ("", ())

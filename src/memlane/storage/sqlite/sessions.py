@@ -127,3 +127,12 @@ class SqliteSessionsMixin:
         rows = self._rows(f"SELECT {M_COLS} FROM messages WHERE user_id = ? AND session_id = ? "
                           "ORDER BY at, rowid LIMIT ?", (user_id, session_id, limit))
         return [_message(r) for r in rows]
+
+    def messages_by_id(self, user_id: str, ids: Sequence[str]) -> builtins.list[SessionMessage]:
+        found: builtins.list[SessionMessage] = []
+        for start in range(0, len(ids), 500):
+            chunk = ids[start:start + 500]
+            found += [_message(r) for r in self._rows(
+                f"SELECT {M_COLS} FROM messages WHERE user_id = ? AND id IN ({', '.join('?' for _ in chunk)})",
+                (user_id, *chunk))]
+        return found
