@@ -15,8 +15,8 @@ from memlane.training.extraction_eval import Proposal, score
 DATA = Path(__file__).resolve().parents[1] / "data" / "extraction"
 
 
-def _key(text: str) -> str:
-    return " ".join(text.lower().split())
+def _key(assistant: str, message: str) -> tuple[str, str]:
+    return assistant.lower().strip(), " ".join(message.lower().split())
 
 
 def test_every_split_reads_and_training_has_every_kind() -> None:
@@ -30,8 +30,8 @@ def test_every_split_reads_and_training_has_every_kind() -> None:
 
 @pytest.mark.parametrize("part", ["dev", "blind"])
 def test_no_held_out_message_is_in_the_training_data(part: str) -> None:
-    train = {_key(r.message) for r in read_messages([DATA / "train"])}
-    leaked = [r.id for r in read_messages([DATA / part]) if _key(r.message) in train]
+    train = {_key(r.assistant, r.message) for r in read_messages([DATA / "train"])}
+    leaked = [r.id for r in read_messages([DATA / part]) if _key(r.assistant, r.message) in train]
     assert not leaked, f"{part}: {len(leaked)} messages also in training: {leaked[:5]}"
 
 
