@@ -132,7 +132,8 @@ def test_a_failed_extraction_keeps_the_turn_until_a_worker_forms_it(db: str, fai
 
     # the model works again; a restarted process finds the turn and forms the memory
     fixed = ScriptedTransportLLM([extraction_json("User lives in Lisbon.", category="Personal")])
-    with open_memory(db, fixed, **settings) as again:
+    # no background worker: a retried job wakes it, and this thread drains the queue itself
+    with open_memory(db, fixed, **settings, worker=False) as again:
         if recovery == "parked-then-retried":
             again.retry_job(turn.id)
             assert again.process_jobs() == 2  # the turn, then its candidate
@@ -165,7 +166,7 @@ def test_an_extractor_failure_parks_the_turn_instead_of_storing_nothing(db: str)
         assert turn.payload["messages"][0]["content"] == "I live in Lisbon."
         [error] = log.of("memory.error")
         assert error.data["code"] == "job_failed" and error.data["job"] == turn.id
-    with open_memory(db, RulesLLM()) as fixed:  # the extractor is fixed: the kept turn forms its memory
+    with open_memory(db, RulesLLM(), worker=False) as fixed:  # the extractor is fixed: the kept turn forms its memory
         fixed.retry_job(turn.id)
         assert fixed.process_jobs() == 2
         assert [r.summary for r in fixed.list(user_id=U)] == ["User lives in Lisbon."]

@@ -189,7 +189,9 @@ def messages(value: Any, at: datetime) -> list[ChatMessage]:
             err = exc.errors()[0]
             where = "".join(f".{part}" for part in err["loc"] if isinstance(part, str))
             raise ValidationError(f"messages[{n}]{where}: {err['msg']} (need role and content)") from None
-        name = None if msg.name is None else text(f"messages[{n}].name", msg.name).strip() or None  # a display name
+        name = None if msg.name is None else text(f"messages[{n}].name", msg.name).strip()  # a display name
+        if name == "":
+            raise ValidationError(f"messages[{n}].name must be visible text, or left out for no sender name")
         msg = msg.model_copy(update={"content": text(f"messages[{n}].content", msg.content), "name": name})
         if not msg.content.strip():
             raise ValidationError(f"messages[{n}].content is empty")

@@ -7,8 +7,12 @@ these helpers, so an assistant cannot take another user's text for something its
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from memlane.model.ids import GLOBAL_USER
-from memlane.model.record import MemoryRecord
+
+if TYPE_CHECKING:  # the CLI's help must not import the record model (tests/test_cli_first_hour.py)
+    from memlane.model.record import MemoryRecord
 
 OPERATOR = "the operator"  # how a global memory's owner is named to the users it reaches
 

@@ -18,13 +18,16 @@ from memlane.formation.events import EVENT_TYPES
 from memlane.model.invalid import field_errors, field_name
 from memlane.server.auth import USER_PATTERN
 from memlane.server.errors import error_response
-from memlane.server.fields import HAS_LETTER, HAS_TEXT, INSTANT_SCHEMA, NO_NUL, PATH_ID, PATH_NAME
+from memlane.server.fields import HAS_LETTER, HAS_TEXT, ID_TEXT, INSTANT_SCHEMA, KEY_TEXT, NO_NUL, PATH_ID, PATH_NAME
 from memlane.server.routes_events import TYPES_PATTERN
 
 PATTERN_HELP = {  # every pattern of the OpenAPI document (tests/test_server_error_messages.py checks)
     NO_NUL: "must not contain NUL characters",
     HAS_TEXT: "must contain visible text (not only whitespace) and no NUL characters",
     HAS_LETTER: "must contain a letter or digit and no NUL characters",
+    ID_TEXT: "must contain visible text and no control characters (tab and newline aside)",
+    KEY_TEXT: "must contain visible text (zero-width characters do not count) and no control characters "
+              "(tab and newline aside)",
     PATH_ID: "must contain a visible character, and no control characters or %",
     PATH_NAME: "must contain a letter or digit, and no control characters or %",
     USER_PATTERN: "must be a user id: 1-128 letters, digits or _ . : @ -, starting with a letter or digit",

@@ -19,6 +19,7 @@ def seed_everything(seed: int, threads: int) -> None:
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
     torch.use_deterministic_algorithms(True, warn_only=True)
+    torch.set_grad_enabled(True)  # whatever an earlier caller in this process set
 
 
 def optimiser_for(network: Any, *, learning_rate: float, weight_decay: float, warmup_share: float,

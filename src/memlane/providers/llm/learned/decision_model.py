@@ -117,7 +117,6 @@ class DecisionModel:
     def _load(self) -> tuple[Any, Any]:
         with self._lock:
             if self._loaded is None:
-                import torch
                 from safetensors.torch import load_file
 
                 network = build_network(len(self.card.labels), pretrained=False)
@@ -129,8 +128,7 @@ class DecisionModel:
                                                               strict=False)
                 if unexpected or any(not k.startswith(FROZEN_PREFIX) for k in missing):
                     raise ProviderError(f"decision weights in {self.directory} do not fit the bundled encoder")
-                network.eval()
-                torch.set_grad_enabled(False)
+                network.eval()  # (scoring runs under torch.inference_mode; grad mode stays the caller's)
                 self._loaded = (load_tokenizer(), network)
             return self._loaded
 

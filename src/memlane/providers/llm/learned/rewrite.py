@@ -18,6 +18,7 @@ from memlane.providers.llm.rules.text import clean, expand_contractions, strip_f
 
 _HAS_SUBJECT = re.compile(r"(?:I|we|my|our|me)\b", re.IGNORECASE)
 _TRAILING = re.compile(r"[\s,;:.!?-]+$")
+_LONE_PRONOUN = re.compile(r"(?:I|me|we|us|you|it|he|she|they|them)", re.IGNORECASE)  # says nothing alone
 _VERBS = frozenset(["have", "love", "like", "hate", "work", "live", "go", "need", "want", "play", "take", "use", "eat", "drink", "run", "do", "make", "get", "feel", "think", "study", "teach", "prefer", "own", "drive", "ride", "coach", "volunteer", "train", "start", "quit", "teach", "speak", "write", "read", "cook", "walk", "swim", "cycle", "attend", "care", "look", "keep", "rent", "share", "visit"])
 _LEAD_PRONOUN = re.compile(r"^(?:(?P<nom>he|she|they)|(?P<pos>his|her|their))\b\s*", re.IGNORECASE)
 # "my son Finn", "our youngest", "my husband Yusuf": a person of the user's the message named
@@ -55,7 +56,7 @@ def summary_of(span: str, kind: str, before: str = "", names: Mapping[str, str] 
     """The memory's text for a span of ``kind``; ``before`` is the message up to the span, ``names`` the
     people the user's memories name (:func:`known_names`)."""
     text = _tidy(span)
-    if not text:
+    if not text or _LONE_PRONOUN.fullmatch(text):
         return ""
     name = text.split(" ", 1)[0]
     if names and name in names:
