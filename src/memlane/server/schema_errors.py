@@ -18,7 +18,16 @@ from memlane.formation.events import EVENT_TYPES
 from memlane.model.invalid import field_errors, field_name
 from memlane.server.auth import USER_PATTERN
 from memlane.server.errors import error_response
-from memlane.server.fields import HAS_LETTER, HAS_TEXT, ID_TEXT, INSTANT_SCHEMA, KEY_TEXT, NO_NUL, PATH_ID, PATH_NAME
+from memlane.server.fields import (
+    HAS_LETTER,
+    HAS_TEXT,
+    ID_TEXT,
+    INSTANT_SCHEMA,
+    KEY_TEXT,
+    NO_NUL,
+    PATH_ID,
+    PATH_NAME,
+)
 from memlane.server.routes_events import TYPES_PATTERN
 
 PATTERN_HELP = {  # every pattern of the OpenAPI document (tests/test_server_error_messages.py checks)
