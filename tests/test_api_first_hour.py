@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
@@ -14,14 +13,12 @@ from memlane import AsyncMemory, Memory
 from memlane.model.config import Settings
 from memlane.model.errors import NotFoundError
 from memlane.providers.embed.hash import HashEmbedder
+from tests.scripted_chat_server import Reply, ScriptedChatServer, openai_llm
 from tests.scripted_upstream import running_memlane
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def mem(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Memory]:
-    location = (
-        str(tmp_path / "s.db") if request.param == "sqlite" else request.getfixturevalue("postgres_url")
-    )
+@pytest.fixture
+def mem(location: str) -> Iterator[Memory]:
     m = Memory(location, embedder=HashEmbedder(64), settings=Settings(db=location))
     yield m
     m.close()
@@ -103,3 +100,27 @@ def test_async_outcomes_of_facts(mem: Memory) -> None:
         return [o.action for o in await amem.outcomes(jobs, user_id="maya")]
 
     assert asyncio.run(facts()) == ["create"]
+
+
+def test_facts_waited_for_while_the_llm_is_down_say_pending(
+    location: str, server: ScriptedChatServer
+) -> None:
+    """The decision needs the model (a stored neighbour to judge against) and the model answers 503: the
+    answer is 202 pending, each fact's decision its job's status, and nothing is written until it recovers."""
+    server.otherwise = lambda _: Reply(None, 503)
+    settings = Settings(db=location, worker=False, wait_timeout_s=5)
+    with Memory(location, embedder=HashEmbedder(64), llm=openai_llm(server), settings=settings) as m:
+        kept = m.put("User plays the cello in an orchestra.", user_id="maya")
+        with running_memlane(m) as base:
+            r = httpx.post(
+                f"{base}/v1/memory/facts",
+                headers={"X-Memlane-User": "maya"},
+                timeout=30,
+                json={"facts": [{"summary": "User plays the cello in a string quartet."}], "wait": True},
+            )
+        assert r.status_code == 202, r.text
+        body = r.json()
+        assert body["pending"] is True and body["reason"]["code"] == "llm_unavailable", body
+        assert [(d["action"], d["memory_id"]) for d in body["decisions"]] == [("pending", None)]
+        assert server.requests, "the decision asked the model"
+        assert [rec.id for rec in m.list(user_id="maya")] == [kept.id]
