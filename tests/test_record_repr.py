@@ -96,3 +96,16 @@ def test_candidates_jobs_and_proposals_print_short(mem: Memory) -> None:
     assert len(shown) < 400, shown
     assert "field='city'" in shown and "status='pending'" in shown
     assert "current='User lives in Lisbon.'" in shown and "proposed='User lives in Porto.'" in shown
+
+
+def test_a_context_block_and_a_recorded_message_print_short(mem: Memory) -> None:
+    for summary in (LONG, "User lives in Porto.", "User's dog Luna is 4 years old."):
+        mem.put(summary, user_id="maya")
+    block = mem.context("where does the user sit on flights?", user_id="maya", thread_id="t1")
+    shown = repr(block)
+    assert shown.startswith("ContextBlock(text=") and len(shown) < 200, shown
+    assert f"tokens={block.tokens}" in shown and block.semantic and "SearchHit" not in shown
+    assert "aisle" in block.text  # the whole block is there to send
+    said = mem.record_message(LONG, user_id="maya", chat_id="trip", sender="Maya")
+    assert len(repr(said)) < 260 and "sender='Maya'" in repr(said) and "…'" in repr(said), repr(said)
+    assert said.text == LONG
