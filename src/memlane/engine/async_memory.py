@@ -36,6 +36,9 @@ class AsyncMemory:
     async def add_facts(self, facts: Any, **kw: Any) -> builtins.list[Candidate]:
         return await self._run(self.sync.add_facts, facts, **kw)
 
+    async def add_fact_jobs(self, facts: Any, **kw: Any) -> tuple[builtins.list[str], builtins.list[Candidate]]:
+        return await self._run(self.sync.add_fact_jobs, facts, **kw)
+
     async def context(self, query: str, **kw: Any) -> ContextBlock:
         return await self._run(self.sync.context, query, **kw)
 
@@ -99,8 +102,8 @@ class AsyncMemory:
     async def pending(self, job_ids: Any, **kw: Any) -> Pending | None:
         return await self._run(self.sync.pending, job_ids, **kw)
 
-    async def outcomes(self, turn_id: str, **kw: Any) -> builtins.list[Outcome]:
-        return await self._run(self.sync.outcomes, turn_id, **kw)
+    async def outcomes(self, job_ids: Any, **kw: Any) -> builtins.list[Outcome]:
+        return await self._run(self.sync.outcomes, job_ids, **kw)
 
     async def history(self, memory_id: str, **kw: Any) -> builtins.list[HistoryEntry]:
         return await self._run(self.sync.history, memory_id, **kw)

@@ -11,6 +11,7 @@ from typing import Any
 from memlane.engine import validate as v
 from memlane.engine.bounded import run_bounded
 from memlane.engine.worker import Worker
+from memlane.formation.hotpath import CANDIDATE
 from memlane.formation.pending import pending as pending_of
 from memlane.formation.pipeline import Formation
 from memlane.lifecycle.runner import Lifecycle
@@ -147,25 +148,25 @@ class FormationAPI:
             self._wake_worker()
         return job_id
 
-    def outcomes(self, turn_id: str, *, user_id: str) -> builtins.list[Outcome]:
-        """What formation did with each candidate of the turn (so far): the action and the memory."""
+    def outcomes(self, job_ids: str | Sequence[str], *, user_id: str) -> builtins.list[Outcome]:
+        """What formation did (so far) with each candidate, the action and the memory: of a turn (the id
+        :meth:`add_turn` returns) or of facts (the ids :meth:`add_fact_jobs` returns); one id or several."""
         user = v.user_id(user_id)
-        turn = self.backend.get_jobs(user, [turn_id])
-        if not turn:
-            raise NotFoundError(f"no turn {turn_id!r} for user {user!r}")
-        ids = turn[0].payload.get("candidate_jobs", []) if turn[0].status is JobStatus.DONE else []
-        jobs = {j.id: j for j in self.backend.get_jobs(user, ids)}
-        out: builtins.list[Outcome] = []
-        for jid in ids:
-            job = jobs.get(jid)
-            if job is None:
-                continue
-            done = job.status is JobStatus.DONE
-            summary = (job.payload.get("candidate") or {}).get("summary", "")
-            out.append(Outcome(job_id=jid, summary=job.payload.get("summary", summary),
-                               action=job.payload.get("action", "done") if done else job.status.value,
-                               memory_id=job.payload.get("memory_id") if done else None))
-        return out
+        asked = [job_ids] if isinstance(job_ids, str) else list(job_ids)
+        found = {j.id: j for j in self.backend.get_jobs(user, asked)}
+        missing = [i for i in asked if i not in found]
+        if missing:
+            raise NotFoundError(f"no turn or fact job {missing[0]!r} for user {user!r}")
+        ids: builtins.list[str] = []
+        for jid in asked:  # a fact is its own candidate; a turn (or capture) names the candidates it made
+            job = found[jid]
+            if job.kind == CANDIDATE:
+                ids.append(jid)
+            elif job.status is JobStatus.DONE:
+                ids.extend(job.payload.get("candidate_jobs", []))
+        made = [i for i in ids if i not in found]
+        jobs = {**found, **{j.id: j for j in self.backend.get_jobs(user, made)}} if made else found
+        return [_outcome(jobs[jid]) for jid in ids if jid in jobs]
 
     def add_facts(
         self,
@@ -265,3 +266,11 @@ class FormationAPI:
             self._wake_worker()
         return ids
 
+
+def _outcome(job: Job) -> Outcome:
+    """A candidate job as the caller sees it: the decision once done, else the job's status."""
+    done = job.status is JobStatus.DONE
+    summary = (job.payload.get("candidate") or {}).get("summary", "")
+    return Outcome(job_id=job.id, summary=job.payload.get("summary", summary),
+                   action=job.payload.get("action", "done") if done else job.status.value,
+                   memory_id=job.payload.get("memory_id") if done else None)

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from memlane.model.brief import brief, cut
 from memlane.model.enums import MemoryType
 
 MAX_CANDIDATES = 5  # what one extraction may propose (seed 001 §13: 1-5 candidate facts)
@@ -33,6 +34,10 @@ class Candidate(BaseModel):
     tags: list[str] = Field(default_factory=list)
     entities: list[str] = Field(default_factory=list)
     pinned: bool = False
+
+    def __repr_args__(self) -> list[tuple[str, Any]]:
+        return brief(summary=cut(self.summary), type=self.type, category=self.category, key=self.key,
+                     pinned=self.pinned or None)
 
 
 class Extraction(BaseModel):

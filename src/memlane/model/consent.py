@@ -14,9 +14,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
+from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
+from memlane.model.brief import brief, cut
 from memlane.model.candidate import Candidate
 from memlane.model.record import as_utc
 
@@ -109,6 +111,10 @@ class Proposal(BaseModel):
     @classmethod
     def _utc(cls, value: datetime | None) -> datetime | None:
         return None if value is None else as_utc(value)
+
+    def __repr_args__(self) -> list[tuple[str, Any]]:
+        return brief(id=self.id, user_id=self.user_id, field=self.field, status=self.status, current=cut(self.current),
+                     proposed=cut(self.candidate.summary), memory_id=self.memory_id, expires_at=self.expires_at)
 
     def decided(self, status: ProposalStatus, by: str, note: str | None, at: datetime) -> Proposal:
         """This proposal closed with ``status`` by ``by`` at ``at``."""

@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
+from memlane.model.brief import brief, cut
 from memlane.model.record import as_utc, utcnow
 
 
@@ -39,6 +40,10 @@ class Job(BaseModel):
     @classmethod
     def _utc(cls, value: datetime | None) -> datetime | None:
         return None if value is None else as_utc(value)
+
+    def __repr_args__(self) -> list[tuple[str, Any]]:
+        return brief(id=self.id, user_id=self.user_id, kind=self.kind, status=self.status,
+                     attempts=self.attempts or None, last_error=cut(self.last_error), created_at=self.created_at)
 
 
 class Outcome(BaseModel):

@@ -7,7 +7,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from memlane.model.brief import brief, cut
 from memlane.model.enums import HistoryEvent, MemoryState, MemoryType, Source
+
+# what a history row's ``changed`` leaves out: bookkeeping every write (or read) touches
+BOOKKEEPING = frozenset({"updated_at", "last_accessed", "last_verified_at", "access_count"})
 
 
 def utcnow() -> datetime:
@@ -80,6 +84,11 @@ class MemoryRecord(BaseModel):
         """JSON-ready dict, as stored in history rows and exports."""
         return self.model_dump(mode="json")
 
+    def __repr_args__(self) -> list[tuple[str, Any]]:
+        return brief(id=self.id, user_id=self.user_id, type=self.type, category=self.category, key=self.key,
+                     summary=cut(self.summary), state=self.state, pinned=self.pinned or None,
+                     date=self.date_iso, superseded_by=self.superseded_by)
+
 
 class HistoryEntry(BaseModel):
     """One audit row: what changed, from what to what, why and by whom."""
@@ -98,6 +107,14 @@ class HistoryEntry(BaseModel):
     @classmethod
     def _utc(cls, value: datetime) -> datetime:
         return as_utc(value)
+
+    def __repr_args__(self) -> list[tuple[str, Any]]:
+        old, new = self.old_value or {}, self.new_value or {}
+        summary, was = new.get("summary", old.get("summary")), old.get("summary")
+        changed = sorted(k for k in old.keys() & new.keys() - BOOKKEEPING if k != "summary" and old[k] != new[k])
+        return brief(event=self.event, at=self.at, actor=self.actor, reason=cut(self.reason),
+                     summary=cut(summary), was=cut(was) if new and was != summary else None,
+                     changed=changed or None)
 
 
 class ScoreBreakdown(BaseModel):
@@ -121,11 +138,20 @@ class ScoreBreakdown(BaseModel):
     weights: dict[str, float] = Field(default_factory=dict, description="The weights final was computed with")
     final: float = 0.0
 
+    def __repr_args__(self) -> list[tuple[str, Any]]:
+        """``final`` and the signals that moved it (the weights are the configured ones)."""
+        signals = self.model_dump(exclude={"weights", "final"})
+        moved = {k: v for k, v in signals.items() if v != ScoreBreakdown.model_fields[k].default}
+        return brief(final=self.final, **moved)
+
 
 class SearchHit(BaseModel):
     memory: MemoryRecord
     score: float
     breakdown: ScoreBreakdown
+
+    def __repr_args__(self) -> list[tuple[str, Any]]:
+        return brief(score=self.score, memory=self.memory)
 
 
 class Relation(BaseModel):

@@ -6,6 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from memlane.model.brief import brief, cut
 from memlane.model.jobs import Change
 from memlane.model.record import SearchHit
 from memlane.model.session import SessionMessage
@@ -28,6 +29,10 @@ class ContextBlock(BaseModel):
     tokens: int = 0  # estimated (memlane.retrieval.tokens), never above the budget
     budget_tokens: int = 0
     dropped: int = 0
+
+    def __repr_args__(self) -> list[tuple[str, Any]]:
+        return brief(text=cut(self.text), tokens=self.tokens, budget_tokens=self.budget_tokens, rev=self.rev,
+                     dropped=self.dropped or None)
 
 
 class QueryResult(BaseModel):

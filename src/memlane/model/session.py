@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from memlane.model.brief import brief, cut
 
 
 class SessionStatus(StrEnum):
@@ -34,6 +36,10 @@ class SessionMessage(BaseModel):
     text: str
     at: datetime
     ref: str | None = None  # the client's own id of the message (an import's source id), if it gave one
+
+    def __repr_args__(self) -> list[tuple[str, Any]]:
+        return brief(id=self.id, chat_id=self.chat_id, role=self.role, sender=self.sender, text=cut(self.text),
+                     at=self.at)
 
 
 class ChatSession(BaseModel):

@@ -107,7 +107,8 @@ def add_facts(body: FactsRequest, user: User, state: State, chat: ChatIdHeader =
     mem = _mem(state)
     jobs, cands = mem.add_fact_jobs(facts, user_id=user, thread_id=chat_or(body.thread_id, chat, "thread_id"),
                                     at=body.at, wait=body.wait)
-    return _formation(body.wait, mem.pending(jobs, user_id=user, waited=body.wait), candidates=cands)
+    return _formation(body.wait, mem.pending(jobs, user_id=user, waited=body.wait), candidates=cands,
+                      decisions=mem.outcomes(jobs, user_id=user) if body.wait else [])
 
 
 IdempotencyKey = Annotated[str | None, Header(

@@ -106,7 +106,8 @@ class FormationResponse(BaseModel):
     waited: bool = Field(description="True when the decisions already ran; else they run in the background.")
     turn_id: str | None = Field(None, description="The turn's job (POST /turns)")
     decisions: list[Outcome] = Field(default_factory=list, description=(
-        "With wait=true on POST /turns: what was decided for each candidate and the resulting memory id"))
+        "With wait=true (POST /turns and /facts): what was decided for each candidate and the resulting memory id; "
+        "a candidate still pending shows its job's status as the action"))
     pending: bool = Field(False, description=(
         "True while formation has not finished: it goes on in the background (the turn is kept); `reason` "
         "says why, e.g. llm_unavailable when the LLM failed and the job waits for its retry"))
