@@ -7,8 +7,9 @@ Routes: REST under ``/v1/memory`` (:mod:`routes_memory`), consent proposals unde
 (:mod:`routes_sessions`), procedures under ``/v1/memory/procedures`` (:mod:`routes_procedures`), sharing
 and ``/v1/global`` (:mod:`routes_sharing`), Server-Sent Events at ``/v1/memory/events`` (:mod:`routes_events`),
 the OpenAI-compatible chat proxy at
-``/v1/chat/completions`` and ``/v1/models`` (:mod:`routes_chat`), ``/healthz`` and ``/metrics``, and the
-memory inspector's page at ``/ui`` (:mod:`ui`).
+``/v1/chat/completions`` and ``/v1/models`` (:mod:`routes_chat`), ``/healthz`` and ``/metrics``, the
+memory inspector's page at ``/ui`` (:mod:`ui`), and the API reference at ``/docs`` and ``/redoc``
+(:mod:`api_docs`).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from memlane.engine.memory import Memory
 from memlane.model.config import Settings
 from memlane.model.errors import MemlaneError
 from memlane.server import (
+    api_docs,
     errors,
     openapi,
     routes_chat,
@@ -110,7 +112,7 @@ def create_app(memory: Memory | None = None, settings: Settings | None = None) -
                 await anyio.to_thread.run_sync(mem.close)
 
     app = FastAPI(title="memlane", version=__version__, description=DESCRIPTION, lifespan=lifespan,
-                  dependencies=[Depends(openapi.known_query)])
+                  dependencies=[Depends(openapi.known_query)], docs_url=None, redoc_url=None)
     app.state.memlane = state
     errors.install(app)
     schema_errors.install(app)
@@ -125,6 +127,7 @@ def create_app(memory: Memory | None = None, settings: Settings | None = None) -
     app.include_router(routes_sharing.router)
     app.include_router(routes_chat.router)
     ui.install(app)  # the memory inspector at /ui
+    api_docs.install(app)  # /docs and /redoc, with their assets from a package (no CDN)
 
     @app.get("/healthz", response_model=Health, tags=["service"], summary="Liveness and what is configured",
              responses=errors.error_responses(503))
