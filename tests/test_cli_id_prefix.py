@@ -37,6 +37,13 @@ def test_a_unique_prefix_works_in_every_command(tmp_path: Path) -> None:
     assert len(events) == 3 and all(
         e["memory_id"] == city["id"] for e in as_json(cli("history", prefix, "--user", USER, "--json", db=db))
     )
+    assert (
+        ok(cli("pin", prefix, "--user", USER, db=db)).stdout
+        == f"pinned {city['id']}: User lives in Lisbon.\n"
+    )
+    assert as_json(cli("get", city["id"], "--user", USER, "--json", db=db))["pinned"] is True
+    assert ok(cli("pin", prefix, "--off", "--user", USER, db=db)).stdout.startswith(f"unpinned {city['id']}:")
+    assert as_json(cli("get", city["id"], "--user", USER, "--json", db=db))["pinned"] is False
     assert ok(cli("share", prefix, "--user", USER, "--with", "sam", db=db))
     assert [k["user_id"] for k in as_json(cli("shares", prefix, "--user", USER, "--json", db=db))] == ["sam"]
     assert ok(cli("purge", prefix, "--user", USER, "--yes", db=db)).stdout == f"purged {city['id']}\n"
@@ -71,7 +78,7 @@ def test_an_ambiguous_prefix_lists_candidates_and_changes_nothing(tmp_path: Path
     common = os.path.commonprefix(ids)
     assert len(common) >= 4
     before = exported(db)
-    for command in (["get"], ["history"], ["delete"], ["restore"], ["purge", "--yes"]):
+    for command in (["get"], ["history"], ["delete"], ["pin"], ["restore"], ["purge", "--yes"]):
         line = one_error(cli(command[0], common, "--user", USER, *command[1:], db=db), 2)
         assert f"matches 7 memories of user '{USER}'" in line and "and 2 more" in line
         assert sum(i in line for i in ids) == 5 and "Give more characters" in line

@@ -1,4 +1,4 @@
-"""Memory commands: put, get, list, search, history, delete, restore, purge, users."""
+"""Memory commands: put, get, list, search, history, delete, pin, restore, purge, users."""
 
 from __future__ import annotations
 
@@ -163,6 +163,20 @@ def delete(memory_id: IdArgument, user: UserOption, db: DbOption = None, embedde
         rec = mem.delete(resolve_id(mem, user, memory_id), user_id=user, actor="cli")
     until = f" until {render.when(rec.purge_at)} UTC" if rec.purge_at else ""
     typer.echo(f"deleted {rec.id} (restorable{until}: memlane restore {rec.id} --user {user})")
+
+
+@app.command(rich_help_panel=PANEL)
+def pin(
+    memory_id: IdArgument,
+    user: UserOption,
+    off: Annotated[bool, typer.Option("--off", help="Unpin instead.")] = False,
+    db: DbOption = None,
+    embedder: EmbedderOption = None,
+) -> None:
+    """Pin a memory (it ranks higher in search and context), or unpin it with --off."""
+    with open_memory(db, embedder, must_exist=True) as mem:
+        rec = mem.update(resolve_id(mem, user, memory_id), user_id=user, actor="cli", pinned=not off)
+    typer.echo(f"{'unpinned' if off else 'pinned'} {rec.id}: {render.safe(rec.summary)}")
 
 
 @app.command(rich_help_panel=PANEL)
