@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from typer.testing import CliRunner
 
@@ -22,8 +22,8 @@ def shortest_unique_prefix(rid: str, others: list[str]) -> str:
     return rid[:size]
 
 
-def test_a_unique_prefix_works_in_every_command(tmp_path: Path) -> None:
-    db = tmp_path / "p.db"
+def test_a_unique_prefix_works_in_every_command(location: str) -> None:
+    db = cast(Path, location)  # cli() passes str(db): a SQLite file or a PostgreSQL URL
     luna = put(db, "User has a cat named Luna.", "--key", "profile:pet:luna")
     city = put(db, "User lives in Lisbon.")
     prefix = shortest_unique_prefix(city["id"], [luna["id"]])
@@ -72,8 +72,8 @@ def one_error(result: Any, code: int) -> str:
     return str(lines[0])
 
 
-def test_an_ambiguous_prefix_lists_candidates_and_changes_nothing(tmp_path: Path) -> None:
-    db = tmp_path / "a.db"
+def test_an_ambiguous_prefix_lists_candidates_and_changes_nothing(location: str) -> None:
+    db = cast(Path, location)
     ids = [put(db, f"User visited city number {n}.")["id"] for n in range(7)]  # UUIDv7: same first characters
     common = os.path.commonprefix(ids)
     assert len(common) >= 4
