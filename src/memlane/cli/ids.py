@@ -11,9 +11,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from memlane.cli.app import CliError
 from memlane.cli.render import safe
-from memlane.model.errors import NotFoundError
+from memlane.model.errors import NotFoundError, ValidationError
 
 if TYPE_CHECKING:
     from memlane.engine.memory import Memory
@@ -47,12 +46,12 @@ def _user_memories(mem: Memory, user: str) -> list[MemoryRecord]:
 def resolve_id(mem: Memory, user: str, given: str) -> str:
     """The full id ``given`` names among ``user``'s memories. A full id is returned as it is (the command
     says whether it exists, as before). Raises :class:`NotFoundError` when nothing matches and
-    :class:`CliError` when the fragment is too short or matches several memories."""
+    :class:`ValidationError` when the fragment is too short or matches several memories."""
     if FULL_ID.match(given):
         return given
     fragment, tail = _fragment(given)
     if len(fragment) < MIN_FRAGMENT:
-        raise CliError(f"id {given!r} is too short: give at least {MIN_FRAGMENT} characters of it")
+        raise ValidationError(f"id {given!r} is too short: give at least {MIN_FRAGMENT} characters of it")
     lowered = fragment.lower()
     found = [
         r
@@ -66,7 +65,7 @@ def resolve_id(mem: Memory, user: str, given: str) -> str:
     if len(found) > 1:
         shown = "; ".join(f"{r.id} ({_short(r.summary)})" for r in found[:SHOWN])
         more = f"; and {len(found) - SHOWN} more" if len(found) > SHOWN else ""
-        raise CliError(
+        raise ValidationError(
             f"id {given!r} matches {len(found)} memories of user {user!r}: {shown}{more}. "
             "Give more characters of the id."
         )
