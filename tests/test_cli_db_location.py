@@ -19,8 +19,9 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
 
 
-def put(db: str) -> tuple[int, str]:
-    result = CliRunner().invoke(app, ["put", "User likes tea.", "--user", "maya", "--db", db, "--embedder", "hash"])
+def put(db: str, *args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(app, ["put", "User likes tea.", "--user", "maya", "--db", db, "--embedder", "hash",
+                                      *args])
     return result.exit_code, result.output
 
 
@@ -54,5 +55,5 @@ def test_a_file_that_is_not_a_database_is_refused_untouched(tmp_path: Path) -> N
 
 @pytest.mark.parametrize("where", ["/proc/memlane-nope/m.db", "."])
 def test_an_unopenable_path_is_one_error_line(where: str) -> None:
-    code, out = put(where)
+    code, out = put(where, "--create-dirs")  # without it, a missing folder is refused first (test_cli_db_folder)
     assert code == 2 and "cannot open SQLite database" in one_error(out)

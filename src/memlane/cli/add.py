@@ -9,7 +9,16 @@ import typer
 from rich.text import Text
 
 from memlane.cli import render
-from memlane.cli.app import DbOption, EmbedderOption, JsonOption, UserOption, app, open_memory, print_json
+from memlane.cli.app import (
+    CreateDirsOption,
+    DbOption,
+    EmbedderOption,
+    JsonOption,
+    UserOption,
+    app,
+    open_memory,
+    print_json,
+)
 
 if TYPE_CHECKING:
     from memlane.formation.events import MemoryEvent
@@ -26,12 +35,13 @@ def add(
     user: UserOption,
     thread: Annotated[str | None, typer.Option("--thread", help="Thread (conversation) id.")] = None,
     db: DbOption = None,
+    create_dirs: CreateDirsOption = False,
     embedder: EmbedderOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Form memories from a message: extract facts, then add, merge or replace (the chat hot path)."""
     errors: list[MemoryEvent] = []
-    with open_memory(db, embedder) as mem:
+    with open_memory(db, embedder, create_dirs=create_dirs) as mem:
         unsubscribe = mem.events.subscribe(lambda e: errors.append(e) if e.type == "memory.error" else None,
                                            user_id=user)
         try:

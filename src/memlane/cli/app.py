@@ -107,7 +107,10 @@ EmbedderOption = Annotated[
                  show_default=False),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
-IdArgument = Annotated[str, typer.Argument(metavar="ID", help="Memory id.", show_default=False)]
+CreateDirsOption = Annotated[bool, typer.Option("--create-dirs", help="Create the --db file's folder if it does "
+                                                "not exist (the default folder ~/.memlane is always created).")]
+IdArgument = Annotated[str, typer.Argument(metavar="ID", help="Memory id, or a unique start of it (at least 4 "
+                                           "characters), or the tail a table shows after '…'.", show_default=False)]
 
 
 def load_settings() -> Settings:
@@ -135,18 +138,35 @@ def is_sqlite_path(location: str) -> bool:
     return backend_kind(location) == "sqlite" and location != ":memory:"
 
 
+def check_folder(location: str, *, create_dirs: bool, flag: bool) -> None:
+    """A new SQLite file's folder must exist: a mistyped ``--db`` would otherwise leave a new folder
+    tree behind. It is created for the default location (``~/.memlane``) and with ``--create-dirs``;
+    ``flag`` says whether the command offers that option (the message names it then)."""
+    from memlane.model.config import DEFAULT_HOME
+
+    folder = Path(location).expanduser().parent
+    if folder.exists() or create_dirs or folder == DEFAULT_HOME:
+        return
+    how = f"create it (mkdir -p {folder})" + (" or pass --create-dirs" if flag else "")
+    raise CliError(f"the folder {folder} does not exist (database {location}): {how}")
+
+
 @contextmanager
 def open_memory(db: str | None, embedder: str | None, *, must_exist: bool = False,
-                switch_embedder: bool = False, vectors: str | None = None) -> Iterator[Memory]:
+                switch_embedder: bool = False, vectors: str | None = None,
+                create_dirs: bool | None = None) -> Iterator[Memory]:
     """The store at ``db`` (or the configured one). ``must_exist`` keeps read commands from creating
-    an empty SQLite file at a mistyped path; ``switch_embedder`` is for ``reembed`` only; ``vectors``
-    overrides ``MEMLANE_VECTORS``."""
+    an empty SQLite file at a mistyped path; a new file's folder must exist unless it is the default
+    one or ``create_dirs`` is true (None: the command has no ``--create-dirs``); ``switch_embedder`` is
+    for ``reembed`` only; ``vectors`` overrides ``MEMLANE_VECTORS``."""
     settings = load_settings()
     if vectors is not None:
         settings = settings.model_copy(update={"vectors": vectors})
     location = db or settings.db
-    if must_exist and is_sqlite_path(location) and not Path(location).expanduser().exists():
-        raise NotFoundError(f"no memlane database at {location} (store a memory first, or pass --db)")
+    if is_sqlite_path(location) and not Path(location).expanduser().exists():
+        if must_exist:
+            raise NotFoundError(f"no memlane database at {location} (store a memory first, or pass --db)")
+        check_folder(location, create_dirs=bool(create_dirs), flag=create_dirs is not None)
     from memlane.engine.memory import Memory
 
     memory = Memory(location, embedder=embedder, settings=settings, switch_embedder=switch_embedder)

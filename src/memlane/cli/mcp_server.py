@@ -24,7 +24,8 @@ def mcp_command(
     embedder: EmbedderOption = None,
 ) -> None:
     """Serve memory tools over MCP: add_memory, search_memories, memory_query, get_context, list_memories,
-    update_memory, delete_memory, memory_history. The user is never a tool argument."""
+    update_memory, delete_memory, memory_history. The user is never a tool argument. Needs the mcp
+    extra: pip install 'memlane\\[mcp]'."""
     from memlane.cli.app import CliError, load_settings
     from memlane.engine import validate as v
     from memlane.integrations.mcp import build_server

@@ -1,4 +1,4 @@
-"""Memory commands: put, get, list, search, history, delete, restore, purge, users."""
+"""Memory commands: put, get, list, search, history, delete, pin, restore, purge, users."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import typer
 from memlane.cli import render
 from memlane.cli.app import (
     CliError,
+    CreateDirsOption,
     DbOption,
     EmbedderOption,
     IdArgument,
@@ -19,6 +20,7 @@ from memlane.cli.app import (
     open_memory,
     print_json,
 )
+from memlane.cli.ids import resolve_id
 from memlane.model.enums import MemoryState, MemoryType
 
 if TYPE_CHECKING:
@@ -62,11 +64,12 @@ def put(
     pinned: Annotated[bool, typer.Option("--pinned", help="Always rank this memory higher.")] = False,
     tag: Annotated[list[str] | None, typer.Option("--tag", help="A tag (repeat for several).")] = None,
     db: DbOption = None,
+    create_dirs: CreateDirsOption = False,
     embedder: EmbedderOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Store a memory and print it."""
-    with open_memory(db, embedder) as mem:
+    with open_memory(db, embedder, create_dirs=create_dirs) as mem:
         rec = mem.put(summary, user_id=user, type=type_, category=category, key=key, importance=importance,
                       pinned=pinned, tags=tag or None, actor="cli")
     if as_json:
@@ -80,7 +83,7 @@ def get(memory_id: IdArgument, user: UserOption, db: DbOption = None, embedder: 
         as_json: JsonOption = False) -> None:
     """Show one memory."""
     with open_memory(db, embedder, must_exist=True) as mem:
-        rec = mem.get(memory_id, user_id=user)
+        rec = mem.get(resolve_id(mem, user, memory_id), user_id=user)
     if as_json:
         print_json(rec.snapshot())
     else:
@@ -145,6 +148,7 @@ def history(memory_id: IdArgument, user: UserOption, db: DbOption = None, embedd
             as_json: JsonOption = False) -> None:
     """Show every change to a memory: event, time, actor, reason, old -> new."""
     with open_memory(db, embedder, must_exist=True) as mem:
+        memory_id = resolve_id(mem, user, memory_id)
         entries = cast("list[HistoryEntry]", mem.history(memory_id, user_id=user))
     if as_json:
         print_json([e.model_dump(mode="json") for e in entries])
@@ -156,16 +160,30 @@ def history(memory_id: IdArgument, user: UserOption, db: DbOption = None, embedd
 def delete(memory_id: IdArgument, user: UserOption, db: DbOption = None, embedder: EmbedderOption = None) -> None:
     """Soft-delete a memory (restorable until it is purged)."""
     with open_memory(db, embedder, must_exist=True) as mem:
-        rec = mem.delete(memory_id, user_id=user, actor="cli")
+        rec = mem.delete(resolve_id(mem, user, memory_id), user_id=user, actor="cli")
     until = f" until {render.when(rec.purge_at)} UTC" if rec.purge_at else ""
     typer.echo(f"deleted {rec.id} (restorable{until}: memlane restore {rec.id} --user {user})")
+
+
+@app.command(rich_help_panel=PANEL)
+def pin(
+    memory_id: IdArgument,
+    user: UserOption,
+    off: Annotated[bool, typer.Option("--off", help="Unpin instead.")] = False,
+    db: DbOption = None,
+    embedder: EmbedderOption = None,
+) -> None:
+    """Pin a memory (it ranks higher in search and context), or unpin it with --off."""
+    with open_memory(db, embedder, must_exist=True) as mem:
+        rec = mem.update(resolve_id(mem, user, memory_id), user_id=user, actor="cli", pinned=not off)
+    typer.echo(f"{'unpinned' if off else 'pinned'} {rec.id}: {render.safe(rec.summary)}")
 
 
 @app.command(rich_help_panel=PANEL)
 def restore(memory_id: IdArgument, user: UserOption, db: DbOption = None, embedder: EmbedderOption = None) -> None:
     """Bring back a soft-deleted memory."""
     with open_memory(db, embedder, must_exist=True) as mem:
-        rec = mem.restore(memory_id, user_id=user, actor="cli")
+        rec = mem.restore(resolve_id(mem, user, memory_id), user_id=user, actor="cli")
     typer.echo(f"restored {rec.id}: {render.safe(rec.summary)}")
 
 
@@ -181,6 +199,7 @@ def purge(
     if not yes:
         raise CliError("purge removes the memory for good; pass --yes to confirm")
     with open_memory(db, embedder, must_exist=True) as mem:
+        memory_id = resolve_id(mem, user, memory_id)
         mem.purge(memory_id, user_id=user, actor="cli")
     typer.echo(f"purged {memory_id}")
 

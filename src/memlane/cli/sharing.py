@@ -20,6 +20,7 @@ from memlane.cli.app import (
     open_memory,
     print_json,
 )
+from memlane.cli.ids import resolve_id
 
 if TYPE_CHECKING:
     from memlane.model.link import MemoryLink
@@ -56,6 +57,7 @@ def share(
 ) -> None:
     """Let other users see one of your memories (they can read it, never change it)."""
     with open_memory(db, embedder, must_exist=True) as mem:
+        memory_id = resolve_id(mem, user, memory_id)
         links = cast("list[MemoryLink]", mem.share(memory_id, user_id=user, with_users=with_, actor="cli"))
     _links(links, as_json, f"{memory_id} shared with")
 
@@ -72,6 +74,7 @@ def unshare(
 ) -> None:
     """Stop sharing your memory, or remove a memory shared with you from your own."""
     with open_memory(db, embedder, must_exist=True) as mem:
+        memory_id = resolve_id(mem, user, memory_id)
         links = cast("list[MemoryLink]", mem.unshare(memory_id, user_id=user, from_users=from_ or None,
                                                      actor="cli", reason=reason))
     _links(links, as_json, f"{memory_id} unshared")
@@ -82,6 +85,7 @@ def shares(memory_id: IdArgument, user: UserOption, db: DbOption = None, embedde
            as_json: JsonOption = False) -> None:
     """Whom a memory is shared with (its owner sees every link, anyone else their own)."""
     with open_memory(db, embedder, must_exist=True) as mem:
+        memory_id = resolve_id(mem, user, memory_id)
         links = cast("list[MemoryLink]", mem.shared_with(memory_id, user_id=user))
     _links(links, as_json, f"links of {memory_id}")
 
@@ -128,7 +132,7 @@ def list_global(
 
 @global_app.command("purge")
 def purge_global(
-    memory_id: IdArgument,
+    memory_id: Annotated[str, typer.Argument(metavar="ID", help="The global memory's full id.", show_default=False)],
     yes: Annotated[bool, typer.Option("--yes", help="Confirm: it is removed for every user, for good.")] = False,
     db: DbOption = None,
     embedder: EmbedderOption = None,

@@ -14,7 +14,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from memlane.cli import render
-from memlane.cli.app import CliError, DbOption, EmbedderOption, UserOption, app, open_memory
+from memlane.cli.app import CliError, CreateDirsOption, DbOption, EmbedderOption, UserOption, app, open_memory
 
 PANEL = "Transfer"
 
@@ -83,6 +83,7 @@ def import_(
                                              show_default=False)] = None,
     batch_size: Annotated[int, typer.Option(min=1, max=10_000, help="Memories embedded per batch.")] = 64,
     db: DbOption = None,
+    create_dirs: CreateDirsOption = False,
     embedder: EmbedderOption = None,
 ) -> None:
     """Import memories (re-embedded), relations, history and chat sessions from JSONL; all rows are checked
@@ -91,7 +92,7 @@ def import_(
 
     rows = read_jsonl(file)
     total = sum(1 for r in rows if isinstance(r, dict) and r.get("kind", "memory") == "memory")
-    with open_memory(db, embedder) as mem:
+    with open_memory(db, embedder, create_dirs=create_dirs) as mem:
         progress = Progress(TextColumn("importing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                             console=render.console(stderr=True), transient=True)
         with progress:

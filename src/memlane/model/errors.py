@@ -44,6 +44,11 @@ class ForbiddenError(MemlaneError):
     Nothing was changed."""
 
 
+class MissingExtraError(MemlaneError, ImportError):
+    """An optional part of memlane was asked for but its extra is not installed; the message names the
+    ``pip install 'memlane[...]'`` command. An ImportError too, for code that already catches those."""
+
+
 class BackendError(MemlaneError):
     """The storage backend failed or cannot do the operation asked of it."""
 

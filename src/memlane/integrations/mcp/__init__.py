@@ -3,10 +3,12 @@ HTTP. Needs the ``mcp`` extra: ``pip install 'memlane[mcp]'``."""
 
 from __future__ import annotations
 
+from memlane.model.errors import MissingExtraError
+
 try:
     import mcp.server.fastmcp  # noqa: F401
 except ImportError as exc:  # pragma: no cover - depends on the environment
-    raise ImportError("memlane's MCP server needs the MCP SDK: pip install 'memlane[mcp]'") from exc
+    raise MissingExtraError("memlane's MCP server needs the MCP SDK: pip install 'memlane[mcp]'") from exc
 
 from memlane.integrations.mcp.server import build_server
 
