@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from memlane.model.errors import MissingExtraError
+
 try:
     import langgraph.store.base  # noqa: F401
 except ImportError as exc:  # pragma: no cover - depends on the environment
-    raise ImportError(
+    raise MissingExtraError(
         "memlane's LangGraph integration needs LangGraph: pip install 'memlane[langgraph]'"
     ) from exc
 

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from memlane.model.errors import ProviderError, ValidationError
+from memlane.model.errors import MissingExtraError, ProviderError, ValidationError
 from memlane.providers.embed.base import Embedder
 
 try:
@@ -16,7 +16,7 @@ try:
     from botocore.config import Config
     from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError
 except ImportError as e:  # pragma: no cover - depends on the environment
-    raise ImportError("the bedrock embedder needs boto3: pip install 'memlane[aws]'") from e
+    raise MissingExtraError("the bedrock embedder needs boto3: pip install 'memlane[aws]'") from e
 
 TITAN_V2_DIMS = (256, 512, 1024)
 

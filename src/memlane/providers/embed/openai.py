@@ -6,13 +6,13 @@ import math
 import os
 from collections.abc import Sequence
 
-from memlane.model.errors import ProviderError, ValidationError
+from memlane.model.errors import MissingExtraError, ProviderError, ValidationError
 from memlane.providers.embed.base import Embedder
 
 try:
     import openai
 except ImportError as e:  # pragma: no cover - depends on the environment
-    raise ImportError("the openai embedder needs the openai SDK: pip install 'memlane[openai]'") from e
+    raise MissingExtraError("the openai embedder needs the openai SDK: pip install 'memlane[openai]'") from e
 
 # Native output size of well-known models; anything else needs ``dims``.
 KNOWN_DIMS: dict[str, int] = {

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from memlane.model.errors import BackendError, ValidationError
+from memlane.model.errors import BackendError, MissingExtraError, ValidationError
 
 try:
     from botocore.exceptions import (
@@ -16,7 +16,7 @@ try:
         ReadTimeoutError,
     )
 except ImportError as e:  # pragma: no cover - depends on the environment
-    raise ImportError("Amazon S3 Vectors needs boto3: pip install 'memlane[aws]'") from e
+    raise MissingExtraError("Amazon S3 Vectors needs boto3: pip install 'memlane[aws]'") from e
 
 AWS_ERRORS = (BotoCoreError, ClientError)  # what a boto3 call raises for AWS or transport failures
 THROTTLED = ("TooManyRequestsException", "ThrottlingException", "ServiceUnavailableException",
