@@ -4,11 +4,38 @@ a linear warmup and decay."""
 from __future__ import annotations
 
 import random
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
 
 from memlane.providers.llm.learned.decision_model import FROZEN_PREFIX
+
+
+@dataclass(frozen=True)
+class FineTuneConfig:
+    """The settings both trainings take (each subclass sets its own defaults and adds its own)."""
+
+    epochs: int = 3
+    batch_size: int = 16
+    learning_rate: float = 4e-5
+    weight_decay: float = 0.01
+    warmup_share: float = 0.1
+    seed: int = 13
+    threads: int = 2
+
+
+def epoch_record(epoch: int, losses: list[float], started: float, figures: Mapping[str, Any],
+                 log: Callable[[str], None]) -> dict[str, Any]:
+    """One epoch's loss, elapsed minutes and development figures (dataclasses with ``line()``), logged on
+    one line."""
+    record = {"epoch": epoch, "loss": float(np.mean(losses)), "minutes": round((time.monotonic() - started) / 60, 1),
+              **{name: asdict(f) for name, f in figures.items()}}
+    log(f"epoch {epoch}: loss {record['loss']:.3f}, {record['minutes']} min; "
+        + "; ".join(f"{name} {f.line()}" for name, f in figures.items()))
+    return record
 
 
 def seed_everything(seed: int, threads: int) -> None:

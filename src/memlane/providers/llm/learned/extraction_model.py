@@ -18,7 +18,12 @@ from typing import Any
 
 from memlane.model.errors import ProviderError
 from memlane.providers.llm.learned.clauses import clause_bounds
-from memlane.providers.llm.learned.decision_model import FROZEN_PREFIX, load_tokenizer, weights_dir
+from memlane.providers.llm.learned.decision_model import (
+    FROZEN_PREFIX,
+    load_frozen_embeddings,
+    load_tokenizer,
+    weights_dir,
+)
 
 KINDS = ("fact", "event", "answer_style", "other_person")
 TAGS = ("O", *(f"{edge}-{kind}" for kind in KINDS for edge in ("B", "I")))
@@ -54,7 +59,6 @@ def build_network(*, pretrained: bool = True) -> Any:
     """The bundled encoder with the three heads; with ``pretrained`` false, only the frozen embeddings are
     read from the bundled model (the rest comes from the shipped weights)."""
     import torch
-    from safetensors.torch import load_file
     from transformers import AutoConfig, AutoModel
     from transformers.utils import logging as hf_logging
 
@@ -82,12 +86,7 @@ def build_network(*, pretrained: bool = True) -> Any:
         def span_heads(self, pooled: Any) -> tuple[Any, Any]:
             return self.category(pooled), self.importance(pooled)
 
-    network = Network()
-    if not pretrained:
-        base = load_file(str(bundled_model_dir() / "model.safetensors"))
-        network.load_state_dict({f"bert.{k}": v for k, v in base.items() if f"bert.{k}".startswith(FROZEN_PREFIX)},
-                                strict=False)
-    return network
+    return Network() if pretrained else load_frozen_embeddings(Network())
 
 
 def decode(probs: Any, positions: Sequence[tuple[int, int, int]], message: str,
@@ -123,7 +122,7 @@ class ExtractionModel:
         self._keep_above: float | None = None
 
     def available(self) -> bool:
-        return (self.directory / "extraction.safetensors").exists()
+        return self._loaded is not None or (self.directory / "extraction.safetensors").exists()
 
     def _load(self) -> tuple[Any, Any]:
         with self._lock:
@@ -173,11 +172,6 @@ def read_spans(network: Any, tokenizer: Any, assistant: Sequence[str], messages:
                                      int(importance.argmax()) + 1, span.confidence))
             found.append(labelled)
     return found
-
-
-def trained_state(network: Any) -> dict[str, Any]:
-    return {k: v.detach().to("cpu").half().contiguous() for k, v in network.state_dict().items()
-            if not k.startswith(FROZEN_PREFIX)}
 
 
 def write_card(directory: Path, info: dict[str, Any], keep_above: float = KEEP_ABOVE) -> None:
