@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -60,3 +60,17 @@ def optimiser_for(network: Any, *, learning_rate: float, weight_decay: float, wa
     params = [p for p in network.parameters() if p.requires_grad]
     optimiser = torch.optim.AdamW(params, lr=learning_rate, weight_decay=weight_decay)
     return params, optimiser, get_linear_schedule_with_warmup(optimiser, int(warmup_share * steps), steps)
+
+
+def length_batches(lengths: Sequence[int], size: int, rng: random.Random) -> list[list[int]]:
+    """Shuffled batches of indices of examples of similar length (``lengths``), so little of a batch is
+    padding: the examples are shuffled, sorted by length within pools of 20 batches, and the batches shuffled."""
+    order = list(range(len(lengths)))
+    rng.shuffle(order)
+    pool = size * 20
+    out: list[list[int]] = []
+    for start in range(0, len(order), pool):
+        group = sorted(order[start:start + pool], key=lambda i: lengths[i])
+        out += [group[i:i + size] for i in range(0, len(group), size)]
+    rng.shuffle(out)
+    return out

@@ -27,7 +27,13 @@ from memlane.providers.llm.learned.decision_model import (
     trained_state,
 )
 from memlane.training.decision_data import Example
-from memlane.training.fine_tune import FineTuneConfig, epoch_record, optimiser_for, seed_everything
+from memlane.training.fine_tune import (
+    FineTuneConfig,
+    epoch_record,
+    length_batches,
+    optimiser_for,
+    seed_everything,
+)
 
 
 @dataclass(frozen=True)
@@ -86,7 +92,8 @@ def train(train_set: Sequence[Example], dev_sets: Mapping[str, Sequence[Example]
 
     seed_everything(config.seed, config.threads)
     tokenizer, network = load_tokenizer(), build_network(len(LABELS))
-    steps = config.epochs * -(-len(train_set) // config.batch_size)
+    lengths = [len(e.stored) + len(e.candidate) for e in train_set]
+    steps = config.epochs * len(length_batches(lengths, config.batch_size, random.Random(0)))
     params, optimiser, schedule = optimiser_for(network, learning_rate=config.learning_rate,
                                                 weight_decay=config.weight_decay,
                                                 warmup_share=config.warmup_share, steps=steps)
@@ -94,15 +101,13 @@ def train(train_set: Sequence[Example], dev_sets: Mapping[str, Sequence[Example]
     # every label weighs the same in the loss, however many examples it has
     weights = torch.tensor(len(train_set) / (len(LABELS) * np.maximum(counts, 1)), dtype=torch.float32)
     loss_of = torch.nn.CrossEntropyLoss(weight=weights)
-    order = list(range(len(train_set)))
     rng = random.Random(config.seed)
     started, history = time.monotonic(), []
     for epoch in range(1, config.epochs + 1):
         network.train()
-        rng.shuffle(order)
         losses = []
-        for start in range(0, len(order), config.batch_size):
-            chunk = [train_set[i] for i in order[start:start + config.batch_size]]
+        for indices in length_batches(lengths, config.batch_size, rng):
+            chunk = [train_set[i] for i in indices]
             texts = [model_input(e.stored, e.candidate) for e in chunk]
             batch = tokenizer([a for a, _ in texts], [b for _, b in texts], padding=True, truncation=True,
                               max_length=MAX_LENGTH, return_tensors="pt")

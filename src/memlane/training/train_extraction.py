@@ -29,7 +29,13 @@ from memlane.providers.llm.learned.extraction_model import (
 from memlane.providers.llm.learned.rewrite import summary_of
 from memlane.training.extraction_data import LabelledMessage
 from memlane.training.extraction_eval import ExtractionScores, Proposal, score
-from memlane.training.fine_tune import FineTuneConfig, epoch_record, optimiser_for, seed_everything
+from memlane.training.fine_tune import (
+    FineTuneConfig,
+    epoch_record,
+    length_batches,
+    optimiser_for,
+    seed_everything,
+)
 
 
 @dataclass(frozen=True)
@@ -101,7 +107,8 @@ def train(train_set: Sequence[LabelledMessage], dev_sets: Mapping[str, Sequence[
 
     seed_everything(config.seed, config.threads)
     tokenizer, network = load_tokenizer(), build_network()
-    steps = config.epochs * len(batches(train_set, config.batch_size, random.Random(0)))
+    lengths = [len(r.assistant) + len(r.message) for r in train_set]
+    steps = config.epochs * len(length_batches(lengths, config.batch_size, random.Random(0)))
     params, optimiser, schedule = optimiser_for(network, learning_rate=config.learning_rate,
                                                 weight_decay=config.weight_decay,
                                                 warmup_share=config.warmup_share, steps=steps)
@@ -111,7 +118,7 @@ def train(train_set: Sequence[LabelledMessage], dev_sets: Mapping[str, Sequence[
     for epoch in range(1, config.epochs + 1):
         network.train()
         losses = []
-        for batch_rows in batches(train_set, config.batch_size, rng):
+        for batch_rows in length_batches(lengths, config.batch_size, rng):
             chunk = [train_set[i] for i in batch_rows]
             batch = encode(tokenizer, [r.assistant for r in chunk], [r.message for r in chunk])
             targets, pooled = token_targets(batch, chunk)
@@ -139,16 +146,3 @@ def train(train_set: Sequence[LabelledMessage], dev_sets: Mapping[str, Sequence[
             save_file(trained_state(network), str(out / "extraction.safetensors"))
             write_card(out, info)
     return info
-
-
-def batches(rows: Sequence[LabelledMessage], size: int, rng: random.Random) -> list[list[int]]:
-    """Shuffled batches of messages of similar length, so little of a batch is padding."""
-    order = list(range(len(rows)))
-    rng.shuffle(order)
-    pool = size * 20
-    out: list[list[int]] = []
-    for start in range(0, len(order), pool):
-        group = sorted(order[start:start + pool], key=lambda i: len(rows[i].assistant) + len(rows[i].message))
-        out += [group[i:i + size] for i in range(0, len(group), size)]
-    rng.shuffle(out)
-    return out
