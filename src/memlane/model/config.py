@@ -81,6 +81,9 @@ class Settings(BaseSettings):
     # the learned provider's decision model: a folder with decision.safetensors and decision.json
     # (``memlane train decisions --out``); None: the weights shipped in the package
     decision_model_dir: str | None = Field(None, validation_alias=_alias("MEMLANE_DECISION_MODEL_DIR"))
+    # openai / bedrock: the decision model answers a pair first when its verdict is at least this probable,
+    # and the LLM judges only the rest (providers/llm/first_stage.py); None: the LLM judges every pair
+    llm_first_stage: float | None = Field(None, ge=0.5, le=1.0, validation_alias=_alias("MEMLANE_LLM_FIRST_STAGE"))
     memory_tiny_llm_model_id: str = Field(
         "amazon.nova-micro-v1:0", validation_alias=_alias("MEMORY_TINY_LLM_MODEL_ID")
     )

@@ -54,7 +54,16 @@ def llm_from_settings(settings: Settings) -> MemoryLLM:
             "model": settings.llm_model or settings.memory_tiny_llm_model_id,
             "region": settings.aws_region,
         }
-    return get_llm(settings.llm, **options)
+    llm = get_llm(settings.llm, **options)
+    if settings.llm_first_stage is not None and hasattr(llm, "first_stage"):  # a model judge (openai, bedrock)
+        from pathlib import Path
+
+        from memlane.providers.llm.first_stage import FirstStage
+        from memlane.providers.llm.learned.decision_model import shared_model
+
+        model = shared_model(Path(settings.decision_model_dir) if settings.decision_model_dir else None)
+        llm.first_stage = FirstStage(model, settings.llm_first_stage)
+    return llm
 
 
 def summary_llm_from_settings(settings: Settings) -> MemoryLLM | None:

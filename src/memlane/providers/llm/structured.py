@@ -12,7 +12,7 @@ import copy
 import re
 from abc import abstractmethod
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 from pydantic import ValidationError as PydanticValidationError
@@ -43,6 +43,9 @@ from memlane.providers.llm.prompts import (
     SESSION_V1,
 )
 
+if TYPE_CHECKING:
+    from memlane.providers.llm.first_stage import FirstStage
+
 MAX_CANDIDATE_CHARS = 280
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]?(?=\s|$)")
 _NUMBER = re.compile(r"\d+(?:[.,:/-]\d+)*")
@@ -56,6 +59,7 @@ class StructuredLLM(MemoryLLM):
     """``extract`` / ``same_fact`` / ``classify_conflict`` over a JSON-schema-constrained model."""
 
     model: str
+    first_stage: FirstStage | None = None  # the decision model asked first (MEMLANE_LLM_FIRST_STAGE)
 
     def __init__(
         self, *, categories: Sequence[str] = DEFAULT_CATEGORIES, max_chars: int = MAX_CANDIDATE_CHARS
@@ -97,6 +101,8 @@ class StructuredLLM(MemoryLLM):
         return enforce_writing_constraints(self.generate(system, user, Extraction), self.max_chars)
 
     def same_fact(self, existing: str, candidate: str, category: str | None = None) -> SameFact:
+        if self.first_stage is not None and (sure := self.first_stage.sure(existing, candidate)) is not None:
+            return SameFact(same_fact=sure.relation == "redundancy", reason=sure.reason)
         system, user = SAME_FACT_V1.render(
             existing=existing,
             candidate=candidate,
@@ -107,11 +113,19 @@ class StructuredLLM(MemoryLLM):
         return self.generate(system, user, SameFact)
 
     def classify_conflict(self, existing: str, candidate: str) -> ConflictVerdict:
+        if self.first_stage is not None and (sure := self.first_stage.sure(existing, candidate)) is not None:
+            return sure
         system, user = CONFLICT_V1.render(existing=existing, candidate=candidate)
         return self.generate(system, user, ConflictVerdict)
 
     def judge(self, candidate: str, existing: Sequence[str]) -> list[ConflictVerdict]:
-        """Every stored neighbour in one call; a reply that skips or repeats one is a ProviderError."""
+        """Every stored neighbour in one call (after the first stage, when there is one)."""
+        if self.first_stage is not None:
+            return self.first_stage.judge(candidate, existing, self._judge)
+        return self._judge(candidate, existing)
+
+    def _judge(self, candidate: str, existing: Sequence[str]) -> list[ConflictVerdict]:
+        """One call; a reply that skips or repeats a memory is a ProviderError."""
         if not existing:
             return []
         stored = "\n".join(f"{i}. {text}" for i, text in enumerate(existing, 1))

@@ -19,10 +19,12 @@ from typing import Any
 
 import numpy as np
 
+from memlane.model.candidate import Relation
 from memlane.model.errors import ProviderError
 from memlane.providers.llm.learned.normalise import normalise_values
 
 LABELS = ("merge", "supersede", "create")
+RELATION: dict[str, Relation] = {"merge": "redundancy", "supersede": "contradiction", "create": "new"}  # label -> verdict
 MAX_LENGTH = 128
 FROZEN_PREFIX = "bert.embeddings."  # not trained, not shipped: read from the bundled model
 

@@ -13,13 +13,11 @@ from typing import Any
 
 import numpy as np
 
-from memlane.model.candidate import ChatMessage, ConflictVerdict, Extraction, Relation, SameFact
-from memlane.providers.llm.learned.decision_model import DecisionModel, shared_model
+from memlane.model.candidate import ChatMessage, ConflictVerdict, Extraction, SameFact
+from memlane.providers.llm.learned.decision_model import RELATION, DecisionModel, shared_model
 from memlane.providers.llm.learned.extract import extract_with
 from memlane.providers.llm.learned.extraction_model import ExtractionModel, shared_extractor
 from memlane.providers.llm.rules.llm import RulesLLM
-
-RELATION: dict[str, Relation] = {"merge": "redundancy", "supersede": "contradiction", "create": "new"}
 
 
 class LearnedLLM(RulesLLM):
