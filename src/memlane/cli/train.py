@@ -27,7 +27,7 @@ def train_decisions(
     out: Annotated[Path | None, typer.Option(
         "--out", help="Where the weights and card go [default: the package's weights folder]",
         file_okay=False, show_default=False)] = None,
-    epochs: Annotated[int, typer.Option(min=1, max=20)] = 3,
+    epochs: Annotated[int, typer.Option(min=1, max=20)] = 2,
     seed: Annotated[int, typer.Option()] = 13,
     learning_rate: Annotated[float, typer.Option(min=1e-7, max=1e-2)] = 4e-5,
     limit: Annotated[int | None, typer.Option(min=1, help="Use only the first N written pairs (a quick run).")] = None,

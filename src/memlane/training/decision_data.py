@@ -73,14 +73,17 @@ def _family_examples(pairs: Sequence[Pair], rng: random.Random, per_family: int)
 
 
 def derived_examples(pairs: Sequence[Pair], embed: Callable[[list[str]], np.ndarray], *, seed: int,
-                     unrelated_share: float = 0.15, per_family: int = 4) -> list[Example]:
-    """The written merge/create rows reversed; pairs within a family (:func:`_family_examples`); each
-    replacing candidate against a memory of another family under ``FAR`` (a word of change alone replaces
-    nothing); and ``unrelated_share`` x len(pairs) such pairs drawn at random."""
+                     unrelated_share: float = 0.15, per_family: int = 4, far_per_change: int = 2,
+                     at_most: float = 1.25) -> list[Example]:
+    """Each replacing candidate against ``far_per_change`` memories of other families under ``FAR`` (a
+    word of change replaces nothing about another attribute: "moved to Berlin" leaves "works as a
+    translator"), all kept; then, drawn with the seed up to ``at_most`` x len(pairs) in all (so training
+    stays within its time on this machine): the written merge/create rows reversed, pairs within a family
+    (:func:`_family_examples`) and ``unrelated_share`` x len(pairs) pairs far apart drawn at random."""
     rng = random.Random(seed)
-    out = [Example(p.text_b, p.text_a, LABELS.index(label_of(p)), derived=True)
-           for p in pairs if label_of(p) != "supersede"]
-    out += _family_examples(pairs, rng, per_family)
+    others = [Example(p.text_b, p.text_a, LABELS.index(label_of(p)), derived=True)
+              for p in pairs if label_of(p) != "supersede"]
+    others += _family_examples(pairs, rng, per_family)
     texts = sorted({t for p in pairs for t in (p.text_a, p.text_b)})
     index = {t: i for i, t in enumerate(texts)}
     family = {t: p.text_a for p in pairs for t in (p.text_a, p.text_b)}
@@ -95,11 +98,11 @@ def derived_examples(pairs: Sequence[Pair], embed: Callable[[list[str]], np.ndar
                 return other
         return None
 
-    for p in pairs:
-        if label_of(p) == "supersede" and (stored := far_from(p.text_b)) is not None:
-            out.append(Example(stored, p.text_b, create, derived=True))
+    changes = [Example(stored, p.text_b, create, derived=True) for p in pairs if label_of(p) == "supersede"
+               for _ in range(far_per_change) if (stored := far_from(p.text_b)) is not None]
     for _ in range(int(unrelated_share * len(pairs))):
         first = texts[rng.randrange(len(texts))]
         if (second := far_from(first)) is not None:
-            out.append(Example(first, second, create, derived=True))
-    return out
+            others.append(Example(first, second, create, derived=True))
+    room = max(0, int(at_most * len(pairs)) - len(changes))
+    return changes + (others if len(others) <= room else rng.sample(others, room))

@@ -38,6 +38,7 @@ from memlane.training.fine_tune import (
 
 @dataclass(frozen=True)
 class TrainConfig(FineTuneConfig):
+    epochs: int = 2
     unsure_below: float = 0.5
 
 
