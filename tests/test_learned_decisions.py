@@ -56,8 +56,14 @@ def learned() -> LearnedLLM:
 
 
 @pytest.mark.parametrize(("stored", "candidate", "relation"), [
-    _known_gap("User lives in Lisbon.", "User moved to Madrid last month.", "contradiction",
-               "a move said with a time of its own"),
+    ("User lives in Lisbon.", "User moved to Madrid last month.", "contradiction"),
+    ("User likes coffee.", "User hates coffee.", "contradiction"),
+    ("User has a dog.", "User has a golden retriever named Max.", "contradiction"),
+    ("User works remotely as a translator.", "User moved to Berlin.", "new"),
+    _known_gap("User is learning Japanese.", "User wants to visit Japan.", "new",
+               "another fact about the same topic read as the same fact"),
+    _known_gap("User lives in a rented house in Durban North.", "User's landlord, Mr Pillay, has moved to Ballito.",
+               "new", "someone else's move read as the user's"),
     ("User's daughter Ines is 6.", "Ines, the user's daughter, just turned seven.", "contradiction"),
     ("User is vegetarian.", "User eats meat again these days.", "contradiction"),
     ("User's monthly rent is $1,850.", "The user pays 1850 dollars a month in rent.", "redundancy"),

@@ -13,6 +13,7 @@ from memlane.model.config import Settings
 from memlane.model.errors import ValidationError
 from memlane.providers.llm.first_stage import FirstStage
 from memlane.providers.llm.learned.decision_model import shared_model
+from memlane.providers.llm.openai import OpenAILLM
 from memlane.providers.llm.registry import llm_from_settings
 from tests.scripted_chat_server import ScriptedChatServer, openai_llm
 
@@ -28,7 +29,7 @@ def test_a_confident_verdict_makes_no_llm_call(server: ScriptedChatServer) -> No
     llm = openai_llm(server)
     llm.first_stage = FirstStage(shared_model(), _top(STORED, CANDIDATE))
     verdict = llm.classify_conflict(STORED, CANDIDATE)
-    assert verdict.reason.startswith("decision model (first stage)")
+    assert (verdict.reason or "").startswith("decision model (first stage)")
     assert llm.judge(CANDIDATE, [STORED])[0].relation == verdict.relation
     assert server.requests == []
     assert (llm.first_stage.decided_pairs, llm.first_stage.saved_calls, llm.first_stage.calls) == (2, 2, 0)
@@ -46,7 +47,7 @@ def test_an_unsure_pair_goes_to_the_llm_alone_in_one_call(server: ScriptedChatSe
     server.reply({"judgements": [{"index": 1, "reasoning": "the same city", "relation": "redundancy"}]})
     verdicts = llm.judge(CANDIDATE, [OTHER, STORED])
     assert [v.relation for v in verdicts][1] == "redundancy"
-    assert verdicts[0].reason.startswith("decision model (first stage)")
+    assert (verdicts[0].reason or "").startswith("decision model (first stage)")
     [request] = server.requests
     user = request["json"]["messages"][1]["content"]
     assert "1. User lives in Lisbon." in user and "cello" not in user  # only the unsure memory is asked
@@ -56,14 +57,15 @@ def test_an_unsure_pair_goes_to_the_llm_alone_in_one_call(server: ScriptedChatSe
 def test_same_fact_is_answered_by_a_confident_model(server: ScriptedChatServer) -> None:
     llm = openai_llm(server)
     llm.first_stage = FirstStage(shared_model(), _top(OTHER, CANDIDATE))
-    assert llm.same_fact(OTHER, CANDIDATE).reason.startswith("decision model (first stage)")
+    assert (llm.same_fact(OTHER, CANDIDATE).reason or "").startswith("decision model (first stage)")
     assert server.requests == []
 
 
 def test_the_setting_puts_the_first_stage_in_front_of_a_model_judge_only() -> None:
     llm = llm_from_settings(Settings(llm="openai", llm_first_stage=0.97, openai_api_key="k"))
-    assert getattr(llm, "first_stage").confident == 0.97
+    assert isinstance(llm, OpenAILLM) and llm.first_stage is not None and llm.first_stage.confident == 0.97
     assert not hasattr(llm_from_settings(Settings(llm="rules", llm_first_stage=0.97)), "first_stage")
-    assert getattr(llm_from_settings(Settings(llm="openai", openai_api_key="k")), "first_stage") is None
+    plain = llm_from_settings(Settings(llm="openai", openai_api_key="k"))
+    assert isinstance(plain, OpenAILLM) and plain.first_stage is None
     with pytest.raises((ValidationError, ValueError), match="MEMLANE_LLM_FIRST_STAGE|llm_first_stage"):
         Settings(llm="openai", llm_first_stage=0.2)
