@@ -186,3 +186,28 @@ def test_the_answer_text_is_read_from_a_completion_or_its_stream() -> None:
               b'data: {"choices": [{"index": 0, "delta": {"content": "Go"}}]}\n\ndata: {"choices": [{"index": 0, ',
               b'"delta": {"content": "od call"}}, {"index": 1, "delta": {"content": "other"}}]}\n\ndata: [DONE]\n\n']
     assert streamed_text(chunks) == "Good call"
+
+
+def test_a_temporary_chat_reads_memories_but_forms_none(tmp_path: Path,
+                                                        upstream: tuple[ScriptedUpstream, str]) -> None:
+    fake, up_url = upstream
+    mem, running = serve(tmp_path, up_url, local=True)
+    mem.put("User lives in Lisbon.", user_id="maya")
+    temporary = {**OWUI, "X-OpenWebUI-Chat-Id": "temporary:3f2a"}
+    said = "I play the cello every weekend and my dog Luna is 3. Any tips for Lisbon?"
+    with running as url:
+        for stream in (False, True):
+            reply = httpx.post(f"{url}/v1/chat/completions", headers=temporary, timeout=20, json={
+                "model": MODEL, "stream": stream, "messages": [{"role": "user", "content": said}]})
+            assert reply.status_code == 200 and reply.text
+            assert reply.headers["x-memlane-mode"] == "temporary" and int(reply.headers["x-memlane-memories"]) >= 1
+            assert "Lisbon" in fake.requests[-1]["messages"][0]["content"]  # the memories were read
+        time.sleep(0.5)
+        assert [j for j in mem.jobs(user_id="maya") if not j.kind.startswith("task.")] == []
+        assert [r.summary for r in mem.list(user_id="maya")] == ["User lives in Lisbon."]
+        assert mem.sessions(user_id="maya", chat_id="temporary:3f2a") == []
+        # the same message in a kept chat is remembered
+        sdk(url, **OWUI).chat.completions.create(model=MODEL, messages=[{"role": "user", "content": said}])
+        assert {j["status"] for j in wait_jobs_done(url, "maya")} == {"done"}
+        assert any("cello" in r.summary for r in mem.list(user_id="maya"))
+    mem.close()

@@ -12,6 +12,8 @@ goes to the episodic capture (``Memory.capture_turn``, also a committed job). Wi
 recorded in the chat's session before the upstream is called, and the answer once complete
 (:mod:`memlane.server.chat_record`). Without a
 user: anonymous mode, no memory read or written. Open WebUI's own task prompts (``### Task:``) are forwarded without memory.
+A temporary chat of Open WebUI (a chat id starting ``temporary:``) reads the user's memories but forms none:
+nothing it says is committed, captured or recorded.
 """
 
 from __future__ import annotations
@@ -52,11 +54,12 @@ CHAT_RESPONSES: dict[int | str, dict[str, Any]] = {
           "content": {"application/json": {"schema": FREEFORM},
                       "text/event-stream": {"schema": SSE_EVENT}},
           "headers": {
-              "X-Memlane-Mode": {"required": True, "schema": {"enum": ["memory", "anonymous", "task"]},
-                                 "description": "memory: retrieved and formed; anonymous: no user; task: an "
+              "X-Memlane-Mode": {"required": True, "schema": {"enum": ["memory", "temporary", "anonymous", "task"]},
+                                 "description": "memory: retrieved and formed; temporary: an Open WebUI temporary "
+                                                "chat, retrieved but not formed; anonymous: no user; task: an "
                                                 "Open WebUI task prompt, forwarded without memory"},
               "X-Memlane-Memories": {"schema": {"type": "integer", "minimum": 0},
-                                     "description": "How many memories were injected (memory mode)"},
+                                     "description": "How many memories were injected (memory and temporary modes)"},
           }},
     **error_responses(400, 401, 403, 413, 422, 502, 503, 504),
     "4XX": {"description": "The upstream refused the request (its status; its body in error.details). An "
@@ -143,6 +146,9 @@ async def _relay_then_capture(state: ServerState, upstream: Upstream, reply: htt
     await _after_answer(state, user, thread, text, streamed_text(chunks), recorded_chat)
 
 
+TEMPORARY_CHAT = "temporary:"  # Open WebUI's chat id prefix for a chat it does not keep
+
+
 @router.post("/chat/completions", response_model=None, responses=CHAT_RESPONSES,
              summary="OpenAI-compatible chat completion with memory")
 async def chat_completions(body: ChatCompletionRequest, user: ChatUser, state: State,
@@ -152,15 +158,17 @@ async def chat_completions(body: ChatCompletionRequest, user: ChatUser, state: S
     if not payload.get("model") and upstream.model:
         payload["model"] = upstream.model
     messages: list[dict[str, Any]] = payload["messages"]
-    mode = "anonymous" if user is None else "task" if is_task(messages) else "memory"
+    mode = ("anonymous" if user is None else "task" if is_task(messages)
+            else "temporary" if chat_id is not None and chat_id.startswith(TEMPORARY_CHAT) else "memory")
     state.metrics.proxy.labels(mode).inc()
     headers = {"X-Memlane-Mode": mode}
-    text = last_user_text(messages).replace("\x00", "").strip() if mode == "memory" else ""  # no NUL in a store
-    if user is not None and text:
-        memories, count = await _memories(state, user, chat_id, text)
+    asked = last_user_text(messages).replace("\x00", "").strip() if mode in ("memory", "temporary") else ""
+    if user is not None and asked:
+        memories, count = await _memories(state, user, chat_id, asked)
         headers["X-Memlane-Memories"] = str(count)
         if memories:
             payload["messages"] = inject(messages, memories)
+    text = asked if mode == "memory" else ""  # what is remembered (no NUL in a store); a temporary chat: nothing
     recorded_chat = _chat_to_record(state, user, chat_id, mode)
     if user is not None and recorded_chat is not None:  # before the upstream: the user said it either way
         await _record(state, user, chat_id, functools.partial(record_request, state.memory, user, recorded_chat,
