@@ -17,6 +17,7 @@ COMMANDS = {
     "put": ["put", "User likes tea.", "--user", USER],
     "add": ["add", "I live in Lisbon.", "--user", USER],
     "import": ["import", "-"],
+    "serve": ["serve", "--port", "0", "--embedder", "hash"],  # refused before it listens
 }
 
 

@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from memlane.cli.app import DbOption, EmbedderOption, app, load_settings
+from memlane.cli.app import (
+    CreateDirsOption,
+    DbOption,
+    EmbedderOption,
+    app,
+    check_folder,
+    is_sqlite_path,
+    load_settings,
+)
 
 
 @app.command()
@@ -23,6 +32,7 @@ def serve(
     worker: Annotated[bool | None, typer.Option("--worker/--no-worker", help="Run formation jobs and the periodic "
                                                 "tasks in this process \\[default: $MEMLANE_WORKER or on]; off when "
                                                 "'memlane worker' processes do it.", show_default=False)] = None,
+    create_dirs: CreateDirsOption = False,
 ) -> None:
     """Serve memory over HTTP: REST under /v1/memory, events at /v1/memory/events, an OpenAI-compatible
     chat proxy at /v1/chat/completions, /healthz and /metrics. Refuses non-loopback addresses without
@@ -35,6 +45,8 @@ def serve(
     if worker is not None:
         changes["worker"] = worker
     settings = settings.model_copy(update=changes)
+    if is_sqlite_path(settings.db) and not Path(settings.db).expanduser().exists():
+        check_folder(settings.db, create_dirs=create_dirs, flag=True)  # before the port is taken
     host = host or settings.server_host
     check_exposure(host, settings)
     sock = bind(host, settings.server_port if port is None else port)  # before the app and its model load
