@@ -36,21 +36,21 @@ def test_a_confident_verdict_makes_no_llm_call(server: ScriptedChatServer) -> No
 
 
 def test_an_unsure_pair_goes_to_the_llm_alone_in_one_call(server: ScriptedChatServer) -> None:
-    sure, unsure = _top(OTHER, CANDIDATE), _top(STORED, CANDIDATE)
+    # of the two stored memories, the one the model is surer of is decided here, the other is asked; the
+    # threshold sits between their probabilities (a margin: a pair scored in a padded batch differs from the
+    # pair scored alone in the last digits)
+    (sure, sure_p), (unsure, unsure_p) = sorted(((m, _top(m, CANDIDATE)) for m in (OTHER, STORED)),
+                                                key=lambda item: -item[1])
+    assert sure_p - unsure_p > 2e-4, "the two pairs must differ in the model's certainty"
     llm = openai_llm(server)
-    # a threshold above the Lisbon pair's probability and under the cello pair's, when they differ (with a
-    # margin: a pair scored in a padded batch differs from the pair scored alone in the last digits)
-    threshold = unsure + 1e-4
-    if sure < threshold + 1e-4:
-        pytest.skip("the shipped model is surer of the Lisbon pair than of the unrelated one")
-    llm.first_stage = FirstStage(shared_model(), threshold)
-    server.reply({"judgements": [{"index": 1, "reasoning": "the same city", "relation": "redundancy"}]})
-    verdicts = llm.judge(CANDIDATE, [OTHER, STORED])
-    assert [v.relation for v in verdicts][1] == "redundancy"
-    assert (verdicts[0].reason or "").startswith("decision model (first stage)")
+    llm.first_stage = FirstStage(shared_model(), unsure_p + 1e-4)
+    server.reply({"judgements": [{"index": 1, "reasoning": "scripted", "relation": "redundancy"}]})
+    verdicts = dict(zip((OTHER, STORED), llm.judge(CANDIDATE, [OTHER, STORED]), strict=True))
+    assert verdicts[unsure].relation == "redundancy" and verdicts[unsure].reason == "scripted"
+    assert (verdicts[sure].reason or "").startswith("decision model (first stage)")
     [request] = server.requests
     user = request["json"]["messages"][1]["content"]
-    assert "1. User lives in Lisbon." in user and "cello" not in user  # only the unsure memory is asked
+    assert f"1. {unsure}" in user and sure not in user  # only the unsure memory is asked
     assert (llm.first_stage.decided_pairs, llm.first_stage.asked_pairs, llm.first_stage.calls) == (1, 1, 1)
 
 
