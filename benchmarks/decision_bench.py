@@ -31,18 +31,16 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args()
 
-    import torch
-
+    os.environ["OMP_NUM_THREADS"] = str(args.threads)  # read by the model's ONNX Runtime session at load
     from memlane.formation.calibrate import load_pairs
     from memlane.providers.llm.learned import LearnedLLM
     from memlane.providers.llm.rules import RulesLLM
 
-    torch.set_num_threads(args.threads)
     pairs = load_pairs(args.pairs)
     started = time.perf_counter()
     learned = LearnedLLM()
     learned.judge("User lives in Leeds.", ["User lives in York."])
-    print(f"load + first call: {(time.perf_counter() - started) * 1000:.0f} ms; torch threads {args.threads}")
+    print(f"load + first call: {(time.perf_counter() - started) * 1000:.0f} ms; threads {args.threads}")
     for name, llm in (("learned", learned), ("rules", RulesLLM())):
         for width in (1, 10):
             times = []

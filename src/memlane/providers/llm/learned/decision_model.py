@@ -3,7 +3,8 @@
 A cross-encoder fine-tuned from the bundled all-MiniLM-L6-v2 (``memlane train decisions``). Only what
 training changed ships with memlane (the transformer layers and the classifier, fp16, in
 ``weights/decision.safetensors``); the word embeddings are the bundled model's, frozen in training, so the
-package stays small. Loaded on first use, once per process.
+package stays small. It runs on ONNX Runtime (the shipped graph ``providers/graphs/decision.onnx``, no
+torch); training and its figures use torch. Loaded on first use, once per process.
 """
 
 from __future__ import annotations
@@ -22,10 +23,19 @@ import numpy as np
 from memlane.model.candidate import Relation
 from memlane.model.errors import ProviderError
 from memlane.providers.llm.learned.normalise import normalise_values
+from memlane.providers.onnx_graph import (
+    DECISION_GRAPH,
+    GraphSession,
+    batches,
+    fast_tokenizer,
+    graphs_dir,
+    read_tensors,
+)
 
 LABELS = ("merge", "supersede", "create")
 RELATION: dict[str, Relation] = {"merge": "redundancy", "supersede": "contradiction", "create": "new"}  # label -> verdict
 MAX_LENGTH = 128
+BATCH = 8  # pairs per forward pass: larger batches were slower per pair on this CPU (docs/benchmarks.md)
 FROZEN_PREFIX = "bert.embeddings."  # not trained, not shipped: read from the bundled model
 
 
@@ -112,7 +122,7 @@ class DecisionModel:
     def __init__(self, directory: Path | None = None) -> None:
         self.directory = directory or weights_dir()
         self._lock = threading.Lock()
-        self._loaded: tuple[Any, Any] | None = None
+        self._loaded: tuple[Any, GraphSession] | None = None
         self._card: ModelCard | None = None
 
     @property
@@ -124,37 +134,33 @@ class DecisionModel:
             self._card = ModelCard.read(path)
         return self._card
 
-    def _load(self) -> tuple[Any, Any]:
+    def _load(self) -> tuple[Any, GraphSession]:
         with self._lock:
             if self._loaded is None:
-                from safetensors.torch import load_file
+                from memlane.providers.embed.local import bundled_model_dir, default_threads
 
-                network = build_network(len(self.card.labels), pretrained=False)
-                try:
-                    state = load_file(str(self.directory / "decision.safetensors"))
-                except (OSError, ValueError) as exc:
-                    raise ProviderError(f"cannot read the decision weights in {self.directory}: {exc}") from exc
-                missing, unexpected = network.load_state_dict({k: v.float() for k, v in state.items()},
-                                                              strict=False)
-                if unexpected or any(not k.startswith(FROZEN_PREFIX) for k in missing):
-                    raise ProviderError(f"decision weights in {self.directory} do not fit the bundled encoder")
-                network.eval()  # (scoring runs under torch.inference_mode; grad mode stays the caller's)
-                self._loaded = (load_tokenizer(), network)
+                base = bundled_model_dir()
+                tensors = {k: v for k, v in read_tensors(base / "model.safetensors", "bert.").items()
+                           if k.startswith(FROZEN_PREFIX)}
+                tensors |= read_tensors(self.directory / "decision.safetensors")
+                session = GraphSession(graphs_dir() / DECISION_GRAPH, tensors, default_threads())
+                self._loaded = (fast_tokenizer(base, MAX_LENGTH), session)
             return self._loaded
 
     def probabilities(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
         """One row per (stored, candidate) pair: the probability of each label of :attr:`card`."""
         if not pairs:
             return np.zeros((0, len(self.card.labels)))
-        import torch
-
-        tokenizer, network = self._load()
-        firsts, seconds = zip(*(model_input(a, b) for a, b in pairs), strict=True)
-        batch = tokenizer(list(firsts), list(seconds), padding=True, truncation=True, max_length=MAX_LENGTH,
-                          return_tensors="pt")
-        with torch.inference_mode():
-            logits = network(**batch).logits
-        return torch.softmax(logits.float(), dim=-1).numpy()
+        tokenizer, session = self._load()
+        logits = np.zeros((len(pairs), len(self.card.labels)), dtype=np.float32)
+        for rows, feeds in batches(tokenizer, [model_input(a, b) for a, b in pairs], BATCH):
+            out = session.run(feeds)
+            if out.shape[1] != logits.shape[1]:
+                raise ProviderError(f"the decision weights in {self.directory} give {out.shape[1]} labels, "
+                                    f"their card {logits.shape[1]}")
+            logits[rows] = out
+        exp = np.exp(logits - logits.max(axis=1, keepdims=True))
+        return exp / exp.sum(axis=1, keepdims=True)
 
 
 _SHARED: dict[Path, DecisionModel] = {}
