@@ -254,6 +254,10 @@ class Settings(BaseSettings):
     upstream_api_key: str | None = Field(None, validation_alias=_alias("MEMLANE_UPSTREAM_API_KEY"))
     upstream_model: str | None = Field(None, validation_alias=_alias("MEMLANE_UPSTREAM_MODEL"))
     upstream_timeout_s: float = Field(120.0, gt=0, validation_alias=_alias("MEMLANE_UPSTREAM_TIMEOUT_S"))
+    # Open WebUI's FORWARD_USER_INFO_HEADER_JWT_SECRET: the chat proxy verifies the X-OpenWebUI-User-Jwt header
+    # with it and acts for the token's user (server/owui_jwt.py).
+    openwebui_jwt_secret: str | None = Field(
+        None, min_length=1, validation_alias=_alias("MEMLANE_OPENWEBUI_JWT_SECRET", "FORWARD_USER_INFO_HEADER_JWT_SECRET"))
     # Requests with a larger body are refused (413) before they are read or parsed.
     server_max_body_bytes: int = Field(1_048_576, ge=1024, validation_alias=_alias("MEMLANE_MAX_BODY_BYTES"))
 

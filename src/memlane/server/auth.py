@@ -21,6 +21,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from memlane.model.api_keys import check_api_keys
 from memlane.model.ids import is_valid_user_id
 from memlane.server.errors import ApiError
+from memlane.server.owui_jwt import JWT_HEADER, jwt_user
 
 USER_HEADER = "X-Memlane-User"
 OWUI_USER_HEADER = "X-OpenWebUI-User-Id"
@@ -122,7 +123,14 @@ async def acting_user(request: Request, who: Annotated[Principal, Depends(authen
 
 async def chat_user(request: Request, who: Annotated[Principal, Depends(authenticate)],
                     x_openwebui_user_id: OwuiUserHeader = None) -> str | None:
-    """Chat proxy: ``X-OpenWebUI-User-Id`` (documented) or ``X-Memlane-User``."""
+    """Chat proxy: ``X-OpenWebUI-User-Id`` (documented) or ``X-Memlane-User``; or Open WebUI's signed
+    ``X-OpenWebUI-User-Jwt``, verified (a plain header naming another user is refused)."""
+    token = request.headers.get(JWT_HEADER)
+    if token is not None:
+        signed = jwt_user(token, request.app.state.memlane.settings.openwebui_jwt_secret)
+        if x_openwebui_user_id not in (None, signed):
+            raise ApiError(400, "validation_error", f"{OWUI_USER_HEADER} and {JWT_HEADER} name different users")
+        x_openwebui_user_id = signed
     return _resolve(who, x_openwebui_user_id, USER_HEADER, request.headers.get(USER_HEADER))
 
 

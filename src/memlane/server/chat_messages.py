@@ -4,6 +4,7 @@ or a new one)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, model_validator
@@ -11,6 +12,10 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, model_validator
 from memlane.server.fields import check_json
 
 TASK_PREFIX = "### Task:"  # Open WebUI's own requests (titles, tags, follow-ups, queries)
+# Open WebUI's retrieval template (a file, knowledge base or web search attached): "### Task:" ... the
+# documents in <context>...</context>, in some versions the query again in <user_query>, then (or before) the
+# user's own message. Greedy up to the last </context>: no document text is ever taken for the user's.
+RETRIEVAL = re.compile(r"### Task:.*</context>\s*(?:<user_query>(?P<query>.*?)</user_query>)?", re.S)
 PREAMBLE = ("Memories about the user from earlier conversations (memlane). They may be incomplete or out "
             "of date: use the ones that help with this turn, ignore the rest, and do not mention this list "
             "unless asked.")
@@ -51,18 +56,38 @@ def text_of(message: dict[str, Any]) -> str:
     return ""
 
 
+def _retrieval(text: str) -> re.Match[str] | None:
+    match = RETRIEVAL.search(text)
+    return match if match is not None and "<context>" in match.group(0) else None
+
+
+def own_words(text: str) -> str:
+    """The user's own text of a user turn: Open WebUI's retrieval template and its documents taken off
+    (the query inside the template when nothing else is left)."""
+    match = _retrieval(text)
+    if match is None:
+        return text
+    rest = (text[:match.start()] + text[match.end():]).strip()
+    return rest or (match.group("query") or "").strip()
+
+
+def user_text_of(message: dict[str, Any]) -> str:
+    return own_words(text_of(message)).strip()
+
+
 def last_user_text(messages: list[dict[str, Any]]) -> str:
     for message in reversed(messages):
         if message.get("role") == "user":
-            return text_of(message).strip()
+            return user_text_of(message)
     return ""
 
 
 def is_task(messages: list[dict[str, Any]]) -> bool:
-    """Open WebUI's task requests start with ``### Task:`` (in the user turn, or the system prompt)."""
-    last = last_user_text(messages)
+    """Open WebUI's task requests start with ``### Task:`` (in the user turn, or the system prompt); its
+    retrieval template starts so too, but is a user's turn with documents, not a task."""
+    last = next((text_of(m).lstrip() for m in reversed(messages) if m.get("role") == "user"), "")
     system = [text_of(m).lstrip() for m in messages if m.get("role") in ("system", "developer")]
-    return last.startswith(TASK_PREFIX) or any(s.startswith(TASK_PREFIX) for s in system)
+    return any(t.startswith(TASK_PREFIX) and _retrieval(t) is None for t in [last, *system])
 
 
 def inject(messages: list[dict[str, Any]], memories: str) -> list[dict[str, Any]]:

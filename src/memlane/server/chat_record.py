@@ -17,7 +17,7 @@ from typing import Any
 
 from memlane.engine.memory import Memory
 from memlane.model.session import SessionMessage
-from memlane.server.chat_messages import text_of
+from memlane.server.chat_messages import text_of, user_text_of
 
 MAX_COMPARED = 10_000  # of a (very long) latest session, the first messages compared
 
@@ -39,7 +39,8 @@ def trailing_turn(messages: Sequence[dict[str, Any]]) -> tuple[str | None, list[
     n = len(messages)
     while n > 0 and messages[n - 1].get("role") != "assistant":
         n -= 1
-    said = [Said(clean(text_of(m)), _sender(m)) for m in messages[n:] if m.get("role") == "user" and clean(text_of(m))]
+    said = [Said(clean(user_text_of(m)), _sender(m)) for m in messages[n:]
+            if m.get("role") == "user" and clean(user_text_of(m))]
     anchor = next((clean(text_of(m)) for m in reversed(messages[:n])
                    if m.get("role") == "assistant" and clean(text_of(m))), None)
     return anchor, said

@@ -74,7 +74,7 @@ def _family_examples(pairs: Sequence[Pair], rng: random.Random, per_family: int)
 
 def derived_examples(pairs: Sequence[Pair], embed: Callable[[list[str]], np.ndarray], *, seed: int,
                      unrelated_share: float = 0.15, per_family: int = 4, far_per_change: int = 2,
-                     at_most: float = 1.25) -> list[Example]:
+                     at_most: float = 0.85) -> list[Example]:
     """Each replacing candidate against ``far_per_change`` memories of other families under ``FAR`` (a
     word of change replaces nothing about another attribute: "moved to Berlin" leaves "works as a
     translator"), all kept; then, drawn with the seed up to ``at_most`` x len(pairs) in all (so training
