@@ -50,7 +50,7 @@ def test_a_verified_token_acts_for_its_user(tmp_path: Path, upstream: tuple[Scri
     (token("another-secret-0123456789abcdef0123"), "Signature verification failed"),
     (token(exp=int(time.time()) - 3600), "has expired"),
     (token(iss="someone-else"), "Invalid issuer"),
-    (jwt.encode({"sub": "owui-42", "iss": "open-webui", "exp": int(time.time()) + 300}, None, algorithm="none"),
+    (jwt.encode({"sub": "owui-42", "iss": "open-webui", "exp": int(time.time()) + 300}, "", algorithm="none"),
      "not valid"),
     (token(sub="bad user id!"), "cannot store"),
     ("x" * 5000, "longer than 4096"),
