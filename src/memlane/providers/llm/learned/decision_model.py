@@ -139,6 +139,7 @@ class DecisionModel:
             if self._loaded is None:
                 from memlane.providers.embed.local import bundled_model_dir, default_threads
 
+                _ = self.card  # no card, no model: says how to train one
                 base = bundled_model_dir()
                 tensors = {k: v for k, v in read_tensors(base / "model.safetensors", "bert.").items()
                            if k.startswith(FROZEN_PREFIX)}
