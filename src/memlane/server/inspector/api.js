@@ -73,7 +73,7 @@ function parseBlock(block) {
 }
 
 // Follow /v1/memory/events until `signal` aborts, reconnecting with Last-Event-ID after a drop.
-// onEvent(type, payload) gets "ready" first; onState("live" | "reconnecting" | "off", detail).
+// onEvent(type, payload) gets "ready" first; onState("live" | "reconnecting" | "off").
 // The first connection's HTTP error is thrown (a wrong key or a missing user is not retried).
 export async function followEvents(api, { onEvent, onState, signal }) {
   let lastId = null;
@@ -104,7 +104,7 @@ export async function followEvents(api, { onEvent, onState, signal }) {
       }
     } catch (err) {
       if (signal.aborted) break;
-      if (first) { onState("off", err.message); throw err; }
+      if (first) { onState("off"); throw err; }
     }
     if (signal.aborted) break;
     onState("reconnecting");

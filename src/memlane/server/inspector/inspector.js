@@ -56,10 +56,10 @@ app.consent = new ConsentView(app);
 app.detail = new DetailPanel(app);
 
 // --- live updates ----------------------------------------------------------------------------
-function setLive(state, detail) {
+function setLive(state) { // why a connection failed is the alert's to say, in words for people
   const text = { live: "Live updates: on", reconnecting: "Live updates: reconnecting…", off: "Live updates: off" };
   $("live").dataset.state = state;
-  $("live").textContent = text[state] + (state === "off" && detail ? ` (${detail})` : "");
+  $("live").textContent = text[state];
 }
 
 function describe(event) {
@@ -143,6 +143,8 @@ async function connect(key, user = null) {
   } catch (err) {
     if (err.type !== "missing_user") { app.fail(err); return; }
     $("alert").hidden = true;
+    $("user-help").textContent = key ? "Your key is an admin key: name the user to inspect."
+      : "This server has no API keys and trusts this computer: name the user to inspect.";
     $("pick-user").hidden = false; // an admin key (or a keyless loopback server): pick the user
     listRecent();
     if (user) await openUser(user);

@@ -62,11 +62,11 @@ export class MemoriesView {
         m.shared_by ? el("span", { class: "badge shared" }, `shared by ${m.shared_by}`) : null,
         m.summary,
         m.key ? el("code", { class: "key" }, m.key) : null),
-      el("td", {}, m.type),
-      el("td", {}, m.category),
-      el("td", {}, stateBadge(m.state)),
-      el("td", { class: "num" }, m.importance),
-      el("td", { class: "time" }, when(m.updated_at)),
-      el("td", {}, memoryActions(this.app, m, sid)));
+      el("td", { dataset: { label: "Type" } }, m.type),
+      el("td", { dataset: { label: "Category" } }, m.category),
+      el("td", { dataset: { label: "State" } }, stateBadge(m.state)),
+      el("td", { class: "num", dataset: { label: "Importance" } }, m.importance),
+      el("td", { class: "time", dataset: { label: "Updated (UTC)" } }, when(m.updated_at)),
+      el("td", { dataset: { label: "Actions" } }, memoryActions(this.app, m, sid)));
   }
 }
