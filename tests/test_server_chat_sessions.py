@@ -140,6 +140,7 @@ def test_delete_a_session_over_rest_and_the_counters(tmp_path: Path) -> None:
         assert http.delete(f"/v1/memory/sessions/{first['id']}").status_code == 404
         metrics = http.get("/metrics").text
         assert "memlane_sessions_opened_total 2.0" in metrics
+        assert "memlane_sessions_closed_total 1.0" in metrics  # the message two hours later closed the first
         assert "memlane_sessions_summarized_total 0.0" in metrics and "memlane_sessions_failed_total 0.0" in metrics
     mem.close()
 

@@ -63,10 +63,11 @@ class SessionsAPI:
         gap = timedelta(minutes=self.settings.context_session_gap_minutes)
         every = self.settings.memlane_schedule.get("sessions", 0)  # the background task closes and summarises
         task = [task_job(user, "sessions", timedelta(hours=every), now)] if every > 0 else []
-        stored, opened = sessionize.record(self.backend, user, incoming, gap, now, task)
-        for s in opened:
-            self.events.publish(MemoryEvent(type="session.opened", user_id=user,
-                                            data={"session_id": s.id, "chat_id": chat}))
+        stored, opened, closed = sessionize.record(self.backend, user, incoming, gap, now, task)
+        for kind, sessions in (("closed", closed), ("opened", opened)):  # the chat's last one closes first
+            for s in sessions:
+                self.events.publish(MemoryEvent(type=f"session.{kind}", user_id=user,
+                                                data={"session_id": s.id, "chat_id": chat}))
         return stored
 
     def record_message(self, text: str, *, user_id: str, chat_id: str, sender: str | None = None,

@@ -62,9 +62,11 @@ def assign(latest: Mapping[str, ChatSession], incoming: Sequence[SessionMessage]
 
 
 def record(backend: Backend, user_id: str, incoming: Sequence[SessionMessage], gap: timedelta,
-           now: datetime, schedule: Sequence[Job] = ()) -> tuple[list[SessionMessage], list[ChatSession]]:
+           now: datetime, schedule: Sequence[Job] = ()
+           ) -> tuple[list[SessionMessage], list[ChatSession], list[ChatSession]]:
     """Sessionize and store ``incoming`` (one user's) in one transaction, with ``schedule`` (the user's
-    next sessions task, enqueued unless it is); returns the stored messages and the sessions they opened.
+    next sessions task, enqueued unless it is); returns the stored messages, the sessions they opened and
+    the sessions they closed (a message past the gap starts the chat's next session).
     The user lock makes the read of each chat's latest session and the write one step."""
     if len({m.id for m in incoming}) < len(incoming):
         raise ValidationError("two messages of one call have the same ref; each message's ref must be its own")
@@ -82,4 +84,5 @@ def record(backend: Backend, user_id: str, incoming: Sequence[SessionMessage], g
             backend.apply(WriteBatch(sessions=sessions, messages=placed, schedule=list(schedule)))
     known = {s.id for s in latest.values()}
     stored.update((m.id, m) for m in placed)
-    return [stored[m.id] for m in sorted(incoming, key=lambda m: m.at)], [s for s in sessions if s.id not in known]
+    return ([stored[m.id] for m in sorted(incoming, key=lambda m: m.at)], [s for s in sessions if s.id not in known],
+            [s for s in sessions if s.status is SessionStatus.CLOSED])

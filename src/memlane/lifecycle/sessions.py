@@ -133,7 +133,9 @@ def apply(m: Mutation, work: Work, stored: dict[str, MemoryRecord], settings: Se
             "memory_id": rec.id, "error": None, "updated_at": now})
         summarized.append(session.id)
     m.batch.sessions.extend(rows.values())
-    return {"closed": len(work.close), "summarized": summarized, "failed": failed}
+    small = [s.id for s in work.close if settings.context_session_summarization_enabled
+             and s.message_count < settings.context_session_min_messages]
+    return {"closed": [s.id for s in work.close], "skipped": small, "summarized": summarized, "failed": failed}
 
 
 def keep_existing(work: Work, backend: Backend, user_id: str) -> None:
@@ -145,10 +147,13 @@ def keep_existing(work: Work, backend: Backend, user_id: str) -> None:
 
 
 def announce(bus: EventBus, user_id: str, report: dict[str, Any]) -> None:
-    """``session.summarized`` / ``session.failed`` per session of a committed run (the server counts them)."""
-    for kind in ("summarized", "failed"):
+    """Per session of a committed run (the server counts them): ``session.closed`` (idle past the gap),
+    ``session.skipped`` (closed with fewer messages than ``CONTEXT_SESSION_MIN_MESSAGES``: not summarised),
+    ``session.summarized`` and ``session.failed``."""
+    for kind in ("closed", "skipped", "summarized", "failed"):
         for sid in report.get(kind, ()):
-            bus.publish(MemoryEvent(type=f"session.{kind}", user_id=user_id, data={"session_id": sid}))
+            data = {"session_id": sid, **({"reason": "too_small"} if kind == "skipped" else {})}
+            bus.publish(MemoryEvent(type=f"session.{kind}", user_id=user_id, data=data))
 
 
 def memory_ids(work: Work) -> Sequence[str]:

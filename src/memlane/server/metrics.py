@@ -52,6 +52,8 @@ class ServerMetrics:
         # group-chat sessions (seed 004), from the session.* events of this process's engine and worker
         self.sessions = {kind: Counter(f"memlane_sessions_{kind}_total", text, registry=r) for kind, text in (
             ("opened", "Chat sessions opened by recorded messages"),
+            ("closed", "Chat sessions closed after CONTEXT_SESSION_GAP_MINUTES of silence"),
+            ("skipped", "Closed chat sessions not summarised: fewer messages than CONTEXT_SESSION_MIN_MESSAGES"),
             ("summarized", "Chat sessions summarised by the sessions task"),
             ("failed", "Chat session summaries that failed (retried by a later run)"))}
 
