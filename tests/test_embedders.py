@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+import pydantic
 import pytest
 
 from memlane.model.config import Settings
@@ -417,3 +418,40 @@ def test_local_model_is_loaded_once_per_process_and_encodes_safely_from_threads(
     slot_sense.masked_cosine("User's bedtime is 11 pm.", "User now goes to bed at 10 pm.")
     assert kind_of._model()._st is local._st is slot_sense._model()._st  # type: ignore[attr-defined]
     assert other._lock is local._lock  # type: ignore[attr-defined]
+
+
+def test_the_embedding_timeout_and_input_limit_are_settings(server: ScriptedServer,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """Seed 004's knobs: a remote embedder gives up after MEMLANE_EMBED_TIMEOUT_S (a clear error), and texts
+    are cut to MEMLANE_EMBED_MAX_INPUT_CHARS before any embedder sees them (the seed's names work too)."""
+    from memlane.providers.embed.base import ClippedEmbedder
+    from memlane.providers.embed.local import LocalEmbedder
+
+    monkeypatch.setenv("VECTOR_EMBEDDING_TIMEOUT_S", "0.3")
+    monkeypatch.setenv("VECTOR_EMBEDDING_MAX_INPUT_CHARS", "40")
+    settings = Settings(embedder="openai", openai_base_url=server.url, openai_api_key="k", embed_cache_size=0,
+                        embed_model="my-local-embedder", embed_dims=4)
+    assert (settings.embed_timeout_s, settings.embed_max_input_chars) == (0.3, 40)
+    remote = embedder_from_settings(settings)
+    long = "User lives in Lisbon and works as a nurse at the Santa Maria hospital on night shifts."
+    remote.embed([long, "short"])
+    assert server.requests[-1]["body"]["input"] == ["User lives in Lisbon and works as a", "short"]
+
+    def slow(body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        time.sleep(1.0)
+        return ScriptedServer.vectors(4)(body)
+
+    server.reply = slow
+    slow_client = embedder_from_settings(settings.model_copy(update={"embed_max_input_chars": None}))
+    started = time.monotonic()
+    with pytest.raises(ProviderError, match="timed out"):
+        slow_client.embed(["User has a cat."])
+    assert time.monotonic() - started < 3.0  # 0.3 s, three tries (max_retries=2), not the default 30 s
+
+    clipped = ClippedEmbedder(LocalEmbedder(), 40)  # the real model: the vector of the cut text
+    assert clipped.embed([long]) == LocalEmbedder().embed(["User lives in Lisbon and works as a"])
+    assert clipped.clip("x" * 100) == "x" * 40  # no space near the cut: cut at the limit
+    with pytest.raises(pydantic.ValidationError):
+        Settings(embed_max_input_chars=3)
+    with pytest.raises(pydantic.ValidationError):
+        Settings(embed_timeout_s=0)

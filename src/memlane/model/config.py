@@ -56,6 +56,12 @@ class Settings(BaseSettings):
     embed_dims: int | None = Field(None, validation_alias=_alias("MEMLANE_EMBED_DIMS"))
     embed_batch_size: int = Field(64, validation_alias=_alias("MEMLANE_EMBED_BATCH_SIZE"))
     embed_cache_size: int = Field(10_000, validation_alias=_alias("MEMLANE_EMBED_CACHE_SIZE"))
+    # a remote embedder's request timeout (openai, mistral, bedrock); texts cut to this many characters
+    # before any embedder sees them (None: the embedder's own limit; seed 004's timeout and max-input knobs)
+    embed_timeout_s: float = Field(30.0, gt=0, le=600, validation_alias=_alias(
+        "MEMLANE_EMBED_TIMEOUT_S", "VECTOR_EMBEDDING_TIMEOUT_S"))
+    embed_max_input_chars: int | None = Field(None, ge=16, le=1_000_000, validation_alias=_alias(
+        "MEMLANE_EMBED_MAX_INPUT_CHARS", "VECTOR_EMBEDDING_MAX_INPUT_CHARS"))
     # CPU threads of the local model; None: OMP_NUM_THREADS if set, else half the cores, at least 1
     # (providers/embed/local.py; docs/benchmarks.md has the measured effect).
     torch_threads: int | None = Field(None, ge=1, le=256, validation_alias=_alias("MEMLANE_TORCH_THREADS"))

@@ -8,6 +8,8 @@ from abc import ABC, abstractmethod
 from collections import OrderedDict
 from collections.abc import Sequence
 
+from memlane.model.errors import ValidationError
+
 
 class Embedder(ABC):
     """Turns texts into unit-length vectors of ``dims`` floats."""
@@ -27,6 +29,27 @@ class Embedder(ABC):
     def identity(self) -> str:
         """What the store records to notice a change of embedder: ``name:model:dims``."""
         return f"{self.name}:{self.model}:{self.dims}"
+
+
+class ClippedEmbedder(Embedder):
+    """Cuts each text to ``max_chars`` characters before ``inner`` sees it (at the last space of the last
+    quarter, when there is one), so a long memory or message never meets a provider's input limit."""
+
+    def __init__(self, inner: Embedder, max_chars: int) -> None:
+        if max_chars < 1:
+            raise ValidationError("max_chars must be at least 1")
+        self.inner, self.max_chars = inner, max_chars
+        self.name, self.model, self.dims = inner.name, inner.model, inner.dims
+
+    def clip(self, text: str) -> str:
+        if len(text) <= self.max_chars:
+            return text
+        cut = text[:self.max_chars]
+        space = cut.rfind(" ", self.max_chars - self.max_chars // 4)
+        return cut[:space] if space > 0 else cut
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        return self.inner.embed([self.clip(t) for t in texts])
 
 
 class CachedEmbedder(Embedder):

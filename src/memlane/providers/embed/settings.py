@@ -30,6 +30,7 @@ def embedder_options(settings: Settings) -> tuple[str, dict[str, Any]]:
             "api_key": s.openai_api_key,
             "dims": s.embed_dims,
             "batch_size": s.embed_batch_size,
+            "timeout": s.embed_timeout_s,
         }
     if name == "mistral":  # OpenAI-compatible endpoint with Mistral's defaults
         return "openai", {
@@ -38,17 +39,21 @@ def embedder_options(settings: Settings) -> tuple[str, dict[str, Any]]:
             "api_key": os.environ.get("MISTRAL_API_KEY") or s.openai_api_key,
             "dims": s.embed_dims,
             "batch_size": s.embed_batch_size,
+            "timeout": s.embed_timeout_s,
         }
     if name == "bedrock":
         return name, {
             "model": s.embed_model or s.bedrock_embed_model_id,
             "dims": s.embed_dims,
             "region": s.aws_region,
+            "timeout": s.embed_timeout_s,
         }
     return name, {}  # get_embedder names the valid choices
 
 
 def embedder_from_settings(settings: Settings) -> Embedder:
-    """The configured embedder, wrapped in the text-hash cache (``embed_cache_size``, 0 disables it)."""
+    """The configured embedder, its texts cut to ``embed_max_input_chars``, wrapped in the text-hash cache
+    (``embed_cache_size``, 0 disables it)."""
     name, options = embedder_options(settings)
-    return get_embedder(name, cache_size=settings.embed_cache_size, **options)
+    return get_embedder(name, cache_size=settings.embed_cache_size, max_input_chars=settings.embed_max_input_chars,
+                        **options)
