@@ -416,8 +416,8 @@ def test_local_model_is_loaded_once_per_process_and_encodes_safely_from_threads(
     assert other._st is local._st is not None  # type: ignore[attr-defined]
     kind_of.kind_of("axolotl")  # an unlisted word: the judge asks the model
     slot_sense.masked_cosine("User's bedtime is 11 pm.", "User now goes to bed at 10 pm.")
-    assert kind_of._model()._st is local._st is slot_sense._model()._st  # type: ignore[attr-defined]
-    assert other._lock is local._lock  # type: ignore[attr-defined]
+    assert kind_of._model()._st is local._st is slot_sense._model()._st
+    assert other._lock is local._lock
 
 
 def test_the_embedding_timeout_and_input_limit_are_settings(server: ScriptedServer,
