@@ -6,6 +6,7 @@ import json
 import logging
 import os
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
@@ -57,6 +58,10 @@ def fault(point: str) -> None:
     if os.environ.get("MEMLANE_FAULT") == point:
         os._exit(86)
 
+
+# a candidate's decision -> its count in the per-run decision record
+DECIDED = {"create": "created", "merge": "merged", "supersede": "superseded", "ignore": "ignored",
+           "history": "kept_as_history", "propose": "proposed"}
 
 class Formation:
     def __init__(self, backend: Backend, embedder: Embedder, llm_factory: Callable[[], MemoryLLM],
@@ -154,15 +159,19 @@ class Formation:
     # --- background ---------------------------------------------------------------------------
     def run_once(self) -> bool:
         """Claim and process one job; False when none is runnable."""
+        return self._claim_and_run() is not None
+
+    def _claim_and_run(self) -> str | None:
+        """Claim and process one job: None when none is runnable, else what it did (a candidate's decision,
+        or the job's kind)."""
         job = self.backend.claim_job(self.worker_id, lease_seconds=self.lease_seconds, now=utcnow(),
                                      kinds=(TURN, CANDIDATE, CAPTURE, *self.backend.job_kinds))
         if job is None:
-            return False
+            return None
         with span("job", kind=job.kind, attempt=job.attempts):
-            self._run(job)
-        return True
+            return self._run(job) or job.kind
 
-    def _run(self, job: Job) -> None:
+    def _run(self, job: Job) -> str | None:
         try:
             if job.kind in self.backend.job_kinds:  # the backend's own work (a vector channel's sync)
                 result = self.backend.run_job(job)
@@ -171,7 +180,7 @@ class Formation:
                 messages = [ChatMessage.model_validate(m) for m in job.payload["messages"]]
                 self._extract_turn(job, messages, datetime.fromisoformat(job.payload["at"]))
             elif job.kind == CANDIDATE:
-                self._decide(job)
+                return self._decide(job)
             elif job.kind == CAPTURE:
                 self._capture(job)
             else:
@@ -180,6 +189,8 @@ class Formation:
             log.warning("job %s: %s", job.id, exc)
         except Exception as exc:  # noqa: BLE001 - the job is retried or parked, never dropped
             self.failed(job, exc)
+            return "failed"
+        return None
 
     def finish(self, user_id: str, job_ids: Sequence[str], poll: float = 0.02, until: float | None = None) -> None:
         """Run what is runnable here, then wait while another worker (this process's background one, or
@@ -203,11 +214,17 @@ class Formation:
     def drain(self, max_jobs: int | None = None, until: float | None = None) -> int:
         """Run runnable jobs in this thread (at most ``max_jobs``; none started after ``until``, a
         ``time.monotonic()`` deadline); returns how many ran."""
-        done = 0
-        while ((max_jobs is None or done < max_jobs) and (until is None or time.monotonic() < until)
-               and self.run_once()):
-            done += 1
-        return done
+        done: Counter[str] = Counter()
+        while (max_jobs is None or done.total() < max_jobs) and (until is None or time.monotonic() < until):
+            outcome = self._claim_and_run()
+            if outcome is None:
+                break
+            done[outcome] += 1
+        decided = {DECIDED.get(k, k): n for k, n in done.items() if k not in (TURN, CAPTURE, "failed")}
+        if decided or done["failed"]:  # one record per run (seed 002's decision log), no user's words
+            log.info(json.dumps({"event": "memory.decisions", "jobs": done.total(), **decided,
+                                 "failed": done["failed"]}))
+        return done.total()
 
     def failed(self, job: Job, exc: Exception) -> None:
         error = f"{type(exc).__name__}: {exc}"
@@ -311,10 +328,11 @@ class Formation:
                     up.embedding = next(vectors)
         return planned
 
-    def _decide(self, job: Job) -> None:
+    def _decide(self, job: Job) -> str:
         with span("formation.decide") as current:
             action, neighbours = self._decide_job(job)
             record(current, action=action, neighbours=neighbours)
+        return action
 
     def _decide_job(self, job: Job) -> tuple[str, int]:
         cand = Candidate.model_validate(job.payload["candidate"])
