@@ -54,6 +54,11 @@ def api_schema(served: str) -> Any:
         "checks": {"negative_data_rejection": {"expected-statuses": rejected}},
         "operations": [{"include-path": "/v1/memory/procedures", "include-method": "POST",
                         "checks": {"positive_data_acceptance": {"expected-statuses": accepted}}},
+                       # a procedure name needs a letter or digit of any script, which a pattern that means
+                       # the same in JavaScript's regexes cannot say (its \w is ASCII): the schema lets any
+                       # non-ASCII character through and a name without a letter ("–") is refused with a 400
+                       {"include-path-regex": "^/v1/memory/procedures/\\{name\\}$",
+                        "checks": {"positive_data_acceptance": {"expected-statuses": accepted}}},
                        # a chat's messages are recorded in time order, which a schema cannot say: one older
                        # than the chat's latest session is refused with a 400; nor can it say that a body's
                        # thread_id / chat_id and the X-OpenWebUI-Chat-Id header must agree (else a 400)

@@ -130,8 +130,12 @@ Name = Annotated[str, StringConstraints(min_length=1, max_length=256, pattern=ID
 Key = Annotated[str, StringConstraints(min_length=1, max_length=256, pattern=KEY_TEXT), Clean]
 # An id in a path: a visible character, no control characters, no % (a path segment is decoded once)
 PATH_ID = r"^[^\x00-\x1f\x7f%]*[^\x00-\x20\x7f%][^\x00-\x1f\x7f%]*$"
-PATH_NAME = r"^[^\x00-\x1f\x7f%]*[^\W_][^\x00-\x1f\x7f%]*$"  # a name in a path: a letter or digit (any script)
-HAS_LETTER = r"^[^\x00]*[^\W_][^\x00]*$"  # a letter or digit (any script), no NUL
+# A letter or digit, or any character beyond ASCII (the model layer then asks for a letter or digit of any
+# script, a 400 otherwise): written without \w, which is ASCII-only in JavaScript's regexes, so that the
+# published pattern means to a client (and schemathesis) what it means here.
+LETTERISH = r"[^\x00-\x2f\x3a-\x40\x5b-\x60\x7b-\x9f\s\ufeff]"
+PATH_NAME = rf"^[^\x00-\x1f\x7f%]*{LETTERISH}[^\x00-\x1f\x7f%]*$"  # a name in a path
+HAS_LETTER = rf"^[^\x00]*{LETTERISH}[^\x00]*$"  # a name in a body, no NUL
 ShortName = Annotated[str, StringConstraints(min_length=1, max_length=128, pattern=HAS_TEXT), Clean]
 QueryText = Annotated[str, StringConstraints(min_length=1, max_length=8000, pattern=HAS_TEXT), Clean]
 Reason = Annotated[str, StringConstraints(max_length=1000, pattern=NO_NUL), Clean]
