@@ -55,6 +55,10 @@ SHORTHANDS: dict[str, tuple[str, str]] = {
     "created_after": ("created_at", "$gte"),
     "created_before": ("created_at", "$lt"),
 }
+# Filter fields other libraries have that memlane's records cannot answer, and why (seed 001 names "role")
+NOT_FILTERS = {"role": "memories have no message role: memlane keeps what the user said and never stores the "
+                       "assistant's words as memories; filter on source (chat, external, system), actor_id or "
+                       "agent_id instead"}
 _ORDERED_KINDS = {"int", "datetime", "str"}
 UNEXPIRED = "$unexpired"  # not a filter operator users write: ``expires_at`` is null or after the value
 
@@ -108,6 +112,8 @@ def _coerce_one(field: str, kind: Kind, value: Any) -> Any:
 
 
 def _conditions_for(field: str, spec: Any) -> list[Condition]:
+    if field in NOT_FILTERS:
+        raise FilterError(f"filter {field!r} is not supported: {NOT_FILTERS[field]}")
     if field not in FIELDS:
         raise FilterError(
             f"unknown filter field {field!r}; known fields: {', '.join(sorted([*FIELDS, *SHORTHANDS]))}"

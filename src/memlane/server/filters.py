@@ -19,7 +19,7 @@ from pydantic import (
 )
 
 from memlane.model.enums import MemoryState, MemoryType, Source
-from memlane.model.filters import FIELDS, SHORTHANDS
+from memlane.model.filters import FIELDS, NOT_FILTERS, SHORTHANDS
 from memlane.server.fields import NO_NUL, Instant, SafeInt
 
 Str = Annotated[str, StringConstraints(pattern=NO_NUL, max_length=1000)]
@@ -60,13 +60,25 @@ def spec(kind: str) -> Any:
     return scalar | many | ops_model(kind)
 
 
+class _FiltersBase(BaseModel):
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
+        {"category": "Finance", "importance": {"$gte": 3}, "updated_after": "2026-01-01T00:00:00Z"}]})
+
+    @model_validator(mode="before")
+    @classmethod
+    def _say_why_not(cls, value: Any) -> Any:
+        for name in NOT_FILTERS:
+            if isinstance(value, dict) and name in value:
+                raise ValueError(f"filter {name!r} is not supported: {NOT_FILTERS[name]}")
+        return value
+
+
 @functools.cache
 def filters_model() -> type[BaseModel]:
     fields: dict[str, Any] = {name: (spec(kind), Field(None)) for name, kind in FIELDS.items()}
     for name, (target, _) in SHORTHANDS.items():
         fields[name] = (SCALARS[FIELDS[target]] | None, Field(None))
-    model = create_model("Filters", __config__=ConfigDict(extra="forbid", json_schema_extra={"examples": [
-        {"category": "Finance", "importance": {"$gte": 3}, "updated_after": "2026-01-01T00:00:00Z"}]}), **fields)
+    model = create_model("Filters", __base__=_FiltersBase, **fields)
     model.__doc__ = ("Metadata filters: a bare value means $eq, a list $in, or an object of operators "
                      "($eq $ne $gt $gte $lt $lte $in $nin; ordering operators on numbers, times and text).")
     return model
