@@ -63,6 +63,7 @@ def fault(point: str) -> None:
 DECIDED = {"create": "created", "merge": "merged", "supersede": "superseded", "ignore": "ignored",
            "history": "kept_as_history", "propose": "proposed"}
 
+
 class Formation:
     def __init__(self, backend: Backend, embedder: Embedder, llm_factory: Callable[[], MemoryLLM],
                  settings: Settings, bus: EventBus) -> None:
@@ -162,14 +163,14 @@ class Formation:
         return self._claim_and_run() is not None
 
     def _claim_and_run(self) -> str | None:
-        """Claim and process one job: None when none is runnable, else what it did (a candidate's decision,
-        or the job's kind)."""
+        """Claim and process one job: None when none is runnable, else what it did: a candidate's decision,
+        "failed", or "" (other work)."""
         job = self.backend.claim_job(self.worker_id, lease_seconds=self.lease_seconds, now=utcnow(),
                                      kinds=(TURN, CANDIDATE, CAPTURE, *self.backend.job_kinds))
         if job is None:
             return None
         with span("job", kind=job.kind, attempt=job.attempts):
-            return self._run(job) or job.kind
+            return self._run(job) or ""
 
     def _run(self, job: Job) -> str | None:
         try:
@@ -214,17 +215,17 @@ class Formation:
     def drain(self, max_jobs: int | None = None, until: float | None = None) -> int:
         """Run runnable jobs in this thread (at most ``max_jobs``; none started after ``until``, a
         ``time.monotonic()`` deadline); returns how many ran."""
-        done: Counter[str] = Counter()
-        while (max_jobs is None or done.total() < max_jobs) and (until is None or time.monotonic() < until):
+        ran, done = 0, Counter[str]()
+        while (max_jobs is None or ran < max_jobs) and (until is None or time.monotonic() < until):
             outcome = self._claim_and_run()
             if outcome is None:
                 break
+            ran += 1
             done[outcome] += 1
-        decided = {DECIDED.get(k, k): n for k, n in done.items() if k not in (TURN, CAPTURE, "failed")}
+        decided = {DECIDED.get(k, k): n for k, n in done.items() if k not in ("", "failed")}
         if decided or done["failed"]:  # one record per run (seed 002's decision log), no user's words
-            log.info(json.dumps({"event": "memory.decisions", "jobs": done.total(), **decided,
-                                 "failed": done["failed"]}))
-        return done.total()
+            log.info(json.dumps({"event": "memory.decisions", "jobs": ran, **decided, "failed": done["failed"]}))
+        return ran
 
     def failed(self, job: Job, exc: Exception) -> None:
         error = f"{type(exc).__name__}: {exc}"

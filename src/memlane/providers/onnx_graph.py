@@ -75,13 +75,14 @@ class GraphSession:
         return out
 
 
-def read_tensors(path: Path, prefix: str = "") -> dict[str, np.ndarray]:
-    """The tensors of a safetensors file (memory-mapped), their names given ``prefix``."""
-    from safetensors import SafetensorError
-    from safetensors.numpy import load_file
+def read_tensors(path: Path, prefix: str = "", only: str = "") -> dict[str, np.ndarray]:
+    """The tensors of a safetensors file, their names given ``prefix``; with ``only``, just those whose
+    prefixed name starts with it (the rest of the file is not read)."""
+    from safetensors import SafetensorError, safe_open
 
     try:
-        return {prefix + k: v for k, v in load_file(str(path)).items()}
+        with safe_open(str(path), framework="np") as f:
+            return {prefix + k: f.get_tensor(k) for k in f.keys() if (prefix + k).startswith(only)}  # noqa: SIM118 - safe_open is not iterable
     except (OSError, ValueError, SafetensorError) as exc:
         raise ProviderError(f"cannot read the weights in {path}: {exc}") from exc
 

@@ -141,8 +141,7 @@ class DecisionModel:
 
                 _ = self.card  # no card, no model: says how to train one
                 base = bundled_model_dir()
-                tensors = {k: v for k, v in read_tensors(base / "model.safetensors", "bert.").items()
-                           if k.startswith(FROZEN_PREFIX)}
+                tensors = read_tensors(base / "model.safetensors", "bert.", only=FROZEN_PREFIX)
                 tensors |= read_tensors(self.directory / "decision.safetensors")
                 session = GraphSession(graphs_dir() / DECISION_GRAPH, tensors, default_threads())
                 self._loaded = (fast_tokenizer(base, MAX_LENGTH), session)
