@@ -97,7 +97,6 @@ def test_weights_that_do_not_fit_the_graph_are_refused(tmp_path: Path) -> None:
 
 
 def test_train_graphs_exports_graphs_that_give_the_same_vectors(tmp_path: Path) -> None:
-    pytest.importorskip("onnx")  # in the test extra
     from typer.testing import CliRunner
 
     from memlane.cli.app import app
