@@ -123,19 +123,6 @@ def test_local_limits_threads_on_either_runtime(local: Embedder) -> None:
     assert torch.get_num_threads() == default_threads()
 
 
-def test_local_runtime_is_onnx_for_the_bundled_model_only() -> None:
-    from memlane.providers.embed.local import LocalEmbedder, bundled_model_dir
-
-    assert LocalEmbedder().runtime == "onnx"
-    assert LocalEmbedder(device="cuda").runtime == "torch"
-    directory = str(bundled_model_dir())  # named by its path: a model directory like any other
-    assert LocalEmbedder(model=directory).runtime == "torch"
-    with pytest.raises(ValidationError, match="bundled all-MiniLM-L6-v2 on the CPU only"):
-        LocalEmbedder(model=directory, runtime="onnx")
-    with pytest.raises(ValidationError, match="runtime must be one of"):
-        LocalEmbedder(runtime="tensorflow")  # type: ignore[arg-type]
-
-
 # --- hash ------------------------------------------------------------------------------------------
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from memlane.model.errors import ProviderError
+from memlane.model.errors import ProviderError, ValidationError
 from memlane.providers.embed.local import LocalEmbedder
 from memlane.providers.llm.learned.decision_model import (
     LABELS,
@@ -112,3 +112,16 @@ def test_train_graphs_exports_graphs_that_give_the_same_vectors(tmp_path: Path) 
     shipped = GraphSession(graphs_dir() / EMBEDDER_GRAPH, weights).run(feeds)
     exported = GraphSession(tmp_path / EMBEDDER_GRAPH, weights).run(feeds)
     assert np.abs(shipped - exported).max() < 1e-5
+
+
+def test_local_runtime_is_onnx_for_the_bundled_model_only() -> None:
+    from memlane.providers.embed.local import bundled_model_dir
+
+    assert LocalEmbedder().runtime == "onnx"
+    assert LocalEmbedder(device="cuda").runtime == "torch"
+    directory = str(bundled_model_dir())  # named by its path: a model directory like any other
+    assert LocalEmbedder(model=directory).runtime == "torch"
+    with pytest.raises(ValidationError, match="bundled all-MiniLM-L6-v2 on the CPU only"):
+        LocalEmbedder(model=directory, runtime="onnx")
+    with pytest.raises(ValidationError, match="runtime must be one of"):
+        LocalEmbedder(runtime="tensorflow")  # type: ignore[arg-type]
