@@ -26,6 +26,7 @@ def applied(workdir: Path, n: int, old: str, new: str) -> tuple[bool, list[str],
     settings = Settings().model_copy(update={"memory_consent_fields": [], "memory_consent_benign_fields": []})
     mem = Memory(str(workdir / f"p{n}.db"), settings=settings)
     try:
+
         def say(text: str, at: datetime) -> list[str]:
             msgs = [ChatMessage(role="user", content=text)]
             mem.add(msgs, user_id="u", at=at, wait=True)
@@ -42,7 +43,11 @@ def applied(workdir: Path, n: int, old: str, new: str) -> tuple[bool, list[str],
 
 def main() -> None:
     path = Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT
-    pairs = [tuple(x.strip() for x in line.split("||", 1)) for line in path.read_text().splitlines() if "||" in line]
+    pairs = [
+        tuple(x.strip() for x in line.split("||", 1))
+        for line in path.read_text().splitlines()
+        if "||" in line
+    ]
     ok = 0
     with tempfile.TemporaryDirectory() as tmp:
         for n, (old, new) in enumerate(pairs):

@@ -23,24 +23,49 @@ from pathlib import Path
 from memlane.engine.memory import Memory
 
 TOPICS = ("likes", "visited", "works with", "bought", "is reading about", "cooks", "plays", "collects")
-THINGS = ("tea", "Lisbon", "a cello", "old maps", "chess", "sourdough", "Kyoto", "vinyl records", "orchids",
-          "a Honda", "Dostoevsky", "salsa dancing", "marathons", "birds", "Rust", "pottery")
+THINGS = (
+    "tea",
+    "Lisbon",
+    "a cello",
+    "old maps",
+    "chess",
+    "sourdough",
+    "Kyoto",
+    "vinyl records",
+    "orchids",
+    "a Honda",
+    "Dostoevsky",
+    "salsa dancing",
+    "marathons",
+    "birds",
+    "Rust",
+    "pottery",
+)
 
 
 def fill(db: Path, count: int) -> None:
-    items = [{"summary": f"User {TOPICS[n % len(TOPICS)]} {THINGS[n % len(THINGS)]} (note {n}).",
-              "key": f"bench:{n}"} for n in range(count)]
+    items = [
+        {
+            "summary": f"User {TOPICS[n % len(TOPICS)]} {THINGS[n % len(THINGS)]} (note {n}).",
+            "key": f"bench:{n}",
+        }
+        for n in range(count)
+    ]
     with Memory(str(db)) as mem:
         for start in range(0, count, 250):
-            mem.put_many(items[start:start + 250], user_id="maya")
+            mem.put_many(items[start : start + 250], user_id="maya")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--memories", type=int, default=1000)
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--src", action="append", metavar="NAME=PATH",
-                        help="a source tree to time (repeat) [default: the installed memlane]")
+    parser.add_argument(
+        "--src",
+        action="append",
+        metavar="NAME=PATH",
+        help="a source tree to time (repeat) [default: the installed memlane]",
+    )
     args = parser.parse_args()
     trees = dict(item.split("=", 1) for item in args.src) if args.src else {"installed": ""}
     command = shutil.which("memlane")
@@ -51,9 +76,17 @@ def main() -> None:
         fill(db, args.memories)
         env = {k: v for k, v in os.environ.items() if not k.startswith("MEMLANE_")}
         env["MEMLANE_CONFIG"] = os.devnull + ".toml"
-        calls = {"add": ["add", "I moved to Porto last month and started a new job as a baker",
-                         "--user", "maya", "--db", str(db)],
-                 "search": ["search", "where does the user live?", "--user", "maya", "--db", str(db)]}
+        calls = {
+            "add": [
+                "add",
+                "I moved to Porto last month and started a new job as a baker",
+                "--user",
+                "maya",
+                "--db",
+                str(db),
+            ],
+            "search": ["search", "where does the user live?", "--user", "maya", "--db", str(db)],
+        }
         times: dict[tuple[str, str], list[float]] = {(c, t): [] for c in calls for t in trees}
         for _ in range(args.runs):
             for call, argv in calls.items():
@@ -66,8 +99,11 @@ def main() -> None:
                         raise SystemExit(f"memlane {call} failed ({name}): {done.stderr.decode()[-400:]}")
     print(f"store: {args.memories} memories (SQLite, bundled embedder); {args.runs} runs")
     for call in calls:
-        cells = [f"{name}: median {statistics.median(times[(call, name)]):.2f} s "
-                 f"(best {min(times[(call, name)]):.2f})" for name in trees]
+        cells = [
+            f"{name}: median {statistics.median(times[(call, name)]):.2f} s "
+            f"(best {min(times[(call, name)]):.2f})"
+            for name in trees
+        ]
         print(f"{'memlane ' + call:<16}" + "  ".join(cells))
 
 

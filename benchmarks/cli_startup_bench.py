@@ -20,8 +20,9 @@ import time
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--src", action="append", required=True, metavar="NAME=PATH",
-                        help="a source tree to time (repeat)")
+    parser.add_argument(
+        "--src", action="append", required=True, metavar="NAME=PATH", help="a source tree to time (repeat)"
+    )
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
     trees = dict(item.split("=", 1) for item in args.src)
@@ -32,8 +33,11 @@ def main() -> None:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = str(taken.getsockname()[1])
-        calls = {"--help": ["--help"], "search --bogus": ["search", "--bogus"],
-                 "serve (port taken)": ["serve", "--port", port, "--db", os.devnull + ".db"]}
+        calls = {
+            "--help": ["--help"],
+            "search --bogus": ["search", "--bogus"],
+            "serve (port taken)": ["serve", "--port", port, "--db", os.devnull + ".db"],
+        }
         env = {k: v for k, v in os.environ.items() if not k.startswith("MEMLANE_")}
         env["MEMLANE_CONFIG"] = os.devnull + ".toml"
         times: dict[tuple[str, str], list[float]] = {(c, t): [] for c in calls for t in trees}
@@ -41,12 +45,18 @@ def main() -> None:
             for call, argv in calls.items():
                 for name, path in trees.items():
                     t0 = time.perf_counter()
-                    subprocess.run([command, *argv], env={**env, "PYTHONPATH": os.path.abspath(path)},
-                                   capture_output=True, check=False)
+                    subprocess.run(
+                        [command, *argv],
+                        env={**env, "PYTHONPATH": os.path.abspath(path)},
+                        capture_output=True,
+                        check=False,
+                    )
                     times[(call, name)].append(time.perf_counter() - t0)
     for call in calls:
-        cells = [f"{name}: median {statistics.median(times[(call, name)]):.2f} s (best {min(times[(call, name)]):.2f})"
-                 for name in trees]
+        cells = [
+            f"{name}: median {statistics.median(times[(call, name)]):.2f} s (best {min(times[(call, name)]):.2f})"
+            for name in trees
+        ]
         print(f"{'memlane ' + call:<28}" + "  ".join(cells))
 
 

@@ -12,18 +12,49 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 SUBJECTS = ["dog", "cat", "sister", "brother", "manager", "neighbour", "partner", "son", "daughter", "friend"]
-VERBS = ["likes", "prefers", "avoids", "plans to visit", "is learning", "works on", "bought", "talked about",
-         "is allergic to", "collects"]
-OBJECTS = ["jazz records", "Lisbon", "sourdough bread", "Japanese", "a vintage bike", "hiking boots",
-           "peanuts", "the marathon", "chess openings", "a garden", "Python", "oil painting", "tea",
-           "the quarterly budget", "a trip to Peru", "yoga", "a new laptop", "old maps", "salsa", "birdwatching"]
+VERBS = [
+    "likes",
+    "prefers",
+    "avoids",
+    "plans to visit",
+    "is learning",
+    "works on",
+    "bought",
+    "talked about",
+    "is allergic to",
+    "collects",
+]
+OBJECTS = [
+    "jazz records",
+    "Lisbon",
+    "sourdough bread",
+    "Japanese",
+    "a vintage bike",
+    "hiking boots",
+    "peanuts",
+    "the marathon",
+    "chess openings",
+    "a garden",
+    "Python",
+    "oil painting",
+    "tea",
+    "the quarterly budget",
+    "a trip to Peru",
+    "yoga",
+    "a new laptop",
+    "old maps",
+    "salsa",
+    "birdwatching",
+]
 
 
 def sentences(n: int, seed: int = 7) -> list[str]:
     """``n`` distinct memory-like sentences."""
     rng = random.Random(seed)
-    return [f"User's {rng.choice(SUBJECTS)} {rng.choice(VERBS)} {rng.choice(OBJECTS)} (note {i})."
-            for i in range(n)]
+    return [
+        f"User's {rng.choice(SUBJECTS)} {rng.choice(VERBS)} {rng.choice(OBJECTS)} (note {i})."
+        for i in range(n)
+    ]
 
 
 def percentile(values: list[float], p: float) -> float:

@@ -37,11 +37,56 @@ from memlane.model.record import utcnow  # noqa: E402
 from memlane.providers.embed import get_embedder  # noqa: E402
 from memlane.providers.llm.rules.llm import RulesLLM  # noqa: E402
 
-NAMES = ["Ana", "Leo", "Ivy", "Omar", "Mina", "Theo", "Zoe", "Ravi", "Lena", "Kofi", "Sara", "Jonas", "Nadia",
-         "Paulo", "Hana", "Felix", "Aisha", "Tomas", "Yuki", "Marta"]
-PLACES = ["Lisbon", "Oslo", "Lyon", "Kyoto", "Accra", "Quito", "Tallinn", "Denver", "Porto", "Austin", "Hanoi", "Cusco"]
-THINGS = ["jazz", "chess", "tennis", "sci-fi novels", "pottery", "opera", "hiking", "salsa dancing", "birdwatching",
-          "climbing", "knitting", "astronomy"]
+NAMES = [
+    "Ana",
+    "Leo",
+    "Ivy",
+    "Omar",
+    "Mina",
+    "Theo",
+    "Zoe",
+    "Ravi",
+    "Lena",
+    "Kofi",
+    "Sara",
+    "Jonas",
+    "Nadia",
+    "Paulo",
+    "Hana",
+    "Felix",
+    "Aisha",
+    "Tomas",
+    "Yuki",
+    "Marta",
+]
+PLACES = [
+    "Lisbon",
+    "Oslo",
+    "Lyon",
+    "Kyoto",
+    "Accra",
+    "Quito",
+    "Tallinn",
+    "Denver",
+    "Porto",
+    "Austin",
+    "Hanoi",
+    "Cusco",
+]
+THINGS = [
+    "jazz",
+    "chess",
+    "tennis",
+    "sci-fi novels",
+    "pottery",
+    "opera",
+    "hiking",
+    "salsa dancing",
+    "birdwatching",
+    "climbing",
+    "knitting",
+    "astronomy",
+]
 FOODS = ["sushi", "ramen", "lasagne", "tacos", "pho", "curry", "paella", "dumplings"]
 KIN = ["sister", "brother", "daughter", "son", "cousin", "friend", "colleague", "neighbour"]
 # (wording, paraphrase). Slots: {n} a person (one kin {k}, one city {p}, one age {y} per user), {t} a
@@ -84,12 +129,25 @@ def user_facts(rng: random.Random, n: int, dup_rate: float) -> tuple[list[str], 
     tries = 0
     while len(facts) < n - n_dups and tries < 100 * n:
         tries += 1
-        t, name, thing, place = rng.randrange(len(TEMPLATES)), rng.choice(NAMES), rng.choice(THINGS), rng.choice(PLACES)
+        t, name, thing, place = (
+            rng.randrange(len(TEMPLATES)),
+            rng.choice(NAMES),
+            rng.choice(THINGS),
+            rng.choice(PLACES),
+        )
         if t in (LIKES, DISLIKES) and polarity[thing] != t:
             continue
         kin, city, age = people[name]
-        slots = {"n": name, "k": kin, "p": city, "y": age, "t": thing, "f": rng.choice(FOODS), "v": place,
-                 "w": visits[place]}
+        slots = {
+            "n": name,
+            "k": kin,
+            "p": city,
+            "y": age,
+            "t": thing,
+            "f": rng.choice(FOODS),
+            "v": place,
+            "w": visits[place],
+        }
         text = TEMPLATES[t][0].format(**slots)
         if text not in facts:
             facts.append(text)
@@ -130,13 +188,19 @@ def run(location: str, users: int, per_user: int, dup_rate: float, seed: int) ->
                     pair = frozenset((rec.id, rec.superseded_by))
                     (merged if rec.id in _merged_ids(mem, rec) else superseded).add(pair)
         right = len(merged & truth)
-        print(f"{location.split('://')[0] if '://' in location else 'sqlite'}: {users} users x {per_user} memories "
-              f"(load {load_s:.1f}s); {ran} runs in {run_s:.1f}s ({run_s / max(1, ran) * 1000:.0f} ms/user)")
+        print(
+            f"{location.split('://')[0] if '://' in location else 'sqlite'}: {users} users x {per_user} memories "
+            f"(load {load_s:.1f}s); {ran} runs in {run_s:.1f}s ({run_s / max(1, ran) * 1000:.0f} ms/user)"
+        )
         print(f"  injected duplicate pairs {len(truth)}; pairs judged {judged}; judge calls {judge.calls}")
-        print(f"  merges {len(merged)} (right {right}): precision {right / max(1, len(merged)):.3f}, "
-              f"recall {right / max(1, len(truth)):.3f}")
-        print(f"  supersedes {len(superseded)} (none injected: each is a wrong write; "
-              f"{len(superseded & truth)} of them on an injected duplicate pair)")
+        print(
+            f"  merges {len(merged)} (right {right}): precision {right / max(1, len(merged)):.3f}, "
+            f"recall {right / max(1, len(truth)):.3f}"
+        )
+        print(
+            f"  supersedes {len(superseded)} (none injected: each is a wrong write; "
+            f"{len(superseded & truth)} of them on an injected duplicate pair)"
+        )
 
 
 def _merged_ids(mem: Memory, rec: object) -> set[str]:
@@ -154,7 +218,7 @@ def main() -> None:
     ap.add_argument("--backends", default="sqlite")
     args = ap.parse_args()
     for backend in args.backends.split(","):
-        with (sqlite_path() if backend == "sqlite" else postgres_url()) as location:
+        with sqlite_path() if backend == "sqlite" else postgres_url() as location:
             run(location, args.users, args.per_user, args.dup_rate, args.seed)
 
 

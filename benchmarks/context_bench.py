@@ -31,14 +31,41 @@ from memlane.model.record import utcnow  # noqa: E402
 from memlane.providers.embed import Embedder, get_embedder  # noqa: E402
 
 USER = "bench"
-CATEGORIES = ["Personal", "Preferences", "Health", "Relationships", "Work", "Finance", "Goals", "Tasks",
-              "Projects", "Travel", "Interests", "Other"]
-QUERIES = ["what music does the user like?", "is the user allergic to anything?", "where does the user travel?",
-           "what is the user learning?", "what did the user buy?", "what does the user's dog like?",
-           "remind me what we discussed about the dog", "remind me of the user's goals", "how is the budget going?",
-           "what are the open tasks?", "anything about the user's sister?", "plans for the weekend?"]
-FACTS = ["User's preferred name is Ana.", "User wants to ship v1 by September.",
-         "User is lactose intolerant.", "User started learning Japanese.", "User's dog Luna is 4 years old."]
+CATEGORIES = [
+    "Personal",
+    "Preferences",
+    "Health",
+    "Relationships",
+    "Work",
+    "Finance",
+    "Goals",
+    "Tasks",
+    "Projects",
+    "Travel",
+    "Interests",
+    "Other",
+]
+QUERIES = [
+    "what music does the user like?",
+    "is the user allergic to anything?",
+    "where does the user travel?",
+    "what is the user learning?",
+    "what did the user buy?",
+    "what does the user's dog like?",
+    "remind me what we discussed about the dog",
+    "remind me of the user's goals",
+    "how is the budget going?",
+    "what are the open tasks?",
+    "anything about the user's sister?",
+    "plans for the weekend?",
+]
+FACTS = [
+    "User's preferred name is Ana.",
+    "User wants to ship v1 by September.",
+    "User is lactose intolerant.",
+    "User started learning Japanese.",
+    "User's dog Luna is 4 years old.",
+]
 
 
 class Precomputed(Embedder):
@@ -61,30 +88,50 @@ def items_for(user: str, size: int, seed: int) -> list[dict[str, object]]:
     out: list[dict[str, object]] = []
     for i, text in enumerate(sentences(size, seed=seed)):
         roll = rng.random()
-        item: dict[str, object] = {"summary": text, "user_id": user, "category": rng.choice(CATEGORIES),
-                                   "importance": rng.randint(1, 5)}
+        item: dict[str, object] = {
+            "summary": text,
+            "user_id": user,
+            "category": rng.choice(CATEGORIES),
+            "importance": rng.randint(1, 5),
+        }
         if roll < 0.15:
             item.update(type="episodic", at=now - timedelta(days=rng.uniform(0, 180)))
         elif roll < 0.20:
-            item.update(type="session", category="Conversation_Summary", tags=["topic", f"t{i % 40}"],
-                        at=now - timedelta(days=rng.uniform(0, 90)))
+            item.update(
+                type="session",
+                category="Conversation_Summary",
+                tags=["topic", f"t{i % 40}"],
+                at=now - timedelta(days=rng.uniform(0, 90)),
+            )
         elif roll < 0.23:
             item.update(type="insight", category="Relationship_Dynamic")
         out.append(item)
     return out
 
 
-def run(backend: str, size: int, calls: int, others: int, model: Embedder, table: dict[str, list[float]],
-        shared: int = 0) -> None:
+def run(
+    backend: str,
+    size: int,
+    calls: int,
+    others: int,
+    model: Embedder,
+    table: dict[str, list[float]],
+    shared: int = 0,
+) -> None:
     ctx = sqlite_path() if backend == "sqlite" else postgres_url()
     with ctx as location:
         mem = Memory(location, embedder=Precomputed(model, table), settings=Settings(db=location))
         data = items_for(USER, size, seed=size) + [
-            it for u in range(others) for it in items_for(f"other{u}", 500, seed=size + u + 1)]
+            it for u in range(others) for it in items_for(f"other{u}", 500, seed=size + u + 1)
+        ]
         for i in range(0, len(data), 256):
-            mem.put_many(data[i: i + 256])
-        mem.add_facts([{"summary": f, "category": "Personal" if "name" in f else "Other"} for f in FACTS],
-                      user_id=USER, thread_id="t1", wait=True)
+            mem.put_many(data[i : i + 256])
+        mem.add_facts(
+            [{"summary": f, "category": "Personal" if "name" in f else "Other"} for f in FACTS],
+            user_id=USER,
+            thread_id="t1",
+            wait=True,
+        )
         if shared:  # memories of another user shared with the bench user: its reads have a linked arm
             for rec in mem.list(user_id="other0", limit=shared):
                 mem.share(rec.id, user_id="other0", with_users=[USER])
@@ -103,27 +150,37 @@ def run(backend: str, size: int, calls: int, others: int, model: Embedder, table
 
         since = max(0, rev - 3)
         rows = {
-            "context(agent=supervisor)": series(lambda q: mem.context(q, user_id=USER, thread_id="t1",
-                                                                      since_rev=since, agent="supervisor")),
-            "context(no agent)": series(lambda q: mem.context(q, user_id=USER, thread_id="t1", since_rev=since)),
-            "memory.query bullets (planner)": series(lambda q: mem.query(q, user_id=USER, agent="planner",
-                                                                         top_k=3, budget_tokens=256)),
+            "context(agent=supervisor)": series(
+                lambda q: mem.context(q, user_id=USER, thread_id="t1", since_rev=since, agent="supervisor")
+            ),
+            "context(no agent)": series(
+                lambda q: mem.context(q, user_id=USER, thread_id="t1", since_rev=since)
+            ),
+            "memory.query bullets (planner)": series(
+                lambda q: mem.query(q, user_id=USER, agent="planner", top_k=3, budget_tokens=256)
+            ),
             "query embedding alone": series(model.embed_one),
         }
         table.update(zip(QUERIES, model.embed(QUERIES), strict=True))  # from here on queries cost nothing
         rows["context(agent=supervisor), query vector known"] = series(
-            lambda q: mem.context(q, user_id=USER, thread_id="t1", since_rev=since, agent="supervisor"))
+            lambda q: mem.context(q, user_id=USER, thread_id="t1", since_rev=since, agent="supervisor")
+        )
         for q in QUERIES:
             del table[q]
         block = mem.context(picks[0], user_id=USER, thread_id="t1", since_rev=since, agent="supervisor")
         mem.close()
-    print(f"{backend} {size:,} memories/user ({others} other users with 500, {shared} shared with it), {calls} calls, "
-          "load average "
-          f"{os.getloadavg()[0]:.1f}:")
+    print(
+        f"{backend} {size:,} memories/user ({others} other users with 500, {shared} shared with it), {calls} calls, "
+        "load average "
+        f"{os.getloadavg()[0]:.1f}:"
+    )
     for name, (wall, cpu) in rows.items():
         print(f"  {name:48s} {summary_ms(wall)}   (this thread's CPU: {summary_ms(cpu)})")
-    print(f"  block: {block.tokens} tokens, {len(block.semantic)} semantic + {len(block.episodic)} episodic + "
-          f"{len(block.sessions)} session items, {len(block.delta)} delta bullets", flush=True)
+    print(
+        f"  block: {block.tokens} tokens, {len(block.semantic)} semantic + {len(block.episodic)} episodic + "
+        f"{len(block.sessions)} session items, {len(block.delta)} delta bullets",
+        flush=True,
+    )
 
 
 def main() -> None:
@@ -134,8 +191,12 @@ def main() -> None:
     ap.add_argument("--others", type=int, default=2, help="other users with 500 memories each")
     ap.add_argument("--shared", type=int, default=0, help="memories of other0 shared with the bench user")
     ap.add_argument("--embedder", default="local", help="registry name of the query embedder (local, hash)")
-    ap.add_argument("--torch-threads", type=int, default=0,
-                    help="torch threads for the local model (0: its default, one per core); 1 is steadier on a busy machine")
+    ap.add_argument(
+        "--torch-threads",
+        type=int,
+        default=0,
+        help="torch threads for the local model (0: its default, one per core); 1 is steadier on a busy machine",
+    )
     args = ap.parse_args()
     model = get_embedder(args.embedder, cache_size=0)
     model.embed_one("load the model")
@@ -144,12 +205,19 @@ def main() -> None:
 
         torch.set_num_threads(args.torch_threads)
     sizes = [int(s) for s in args.sizes.split(",")]
-    texts = list(dict.fromkeys(
-        str(it["summary"]) for size in sizes
-        for it in items_for(USER, size, seed=size) + [
-            x for u in range(args.others) for x in items_for(f"other{u}", 500, seed=size + u + 1)]))
-    table = {t: v for i in range(0, len(texts), 256)
-             for t, v in zip(texts[i: i + 256], model.embed(texts[i: i + 256]), strict=True)}
+    texts = list(
+        dict.fromkeys(
+            str(it["summary"])
+            for size in sizes
+            for it in items_for(USER, size, seed=size)
+            + [x for u in range(args.others) for x in items_for(f"other{u}", 500, seed=size + u + 1)]
+        )
+    )
+    table = {
+        t: v
+        for i in range(0, len(texts), 256)
+        for t, v in zip(texts[i : i + 256], model.embed(texts[i : i + 256]), strict=True)
+    }
     for backend in args.backends.split(","):
         for size in sizes:
             run(backend, size, args.calls, args.others, model, table, args.shared)

@@ -25,7 +25,9 @@ def _pct(values: list[float], q: float) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--pairs", type=Path, default=Path("scenarios/pairs_holdout.jsonl"))
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--threads", type=int, default=1)
@@ -46,13 +48,15 @@ def main() -> None:
             times = []
             for _ in range(args.repeat):
                 for start in range(0, len(pairs) - width + 1, width):
-                    chunk = pairs[start:start + width]
+                    chunk = pairs[start : start + width]
                     t0 = time.perf_counter()
                     llm.judge(chunk[0].text_b, [p.text_a for p in chunk])
                     times.append((time.perf_counter() - t0) * 1000)
-            print(f"{name:8s} {width:2d} stored per call: p50 {statistics.median(times):6.2f} ms, "
-                  f"p95 {_pct(times, 0.95):6.2f} ms, per pair {statistics.median(times) / width:5.2f} ms "
-                  f"({len(times)} calls)")
+            print(
+                f"{name:8s} {width:2d} stored per call: p50 {statistics.median(times):6.2f} ms, "
+                f"p95 {_pct(times, 0.95):6.2f} ms, per pair {statistics.median(times) / width:5.2f} ms "
+                f"({len(times)} calls)"
+            )
 
 
 if __name__ == "__main__":

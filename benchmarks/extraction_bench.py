@@ -22,11 +22,15 @@ from benchmarks.common import percentile  # noqa: E402
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--messages", type=Path, default=Path("data/extraction/dev"))
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--weights", type=Path, default=None, help="a folder of trained weights (default: shipped)")
+    parser.add_argument(
+        "--weights", type=Path, default=None, help="a folder of trained weights (default: shipped)"
+    )
     args = parser.parse_args()
 
     import torch
@@ -38,13 +42,18 @@ def main() -> None:
 
     torch.set_num_threads(args.threads)
     rows = read_messages([args.messages])
-    turns = [([ChatMessage(role="assistant", content=r.assistant)] if r.assistant else [])
-             + [ChatMessage(role="user", content=r.message)] for r in rows]
+    turns = [
+        ([ChatMessage(role="assistant", content=r.assistant)] if r.assistant else [])
+        + [ChatMessage(role="user", content=r.message)]
+        for r in rows
+    ]
     started = time.perf_counter()
     learned = LearnedLLM(weights=args.weights)
     learned.extract(turns[0])
-    print(f"load + first call: {(time.perf_counter() - started) * 1000:.0f} ms; torch threads {args.threads}; "
-          f"{len(rows)} messages, {statistics.mean(len(r.message.split()) for r in rows):.0f} words on average")
+    print(
+        f"load + first call: {(time.perf_counter() - started) * 1000:.0f} ms; torch threads {args.threads}; "
+        f"{len(rows)} messages, {statistics.mean(len(r.message.split()) for r in rows):.0f} words on average"
+    )
     for name, llm in (("learned", learned), ("rules", RulesLLM())):
         times = []
         for _ in range(args.repeat):
@@ -52,8 +61,10 @@ def main() -> None:
                 t0 = time.perf_counter()
                 llm.extract(turn)
                 times.append((time.perf_counter() - t0) * 1000)
-        print(f"{name:8s} p50 {statistics.median(times):6.2f} ms, p95 {percentile(times, 95):6.2f} ms per message "
-              f"({len(times)} calls)")
+        print(
+            f"{name:8s} p50 {statistics.median(times):6.2f} ms, p95 {percentile(times, 95):6.2f} ms per message "
+            f"({len(times)} calls)"
+        )
 
 
 if __name__ == "__main__":

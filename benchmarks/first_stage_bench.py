@@ -39,7 +39,9 @@ def _schema(request: dict[str, Any]) -> str:
 
 def _stored(request: dict[str, Any]) -> list[str]:
     """The numbers of the stored memories a judge request lists."""
-    return re.findall(r"^(\d+)\. ", request["messages"][-1]["content"].split("Stored:", 1)[-1], flags=re.MULTILINE)
+    return re.findall(
+        r"^(\d+)\. ", request["messages"][-1]["content"].split("Stored:", 1)[-1], flags=re.MULTILINE
+    )
 
 
 def scripted(request: dict[str, Any]) -> Reply:
@@ -69,8 +71,10 @@ def run(files: list[Path], threshold: float | None) -> tuple[Counter[str], int]:
     finally:
         server.httpd.shutdown()
     requests = [r["json"] for r in server.requests]
-    pairs = sum(len(_stored(r)) if _schema(r) == "Judgements" else _schema(r) in ("SameFact", "ConflictVerdict")
-                for r in requests)
+    pairs = sum(
+        len(_stored(r)) if _schema(r) == "Judgements" else _schema(r) in ("SameFact", "ConflictVerdict")
+        for r in requests
+    )
     return Counter(_schema(r) or "?" for r in requests), pairs
 
 
@@ -85,8 +89,10 @@ def main() -> None:
     for threshold in args.threshold:
         calls, pairs = run(args.files, threshold)
         total = sum(calls.values())
-        print(f"first stage at {threshold}: {total} model calls ({dict(calls)}), {base_total - total} saved "
-              f"({(base_total - total) / max(base_total, 1):.0%}); the LLM asked about {pairs} pairs")
+        print(
+            f"first stage at {threshold}: {total} model calls ({dict(calls)}), {base_total - total} saved "
+            f"({(base_total - total) / max(base_total, 1):.0%}); the LLM asked about {pairs} pairs"
+        )
 
 
 if __name__ == "__main__":

@@ -38,8 +38,15 @@ from memlane.providers.embed.base import CachedEmbedder, Embedder  # noqa: E402
 
 PETS = ["Rex", "Nala", "Pepper", "Otis", "Mochi", "Bruno", "Kiwi", "Juno"]
 CITIES = ["Oslo", "Bergen", "Lyon", "Porto", "Austin", "Denver", "Kyoto", "Accra", "Quito", "Tallinn"]
-JOBS = [("teacher", "Lincoln High"), ("nurse", "City General"), ("designer", "Figma"), ("chef", "Chez Marie"),
-        ("accountant", "Deloitte"), ("developer", "Shopify"), ("pharmacist", "Boots")]
+JOBS = [
+    ("teacher", "Lincoln High"),
+    ("nurse", "City General"),
+    ("designer", "Figma"),
+    ("chef", "Chez Marie"),
+    ("accountant", "Deloitte"),
+    ("developer", "Shopify"),
+    ("pharmacist", "Boots"),
+]
 ALLERGENS = ["peanuts", "shellfish", "penicillin", "cats", "pollen", "gluten"]
 HOBBIES = ["playing chess", "climbing", "baking bread", "birdwatching", "playing the guitar", "sailing"]
 LANGS = ["Spanish", "Japanese", "German", "Portuguese", "Korean"]
@@ -48,17 +55,38 @@ KIDS = ["Zoe", "Liam", "Ava", "Noah", "Mia"]
 SIBLINGS = ["Maria", "Tom", "Ines", "Kofi", "Hana"]
 
 FACTS = [
-    "My dog {pet} is {n} years old.", "I live in {city}.", "I'm allergic to {allergen}.",
-    "I work as a {job} at {org}.", "My sister {sib} lives in {city2}.", "I prefer {d1} over {d2}.",
-    "I love {hobby} on weekends.", "I'm learning {lang}.", "I live in {city} and I work as a {job} at {org}.",
+    "My dog {pet} is {n} years old.",
+    "I live in {city}.",
+    "I'm allergic to {allergen}.",
+    "I work as a {job} at {org}.",
+    "My sister {sib} lives in {city2}.",
+    "I prefer {d1} over {d2}.",
+    "I love {hobby} on weekends.",
+    "I'm learning {lang}.",
+    "I live in {city} and I work as a {job} at {org}.",
     "I'm saving for a new car, my budget is {k}k.",
 ]
-UPDATES = ["{pet} turned {n1} last week.", "We moved to {city2} last month.", "I'm vegan now.",
-           "I just got promoted to senior {job}!", "My sister {sib} moved to {city}."]
-EVENTS = ["My daughter {kid} started school today.", "I ran a half marathon on Sunday.",
-          "I just got back from a week of {hobby} in {city2}.", "My son {kid} lost his first tooth today."]
-CHATTER = ["Thanks, that's helpful.", "What's the weather like in {city}?", "Can you summarise this for me?",
-           "haha ok", "Please answer in {lang} from now on.", "How do I boil an egg?"]
+UPDATES = [
+    "{pet} turned {n1} last week.",
+    "We moved to {city2} last month.",
+    "I'm vegan now.",
+    "I just got promoted to senior {job}!",
+    "My sister {sib} moved to {city}.",
+]
+EVENTS = [
+    "My daughter {kid} started school today.",
+    "I ran a half marathon on Sunday.",
+    "I just got back from a week of {hobby} in {city2}.",
+    "My son {kid} lost his first tooth today.",
+]
+CHATTER = [
+    "Thanks, that's helpful.",
+    "What's the weather like in {city}?",
+    "Can you summarise this for me?",
+    "haha ok",
+    "Please answer in {lang} from now on.",
+    "How do I boil an egg?",
+]
 
 
 def turns(n: int, users: int, seed: int = 3) -> list[tuple[str, str, datetime]]:
@@ -70,10 +98,25 @@ def turns(n: int, users: int, seed: int = 3) -> list[tuple[str, str, datetime]]:
         job, org = rng.choice(JOBS)
         d1, d2 = rng.choice(DRINKS)
         age = rng.randint(1, 12)
-        profiles.append({"pet": rng.choice(PETS), "n": age, "n1": age + 1, "city": rng.choice(CITIES),
-                         "city2": rng.choice(CITIES), "allergen": rng.choice(ALLERGENS), "job": job, "org": org,
-                         "sib": rng.choice(SIBLINGS), "d1": d1, "d2": d2, "hobby": rng.choice(HOBBIES),
-                         "lang": rng.choice(LANGS), "kid": rng.choice(KIDS), "k": rng.randint(5, 40)})
+        profiles.append(
+            {
+                "pet": rng.choice(PETS),
+                "n": age,
+                "n1": age + 1,
+                "city": rng.choice(CITIES),
+                "city2": rng.choice(CITIES),
+                "allergen": rng.choice(ALLERGENS),
+                "job": job,
+                "org": org,
+                "sib": rng.choice(SIBLINGS),
+                "d1": d1,
+                "d2": d2,
+                "hobby": rng.choice(HOBBIES),
+                "lang": rng.choice(LANGS),
+                "kid": rng.choice(KIDS),
+                "k": rng.randint(5, 40),
+            }
+        )
     start = datetime(2026, 1, 5, 9, tzinfo=UTC)
     out = []
     for i in range(n):
@@ -116,11 +159,15 @@ def open_memory(location: str, embedder: Embedder, worker: bool) -> Memory:
 
 
 def ms(samples: list[float]) -> str:
-    return (f"p50 {statistics.median(samples):6.2f} ms, p95 {percentile(samples, 95):6.2f} ms, "
-            f"p99 {percentile(samples, 99):6.2f} ms")
+    return (
+        f"p50 {statistics.median(samples):6.2f} ms, p95 {percentile(samples, 95):6.2f} ms, "
+        f"p99 {percentile(samples, 99):6.2f} ms"
+    )
 
 
-def submit(mem: Memory, items: list[tuple[str, str, datetime]], every: float = 0.0) -> tuple[list[float], int]:
+def submit(
+    mem: Memory, items: list[tuple[str, str, datetime]], every: float = 0.0
+) -> tuple[list[float], int]:
     """``Memory.add`` each turn (one every ``every`` seconds when set); latencies in ms, candidates."""
     samples, candidates = [], 0
     start = time.perf_counter()
@@ -175,11 +222,17 @@ def run(backend: str, n: int, users: int, pace_ms: float, model: Embedder) -> No
         drained = time.perf_counter() - t0 - submitted
         outcome = states(mem, users)
         mem.close()
-    print(f"{backend:8s} hot path ({n} turns, {users} users, {candidates} candidates): {ms(samples)}", flush=True)
-    print(f"{backend:8s} end to end: submit {submitted:.2f} s + drain {jobs} jobs {drained:.2f} s = "
-          f"{n / (submitted + drained):.1f} turns/s ({candidates / drained:.1f} decisions/s; embedding "
-          f"{timing.seconds:.2f} s of the drain, the rest {(drained - timing.seconds) / jobs * 1000:.1f} ms/job); "
-          f"{outcome}", flush=True)
+    print(
+        f"{backend:8s} hot path ({n} turns, {users} users, {candidates} candidates): {ms(samples)}",
+        flush=True,
+    )
+    print(
+        f"{backend:8s} end to end: submit {submitted:.2f} s + drain {jobs} jobs {drained:.2f} s = "
+        f"{n / (submitted + drained):.1f} turns/s ({candidates / drained:.1f} decisions/s; embedding "
+        f"{timing.seconds:.2f} s of the drain, the rest {(drained - timing.seconds) / jobs * 1000:.1f} ms/job); "
+        f"{outcome}",
+        flush=True,
+    )
     if pace_ms <= 0:
         return
     ctx = sqlite_path() if backend == "sqlite" else postgres_url()
@@ -191,9 +244,11 @@ def run(backend: str, n: int, users: int, pace_ms: float, model: Embedder) -> No
         lag = wait_idle(mem)
         total = time.perf_counter() - t0
         mem.close()
-    print(f"{backend:8s} hot path with the worker deciding meanwhile (a turn every {pace_ms:g} ms): {ms(samples)}; "
-          f"backlog after the last turn {backlog} jobs, all decided {lag:.2f} s later ({n / total:.1f} turns/s)",
-          flush=True)
+    print(
+        f"{backend:8s} hot path with the worker deciding meanwhile (a turn every {pace_ms:g} ms): {ms(samples)}; "
+        f"backlog after the last turn {backlog} jobs, all decided {lag:.2f} s later ({n / total:.1f} turns/s)",
+        flush=True,
+    )
 
 
 def main() -> None:
@@ -201,8 +256,12 @@ def main() -> None:
     ap.add_argument("--turns", type=int, default=300)
     ap.add_argument("--users", type=int, default=20)
     ap.add_argument("--backends", default="sqlite,postgres")
-    ap.add_argument("--pace-ms", type=float, default=50.0,
-                    help="one turn every this many ms in the run with the background worker on (0: skip that run)")
+    ap.add_argument(
+        "--pace-ms",
+        type=float,
+        default=50.0,
+        help="one turn every this many ms in the run with the background worker on (0: skip that run)",
+    )
     args = ap.parse_args()
     model = get_embedder("local", cache_size=0)
     for backend in args.backends.split(","):

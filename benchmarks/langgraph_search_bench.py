@@ -33,8 +33,12 @@ def run(location: str, size: int, repeat: int) -> str:
     store = MemlaneStore(mem)
     texts = sentences(size)
     for start in range(0, size, 500):  # LangGraph's batch of puts: one transaction per 500 items
-        store.batch([PutOp((USER, "semantic"), f"k{n}", {"summary": text})
-                     for n, text in enumerate(texts[start:start + 500], start=start)])
+        store.batch(
+            [
+                PutOp((USER, "semantic"), f"k{n}", {"summary": text})
+                for n, text in enumerate(texts[start : start + 500], start=start)
+            ]
+        )
     queries = iter(QUERIES * repeat)
     store_ms = timed(lambda: store.search((USER,), query=next(queries), limit=10), repeat)
     queries = iter(QUERIES * repeat)
@@ -45,7 +49,9 @@ def run(location: str, size: int, repeat: int) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--size", type=int, default=5000)
     parser.add_argument("--repeat", type=int, default=60)
     parser.add_argument("--backends", default="sqlite")

@@ -34,11 +34,24 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from benchmarks.common import percentile, postgres_url, sentences, sqlite_path  # noqa: E402
 from memlane import Memory  # noqa: E402
 
-QUERIES = ["what music does the user like?", "is the user allergic to anything?", "where does the user travel?",
-           "what is the user learning?", "what did the user buy?", "what does the user's dog like?"]
-TURNS = ["I just started learning Portuguese.", "My sister Ana moved to Porto last month.",
-         "I'm allergic to peanuts.", "We adopted a cat called Miso.", "I prefer window seats on flights.",
-         "I run 10k every Sunday morning.", "My manager is called Ruth.", "I'm saving for a trip to Peru."]
+QUERIES = [
+    "what music does the user like?",
+    "is the user allergic to anything?",
+    "where does the user travel?",
+    "what is the user learning?",
+    "what did the user buy?",
+    "what does the user's dog like?",
+]
+TURNS = [
+    "I just started learning Portuguese.",
+    "My sister Ana moved to Porto last month.",
+    "I'm allergic to peanuts.",
+    "We adopted a cat called Miso.",
+    "I prefer window seats on flights.",
+    "I run 10k every Sunday morning.",
+    "My manager is called Ruth.",
+    "I'm saving for a trip to Peru.",
+]
 
 
 def free_port() -> int:
@@ -50,8 +63,22 @@ def free_port() -> int:
 @contextlib.contextmanager
 def served(location: str, embedder: str) -> Iterator[str]:
     port = free_port()
-    cmd = [sys.executable, "-c", "from memlane.cli.app import main; main()", "serve", "--host", "127.0.0.1",
-           "--port", str(port), "--db", location, "--embedder", embedder, "--log-level", "warning"]
+    cmd = [
+        sys.executable,
+        "-c",
+        "from memlane.cli.app import main; main()",
+        "serve",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--db",
+        location,
+        "--embedder",
+        embedder,
+        "--log-level",
+        "warning",
+    ]
     env = {**os.environ, "MEMLANE_API_KEYS": "", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     url = f"http://127.0.0.1:{port}"
@@ -111,23 +138,34 @@ def run(backend: str, args: argparse.Namespace) -> None:
         mem = Memory(location, embedder=args.embedder)
         texts = sentences(args.memories, seed=5)
         for i in range(0, len(texts), 256):
-            mem.put_many([{"summary": s, "user_id": f"user{(i + j) % args.users}"}
-                          for j, s in enumerate(texts[i: i + 256])])
+            mem.put_many(
+                [
+                    {"summary": s, "user_id": f"user{(i + j) % args.users}"}
+                    for j, s in enumerate(texts[i : i + 256])
+                ]
+            )
         mem.close()
         with served(location, args.embedder) as url:
             asyncio.run(phase(url, "search", 4, 2, args.users))  # warm up connections and caches
             for op in args.ops.split(","):
-                count, errors, (elapsed, *lat) = asyncio.run(phase(url, op, args.clients, args.seconds, args.users))
-                print(f"{backend:8s} {op:6s} {args.clients} clients, {args.embedder} embedder, {args.memories:,} "
-                      f"memories / {args.users} users: {count / elapsed:7.1f} req/s, p50 {percentile(lat, 50):6.1f} ms, "
-                      f"p95 {percentile(lat, 95):6.1f} ms, {errors} errors ({count} requests in {elapsed:.1f} s)",
-                      flush=True)
+                count, errors, (elapsed, *lat) = asyncio.run(
+                    phase(url, op, args.clients, args.seconds, args.users)
+                )
+                print(
+                    f"{backend:8s} {op:6s} {args.clients} clients, {args.embedder} embedder, {args.memories:,} "
+                    f"memories / {args.users} users: {count / elapsed:7.1f} req/s, p50 {percentile(lat, 50):6.1f} ms, "
+                    f"p95 {percentile(lat, 95):6.1f} ms, {errors} errors ({count} requests in {elapsed:.1f} s)",
+                    flush=True,
+                )
                 if op == "add":
                     t0, backlog = time.monotonic(), pending(url)
                     while pending(url) and time.monotonic() - t0 < args.seconds * 10:
                         time.sleep(0.5)
-                    print(f"{backend:8s} formation backlog after add: {backlog} pending jobs, drained in "
-                          f"{time.monotonic() - t0:.1f} s (left: {pending(url)})", flush=True)
+                    print(
+                        f"{backend:8s} formation backlog after add: {backlog} pending jobs, drained in "
+                        f"{time.monotonic() - t0:.1f} s (left: {pending(url)})",
+                        flush=True,
+                    )
 
 
 def main() -> None:

@@ -42,7 +42,10 @@ def gaps(hits: list[SearchHit]) -> list[Gap]:
     cosine = [h.breakdown.similarity - h.breakdown.keyword for h in hits]
     best = max(cosine, default=0.0)
     rank = {i: r for r, i in enumerate(sorted(range(len(cosine)), key=lambda i: -cosine[i]), start=1)}
-    return [(best - c, h.breakdown.keyword > 0, rank[i]) for i, (h, c) in enumerate(zip(hits, cosine, strict=True))]
+    return [
+        (best - c, h.breakdown.keyword > 0, rank[i])
+        for i, (h, c) in enumerate(zip(hits, cosine, strict=True))
+    ]
 
 
 def locomo_gaps(path: str, emb: Embedder, tmp: Path) -> tuple[list[Gap], list[Gap]]:
@@ -53,8 +56,13 @@ def locomo_gaps(path: str, emb: Embedder, tmp: Path) -> tuple[list[Gap], list[Ga
         try:
             ingest(mem, conv)
             for q in (q for q in conv.questions if q.evidence):
-                req = SearchRequest(user_id=conv.sample_id, query=q.text, now=conv.last_at + ASK_AFTER, limit=25,
-                                    conditions=[Condition("state", "$eq", "active")])
+                req = SearchRequest(
+                    user_id=conv.sample_id,
+                    query=q.text,
+                    now=conv.last_at + ASK_AFTER,
+                    limit=25,
+                    conditions=[Condition("state", "$eq", "active")],
+                )
                 hits = search(mem.backend, mem.embedder, mem.settings, req)
                 for h, gap in zip(hits, gaps(hits), strict=True):
                     hit_is_answer = any(d in q.evidence for d in cited([h]))
@@ -76,8 +84,9 @@ def scenario_gaps(paths: list[str], emb: Embedder, tmp: Path) -> tuple[list[Gap]
             replay(mem, sc)
             for q in queries:
                 pattern = q.get("top1_matches") or q["any_matches"]
-                hits = mem.search(q["query"], user_id=q.get("user", "u1"), limit=50,
-                                  at=q.get("at", sc["steps"][-1]["at"]))
+                hits = mem.search(
+                    q["query"], user_id=q.get("user", "u1"), limit=50, at=q.get("at", sc["steps"][-1]["at"])
+                )
                 for h, gap in zip(hits, gaps(hits), strict=True):
                     hit_is_answer = re.search(pattern, h.memory.summary, re.IGNORECASE) is not None
                     (answers if hit_is_answer else others).append(gap)
@@ -89,19 +98,24 @@ def scenario_gaps(paths: list[str], emb: Embedder, tmp: Path) -> tuple[list[Gap]
 
 
 def within(found: list[Gap], margin: float, widen: float, top: int = 10**9) -> float:
-    return sum(gap <= margin * (widen if shares else 1.0) + 1e-9 and rank <= top
-               for gap, shares, rank in found) / max(len(found), 1)
+    return sum(
+        gap <= margin * (widen if shares else 1.0) + 1e-9 and rank <= top for gap, shares, rank in found
+    ) / max(len(found), 1)
 
 
 def report(name: str, answers: list[Gap], others: list[Gap]) -> None:
     print(f"{name}: {len(answers)} answers, {len(others)} other candidates")
-    print("  margin  answers within  others within  (x2 with a shared word: answers  others)"
-          "  (and among the 3 closest: answers  others)")
+    print(
+        "  margin  answers within  others within  (x2 with a shared word: answers  others)"
+        "  (and among the 3 closest: answers  others)"
+    )
     for m in MARGINS:
         share_a, share_o = within(answers, m, 1.0), within(others, m, 1.0)
         wide_a, wide_o = within(answers, m, 2.0), within(others, m, 2.0)
         top_a, top_o = within(answers, m, 2.0, 3), within(others, m, 2.0, 3)
-        print(f"  {m:6.2f}  {share_a:14.3f}  {share_o:13.3f}  {wide_a:31.3f}  {wide_o:6.3f}  {top_a:32.3f}  {top_o:6.3f}")
+        print(
+            f"  {m:6.2f}  {share_a:14.3f}  {share_o:13.3f}  {wide_a:31.3f}  {wide_o:6.3f}  {top_a:32.3f}  {top_o:6.3f}"
+        )
 
 
 def main() -> None:

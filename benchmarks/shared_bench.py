@@ -37,7 +37,7 @@ WORDS = ["jazz", "Lisbon", "budget", "marathon", "Python", "tea"]
 def fill(b: Backend, user: str, texts: list[str], rng: np.random.Generator) -> list[str]:
     ids = []
     for i in range(0, len(texts), 500):
-        chunk = texts[i: i + 500]
+        chunk = texts[i : i + 500]
         vecs = rng.standard_normal((len(chunk), DIMS)).astype(np.float32)
         recs = [MemoryRecord(id=f"{user}-{i + n}", user_id=user, summary=t) for n, t in enumerate(chunk)]
         b.apply(WriteBatch(upserts=[Upsert(r, v.tolist()) for r, v in zip(recs, vecs, strict=True)]))
@@ -51,21 +51,33 @@ def run(kind: str, size: int, links: int, calls: int) -> None:
     with ctx as location:
         b = open_backend(location)
         b.bind_embedder(f"bench:random:{DIMS}", DIMS)
-        own = {"lone": fill(b, "lone", sentences(size, seed=1), rng),
-               "linked": fill(b, "linked", sentences(size, seed=2), rng)}
+        own = {
+            "lone": fill(b, "lone", sentences(size, seed=1), rng),
+            "linked": fill(b, "linked", sentences(size, seed=2), rng),
+        }
         shared = fill(b, "owner", sentences(links, seed=3), rng)
-        b.apply(WriteBatch(links=[MemoryLink(user_id="linked", memory_id=m, linked_by="owner") for m in shared]))
+        b.apply(
+            WriteBatch(links=[MemoryLink(user_id="linked", memory_id=m, linked_by="owner") for m in shared])
+        )
         pick = random.Random(2)
         cases: dict[str, Callable[[str, bool, np.ndarray, str], object]] = {
-            "vector_ids (pool 24)": lambda u, s, q, w: b.vector_ids(u, q.tolist(), live(), limit=24, shared=s),
+            "vector_ids (pool 24)": lambda u, s, q, w: b.vector_ids(
+                u, q.tolist(), live(), limit=24, shared=s
+            ),
             "keyword_ids (pool 24)": lambda u, s, q, w: b.keyword_ids(u, w, live(), limit=24, shared=s),
             "get_many (24 ids)": lambda u, s, q, w: b.get_many(u, pick.sample(own[u], 24), shared=s),
             "list (newest 10)": lambda u, s, q, w: b.list(u, live(), limit=10, shared=s),
             "count (live)": lambda u, s, q, w: b.count(u, live(), shared=s),
         }
-        variants = [("no links: own", "lone", False), ("shared", "lone", True),
-                    (f"{links} links: own", "linked", False), ("shared", "linked", True)]
-        print(f"{kind}: {size:,} memories per reader, {calls} calls each, load average {os.getloadavg()[0]:.1f}")
+        variants = [
+            ("no links: own", "lone", False),
+            ("shared", "lone", True),
+            (f"{links} links: own", "linked", False),
+            ("shared", "linked", True),
+        ]
+        print(
+            f"{kind}: {size:,} memories per reader, {calls} calls each, load average {os.getloadavg()[0]:.1f}"
+        )
         for name, fn in cases.items():
             samples: list[list[float]] = [[] for _ in variants]
             for n in range(calls):
@@ -75,7 +87,10 @@ def run(kind: str, size: int, links: int, calls: int) -> None:
                     t0 = time.perf_counter()
                     fn(user, flag, q, w)
                     samples[k].append((time.perf_counter() - t0) * 1000)
-            print(f"  {name:22s} " + " | ".join(f"{v[0]}: {summary_ms(s)}" for v, s in zip(variants, samples, strict=True)))
+            print(
+                f"  {name:22s} "
+                + " | ".join(f"{v[0]}: {summary_ms(s)}" for v, s in zip(variants, samples, strict=True))
+            )
         b.close()
 
 

@@ -28,8 +28,14 @@ from memlane.providers.embed import (
 from memlane.retrieval.search import SearchRequest, search  # noqa: E402
 
 RAW_EVERY = 4
-QUERIES = ["what music does the user like?", "is the user allergic to anything?", "where does the user travel?",
-           "what is the user learning?", "what did the user buy?", "what does the user's dog like?"]
+QUERIES = [
+    "what music does the user like?",
+    "is the user allergic to anything?",
+    "where does the user travel?",
+    "what is the user learning?",
+    "what did the user buy?",
+    "what does the user's dog like?",
+]
 
 
 def run(backend: str, size: int, users: int, batch: int) -> None:
@@ -46,7 +52,7 @@ def run(backend: str, size: int, users: int, batch: int) -> None:
         raw_s = ingest_s = 0.0
         raw_n = 0
         for n, i in enumerate(range(0, len(items), batch)):
-            chunk = items[i: i + batch]
+            chunk = items[i : i + batch]
             if n % RAW_EVERY == 0:
                 t0 = time.perf_counter()
                 raw.embed([it["summary"] for it in chunk])
@@ -64,15 +70,22 @@ def run(backend: str, size: int, users: int, batch: int) -> None:
         active = [Condition("state", "$eq", "active")]
 
         def run_search(embedder: object, user: str, query: str) -> None:
-            search(mem.backend, embedder, mem.settings,  # type: ignore[arg-type]
-                   SearchRequest(user_id=user, query=query, conditions=active, now=utcnow(), limit=10))
+            search(
+                mem.backend,
+                embedder,
+                mem.settings,  # type: ignore[arg-type]
+                SearchRequest(user_id=user, query=query, conditions=active, now=utcnow(), limit=10),
+            )
 
         with_embed = [t for u, q in picks for t in timed(lambda u=u, q=q: run_search(mem.embedder, u, q), 1)]
         without = [t for u, q in picks for t in timed(lambda u=u, q=q: run_search(warm, u, q), 1)]
         mem.close()
-    print(f"{backend:8s} {size:>7,} memories / {users} users: ingest {ingest_rate:7.1f}/s, raw embedder "
-          f"{raw_rate:7.1f}/s, ratio {ingest_rate / raw_rate:.2f} | search with embedding {summary_ms(with_embed)}; "
-          f"without {summary_ms(without)} (p99 {percentile(without, 99):.2f} ms)", flush=True)
+    print(
+        f"{backend:8s} {size:>7,} memories / {users} users: ingest {ingest_rate:7.1f}/s, raw embedder "
+        f"{raw_rate:7.1f}/s, ratio {ingest_rate / raw_rate:.2f} | search with embedding {summary_ms(with_embed)}; "
+        f"without {summary_ms(without)} (p99 {percentile(without, 99):.2f} ms)",
+        flush=True,
+    )
 
 
 def main() -> None:

@@ -42,8 +42,12 @@ def child(texts: int, singles: int) -> dict[str, float]:
     seconds = time.perf_counter() - t0
     one = iter(sentences(singles, seed=3))
     lat = timed(lambda: embedder.embed([next(one)]), singles)
-    return {"threads": torch.get_num_threads(), "per_s": texts / seconds, "p50": percentile(lat, 50),
-            "p95": percentile(lat, 95)}
+    return {
+        "threads": torch.get_num_threads(),
+        "per_s": texts / seconds,
+        "p50": percentile(lat, 50),
+        "p95": percentile(lat, 95),
+    }
 
 
 def spin(stop: float) -> None:
@@ -59,8 +63,13 @@ def run(setting: str, texts: int, singles: int, busy: int) -> dict[str, float]:
     for h in hogs:
         h.start()
     try:
-        out = subprocess.run([sys.executable, __file__, "--child", "--texts", str(texts), "--singles", str(singles)],
-                             env=env, check=True, capture_output=True, text=True).stdout
+        out = subprocess.run(
+            [sys.executable, __file__, "--child", "--texts", str(texts), "--singles", str(singles)],
+            env=env,
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
     finally:
         for h in hogs:
             h.terminate()
@@ -78,15 +87,22 @@ def main() -> None:
     if args.child:
         print(json.dumps(child(args.texts, args.singles)))
         return
-    print(f"cores available: {len(os.sched_getaffinity(0))}; {args.texts} sentences batched, "
-          f"{args.singles} single calls")
-    print(f"{'busy':>4}  {'MEMLANE_TORCH_THREADS':<22} {'threads':>7} {'sentences/s':>12} {'one p50 ms':>11} "
-          f"{'one p95 ms':>11}")
+    print(
+        f"cores available: {len(os.sched_getaffinity(0))}; {args.texts} sentences batched, "
+        f"{args.singles} single calls"
+    )
+    print(
+        f"{'busy':>4}  {'MEMLANE_TORCH_THREADS':<22} {'threads':>7} {'sentences/s':>12} {'one p50 ms':>11} "
+        f"{'one p95 ms':>11}"
+    )
     for busy in (int(b) for b in args.busy.split(",")):
         for setting in SETTINGS:
             r = run(setting, args.texts, args.singles, busy)
-            print(f"{busy:>4}  {setting:<22} {r['threads']:>7} {r['per_s']:>12.0f} {r['p50']:>11.1f} "
-                  f"{r['p95']:>11.1f}", flush=True)
+            print(
+                f"{busy:>4}  {setting:<22} {r['threads']:>7} {r['per_s']:>12.0f} {r['p50']:>11.1f} "
+                f"{r['p95']:>11.1f}",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -31,8 +31,13 @@ def cli_env(tmp_path: Path, **extra: str) -> dict[str, str]:
     script.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m memlane.cli "$@"\n')
     script.chmod(0o755)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMLANE_", "MEMORY_"))}
-    env.update(PATH=f"{bin_dir}{os.pathsep}{os.path.dirname(sys.executable)}{os.pathsep}{env.get('PATH', '')}",
-               PYTHONPATH=SRC, HOME=str(home), MEMLANE_CONFIG=str(home / "no-config.toml"), COLUMNS="100")
+    env.update(
+        PATH=f"{bin_dir}{os.pathsep}{os.path.dirname(sys.executable)}{os.pathsep}{env.get('PATH', '')}",
+        PYTHONPATH=SRC,
+        HOME=str(home),
+        MEMLANE_CONFIG=str(home / "no-config.toml"),
+        COLUMNS="100",
+    )
     env.update(extra)
     return env
 
@@ -46,8 +51,13 @@ class Listening:
 @contextmanager
 def serving(env: dict[str, str], *args: str, timeout: float = 240) -> Iterator[Listening]:
     """``memlane serve --port 0 ARGS`` in the background, once it listens."""
-    proc = subprocess.Popen(["memlane", "serve", "--port", "0", "--log-level", "warning", *args], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        ["memlane", "serve", "--port", "0", "--log-level", "warning", *args],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         yield _wait_listening(proc, timeout)
     finally:
@@ -71,14 +81,18 @@ def _wait_listening(proc: subprocess.Popen[str], timeout: float) -> Listening:
                 return Listening(found.group(1), line.strip())
         if proc.poll() is not None:
             break
-    raise AssertionError(f"memlane serve did not start: {''.join(seen)}{proc.stderr.read() if proc.stderr else ''}")
+    raise AssertionError(
+        f"memlane serve did not start: {''.join(seen)}{proc.stderr.read() if proc.stderr else ''}"
+    )
 
 
 def run_bash(script: str, env: dict[str, str], *, timeout: float = 600) -> subprocess.CompletedProcess[str]:
     """``script`` in bash with errexit and pipefail; every curl fails on an HTTP error status (a stream
     ended by its own ``--max-time`` is fine)."""
-    prelude = ('set -eo pipefail\ncurl() { command curl --fail-with-body "$@" || { rc=$?; '
-               '[ "$rc" -eq 28 ] || { echo "curl failed ($rc): $*" >&2; return "$rc"; }; }; }\n')
-    return subprocess.run(["bash", "-c", prelude + script], env=env, capture_output=True, text=True,
-                          timeout=timeout)
-
+    prelude = (
+        'set -eo pipefail\ncurl() { command curl --fail-with-body "$@" || { rc=$?; '
+        '[ "$rc" -eq 28 ] || { echo "curl failed ($rc): $*" >&2; return "$rc"; }; }; }\n'
+    )
+    return subprocess.run(
+        ["bash", "-c", prelude + script], env=env, capture_output=True, text=True, timeout=timeout
+    )

@@ -84,8 +84,11 @@ def open_test_backend(kind: str, request: pytest.FixtureRequest, tmp_path: os.Pa
 BACKENDS = ["sqlite", "sqlite-vectors-in-memory", pytest.param("postgres", marks=pytest.mark.postgres)]
 # The S3 Vectors vector channel (moto and the query emulation): synced after every write, or never
 # (every vector pending); on SQLite, and synced on PostgreSQL.
-VECTOR_CHANNELS = ["s3vectors-sqlite", "s3vectors-pending-sqlite",
-                   pytest.param("s3vectors-postgres", marks=pytest.mark.postgres)]
+VECTOR_CHANNELS = [
+    "s3vectors-sqlite",
+    "s3vectors-pending-sqlite",
+    pytest.param("s3vectors-postgres", marks=pytest.mark.postgres),
+]
 
 
 def bound_backend(request: pytest.FixtureRequest, tmp_path: os.PathLike[str]) -> Iterator[Backend]:

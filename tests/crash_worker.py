@@ -46,7 +46,9 @@ def run(argv: list[str]) -> int:
     mem = open_memory(args.db, ScriptedLLM())
     mem.formation.lease_seconds = args.lease
     decided: list[str] = []  # decisions this process committed (each publishes created or merged)
-    mem.events.subscribe(lambda e: decided.append(e.type) if e.type in ("memory.created", "memory.merged") else None)
+    mem.events.subscribe(
+        lambda e: decided.append(e.type) if e.type in ("memory.created", "memory.merged") else None
+    )
     facts = [{"summary": f} for f in args.fact]
     if args.mode == "crash":
         with mem.backend.user_lock(args.user):  # the worker thread claims a job, then waits here

@@ -37,8 +37,17 @@ from memlane.providers.llm.base import MemoryLLM
 from memlane.providers.llm.structured import MalformedOutputError, StructuredLLM
 
 __all__ = [
-    "EventLog", "Rendezvous", "ScriptedLLM", "ScriptedTransportLLM", "cosine", "extraction_json", "local_embedder",
-    "malformed", "open_memory", "timeout", "wait_until",
+    "EventLog",
+    "Rendezvous",
+    "ScriptedLLM",
+    "ScriptedTransportLLM",
+    "cosine",
+    "extraction_json",
+    "local_embedder",
+    "malformed",
+    "open_memory",
+    "timeout",
+    "wait_until",
 ]
 
 
@@ -60,8 +69,9 @@ def open_memory(location: str, llm: MemoryLLM, **settings: Any) -> Memory:
     return Memory(location, embedder=local_embedder(), llm=llm, settings=Settings(db=location, **settings))
 
 
-def wait_until(predicate: Callable[[], bool], *, timeout: float = 10.0, interval: float = 0.02,
-               what: str = "condition") -> None:
+def wait_until(
+    predicate: Callable[[], bool], *, timeout: float = 10.0, interval: float = 0.02, what: str = "condition"
+) -> None:
     """Poll ``predicate`` until it holds; fail the test after ``timeout`` seconds."""
     deadline = time.monotonic() + timeout
     while not predicate():
@@ -160,12 +170,16 @@ class ScriptedLLM(MemoryLLM):
 
     def will_infer(self, *insights: str | Mapping[str, Any]) -> ScriptedLLM:
         """Queue one ``insights`` reply (the queue empty: no insights)."""
-        items = [InsightProposal(summary=i) if isinstance(i, str) else InsightProposal.model_validate(i)
-                 for i in insights]
+        items = [
+            InsightProposal(summary=i) if isinstance(i, str) else InsightProposal.model_validate(i)
+            for i in insights
+        ]
         self.insight_replies.append(Insights(insights=items))
         return self
 
-    def relation(self, existing: str, candidate: str, relation: Relation, reason: str = "scripted") -> ScriptedLLM:
+    def relation(
+        self, existing: str, candidate: str, relation: Relation, reason: str = "scripted"
+    ) -> ScriptedLLM:
         self.verdicts[(existing, candidate)] = ConflictVerdict(relation=relation, reason=reason)
         return self
 
@@ -193,7 +207,9 @@ class ScriptedLLM(MemoryLLM):
             self.calls.append(("same_fact", (existing, candidate)))
         if self.on_decide is not None:
             self.on_decide()
-        return self.same.get((existing, candidate), SameFact(same_fact=self.default_same, reason="scripted default"))
+        return self.same.get(
+            (existing, candidate), SameFact(same_fact=self.default_same, reason="scripted default")
+        )
 
     def insights(self, activity: Sequence[str], new_facts: Sequence[str], snippet: str = "") -> Insights:
         with self._lock:
@@ -205,8 +221,9 @@ class ScriptedLLM(MemoryLLM):
             self.calls.append(("classify_conflict", (existing, candidate)))
         if self.on_decide is not None:
             self.on_decide()
-        return self.verdicts.get((existing, candidate),
-                                 ConflictVerdict(relation=self.default_relation, reason="scripted default"))
+        return self.verdicts.get(
+            (existing, candidate), ConflictVerdict(relation=self.default_relation, reason="scripted default")
+        )
 
 
 # --- a StructuredLLM whose transport is a script of raw replies --------------------------------
@@ -258,5 +275,6 @@ class ScriptedTransportLLM(StructuredLLM):
 
 def extraction_json(*summaries: str, **fields: Any) -> str:
     """A valid raw ``Extraction`` reply proposing ``summaries``."""
-    return Extraction(should_create=bool(summaries),
-                      candidates=[Candidate(summary=s, **fields) for s in summaries]).model_dump_json()
+    return Extraction(
+        should_create=bool(summaries), candidates=[Candidate(summary=s, **fields) for s in summaries]
+    ).model_dump_json()

@@ -53,5 +53,7 @@ def open_channel(inner: Backend, client: Any, *, synced: bool = True, index: str
 
 def stored(client: Any, index: str = INDEX) -> dict[str, dict[str, Any]]:
     """What moto holds in the index, by vector key."""
-    listed = client.list_vectors(vectorBucketName=BUCKET, indexName=index, returnData=True, returnMetadata=True)
+    listed = client.list_vectors(
+        vectorBucketName=BUCKET, indexName=index, returnData=True, returnMetadata=True
+    )
     return {v["key"]: v for v in listed["vectors"]}

@@ -36,7 +36,9 @@ class S3VectorsEmulation:
         self.client, self.implicit_and = client, implicit_and
         self.configs: dict[tuple[str, str], dict[str, Any]] = {}
         self.calls: Counter[str] = Counter()
-        self.failures: dict[str, list[tuple[str, str]]] = {}  # operation -> errors (code, message) to answer, in order
+        self.failures: dict[
+            str, list[tuple[str, str]]
+        ] = {}  # operation -> errors (code, message) to answer, in order
         events = client.meta.events
         events.register("before-parameter-build.s3vectors", self._keep_params)
         events.register("before-call.s3vectors", self._before)
@@ -54,7 +56,10 @@ class S3VectorsEmulation:
 
     @staticmethod
     def _ok(body: dict[str, Any]) -> tuple[AWSResponse, dict[str, Any]]:
-        return AWSResponse("https://s3vectors.emulated", 200, {}, None), {**body, "ResponseMetadata": {"HTTPStatusCode": 200}}
+        return AWSResponse("https://s3vectors.emulated", 200, {}, None), {
+            **body,
+            "ResponseMetadata": {"HTTPStatusCode": 200},
+        }
 
     def _before(self, model: Any, context: dict[str, Any], **_: Any) -> Any:
         op, params = model.name, context.get("emulated_params", {})
@@ -81,7 +86,9 @@ class S3VectorsEmulation:
             index["metadataConfiguration"] = config
 
     def _index(self, params: dict[str, Any]) -> dict[str, Any]:
-        found = self.client.get_index(vectorBucketName=params["vectorBucketName"], indexName=params["indexName"])
+        found = self.client.get_index(
+            vectorBucketName=params["vectorBucketName"], indexName=params["indexName"]
+        )
         return dict(found["index"])
 
     # --- the documented input rules moto does not check --------------------------------------------
@@ -109,19 +116,29 @@ class S3VectorsEmulation:
             return self._error("ValidationException", "topK must be 1 to 100")
         index = self._index(params)
         non_filterable = set(index.get("metadataConfiguration", {}).get("nonFilterableMetadataKeys", []))
-        listed = self.client.list_vectors(vectorBucketName=params["vectorBucketName"], indexName=params["indexName"],
-                                          returnData=True, returnMetadata=True)["vectors"]
+        listed = self.client.list_vectors(
+            vectorBucketName=params["vectorBucketName"],
+            indexName=params["indexName"],
+            returnData=True,
+            returnMetadata=True,
+        )["vectors"]
         query = params["queryVector"]["float32"]
         if len(query) != index["dimension"]:
             return self._error("ValidationException", "query vector dimension mismatch")
         filt = params.get("filter")
         try:
-            matched = [v for v in listed if filt is None or self._match(v.get("metadata") or {}, filt, non_filterable)]
+            matched = [
+                v
+                for v in listed
+                if filt is None or self._match(v.get("metadata") or {}, filt, non_filterable)
+            ]
         except ValueError as e:
             return self._error("ValidationException", f"invalid filter: {e}")
         metric = index["distanceMetric"]
-        scored = sorted(((self._distance(query, v["data"]["float32"], metric), v) for v in matched),
-                        key=lambda t: (t[0], t[1]["key"]))
+        scored = sorted(
+            ((self._distance(query, v["data"]["float32"], metric), v) for v in matched),
+            key=lambda t: (t[0], t[1]["key"]),
+        )
         out = []
         for distance, v in scored[:top_k]:
             hit: dict[str, Any] = {"key": v["key"]}
@@ -146,7 +163,7 @@ class S3VectorsEmulation:
             if not self.implicit_and:
                 raise ValueError("one key per filter object; combine conditions with $and")
             return all(self._match(meta, {k: v}, non_filterable) for k, v in filt.items())
-        (key, spec), = filt.items()
+        ((key, spec),) = filt.items()
         if key in ("$and", "$or"):
             if not isinstance(spec, list) or not spec:
                 raise ValueError(f"{key} takes a non-empty array")
@@ -169,7 +186,9 @@ class S3VectorsEmulation:
         if op in ("$eq", "$ne"):
             if isinstance(arg, list | dict):
                 raise ValueError(f"{op} takes a string, number or boolean")
-            equal = present and any(v == arg and type(v) is type(arg) or _numbers(v, arg) and v == arg for v in values)
+            equal = present and any(
+                v == arg and type(v) is type(arg) or _numbers(v, arg) and v == arg for v in values
+            )
             return equal if op == "$eq" else not equal
         if op in ("$in", "$nin"):
             if not isinstance(arg, list) or not arg:

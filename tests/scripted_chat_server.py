@@ -51,7 +51,13 @@ class ScriptedChatServer:
                 request = json.loads(body)
                 server.requests.append({"path": self.path, "json": request})
                 answer = server.otherwise
-                reply = server.replies.popleft() if server.replies else answer(request) if answer else Reply(None, 500)
+                reply = (
+                    server.replies.popleft()
+                    if server.replies
+                    else answer(request)
+                    if answer
+                    else Reply(None, 500)
+                )
                 if reply.delay:
                     server.stopping.wait(reply.delay)
                 if reply.status == 200:

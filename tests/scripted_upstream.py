@@ -44,8 +44,9 @@ class LoopbackServer:
         self.sock = sock
         self.port = sock.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
-        config = uvicorn.Config(app, log_level=log_level, lifespan="on", timeout_graceful_shutdown=2,
-                                timeout_keep_alive=30)
+        config = uvicorn.Config(
+            app, log_level=log_level, lifespan="on", timeout_graceful_shutdown=2, timeout_keep_alive=30
+        )
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [sock]}, daemon=True)
 
@@ -76,12 +77,20 @@ class ScriptedUpstream:
         return self.script.popleft() if self.script else DEFAULT_REPLY
 
     def app(self) -> Starlette:
-        return Starlette(routes=[Route("/v1/chat/completions", self.chat, methods=["POST"]),
-                                 Route("/v1/models", self.models, methods=["GET"])])
+        return Starlette(
+            routes=[
+                Route("/v1/chat/completions", self.chat, methods=["POST"]),
+                Route("/v1/models", self.models, methods=["GET"]),
+            ]
+        )
 
     async def models(self, request: Request) -> Response:
-        return JSONResponse({"object": "list", "data": [{"id": MODEL, "object": "model", "created": 0,
-                                                         "owned_by": "scripted"}]})
+        return JSONResponse(
+            {
+                "object": "list",
+                "data": [{"id": MODEL, "object": "model", "created": 0, "owned_by": "scripted"}],
+            }
+        )
 
     async def chat(self, request: Request) -> Response:
         body = await request.json()
@@ -93,11 +102,18 @@ class ScriptedUpstream:
         text, model = self.reply(), body.get("model") or MODEL
         if body.get("stream"):
             return StreamingResponse(self._chunks(text, model), media_type="text/event-stream")
-        return JSONResponse({
-            "id": "chatcmpl-scripted", "object": "chat.completion", "created": int(time.time()), "model": model,
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
-        })
+        return JSONResponse(
+            {
+                "id": "chatcmpl-scripted",
+                "object": "chat.completion",
+                "created": int(time.time()),
+                "model": model,
+                "choices": [
+                    {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
+                ],
+                "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+            }
+        )
 
     async def _chunks(self, text: str, model: str) -> AsyncIterator[bytes]:
         words = text.split(" ")
@@ -105,12 +121,26 @@ class ScriptedUpstream:
             delta: dict[str, Any] = {"content": word if n == 0 else " " + word}
             if n == 0:
                 delta["role"] = "assistant"
-            yield _sse({"id": "chatcmpl-scripted", "object": "chat.completion.chunk", "created": 0, "model": model,
-                        "choices": [{"index": 0, "delta": delta, "finish_reason": None}]})
+            yield _sse(
+                {
+                    "id": "chatcmpl-scripted",
+                    "object": "chat.completion.chunk",
+                    "created": 0,
+                    "model": model,
+                    "choices": [{"index": 0, "delta": delta, "finish_reason": None}],
+                }
+            )
             if self.chunk_delay:
                 await asyncio.sleep(self.chunk_delay)
-        yield _sse({"id": "chatcmpl-scripted", "object": "chat.completion.chunk", "created": 0, "model": model,
-                    "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+        yield _sse(
+            {
+                "id": "chatcmpl-scripted",
+                "object": "chat.completion.chunk",
+                "created": 0,
+                "model": model,
+                "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+            }
+        )
         yield b"data: [DONE]\n\n"
 
 

@@ -14,14 +14,21 @@ from memlane.model.errors import ValidationError
 from memlane.server import create_app
 
 
-@pytest.mark.parametrize("keys, says", [
-    ("s3cr3t-admin,s3cr3t-maya:not a user", "entry #2 binds its key to the user id 'not a user', which is not valid"),
-    ("s3cr3t-admin,s3cr3t-maya:maya,s3cr3t-admin", "entries #1 and #3 have the same key"),
-    ("s3cr3t-admin:maya,s3cr3t-admin:lena", "entries #1 and #2 have the same key"),
-    ("s3cr3t-admin,:maya", "entry #2 has an empty key"),
-])
-def test_serve_refuses_bad_keys_before_loading_anything(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                       keys: str, says: str) -> None:
+@pytest.mark.parametrize(
+    "keys, says",
+    [
+        (
+            "s3cr3t-admin,s3cr3t-maya:not a user",
+            "entry #2 binds its key to the user id 'not a user', which is not valid",
+        ),
+        ("s3cr3t-admin,s3cr3t-maya:maya,s3cr3t-admin", "entries #1 and #3 have the same key"),
+        ("s3cr3t-admin:maya,s3cr3t-admin:lena", "entries #1 and #2 have the same key"),
+        ("s3cr3t-admin,:maya", "entry #2 has an empty key"),
+    ],
+)
+def test_serve_refuses_bad_keys_before_loading_anything(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, keys: str, says: str
+) -> None:
     monkeypatch.setenv("MEMLANE_CONFIG", str(tmp_path / "none.toml"))
     monkeypatch.setenv("MEMLANE_API_KEYS", keys)
     db = tmp_path / "m.db"

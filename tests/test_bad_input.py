@@ -32,26 +32,34 @@ def stored(mem: Memory) -> list[dict[str, Any]]:
     return [r.model_dump(exclude={"updated_at"}) for r in mem.list(user_id=U, include_inactive=True)]
 
 
-@pytest.mark.parametrize("fields, says", [
-    ({"pinned": "false"}, "pinned must be true or false"),
-    ({"pinned": 1}, "pinned must be true or false"),
-    ({"category": 123}, "category must be a string"),
-    ({"metadata": "abc"}, "metadata must be an object"),
-    ({"importance": 1e300}, "importance must be an integer from 1 to 5"),
-    ({"summary": "User lives in \ud800 Lisbon."}, "summary is not valid Unicode"),
-    ({"summary": "User lives in\x00 Lisbon."}, "summary contains a NUL character"),
-    ({"tags": ["home\x00"]}, "tags contains a NUL character"),
-    ({"metadata": {"note": "a\x00b"}}, "metadata.note contains a NUL character"),
-    ({"metadata": {"k\ud800": 1}}, "not valid Unicode"),
-    ({"metadata": {"seen": {"mon", "tue"}}}, "metadata.seen is a set, which JSON cannot hold; use a list"),
-    ({"metadata": {"score": math.nan}}, "metadata.score is nan: JSON has no NaN"),
-    ({"metadata": {"nested": [{"x": math.inf}]}}, r"metadata.nested\[0\].x is inf"),
-    ({"metadata": {"big": 2**70}}, "does not fit in 64 bits"),
-    ({"metadata": {"raw": b"bytes"}}, "metadata.raw is a bytes"),
-    ({"metadata": {1: "one"}}, "object keys must be strings"),
-    ({"metadata": {"blob": "x" * 5000}}, "over the limit of 4096 \\(MEMORY_METADATA_MAX_BYTES\\)"),
-])
-def test_a_bad_put_is_a_validation_error_and_stores_nothing(mem: Memory, fields: dict[str, Any], says: str) -> None:
+@pytest.mark.parametrize(
+    "fields, says",
+    [
+        ({"pinned": "false"}, "pinned must be true or false"),
+        ({"pinned": 1}, "pinned must be true or false"),
+        ({"category": 123}, "category must be a string"),
+        ({"metadata": "abc"}, "metadata must be an object"),
+        ({"importance": 1e300}, "importance must be an integer from 1 to 5"),
+        ({"summary": "User lives in \ud800 Lisbon."}, "summary is not valid Unicode"),
+        ({"summary": "User lives in\x00 Lisbon."}, "summary contains a NUL character"),
+        ({"tags": ["home\x00"]}, "tags contains a NUL character"),
+        ({"metadata": {"note": "a\x00b"}}, "metadata.note contains a NUL character"),
+        ({"metadata": {"k\ud800": 1}}, "not valid Unicode"),
+        (
+            {"metadata": {"seen": {"mon", "tue"}}},
+            "metadata.seen is a set, which JSON cannot hold; use a list",
+        ),
+        ({"metadata": {"score": math.nan}}, "metadata.score is nan: JSON has no NaN"),
+        ({"metadata": {"nested": [{"x": math.inf}]}}, r"metadata.nested\[0\].x is inf"),
+        ({"metadata": {"big": 2**70}}, "does not fit in 64 bits"),
+        ({"metadata": {"raw": b"bytes"}}, "metadata.raw is a bytes"),
+        ({"metadata": {1: "one"}}, "object keys must be strings"),
+        ({"metadata": {"blob": "x" * 5000}}, "over the limit of 4096 \\(MEMORY_METADATA_MAX_BYTES\\)"),
+    ],
+)
+def test_a_bad_put_is_a_validation_error_and_stores_nothing(
+    mem: Memory, fields: dict[str, Any], says: str
+) -> None:
     mem.put("User likes tea.", user_id=U)
     before = stored(mem)
     with pytest.raises(ValidationError, match=says):
@@ -59,16 +67,20 @@ def test_a_bad_put_is_a_validation_error_and_stores_nothing(mem: Memory, fields:
     assert stored(mem) == before
 
 
-@pytest.mark.parametrize("changes, says", [
-    ({"pinned": "false"}, "pinned must be true or false"),
-    ({"pinned": 0}, "pinned must be true or false"),
-    ({"category": 7}, "category must be a string"),
-    ({"metadata": ["a", "b"]}, "metadata must be an object"),
-    ({"metadata": {"when": {1, 2}}}, "is a set"),
-    ({"summary": "User likes \ud83d tea."}, "not valid Unicode"),
-])
-def test_a_bad_update_is_a_validation_error_and_changes_nothing(mem: Memory, changes: dict[str, Any],
-                                                               says: str) -> None:
+@pytest.mark.parametrize(
+    "changes, says",
+    [
+        ({"pinned": "false"}, "pinned must be true or false"),
+        ({"pinned": 0}, "pinned must be true or false"),
+        ({"category": 7}, "category must be a string"),
+        ({"metadata": ["a", "b"]}, "metadata must be an object"),
+        ({"metadata": {"when": {1, 2}}}, "is a set"),
+        ({"summary": "User likes \ud83d tea."}, "not valid Unicode"),
+    ],
+)
+def test_a_bad_update_is_a_validation_error_and_changes_nothing(
+    mem: Memory, changes: dict[str, Any], says: str
+) -> None:
     rec = mem.put("User likes tea.", user_id=U, metadata={"a": 1})
     before = stored(mem)
     with pytest.raises(ValidationError, match=says):
@@ -82,15 +94,21 @@ def test_pinned_takes_real_booleans(mem: Memory) -> None:
     assert mem.update(rec.id, user_id=U, pinned=True).pinned is True
 
 
-@pytest.mark.parametrize("call, says", [
-    (lambda m: m.search("tea", user_id=U, threshold="abc"), "threshold must be a cosine similarity"),
-    (lambda m: m.search("tea", user_id=U, threshold=True), "threshold must be a cosine similarity"),
-    (lambda m: m.search("tea \ud800", user_id=U), "query is not valid Unicode"),
-    (lambda m: m.context("tea \ud800", user_id=U), "query is not valid Unicode"),
-    (lambda m: m.add("I like tea \ud800.", user_id=U), r"messages\[0\].content is not valid Unicode"),
-    (lambda m: m.add("I like\x00 tea.", user_id=U), r"messages\[0\].content contains a NUL"),
-    (lambda m: m.add_facts([{"summary": "User likes tea.", "pinned": "false"}], user_id=U), "pinned must be"),
-])
+@pytest.mark.parametrize(
+    "call, says",
+    [
+        (lambda m: m.search("tea", user_id=U, threshold="abc"), "threshold must be a cosine similarity"),
+        (lambda m: m.search("tea", user_id=U, threshold=True), "threshold must be a cosine similarity"),
+        (lambda m: m.search("tea \ud800", user_id=U), "query is not valid Unicode"),
+        (lambda m: m.context("tea \ud800", user_id=U), "query is not valid Unicode"),
+        (lambda m: m.add("I like tea \ud800.", user_id=U), r"messages\[0\].content is not valid Unicode"),
+        (lambda m: m.add("I like\x00 tea.", user_id=U), r"messages\[0\].content contains a NUL"),
+        (
+            lambda m: m.add_facts([{"summary": "User likes tea.", "pinned": "false"}], user_id=U),
+            "pinned must be",
+        ),
+    ],
+)
 def test_bad_reads_and_turns_are_validation_errors(mem: Memory, call: Any, says: str) -> None:
     mem.put("User likes tea.", user_id=U)
     with pytest.raises(ValidationError, match=says):
@@ -98,13 +116,18 @@ def test_bad_reads_and_turns_are_validation_errors(mem: Memory, call: Any, says:
     assert mem.jobs(None, user_id=U) == []
 
 
-@pytest.mark.parametrize("filters, says", [
-    ({"importance": 1e300}, "out of range"),
-    ({"importance_min": 2**64}, "out of range"),
-    ({"importance": 2.5}, "expected an integer"),
-    ({"category": "Per\x00sonal"}, "NUL character"),
-])
-def test_bad_filters_are_filter_errors_on_every_backend(mem: Memory, filters: dict[str, Any], says: str) -> None:
+@pytest.mark.parametrize(
+    "filters, says",
+    [
+        ({"importance": 1e300}, "out of range"),
+        ({"importance_min": 2**64}, "out of range"),
+        ({"importance": 2.5}, "expected an integer"),
+        ({"category": "Per\x00sonal"}, "NUL character"),
+    ],
+)
+def test_bad_filters_are_filter_errors_on_every_backend(
+    mem: Memory, filters: dict[str, Any], says: str
+) -> None:
     mem.put("User likes tea.", user_id=U)
     with pytest.raises(FilterError, match=says):
         mem.list(user_id=U, filters=filters)
@@ -113,7 +136,14 @@ def test_bad_filters_are_filter_errors_on_every_backend(mem: Memory, filters: di
 
 
 def test_metadata_reads_back_the_same_on_every_backend(mem: Memory) -> None:
-    given = {"tags": ("a", "b"), "n": 3, "x": 0.5, "ok": True, "none": None, "deep": {"list": [1, {"k": "ü"}]}}
+    given = {
+        "tags": ("a", "b"),
+        "n": 3,
+        "x": 0.5,
+        "ok": True,
+        "none": None,
+        "deep": {"list": [1, {"k": "ü"}]},
+    }
     rec = mem.put("User likes tea.", user_id=U, metadata=given)
     want = {"tags": ["a", "b"], "n": 3, "x": 0.5, "ok": True, "none": None, "deep": {"list": [1, {"k": "ü"}]}}
     assert rec.metadata == want and mem.get(rec.id, user_id=U).metadata == want

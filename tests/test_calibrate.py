@@ -24,8 +24,10 @@ from memlane.providers.llm.base import MemoryLLM
 def pairs_with(labels: str, kinds: Sequence[str | None] | None = None) -> list[Pair]:
     """One pair per character of ``labels``: s = same, d = different."""
     kinds = kinds or [None] * len(labels)
-    return [Pair(f"a{i}", f"b{i}", "same" if c == "s" else "different", "semantic", k)
-            for i, (c, k) in enumerate(zip(labels, kinds, strict=True))]
+    return [
+        Pair(f"a{i}", f"b{i}", "same" if c == "s" else "different", "semantic", k)
+        for i, (c, k) in enumerate(zip(labels, kinds, strict=True))
+    ]
 
 
 def test_auto_is_the_lowest_threshold_with_the_precision_and_low_keeps_the_recall() -> None:
@@ -66,8 +68,9 @@ def test_floor_keeps_updates_and_ignore_updates_frees_auto() -> None:
     assert not strict.precision_reached and strict.bands[0].same == 0
     assert strict.floor == pytest.approx(0.60) and strict.low == pytest.approx(0.70)
     assert strict.bands[1].kinds == {"update": 1}
-    lenient = fit_type("semantic", pairs_with(labels, kinds), scores, precision=1.0, recall=1.0,
-                       ignore_updates=True)
+    lenient = fit_type(
+        "semantic", pairs_with(labels, kinds), scores, precision=1.0, recall=1.0, ignore_updates=True
+    )
     assert lenient.precision_reached and lenient.auto == pytest.approx(0.70)
 
 
@@ -94,8 +97,12 @@ def test_calibrate_with_the_hash_embedder_fits_both_types() -> None:
         assert fit.floor is not None and fit.auto >= fit.low >= fit.floor
         assert sum(b.same + b.different for b in fit.bands) == fit.pairs
         assert sum(b.recall for b in fit.bands) == pytest.approx(1.0)
-    assert set(cal.env()) == {"SEMANTIC_AUTO_UPDATE", "SEMANTIC_CHECK_LOW", "EPISODIC_AUTO_UPDATE",
-                              "EPISODIC_CHECK_LOW"}
+    assert set(cal.env()) == {
+        "SEMANTIC_AUTO_UPDATE",
+        "SEMANTIC_CHECK_LOW",
+        "EPISODIC_AUTO_UPDATE",
+        "EPISODIC_CHECK_LOW",
+    }
 
 
 class NeverSame(MemoryLLM):
@@ -118,8 +125,11 @@ def test_replay_runs_decide_on_each_pair_with_the_bands() -> None:
     scores = np.array([0.90, 0.60, 0.85, 0.20])
     bands = {"semantic": Bands(auto=0.80, low=0.50, floor=0.30, link=0.5)}
     result = replay("test", pairs, scores, bands, NeverSame())
-    assert result.actions == {"semantic paraphrase": {"merge": 1, "create": 1},
-                              "semantic unrelated": {"create": 1}, "semantic update": {"merge": 1}}
+    assert result.actions == {
+        "semantic paraphrase": {"merge": 1, "create": 1},
+        "semantic unrelated": {"create": 1},
+        "semantic update": {"merge": 1},
+    }
     assert (result.correct, result.total) == (2, 4)  # the auto merge and the unrelated create
     # merge: given twice (paraphrase, update), right once; supersede wanted once, never given
     assert (result.scores["merge"].precision, result.scores["merge"].recall) == (0.5, 0.5)
@@ -134,8 +144,16 @@ def run(*args: str) -> Result:
 def test_cli_prints_bands_and_settings() -> None:
     result = run()
     assert result.exit_code == 0, result.output
-    for text in ("semantic (", "episodic (", "auto >=", "check ", "below <", "SEMANTIC_AUTO_UPDATE=",
-                 "EPISODIC_CHECK_LOW=", 'DEFAULTS["hash"]["episodic"] = Bands('):
+    for text in (
+        "semantic (",
+        "episodic (",
+        "auto >=",
+        "check ",
+        "below <",
+        "SEMANTIC_AUTO_UPDATE=",
+        "EPISODIC_CHECK_LOW=",
+        'DEFAULTS["hash"]["episodic"] = Bands(',
+    ):
         assert text in result.stdout
 
 
@@ -164,10 +182,14 @@ def test_cli_decisions_compares_configured_and_fitted_bands() -> None:
 
 
 def test_local_model_separates_paraphrases_from_unrelated(tmp_path: Path) -> None:
-    same = [("User owns a red kayak.", "The user has a kayak that is red."),
-            ("User is a pharmacist in Lyon.", "User works as a pharmacist in Lyon.")]
-    different = [("User owns a red kayak.", "User's brother plays the oboe."),
-                 ("User is a pharmacist in Lyon.", "User is afraid of spiders.")]
+    same = [
+        ("User owns a red kayak.", "The user has a kayak that is red."),
+        ("User is a pharmacist in Lyon.", "User works as a pharmacist in Lyon."),
+    ]
+    different = [
+        ("User owns a red kayak.", "User's brother plays the oboe."),
+        ("User is a pharmacist in Lyon.", "User is afraid of spiders."),
+    ]
     pairs = [Pair(a, b, "same", "semantic", "paraphrase") for a, b in same]
     pairs += [Pair(a, b, "different", "semantic", "unrelated") for a, b in different]
     cal = calibrate(get_embedder("local"), pairs, precision=1.0, recall=1.0)

@@ -58,8 +58,19 @@ def memories(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 @pytest.fixture
 def seeded(db: Path) -> dict[str, Any]:
     put(db, "User has a cat named Luna.", "--key", "profile:pet:luna", "--category", "personal")
-    return put(db, "User lives in Lisbon.", "--key", "profile:residence:city", "--importance", "4",
-               "--pinned", "--tag", "home", "--tag", "city")
+    return put(
+        db,
+        "User lives in Lisbon.",
+        "--key",
+        "profile:residence:city",
+        "--importance",
+        "4",
+        "--pinned",
+        "--tag",
+        "home",
+        "--tag",
+        "city",
+    )
 
 
 def test_put_prints_the_stored_memory(db: Path) -> None:
@@ -85,7 +96,9 @@ def test_get_list_search_and_history(db: Path, seeded: dict[str, Any]) -> None:
     assert hits[0]["rank"] == 1 and hits[0]["memory"]["id"] == rid
     assert set(hits[0]["breakdown"]) >= {"similarity", "importance", "recency", "pinned", "final"}
     assert hits[0]["breakdown"]["pinned"] == 1.0
-    filtered = as_json(cli("search", "Lisbon", "--user", USER, "--filter", '{"category": "Personal"}', "--json", db=db))
+    filtered = as_json(
+        cli("search", "Lisbon", "--user", USER, "--filter", '{"category": "Personal"}', "--json", db=db)
+    )
     assert [h["memory"]["summary"] for h in filtered] == ["User has a cat named Luna."]
     table = ok(cli("search", "where does she live", "--user", USER, db=db)).stdout
     assert all(word in table for word in ("score", "sim", "imp", "rec", "pin", "User lives in Lisbon."))
@@ -147,8 +160,12 @@ def test_export_import_round_trip(db: Path, seeded: dict[str, Any], tmp_path: Pa
 
 def bad_rows(tmp_path: Path) -> str:
     path = tmp_path / "bad.jsonl"
-    path.write_text(json.dumps({"kind": "memory", "id": "m1", "user_id": USER, "summary": "ok"}) + "\n"
-                    + json.dumps({"kind": "memory", "id": "m2", "user_id": USER}) + "\n")  # no summary
+    path.write_text(
+        json.dumps({"kind": "memory", "id": "m1", "user_id": USER, "summary": "ok"})
+        + "\n"
+        + json.dumps({"kind": "memory", "id": "m2", "user_id": USER})
+        + "\n"
+    )  # no summary
     return str(path)
 
 
@@ -173,7 +190,9 @@ BAD_INPUTS: list[tuple[str, list[str], int, str]] = [
 ]
 
 
-@pytest.mark.parametrize(("args", "code", "fragment"), [c[1:] for c in BAD_INPUTS], ids=[c[0] for c in BAD_INPUTS])
+@pytest.mark.parametrize(
+    ("args", "code", "fragment"), [c[1:] for c in BAD_INPUTS], ids=[c[0] for c in BAD_INPUTS]
+)
 def test_bad_input_is_one_error_line_and_changes_nothing(
     db: Path, seeded: dict[str, Any], tmp_path: Path, args: list[str], code: int, fragment: str
 ) -> None:
@@ -198,8 +217,20 @@ def test_read_commands_do_not_create_a_database(tmp_path: Path) -> None:
 def test_help_documents_exit_codes() -> None:
     out = ok(CliRunner().invoke(app, ["--help"], env={"COLUMNS": "200"})).stdout
     assert "1 not found" in out and "2 bad input" in out
-    for command in ("put", "get", "list", "search", "history", "delete", "restore", "purge", "export", "import",
-                    "users", "demo"):
+    for command in (
+        "put",
+        "get",
+        "list",
+        "search",
+        "history",
+        "delete",
+        "restore",
+        "purge",
+        "export",
+        "import",
+        "users",
+        "demo",
+    ):
         assert command in out
 
 

@@ -20,8 +20,9 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def put(db: str, *args: str) -> tuple[int, str]:
-    result = CliRunner().invoke(app, ["put", "User likes tea.", "--user", "maya", "--db", db, "--embedder", "hash",
-                                      *args])
+    result = CliRunner().invoke(
+        app, ["put", "User likes tea.", "--user", "maya", "--db", db, "--embedder", "hash", *args]
+    )
     return result.exit_code, result.output
 
 
@@ -31,11 +32,17 @@ def one_error(out: str) -> str:
     return lines[0]
 
 
-@pytest.mark.parametrize("db, says", [
-    ("mysql://memlane:hunter2@db.example/memlane", "unsupported database URL mysql://memlane:***@db.example"),
-    ("sqlite:///memory.db", "give the file path itself"),
-    ("redis://:hunter2@cache/0", "unsupported database URL"),
-])
+@pytest.mark.parametrize(
+    "db, says",
+    [
+        (
+            "mysql://memlane:hunter2@db.example/memlane",
+            "unsupported database URL mysql://memlane:***@db.example",
+        ),
+        ("sqlite:///memory.db", "give the file path itself"),
+        ("redis://:hunter2@cache/0", "unsupported database URL"),
+    ],
+)
 def test_unknown_schemes_are_refused_and_passwords_hidden(tmp_path: Path, db: str, says: str) -> None:
     code, out = put(db)
     line = one_error(out)
@@ -55,5 +62,7 @@ def test_a_file_that_is_not_a_database_is_refused_untouched(tmp_path: Path) -> N
 
 @pytest.mark.parametrize("where", ["/proc/memlane-nope/m.db", "."])
 def test_an_unopenable_path_is_one_error_line(where: str) -> None:
-    code, out = put(where, "--create-dirs")  # without it, a missing folder is refused first (test_cli_db_folder)
+    code, out = put(
+        where, "--create-dirs"
+    )  # without it, a missing folder is refused first (test_cli_db_folder)
     assert code == 2 and "cannot open SQLite database" in one_error(out)

@@ -47,15 +47,21 @@ def test_add_with_the_local_embedder_holds_a_move_for_consent(tmp_path: Path) ->
     ok(add(db, FACT, embedder="local"))
     out = ok(add(db, "I just moved to Porto!", embedder="local")).stdout
     assert "waits for consent (memlane proposals): User lives in Porto." in out
-    assert [p["field"] for p in as_json(cli("proposals", "list", "--user", USER, "--json", db=db,
-                                            embedder="local"))] == ["city"]
+    assert [
+        p["field"]
+        for p in as_json(cli("proposals", "list", "--user", USER, "--json", db=db, embedder="local"))
+    ] == ["city"]
 
 
-@pytest.mark.parametrize("args", [("--user", ""), ("--user", "bad user"), ("--thread", " "), ("--thread", "t" * 300)])
+@pytest.mark.parametrize(
+    "args", [("--user", ""), ("--user", "bad user"), ("--thread", " "), ("--thread", "t" * 300)]
+)
 def test_add_refuses_bad_input_and_stores_nothing(tmp_path: Path, args: tuple[str, str]) -> None:
     db = tmp_path / "bad.db"
     result = cli("add", FACT, *(args if args[0] == "--user" else ("--user", USER, *args)), db=db)
-    assert result.exit_code == 2 and result.stderr.startswith("error: ") and len(result.stderr.splitlines()) == 1
+    assert (
+        result.exit_code == 2 and result.stderr.startswith("error: ") and len(result.stderr.splitlines()) == 1
+    )
     assert not db.exists() or as_json(cli("list", "--user", USER, "--json", db=db)) == []
     assert cli("add", "", "--user", USER, db=db).exit_code == 2
 
@@ -83,7 +89,9 @@ def test_import_as_another_user_gives_new_ids_and_follows_references(tmp_path: P
     history = [r for r in lena if r["kind"] == "history"]
     assert history and {h["memory_id"] for h in history} <= set(memories)
     assert "maya" not in json.dumps(lena)  # no trace of the old owner, in snapshots either
-    seat = as_json(cli("put", "User prefers window seats.", "--user", "lena", "--key", "pref:seat", "--json", db=db))
+    seat = as_json(
+        cli("put", "User prefers window seats.", "--user", "lena", "--key", "pref:seat", "--json", db=db)
+    )
     assert seat["id"] in memories  # a keyed memory answers to its key for the new user
 
 
@@ -99,7 +107,9 @@ def test_import_as_a_user_refuses_a_file_of_several_users(tmp_path: Path) -> Non
     assert as_json(cli("list", "--user", "lena", "--json", db=db)) == []
 
 
-def test_the_demo_removes_its_temporary_database_unless_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_demo_removes_its_temporary_database_unless_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
     out = ok(cli("demo")).stdout
     assert "database was removed" in out and not list(tmp_path.glob("memlane-demo-*"))
@@ -136,7 +146,9 @@ def test_tables_fit_80_columns_when_piped(tmp_path: Path) -> None:
         assert all(len(line) <= 80 for line in out.splitlines()), (name, out)
     for name in ("list", "search"):
         words = " ".join(re.findall(r"│ ([^│]*?)\s*│$", outputs[name], re.M))
-        assert "in an old apartment" in words and "apartme" not in words.replace("apartment", ""), outputs[name]
+        assert "in an old apartment" in words and "apartme" not in words.replace("apartment", ""), outputs[
+            name
+        ]
     assert rec["id"][-12:] in outputs["list"] and rec["id"] in outputs["search"]  # a cut id keeps its tail
     assert re.search(r"…[0-9a-f]{6,}", outputs["jobs"])
     assert "sim " in outputs["search"] and "score = " in outputs["search"]  # the breakdown stays
@@ -155,19 +167,31 @@ def test_serve_refuses_a_taken_port_before_loading_the_app(tmp_path: Path) -> No
 
 def loaded(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """``memlane ARGS`` in a fresh process; its stdout ends with the modules it had imported at exit."""
-    code = ("import atexit, sys\n"
-            "atexit.register(lambda: print(' '.join(sorted(sys.modules))))\n"
-            "from memlane.cli.app import main\n"
-            f"sys.argv = ['memlane', *{list(args)!r}]\n"
-            "main()\n")
-    return subprocess.run([sys.executable, "-c", code], env=cli_env(tmp_path), capture_output=True, text=True,
-                          timeout=120)
+    code = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: print(' '.join(sorted(sys.modules))))\n"
+        "from memlane.cli.app import main\n"
+        f"sys.argv = ['memlane', *{list(args)!r}]\n"
+        "main()\n"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", code], env=cli_env(tmp_path), capture_output=True, text=True, timeout=120
+    )
 
 
-@pytest.mark.parametrize("args", [("--help",), ("search", "--help"), ("search", "--bogus"), ("serve", "--port", "x")])
+@pytest.mark.parametrize(
+    "args", [("--help",), ("search", "--help"), ("search", "--bogus"), ("serve", "--port", "x")]
+)
 def test_help_and_usage_errors_do_not_load_the_engine(tmp_path: Path, args: tuple[str, ...]) -> None:
     done = loaded(tmp_path, *args)
     modules = set(done.stdout.split()[-1000:])
     assert done.returncode in (0, 2), done.stderr
-    assert not modules & {"memlane.engine", "memlane.storage", "memlane.model.record", "numpy", "torch",
-                          "sentence_transformers", "fastapi"}
+    assert not modules & {
+        "memlane.engine",
+        "memlane.storage",
+        "memlane.model.record",
+        "numpy",
+        "torch",
+        "sentence_transformers",
+        "fastapi",
+    }

@@ -38,14 +38,31 @@ def test_mcp_help_names_the_install_command() -> None:
 
 
 def test_an_embedder_without_its_extra_is_one_error_line(tmp_path: Path) -> None:
-    for embedder, module, install in (("openai", "openai", "pip install 'memlane[openai]'"),
-                                      ("bedrock", "boto3", "pip install 'memlane[aws]'")):
+    for embedder, module, install in (
+        ("openai", "openai", "pip install 'memlane[openai]'"),
+        ("bedrock", "boto3", "pip install 'memlane[aws]'"),
+    ):
         db = tmp_path / f"{embedder}.db"
         without = WITHOUT_MCP.replace("'mcp'", repr(module))
         done = subprocess.run(
-            [sys.executable, "-c", without, "put", "User likes tea.", "--user", "maya", "--db", str(db),
-             "--embedder", embedder],
-            env=cli_env(tmp_path), capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+            [
+                sys.executable,
+                "-c",
+                without,
+                "put",
+                "User likes tea.",
+                "--user",
+                "maya",
+                "--db",
+                str(db),
+                "--embedder",
+                embedder,
+            ],
+            env=cli_env(tmp_path),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            stdin=subprocess.DEVNULL,
         )
         assert done.returncode == 2 and done.stdout == "", done.stderr
         assert done.stderr.startswith("error: ") and done.stderr.count("\n") == 1 and install in done.stderr

@@ -38,7 +38,13 @@ def tables(out: str) -> list[tuple[str, list[dict[str, float]]]]:
         elif line.startswith("│") and header:
             cells = [c.strip() for c in line.strip("│").split("│")]
             if cells[0].isdigit():
-                rows.append({name: float(cell) for name, cell in zip(header, cells, strict=True) if NUMBER.match(cell)})
+                rows.append(
+                    {
+                        name: float(cell)
+                        for name, cell in zip(header, cells, strict=True)
+                        if NUMBER.match(cell)
+                    }
+                )
         elif line.startswith("score = "):
             found.append((line.strip(), rows))
             header, rows = [], []
@@ -79,8 +85,9 @@ def test_demo_scores_are_the_caption_formula_of_the_printed_parts(tmp_path: Path
     assert any("+ rel" in c for c in captions)  # the relation boost is part of the formula when it is a part
 
 
-def test_search_shows_the_weights_of_this_question_and_the_age_decay(tmp_path: Path,
-                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_search_shows_the_weights_of_this_question_and_the_age_decay(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("MEMORY_DECAY_ENABLED", "true")
     db = str(tmp_path / "s.db")
     for summary in ("User lives in Porto.", "User's cat Luna is 4 years old.", "User is vegetarian."):
@@ -88,7 +95,11 @@ def test_search_shows_the_weights_of_this_question_and_the_age_decay(tmp_path: P
     run("put", "User grew up in Braga.", "--pinned", "--user", "maya", "--db", db)
     out = run("search", "where does the user live", "--user", "maya", "--db", db)
     plain = assert_scores_add_up(out, 1)
-    recall = assert_scores_add_up(run("search", "do you remember where I live?", "--user", "maya", "--db", db), 1)
+    recall = assert_scores_add_up(
+        run("search", "do you remember where I live?", "--user", "maya", "--db", db), 1
+    )
     assert "0.15*rec" in plain[0] and "0.30*rec" in recall[0]  # a recall question weighs recency double
     assert recall[0].startswith("score = (") and " * decay" in recall[0]
-    assert "0.50*pin" in plain[0] and "pin = 1: pinned, among the 3 closest, and its cosine within 0.15" in out
+    assert (
+        "0.50*pin" in plain[0] and "pin = 1: pinned, among the 3 closest, and its cosine within 0.15" in out
+    )

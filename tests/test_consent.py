@@ -66,11 +66,16 @@ def active(mem: Memory, user: str = U) -> list[str]:
 def stored(mem: Memory, user: str = U) -> tuple[Any, ...]:
     """Everything a write could change, to show that a refused call changed nothing."""
     b = mem.backend
-    records = sorted((r.model_dump() for r in mem.list(user_id=user, include_inactive=True, limit=1000)),
-                     key=lambda r: r["id"])
-    return (records, [h.id for h in b.history(user, limit=10**6)],
-            [p.model_dump() for p in b.proposals(user, ProposalFilter(), limit=1000)],
-            [c.id for c in b.changes_after(user, 0, limit=10**6)])
+    records = sorted(
+        (r.model_dump() for r in mem.list(user_id=user, include_inactive=True, limit=1000)),
+        key=lambda r: r["id"],
+    )
+    return (
+        records,
+        [h.id for h in b.history(user, limit=10**6)],
+        [p.model_dump() for p in b.proposals(user, ProposalFilter(), limit=1000)],
+        [c.id for c in b.changes_after(user, 0, limit=10**6)],
+    )
 
 
 def events_of(mem: Memory, memory_id: str) -> list[tuple[HistoryEvent, str | None]]:
@@ -94,7 +99,10 @@ def test_a_sensitive_change_in_chat_waits_as_a_proposal_and_the_stored_fact_stay
     assert [c.event for c in block.delta] == ["created"]  # the delta header does not announce a proposal
 
     history = mem.history(p.memory_id, user_id=U)
-    assert [(h.event, h.actor) for h in history] == [(HistoryEvent.ADD, "formation"), (HistoryEvent.PROPOSE, "formation")]
+    assert [(h.event, h.actor) for h in history] == [
+        (HistoryEvent.ADD, "formation"),
+        (HistoryEvent.PROPOSE, "formation"),
+    ]
     assert history[1].new_value is not None and history[1].new_value["summary"] == "User lives in Lisbon."
     assert p.id in (history[1].reason or "")
     (proposed,) = log.of("memory.proposed")
@@ -108,7 +116,11 @@ def test_accept_supersedes_with_history_naming_who_decided(mem: Memory) -> None:
     log = EventLog(mem)
     p = moved(mem, ago())
     done = mem.accept_proposal(p.id, user_id=U, actor="user:maya", reason="yes, since May")
-    assert (done.status, done.decided_by, done.note) == (ProposalStatus.ACCEPTED, "user:maya", "yes, since May")
+    assert (done.status, done.decided_by, done.note) == (
+        ProposalStatus.ACCEPTED,
+        "user:maya",
+        "yes, since May",
+    )
     assert active(mem) == ["User lives in Lisbon."]
     assert mem.get(p.memory_id, user_id=U).summary == "User lives in Lisbon."  # the key keeps naming the fact
     (old,) = [r for r in mem.list(user_id=U, include_inactive=True) if r.state is MemoryState.SUPERSEDED]
@@ -162,24 +174,39 @@ def test_pending_proposals_expire_after_seven_days_on_the_clock(mem: Memory) -> 
     assert (closed.status, closed.decided_by) == (ProposalStatus.EXPIRED, "system:consent")
     assert events_of(mem, p.memory_id)[-1] == (HistoryEvent.CONSENT, "system:consent")
     assert active(mem) == ["User lives in Porto."]
-    done = [j for j in mem.backend.list_jobs(limit=100) if j.kind == "task.consent" and j.status.value == "done"]
+    done = [
+        j for j in mem.backend.list_jobs(limit=100) if j.kind == "task.consent" and j.status.value == "done"
+    ]
     assert [j.payload["expired"] for j in done] == [1]
 
 
-@pytest.mark.parametrize(("mode", "first", "second", "field"), [
-    ("facts", "User prefers feminine pronouns (she/her).", "User prefers neutral pronouns (they/them).", "pronouns"),
-    ("facts", "User lives in Porto.", "User lives in Lisbon.", "city"),
-    ("chat", "Call me Annie.", "Actually, call me Bea.", "preferred_name"),
-    ("chat", "My native language is Portuguese.", "I grew up speaking Spanish.", "language"),
-])
-def test_each_sensitive_field_waits_in_either_mode(mem: Memory, mode: str, first: str, second: str,
-                                                  field: str) -> None:
+@pytest.mark.parametrize(
+    ("mode", "first", "second", "field"),
+    [
+        (
+            "facts",
+            "User prefers feminine pronouns (she/her).",
+            "User prefers neutral pronouns (they/them).",
+            "pronouns",
+        ),
+        ("facts", "User lives in Porto.", "User lives in Lisbon.", "city"),
+        ("chat", "Call me Annie.", "Actually, call me Bea.", "preferred_name"),
+        ("chat", "My native language is Portuguese.", "I grew up speaking Spanish.", "language"),
+    ],
+)
+def test_each_sensitive_field_waits_in_either_mode(
+    mem: Memory, mode: str, first: str, second: str, field: str
+) -> None:
     t0 = ago()
     if mode == "facts":
         key = {"pronouns": "profile:pronouns", "city": "profile:residence:city"}[field]
         for n, summary in enumerate((first, second)):
-            mem.add_facts([{"summary": summary, "key": key, "category": "Personal"}], user_id=U, at=t0 + n * MIN,
-                          wait=True)
+            mem.add_facts(
+                [{"summary": summary, "key": key, "category": "Personal"}],
+                user_id=U,
+                at=t0 + n * MIN,
+                wait=True,
+            )
     else:
         say(mem, first, t0)
         say(mem, second, t0 + MIN)
@@ -196,8 +223,10 @@ def test_consent_off_restores_the_immediate_supersede(location: str) -> None:
         say(mem, "I moved to Lisbon.", t0 + MIN)
         assert active(mem) == ["User lives in Lisbon."]
         assert mem.proposals(user_id=U, status=None) == []
-        assert any(r.state is MemoryState.SUPERSEDED and "Porto" in r.summary
-                   for r in mem.list(user_id=U, include_inactive=True))
+        assert any(
+            r.state is MemoryState.SUPERSEDED and "Porto" in r.summary
+            for r in mem.list(user_id=U, include_inactive=True)
+        )
 
 
 def test_a_new_value_replaces_the_pending_one_and_a_repeat_only_counts_a_signal(mem: Memory) -> None:
@@ -221,8 +250,12 @@ def test_a_new_value_replaces_the_pending_one_and_a_repeat_only_counts_a_signal(
 def test_a_statement_closes_proposals_that_went_stale_or_expired(mem: Memory) -> None:
     t0 = ago()
     first = moved(mem, t0)
-    mem.put("User lives in Faro.", user_id=U, key="profile:residence:city", actor="user:maya")  # an explicit edit
-    say(mem, "I moved to Lisbon.", t0 + 2 * MIN)  # the same words, but Porto is no longer what it would change
+    mem.put(
+        "User lives in Faro.", user_id=U, key="profile:residence:city", actor="user:maya"
+    )  # an explicit edit
+    say(
+        mem, "I moved to Lisbon.", t0 + 2 * MIN
+    )  # the same words, but Porto is no longer what it would change
     (second,) = mem.proposals(user_id=U)
     assert second.id != first.id and (second.current, second.signals) == ("User lives in Faro.", 1)
     assert mem.proposal(first.id, user_id=U).status is ProposalStatus.REPLACED
@@ -264,7 +297,9 @@ def test_with_one_signal_enough_a_benign_change_applies_at_once(location: str) -
 
 def test_accepting_after_the_memory_changed_is_refused_and_changes_nothing(mem: Memory) -> None:
     p = moved(mem, ago())
-    mem.put("User lives in Faro.", user_id=U, key="profile:residence:city", actor="user:maya")  # an explicit edit
+    mem.put(
+        "User lives in Faro.", user_id=U, key="profile:residence:city", actor="user:maya"
+    )  # an explicit edit
     before = stored(mem)
     with pytest.raises(ConflictError, match="changed since proposal"):
         mem.accept_proposal(p.id, user_id=U, actor="user:maya")
@@ -306,8 +341,10 @@ def test_a_decision_is_written_once_and_a_refused_batch_writes_nothing(mem: Memo
     rejected = p.decided(ProposalStatus.REJECTED, "admin:ops", None, now)
     b.apply(WriteBatch(proposals=[rejected]))
     extra = MemoryRecord(id="extra", user_id=U, summary="User has a kayak.", created_at=now, updated_at=now)
-    for late in (rejected.decided(ProposalStatus.ACCEPTED, "user:maya", None, now),
-                 p.model_copy(update={"user_id": OTHER, "status": ProposalStatus.ACCEPTED})):
+    for late in (
+        rejected.decided(ProposalStatus.ACCEPTED, "user:maya", None, now),
+        p.model_copy(update={"user_id": OTHER, "status": ProposalStatus.ACCEPTED}),
+    ):
         with pytest.raises(ConflictError, match="already decided"):
             b.apply(WriteBatch(upserts=[Upsert(extra)], proposals=[late]))
     assert b.get(U, "extra") is None  # the whole batch rolled back
@@ -325,8 +362,10 @@ def test_two_deciders_at_once_decide_once(mem: Memory) -> None:
         except ConflictError:
             outcomes.append("refused")
 
-    threads = [threading.Thread(target=decide, args=(mem.accept_proposal, "user:maya")),
-               threading.Thread(target=decide, args=(mem.reject_proposal, "admin:ops"))]
+    threads = [
+        threading.Thread(target=decide, args=(mem.accept_proposal, "user:maya")),
+        threading.Thread(target=decide, args=(mem.reject_proposal, "admin:ops")),
+    ]
     for t in threads:
         t.start()
     for t in threads:

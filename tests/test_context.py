@@ -34,26 +34,43 @@ def mem(tmp_path: Path) -> Iterator[Memory]:
 
 
 def seed_user(mem: Memory, user: str = U) -> None:
-    mem.put_many([
-        {"summary": "User's name is Maya.", "category": "Personal", "importance": 4},
-        {"summary": "User's dog Luna is 4 years old.", "category": "Relationships"},
-        {"summary": "User wants to run a marathon in October.", "category": "Goals"},
-        {"summary": "User must renew the dog license on Friday.", "category": "Tasks"},
-        {"summary": "User is allergic to peanuts.", "category": "Health", "importance": 5},
-    ], user_id=user)
+    mem.put_many(
+        [
+            {"summary": "User's name is Maya.", "category": "Personal", "importance": 4},
+            {"summary": "User's dog Luna is 4 years old.", "category": "Relationships"},
+            {"summary": "User wants to run a marathon in October.", "category": "Goals"},
+            {"summary": "User must renew the dog license on Friday.", "category": "Tasks"},
+            {"summary": "User is allergic to peanuts.", "category": "Health", "importance": 5},
+        ],
+        user_id=user,
+    )
     for day in range(1, 6):
-        mem.put(f"On 2026-03-0{day} the user walked the dog Luna in the park.", user_id=user, type="episodic",
-                category="Relationships", at=f"2026-03-0{day}T09:00:00Z")
-    mem.put("Discussed the dog's vet visit and vaccination schedule.", user_id=user, type="session",
-            category="Conversation_Summary", at="2026-03-02T14:00:00Z", tags=["vet", "dog"])
+        mem.put(
+            f"On 2026-03-0{day} the user walked the dog Luna in the park.",
+            user_id=user,
+            type="episodic",
+            category="Relationships",
+            at=f"2026-03-0{day}T09:00:00Z",
+        )
+    mem.put(
+        "Discussed the dog's vet visit and vaccination schedule.",
+        user_id=user,
+        type="session",
+        category="Conversation_Summary",
+        at="2026-03-02T14:00:00Z",
+        tags=["vet", "dog"],
+    )
 
 
 def test_sections_come_semantic_first_then_up_to_three_episodic_then_sessions(mem: Memory) -> None:
     seed_user(mem)
     block = mem.context("how is the dog Luna doing?", user_id=U, at="2026-03-10T00:00:00Z")
     text = block.text
-    assert text.index("Known about the user:") < text.index("Recent events:") \
+    assert (
+        text.index("Known about the user:")
+        < text.index("Recent events:")
         < text.index("Relevant earlier session summaries:")
+    )
     assert 1 <= len(block.episodic) <= 3
     assert all(h.memory.type.value == "episodic" for h in block.episodic)
     assert [h.memory.type.value for h in block.sessions] == ["session"]
@@ -62,12 +79,27 @@ def test_sections_come_semantic_first_then_up_to_three_episodic_then_sessions(me
     assert all(h.memory.type.value in ("semantic", "insight") for h in block.semantic)
     shown = [ln for ln in text.splitlines() if ln.startswith("- ")]
     assert len(shown) == len(block.semantic) + len(block.episodic) + len(block.sessions)
-    assert block.tokens == estimate_tokens(text) <= block.budget_tokens == mem.settings.memory_context_budget_tokens
+    assert (
+        block.tokens
+        == estimate_tokens(text)
+        <= block.budget_tokens
+        == mem.settings.memory_context_budget_tokens
+    )
 
 
 def test_many_matching_episodes_do_not_crowd_out_semantic_memories(mem: Memory) -> None:
-    mem.put_many([{"summary": f"On day {i} the user played jazz records with friends.", "type": "episodic",
-                   "category": "Interests", "at": f"2026-03-{i:02d}T09:00:00Z"} for i in range(1, 29)], user_id=U)
+    mem.put_many(
+        [
+            {
+                "summary": f"On day {i} the user played jazz records with friends.",
+                "type": "episodic",
+                "category": "Interests",
+                "at": f"2026-03-{i:02d}T09:00:00Z",
+            }
+            for i in range(1, 29)
+        ],
+        user_id=U,
+    )
     mem.put("User likes old maps.", user_id=U, category="Interests")
     block = mem.context("user played jazz records with friends", user_id=U, at="2026-03-30T00:00:00Z")
     assert "User likes old maps." in [h.memory.summary for h in block.semantic]
@@ -107,8 +139,10 @@ def test_context_mode_all_is_always_included_and_rag_needs_relevance(tmp_path: P
 
 def test_rag_length_caps_items_and_sessions_can_be_switched_off(tmp_path: Path) -> None:
     cfg = tmp_path / "cats.yaml"
-    cfg.write_text("categories:\n  system:\n    - {name: tasks, context: rag, rag_length: 24}\n"
-                   "allowlists:\n  supervisor: [tasks, relationships, conversation_summary]\n")
+    cfg.write_text(
+        "categories:\n  system:\n    - {name: tasks, context: rag, rag_length: 24}\n"
+        "allowlists:\n  supervisor: [tasks, relationships, conversation_summary]\n"
+    )
     m = open_mem(tmp_path, categories_file=str(cfg), context_session_memory_enabled=False)
     seed_user(m)
     block = m.context("dog license renewal", user_id=U)
@@ -127,8 +161,11 @@ def test_budget_is_respected_and_semantic_has_priority(mem: Memory) -> None:
     assert small.semantic and not small.episodic and not small.sessions
     assert small.text.startswith("Known about the user:")
     tiny = mem.context("dog", user_id=U, budget_tokens=1)
-    assert tiny.text == "" and tiny.tokens == 0 and tiny.dropped == full.dropped + len(full.semantic) \
-        + len(full.episodic) + len(full.sessions)
+    assert (
+        tiny.text == ""
+        and tiny.tokens == 0
+        and tiny.dropped == full.dropped + len(full.semantic) + len(full.episodic) + len(full.sessions)
+    )
 
 
 def test_empty_store_gives_an_empty_block(mem: Memory) -> None:
@@ -136,17 +173,21 @@ def test_empty_store_gives_an_empty_block(mem: Memory) -> None:
     assert (block.text, block.tokens, block.rev, block.delta) == ("", 0, 0, [])
 
 
-@pytest.mark.parametrize("kwargs, fragment", [
-    ({"budget_tokens": -5}, "budget_tokens must be an integer from 1"),
-    ({"budget_tokens": 0}, "budget_tokens"),
-    ({"budget_tokens": "100"}, "budget_tokens"),
-    ({"budget_tokens": True}, "budget_tokens"),
-    ({"since_rev": -1}, "since_rev must be a revision number"),
-    ({"since_rev": "3"}, "since_rev"),
-    ({"agent": "nobody"}, "known agents: executor, planner, researcher, stylist, supervisor"),
-])
-def test_invalid_inputs_are_refused_with_actionable_messages(mem: Memory, kwargs: dict[str, Any],
-                                                             fragment: str) -> None:
+@pytest.mark.parametrize(
+    "kwargs, fragment",
+    [
+        ({"budget_tokens": -5}, "budget_tokens must be an integer from 1"),
+        ({"budget_tokens": 0}, "budget_tokens"),
+        ({"budget_tokens": "100"}, "budget_tokens"),
+        ({"budget_tokens": True}, "budget_tokens"),
+        ({"since_rev": -1}, "since_rev must be a revision number"),
+        ({"since_rev": "3"}, "since_rev"),
+        ({"agent": "nobody"}, "known agents: executor, planner, researcher, stylist, supervisor"),
+    ],
+)
+def test_invalid_inputs_are_refused_with_actionable_messages(
+    mem: Memory, kwargs: dict[str, Any], fragment: str
+) -> None:
     with pytest.raises(ValidationError, match=fragment):
         mem.context("dog", user_id=U, **kwargs)
     with pytest.raises(ValidationError, match="query must be a non-empty string"):
@@ -164,8 +205,12 @@ def test_agent_allowlist_limits_every_section(mem: Memory) -> None:
 
 
 def facts(m: Memory, thread: str, *items: tuple[str, str], user: str = U, **kw: Any) -> None:
-    m.add_facts([{"summary": s, "category": c, "importance": 2, **kw} for s, c in items], user_id=user,
-                thread_id=thread, wait=True)
+    m.add_facts(
+        [{"summary": s, "category": c, "importance": 2, **kw} for s, c in items],
+        user_id=user,
+        thread_id=thread,
+        wait=True,
+    )
 
 
 def test_delta_header_lists_changes_since_the_revision_the_thread_saw(mem: Memory) -> None:
@@ -179,7 +224,7 @@ def test_delta_header_lists_changes_since_the_revision_the_thread_saw(mem: Memor
     assert block.rev == 4 == mem.backend.thread_revision(U, "t1")
     lines = block.text.splitlines()
     assert lines[0] == "Memory updates since rev 0:"
-    bullets = lines[1:1 + len(block.delta)]
+    bullets = lines[1 : 1 + len(block.delta)]
     assert len(bullets) == 3  # at most 3, the newest first
     assert bullets[0] == "- +created: [Interests] User plays the cello on Sundays. (imp=2)"
     assert [c.rev for c in block.delta] == [4, 3, 2]
@@ -192,11 +237,16 @@ def test_delta_header_lists_changes_since_the_revision_the_thread_saw(mem: Memor
 
 
 def test_delta_shows_updates_and_merges_once_per_memory(tmp_path: Path) -> None:
-    with open_mem(tmp_path, memory_consent_fields=[]) as mem:  # city changes apply at once (see test_consent.py)
+    with open_mem(
+        tmp_path, memory_consent_fields=[]
+    ) as mem:  # city changes apply at once (see test_consent.py)
         facts(mem, "t1", ("User lives in Lisbon.", "Personal"), key="profile:residence:city")
         facts(mem, "t1", ("User lives in Porto.", "Personal"), key="profile:residence:city")
         block = mem.context("city", user_id=U, thread_id="t1", since_rev=1)
-        assert block.text.splitlines()[:2] == ["Memory updates since rev 1:", "- ↑updated: [Personal] User lives in Porto."]
+        assert block.text.splitlines()[:2] == [
+            "Memory updates since rev 1:",
+            "- ↑updated: [Personal] User lives in Porto.",
+        ]
         both = mem.context("city", user_id=U, thread_id="t1", since_rev=0)
         assert len(both.delta) == 1  # created then updated: the latest event of that memory
         facts(mem, "t1", ("User plays the cello.", "Interests"))
@@ -210,13 +260,18 @@ def test_delta_shows_updates_and_merges_once_per_memory(tmp_path: Path) -> None:
 
 
 def test_delta_respects_the_agent_allowlist_and_the_budget(mem: Memory) -> None:
-    facts(mem, "t1", ("User is lactose intolerant.", "Health"), ("User wants to ship v1 by September.", "Goals"))
+    facts(
+        mem, "t1", ("User is lactose intolerant.", "Health"), ("User wants to ship v1 by September.", "Goals")
+    )
     planner = mem.context("plans", user_id=U, thread_id="t1", since_rev=0, agent="planner")
     assert [ln for ln in planner.text.splitlines() if ln.startswith("- +")] == [
-        "- +created: [Goals] User wants to ship v1 by September. (imp=2)"]
+        "- +created: [Goals] User wants to ship v1 by September. (imp=2)"
+    ]
     assert "lactose" not in planner.text
     tight = mem.context("plans", user_id=U, thread_id="t1", since_rev=0, budget_tokens=30)
-    assert tight.tokens <= 30 and tight.text.startswith("Memory updates since rev 0:") and len(tight.delta) == 1
+    assert (
+        tight.tokens <= 30 and tight.text.startswith("Memory updates since rev 0:") and len(tight.delta) == 1
+    )
 
 
 def test_users_are_isolated_in_the_block_and_the_delta(backend: Backend) -> None:

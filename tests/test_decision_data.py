@@ -11,8 +11,11 @@ from memlane.formation.calibrate import default_pairs_path, load_pairs
 from memlane.training.decision_data import label_of, read_pairs
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "decisions"
-HELD_OUT = [default_pairs_path(), DATA.parents[1] / "scenarios" / "pairs_holdout.jsonl",
-            *sorted((DATA / "blind").glob("*.jsonl"))]
+HELD_OUT = [
+    default_pairs_path(),
+    DATA.parents[1] / "scenarios" / "pairs_holdout.jsonl",
+    *sorted((DATA / "blind").glob("*.jsonl")),
+]
 
 
 def _key(a: str, b: str) -> frozenset[str]:

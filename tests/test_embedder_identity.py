@@ -40,7 +40,9 @@ def cli(*args: str) -> tuple[int, str]:
 
 
 def test_another_embedder_of_the_same_size_is_refused(store: Path) -> None:
-    with pytest.raises(EmbedderMismatchError, match=r"other:hash-v1-384:384 .* hash:hash-v1-384:384.*reembed"):
+    with pytest.raises(
+        EmbedderMismatchError, match=r"other:hash-v1-384:384 .* hash:hash-v1-384:384.*reembed"
+    ):
         Memory(str(store), embedder=HashEmbedder(DIMS))
     code, out = cli("search", "tomato", "--user", "maya", "--db", str(store), "--embedder", "hash")
     assert code == 2 and out.startswith("error:") and len(out.strip().splitlines()) == 1 and "reembed" in out
@@ -53,8 +55,9 @@ def test_reembed_moves_the_store_to_the_new_embedder(store: Path) -> None:
     assert code == 2 and "without --user" in out  # half a store in one model, half in the other: no
     code, out = cli("reembed", "--db", str(store), "--embedder", "hash")
     assert code == 0 and "re-embedded 6 memories of 2 users" in out, out
-    code, out = cli("search", "tomato number 3", "--user", "maya", "--db", str(store), "--embedder", "hash",
-                    "--json")
+    code, out = cli(
+        "search", "tomato number 3", "--user", "maya", "--db", str(store), "--embedder", "hash", "--json"
+    )
     assert code == 0 and "tomato number 3" in out
     with pytest.raises(EmbedderMismatchError):
         Memory(str(store), embedder=OtherModel(DIMS))
@@ -78,4 +81,6 @@ def test_an_interrupted_switch_is_refused_until_it_is_finished(store: Path) -> N
     with Memory(str(store), embedder=HashEmbedder(DIMS), switch_embedder=True) as mem:
         assert mem.reembed(batch_size=2).resumed
     with Memory(str(store), embedder=HashEmbedder(DIMS)) as mem:
-        assert mem.search("tomato number 3", user_id="maya")[0].memory.summary == "User planted tomato number 3."
+        assert (
+            mem.search("tomato number 3", user_id="maya")[0].memory.summary == "User planted tomato number 3."
+        )

@@ -319,8 +319,12 @@ def test_bedrock_boundary_request_body_and_order(bedrock_client: Any) -> None:
         "provide-client-params.bedrock-runtime.InvokeModel", lambda params, **_: sent.append(dict(params))
     )
     e = BedrockEmbedder(dims=256, region="eu-west-1", client=bedrock_client, concurrency=1)
-    expected = {"modelId": "amazon.titan-embed-text-v2:0", "body": ANY, "contentType": "application/json",
-                "accept": "application/json"}
+    expected = {
+        "modelId": "amazon.titan-embed-text-v2:0",
+        "body": ANY,
+        "contentType": "application/json",
+        "accept": "application/json",
+    }
     with Stubber(bedrock_client) as stub:
         stub.add_response("invoke_model", titan_response([3.0, 4.0] + [0.0] * 254), expected)
         stub.add_response("invoke_model", titan_response([0.0, 1.0] + [0.0] * 254), expected)
@@ -407,8 +411,9 @@ def test_local_model_is_loaded_once_per_process_and_encodes_safely_from_threads(
     assert other._lock is local._lock
 
 
-def test_the_embedding_timeout_and_input_limit_are_settings(server: ScriptedServer,
-                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_embedding_timeout_and_input_limit_are_settings(
+    server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Seed 004's knobs: a remote embedder gives up after MEMLANE_EMBED_TIMEOUT_S (a clear error), and texts
     are cut to MEMLANE_EMBED_MAX_INPUT_CHARS before any embedder sees them (the seed's names work too)."""
     from memlane.providers.embed.base import ClippedEmbedder
@@ -416,8 +421,14 @@ def test_the_embedding_timeout_and_input_limit_are_settings(server: ScriptedServ
 
     monkeypatch.setenv("VECTOR_EMBEDDING_TIMEOUT_S", "0.3")
     monkeypatch.setenv("VECTOR_EMBEDDING_MAX_INPUT_CHARS", "40")
-    settings = Settings(embedder="openai", openai_base_url=server.url, openai_api_key="k", embed_cache_size=0,
-                        embed_model="my-local-embedder", embed_dims=4)
+    settings = Settings(
+        embedder="openai",
+        openai_base_url=server.url,
+        openai_api_key="k",
+        embed_cache_size=0,
+        embed_model="my-local-embedder",
+        embed_dims=4,
+    )
     assert (settings.embed_timeout_s, settings.embed_max_input_chars) == (0.3, 40)
     remote = embedder_from_settings(settings)
     long = "User lives in Lisbon and works as a nurse at the Santa Maria hospital on night shifts."

@@ -18,7 +18,9 @@ from memlane.providers.embed.hash import HashEmbedder
 
 @pytest.fixture
 def mem(tmp_path: Path) -> Iterator[Memory]:
-    m = Memory(str(tmp_path / "m.db"), embedder=HashEmbedder(64), settings=Settings(db=str(tmp_path / "m.db")))
+    m = Memory(
+        str(tmp_path / "m.db"), embedder=HashEmbedder(64), settings=Settings(db=str(tmp_path / "m.db"))
+    )
     yield m
     m.close()
 
@@ -50,7 +52,9 @@ def test_search_returns_scores_with_breakdown_and_respects_filters(mem: Memory) 
     assert hits[0].memory.summary.startswith("User's dog Luna")
     b = hits[0].breakdown
     assert b.final == pytest.approx(hits[0].score)
-    assert b.final == pytest.approx(0.55 * b.similarity + 0.20 * b.importance + 0.15 * b.recency + 0.50 * b.pinned)
+    assert b.final == pytest.approx(
+        0.55 * b.similarity + 0.20 * b.importance + 0.15 * b.recency + 0.50 * b.pinned
+    )
     assert all(h.memory.user_id == "maya" for h in hits)
     fin = mem.search("dog", user_id="maya", filters={"category": "Finance"})
     assert [h.memory.category for h in fin] == ["Finance"]

@@ -20,15 +20,21 @@ from tests.scripted_chat_server import ScriptedChatServer, openai_llm
 
 U = "maya"
 T0 = datetime(2026, 1, 4, 23, 30, tzinfo=UTC)  # a Sunday in UTC, Monday 5 January in Tokyo
-GYM = [{"role": "user", "content": "My gym costs 60 euros a month and I barely go. Should I keep it?"},
-       {"role": "assistant", "content": "If you rarely go, cancelling would save you money."},
-       {"role": "user", "content": "You're right. I've decided to cancel my gym membership."},
-       {"role": "assistant", "content": "Good call, that saves you 720 euros a year."}]
+GYM = [
+    {"role": "user", "content": "My gym costs 60 euros a month and I barely go. Should I keep it?"},
+    {"role": "assistant", "content": "If you rarely go, cancelling would save you money."},
+    {"role": "user", "content": "You're right. I've decided to cancel my gym membership."},
+    {"role": "assistant", "content": "Good call, that saves you 720 euros a year."},
+]
 
 
 def open_mem(location: str, **settings: Any) -> Memory:
-    return Memory(location, embedder=local_embedder(), llm="rules",
-                  settings=Settings(db=location, worker=False, **settings))
+    return Memory(
+        location,
+        embedder=local_embedder(),
+        llm="rules",
+        settings=Settings(db=location, worker=False, **settings),
+    )
 
 
 @pytest.fixture
@@ -44,12 +50,16 @@ def episodes(mem: Memory) -> list[Any]:
 
 def test_the_hot_path_stores_facts_only_and_the_capture_makes_the_episode(mem: Memory) -> None:
     mem.add(GYM[:3], user_id=U, at=T0, wait=True)
-    assert episodes(mem) == []  # seed 002: no episodic write from the entry node (capture off: one, see below)
+    assert (
+        episodes(mem) == []
+    )  # seed 002: no episodic write from the entry node (capture off: one, see below)
     log = EventLog(mem)
     job = mem.capture_turn(GYM, user_id=U, at=T0, time_zone="Asia/Tokyo", wait=True)
     [episode] = episodes(mem)
-    assert episode.summary == ("On 2026-01-05 (W02, 2026) we discussed the user's gym membership. "
-                               "Approach: User decided to cancel their gym membership.")
+    assert episode.summary == (
+        "On 2026-01-05 (W02, 2026) we discussed the user's gym membership. "
+        "Approach: User decided to cancel their gym membership."
+    )
     assert (episode.date_iso, episode.week, episode.year) == ("2026-01-05", 2, 2026)
     assert [o.memory_id for o in mem.outcomes(job, user_id=U)] == [episode.id]
     assert log.kinds() == ["memory.candidate", "memory.created"]
@@ -58,17 +68,28 @@ def test_the_hot_path_stores_facts_only_and_the_capture_makes_the_episode(mem: M
 
 
 def test_a_routine_turn_is_skipped(mem: Memory) -> None:
-    job = mem.capture_turn([{"role": "user", "content": "Thanks, that helps!"},
-                            {"role": "assistant", "content": "Anytime."}], user_id=U, at=T0, wait=True)
+    job = mem.capture_turn(
+        [{"role": "user", "content": "Thanks, that helps!"}, {"role": "assistant", "content": "Anytime."}],
+        user_id=U,
+        at=T0,
+        wait=True,
+    )
     assert episodes(mem) == [] and mem.outcomes(job, user_id=U) == []
     [skip] = [e for e in mem.backend.op_events(U) if e.node == "episodic"]
     assert (skip.op, skip.status) == ("skip", "skipped")
 
 
 def test_a_tool_result_is_an_outcome(mem: Memory) -> None:
-    mem.capture_turn([{"role": "user", "content": "Book the 9:40 train to Porto"},
-                      {"role": "tool", "content": "Booked: Lisbon-Porto 09:40, seat 42, ref QX7"},
-                      {"role": "assistant", "content": "Done, you're on the 9:40."}], user_id=U, at=T0, wait=True)
+    mem.capture_turn(
+        [
+            {"role": "user", "content": "Book the 9:40 train to Porto"},
+            {"role": "tool", "content": "Booked: Lisbon-Porto 09:40, seat 42, ref QX7"},
+            {"role": "assistant", "content": "Done, you're on the 9:40."},
+        ],
+        user_id=U,
+        at=T0,
+        wait=True,
+    )
     [episode] = episodes(mem)
     assert "we discussed Book the 9:40 train to Porto" in episode.summary and "ref QX7" in episode.summary
 
@@ -77,20 +98,29 @@ def test_the_cooldown_keeps_close_turns_from_piling_up_episodes(mem: Memory) -> 
     """Within the cooldown a later outcome extends the running episode (merge first) instead of being lost."""
     log = EventLog(mem)
     mem.capture_turn("I've decided to cancel my gym membership.", user_id=U, at=T0, wait=True)
-    mem.capture_turn("I decided to sign up for a pottery class.", user_id=U, at=T0 + timedelta(minutes=2), wait=True)
+    mem.capture_turn(
+        "I decided to sign up for a pottery class.", user_id=U, at=T0 + timedelta(minutes=2), wait=True
+    )
     [episode] = episodes(mem)
     assert "gym membership" in episode.summary and "pottery class" in episode.summary, episode.summary
     assert [h.event for h in mem.history(episode.id, user_id=U)] == [HistoryEvent.ADD, HistoryEvent.UPDATE]
     assert log.of("memory.error") == []
-    mem.capture_turn("I decided to book a week in Crete in June.", user_id=U, at=T0 + timedelta(minutes=30), wait=True)
+    mem.capture_turn(
+        "I decided to book a week in Crete in June.", user_id=U, at=T0 + timedelta(minutes=30), wait=True
+    )
     assert len(episodes(mem)) == 2
 
 
 def test_within_the_cooldown_another_thread_has_no_running_episode_to_extend(mem: Memory) -> None:
     log = EventLog(mem)
     mem.capture_turn("I've decided to cancel my gym membership.", user_id=U, thread_id="a", at=T0, wait=True)
-    mem.capture_turn("I decided to sign up for a pottery class.", user_id=U, thread_id="b",
-                     at=T0 + timedelta(minutes=2), wait=True)
+    mem.capture_turn(
+        "I decided to sign up for a pottery class.",
+        user_id=U,
+        thread_id="b",
+        at=T0 + timedelta(minutes=2),
+        wait=True,
+    )
     [episode] = episodes(mem)
     assert "pottery" not in episode.summary
     assert [e.data["code"] for e in log.of("memory.error")] == ["episodic_cooldown"]
@@ -99,7 +129,9 @@ def test_within_the_cooldown_another_thread_has_no_running_episode_to_extend(mem
 def test_the_same_theme_again_within_the_window_merges_into_the_last_episode(location: str) -> None:
     with open_mem(location, episodic_novelty_min=0.0, episodic_cooldown_minutes=0) as mem:
         mem.capture_turn("I've decided to cancel my gym membership.", user_id=U, at=T0, wait=True)
-        mem.capture_turn("I've decided to cancel my gym membership.", user_id=U, at=T0 + timedelta(hours=1), wait=True)
+        mem.capture_turn(
+            "I've decided to cancel my gym membership.", user_id=U, at=T0 + timedelta(hours=1), wait=True
+        )
         [episode] = episodes(mem)
         assert [h.event for h in mem.history(episode.id, user_id=U)] == [HistoryEvent.ADD, HistoryEvent.MERGE]
 
@@ -117,11 +149,14 @@ def test_a_capture_is_durable_before_it_returns(mem: Memory) -> None:
     assert "Crete" in episodes(mem)[0].summary
 
 
-@pytest.mark.parametrize(("kwargs", "fragment"), [
-    ({"messages": "I decided to go.", "time_zone": "Mars/Olympus"}, "unknown time zone"),
-    ({"messages": []}, "messages"),
-    ({"messages": "I decided to go.", "user_id": ""}, "user_id"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "fragment"),
+    [
+        ({"messages": "I decided to go.", "time_zone": "Mars/Olympus"}, "unknown time zone"),
+        ({"messages": []}, "messages"),
+        ({"messages": "I decided to go.", "user_id": ""}, "user_id"),
+    ],
+)
 def test_bad_input_is_refused_and_leaves_no_job(mem: Memory, kwargs: dict[str, Any], fragment: str) -> None:
     args = {"user_id": U, **kwargs}
     with pytest.raises(ValidationError, match=fragment):
@@ -132,11 +167,25 @@ def test_bad_input_is_refused_and_leaves_no_job(mem: Memory, kwargs: dict[str, A
 def test_openai_episode_request_and_reply(server: ScriptedChatServer) -> None:
     from memlane.model.candidate import ChatMessage
 
-    server.reply({"should_create": True, "topic": "the monthly budget", "approach": "User cut eating out to 150 euros.",
-                  "outcome": "decision", "category": "Finance", "importance": 3, "tags": ["budget"], "reason": "a decision"})
-    episode = openai_llm(server).summarize_episode([ChatMessage(role="user", content="I'll cut eating out to 150."),
-                                                    ChatMessage(role="tool", content="budget updated"),
-                                                    ChatMessage(role="system", content="secret system prompt")])
+    server.reply(
+        {
+            "should_create": True,
+            "topic": "the monthly budget",
+            "approach": "User cut eating out to 150 euros.",
+            "outcome": "decision",
+            "category": "Finance",
+            "importance": 3,
+            "tags": ["budget"],
+            "reason": "a decision",
+        }
+    )
+    episode = openai_llm(server).summarize_episode(
+        [
+            ChatMessage(role="user", content="I'll cut eating out to 150."),
+            ChatMessage(role="tool", content="budget updated"),
+            ChatMessage(role="system", content="secret system prompt"),
+        ]
+    )
     assert episode.topic == "the monthly budget" and episode.outcome == "decision"
     [request] = server.requests
     assert request["json"]["response_format"]["json_schema"]["name"] == "Episode"

@@ -22,8 +22,19 @@ from memlane.server import create_app
 from memlane.server.schema_errors import PATTERN_HELP
 from tests.scripted_upstream import running_memlane
 
-INTERNALS = ("input_value", "input_type", "errors.pydantic.dev", "type=", "function-", "constrained-", "list[",
-             "Value error", "validation error for", "^[", "\\x00")
+INTERNALS = (
+    "input_value",
+    "input_type",
+    "errors.pydantic.dev",
+    "type=",
+    "function-",
+    "constrained-",
+    "list[",
+    "Value error",
+    "validation error for",
+    "^[",
+    "\\x00",
+)
 
 
 def assert_plain(message: str) -> None:
@@ -37,37 +48,92 @@ def served(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     broken.parent.mkdir(parents=True)
     broken.write_text("categories: [unclosed\n")
     location = str(tmp_path / "e.db")
-    mem = Memory(location, embedder=HashEmbedder(64), settings=Settings(db=location, categories_file=str(broken)))
+    mem = Memory(
+        location, embedder=HashEmbedder(64), settings=Settings(db=location, categories_file=str(broken))
+    )
     with running_memlane(mem) as url:
         yield url, tmp_path
     mem.close()
 
 
-@pytest.mark.parametrize("method,path,body,headers,expected", [
-    ("post", "/v1/memory", {"summary": "   "}, {},
-     "summary: must contain visible text (not only whitespace) and no NUL characters"),
-    ("post", "/v1/memory", {"summary": "x", "metadata": {"n": ["a\u0000"]}}, {},
-     "metadata.n[0]: must not contain NUL characters"),
-    ("post", "/v1/memory", {"summary": "x", "importance": 9}, {}, "importance: should be less than or equal to 5"),
-    ("post", "/v1/memory", {}, {}, "summary: is required"),
-    ("post", "/v1/memory", {"summary": "x", "at": "yesterday"}, {},
-     "at: expected an RFC 3339 time with an offset, years 1000-8999, e.g. 2026-01-31T09:00:00Z"),
-    ("post", "/v1/memory/search", {"query": "x", "filters": {"importance": {"$gte": "high"}}}, {},
-     "filters.importance.$gte: should be a valid integer"),
-    ("post", "/v1/memory/search", {"query": "x", "filters": {"tags": {"$gt": "a"}}}, {},
-     "filters.tags.$gt: is not an operator this field takes"),
-    ("post", "/v1/memory/turns", {"messages": [{"role": "robot", "content": "hi"}]}, {},
-     "messages[0].role: should be 'user', 'assistant', 'system' or 'tool'"),
-    ("post", "/v1/memory/turns", {"messages": 5}, {}, "messages: should be a valid string or a valid list"),
-    ("post", "/v1/memory", [1], {}, "request body: should be a JSON object"),
-    ("get", "/v1/memory?limit=abc", None, {}, "query parameter limit: should be a valid integer"),
-    ("get", "/v1/memory", None, {"X-Memlane-User": "no spaces"},
-     "header X-Memlane-User: must be a user id: 1-128 letters, digits or _ . : @ -, starting with a letter or digit"),
-])
+@pytest.mark.parametrize(
+    "method,path,body,headers,expected",
+    [
+        (
+            "post",
+            "/v1/memory",
+            {"summary": "   "},
+            {},
+            "summary: must contain visible text (not only whitespace) and no NUL characters",
+        ),
+        (
+            "post",
+            "/v1/memory",
+            {"summary": "x", "metadata": {"n": ["a\u0000"]}},
+            {},
+            "metadata.n[0]: must not contain NUL characters",
+        ),
+        (
+            "post",
+            "/v1/memory",
+            {"summary": "x", "importance": 9},
+            {},
+            "importance: should be less than or equal to 5",
+        ),
+        ("post", "/v1/memory", {}, {}, "summary: is required"),
+        (
+            "post",
+            "/v1/memory",
+            {"summary": "x", "at": "yesterday"},
+            {},
+            "at: expected an RFC 3339 time with an offset, years 1000-8999, e.g. 2026-01-31T09:00:00Z",
+        ),
+        (
+            "post",
+            "/v1/memory/search",
+            {"query": "x", "filters": {"importance": {"$gte": "high"}}},
+            {},
+            "filters.importance.$gte: should be a valid integer",
+        ),
+        (
+            "post",
+            "/v1/memory/search",
+            {"query": "x", "filters": {"tags": {"$gt": "a"}}},
+            {},
+            "filters.tags.$gt: is not an operator this field takes",
+        ),
+        (
+            "post",
+            "/v1/memory/turns",
+            {"messages": [{"role": "robot", "content": "hi"}]},
+            {},
+            "messages[0].role: should be 'user', 'assistant', 'system' or 'tool'",
+        ),
+        (
+            "post",
+            "/v1/memory/turns",
+            {"messages": 5},
+            {},
+            "messages: should be a valid string or a valid list",
+        ),
+        ("post", "/v1/memory", [1], {}, "request body: should be a JSON object"),
+        ("get", "/v1/memory?limit=abc", None, {}, "query parameter limit: should be a valid integer"),
+        (
+            "get",
+            "/v1/memory",
+            None,
+            {"X-Memlane-User": "no spaces"},
+            "header X-Memlane-User: must be a user id: 1-128 letters, digits or _ . : @ -, starting with a letter or digit",
+        ),
+    ],
+)
 def test_a_request_off_the_schema_names_the_field_and_what_it_expects(
-        served: tuple[str, Path], method: str, path: str, body: Any, headers: dict[str, str], expected: str) -> None:
+    served: tuple[str, Path], method: str, path: str, body: Any, headers: dict[str, str], expected: str
+) -> None:
     url, _ = served
-    resp = httpx.request(method.upper(), f"{url}{path}", json=body, headers={"X-Memlane-User": "maya", **headers})
+    resp = httpx.request(
+        method.upper(), f"{url}{path}", json=body, headers={"X-Memlane-User": "maya", **headers}
+    )
     assert resp.status_code == 422, resp.text
     error = resp.json()["error"]
     assert error["type"] == "invalid_request" and error["message"].startswith(expected), error["message"]
@@ -77,15 +143,21 @@ def test_a_request_off_the_schema_names_the_field_and_what_it_expects(
 
 def test_a_body_that_is_not_json(served: tuple[str, Path]) -> None:
     url, _ = served
-    resp = httpx.post(f"{url}/v1/memory", content=b'{"summary": ', headers={"X-Memlane-User": "maya",
-                                                                            "Content-Type": "application/json"})
+    resp = httpx.post(
+        f"{url}/v1/memory",
+        content=b'{"summary": ',
+        headers={"X-Memlane-User": "maya", "Content-Type": "application/json"},
+    )
     assert resp.status_code == 422 and resp.json()["error"]["message"] == "request body: is not valid JSON"
 
 
 def test_a_server_side_failure_names_no_server_path(served: tuple[str, Path]) -> None:
     url, tmp_path = served
-    resp = httpx.post(f"{url}/v1/memory/query", json={"query": "where do I live", "agent": "assistant"},
-                      headers={"X-Memlane-User": "maya"})
+    resp = httpx.post(
+        f"{url}/v1/memory/query",
+        json={"query": "where do I live", "agent": "assistant"},
+        headers={"X-Memlane-User": "maya"},
+    )
     assert resp.status_code == 500, resp.text
     message = resp.json()["error"]["message"]
     assert "categories.yaml" in message and "not valid YAML" in message  # what is wrong, for the operator
@@ -116,7 +188,9 @@ def cli(*args: str, env: dict[str, str]) -> tuple[int, str]:
     return result.exit_code, result.stderr
 
 
-def test_cli_settings_and_import_errors_name_the_field(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cli_settings_and_import_errors_name_the_field(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("MEMLANE_CONFIG", str(tmp_path / "no-config.toml"))
     db = str(tmp_path / "c.db")
     code, err = cli("list", "--user", "maya", "--db", db, env={"MEMORY_MAX_WRITES_PER_TURN": "many"})

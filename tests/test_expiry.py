@@ -28,10 +28,15 @@ def mem(backend: Backend) -> Iterator[Memory]:
 @pytest.fixture
 def ids(mem: Memory) -> dict[str, str]:
     now = utcnow()
-    gone = mem.put("User's gym pass code is 4417.", user_id=U, category="Personal",
-                   expires_at=now - timedelta(minutes=1))
-    later = mem.put("User's parking pass code is 9921.", user_id=U, category="Personal",
-                    expires_at=now + timedelta(days=1))
+    gone = mem.put(
+        "User's gym pass code is 4417.", user_id=U, category="Personal", expires_at=now - timedelta(minutes=1)
+    )
+    later = mem.put(
+        "User's parking pass code is 9921.",
+        user_id=U,
+        category="Personal",
+        expires_at=now + timedelta(days=1),
+    )
     kept = mem.put("User's locker code is 1234.", user_id=U, category="Personal")
     return {"expired": gone.id, "later": later.id, "kept": kept.id}
 
@@ -43,14 +48,18 @@ def test_expired_memories_leave_list_count_and_search(mem: Memory, ids: dict[str
     hits = mem.search("gym pass code 4417", user_id=U, limit=10)
     assert {h.memory.id for h in hits} == current
     assert {r.id for r in mem.list(user_id=U, include_inactive=True)} == set(ids.values())
-    assert ids["expired"] in {h.memory.id for h in mem.search("gym pass code", user_id=U, include_inactive=True)}
+    assert ids["expired"] in {
+        h.memory.id for h in mem.search("gym pass code", user_id=U, include_inactive=True)
+    }
 
 
 def test_expired_memories_leave_both_search_channels(mem: Memory, ids: dict[str, str]) -> None:
     vector = mem.embedder.embed_one(mem.get(ids["expired"], user_id=U).summary)
     assert ids["expired"] not in {s.record.id for s in mem.backend.vector_search(U, vector, live(), limit=10)}
     assert ids["expired"] not in {i for i, _ in mem.backend.vector_ids(U, vector, live(), limit=10)}
-    assert ids["expired"] not in {s.record.id for s in mem.backend.keyword_search(U, "gym 4417", live(), limit=10)}
+    assert ids["expired"] not in {
+        s.record.id for s in mem.backend.keyword_search(U, "gym 4417", live(), limit=10)
+    }
     assert ids["expired"] in {s.record.id for s in mem.backend.keyword_search(U, "gym 4417", [], limit=10)}
 
 
@@ -61,6 +70,8 @@ def test_expired_memories_stay_out_of_the_context_block(mem: Memory, ids: dict[s
 
 
 def test_a_fact_told_again_after_expiry_is_a_new_live_memory(mem: Memory, ids: dict[str, str]) -> None:
-    mem.add_facts([{"summary": "User's gym pass code is 4417.", "category": "Personal"}], user_id=U, wait=True)
+    mem.add_facts(
+        [{"summary": "User's gym pass code is 4417.", "category": "Personal"}], user_id=U, wait=True
+    )
     found = [r for r in mem.list(user_id=U) if "4417" in r.summary]
     assert len(found) == 1 and found[0].id != ids["expired"] and found[0].expires_at is None

@@ -22,7 +22,12 @@ def _key(assistant: str, message: str) -> tuple[str, str]:
 def test_every_split_reads_and_training_has_every_kind() -> None:
     train = read_messages([DATA / "train"])
     assert len(train) >= 1500
-    assert {m.kind for row in train for m in row.memories} == {"fact", "event", "answer_style", "other_person"}
+    assert {m.kind for row in train for m in row.memories} == {
+        "fact",
+        "event",
+        "answer_style",
+        "other_person",
+    }
     assert sum(not row.memories for row in train) >= len(train) // 4  # messages with nothing to keep
     for part in ("dev", "blind"):
         assert read_messages([DATA / part])
@@ -37,9 +42,12 @@ def test_no_held_out_message_is_in_the_training_data(part: str) -> None:
 
 def test_a_span_missing_from_its_message_is_refused_with_file_and_line(tmp_path: Path) -> None:
     bad = tmp_path / "bad.jsonl"
-    bad.write_text('{"id": "x1", "voice": "v", "domain": "d", "message": "I live in Oslo", "memories": [{"span": '
-                   '"I live in Bergen", "kind": "fact", "type": "semantic", "category": "personal", "importance": 4, '
-                   '"summary": "User lives in Bergen."}]}\n', encoding="utf-8")
+    bad.write_text(
+        '{"id": "x1", "voice": "v", "domain": "d", "message": "I live in Oslo", "memories": [{"span": '
+        '"I live in Bergen", "kind": "fact", "type": "semantic", "category": "personal", "importance": 4, '
+        '"summary": "User lives in Bergen."}]}\n',
+        encoding="utf-8",
+    )
     with pytest.raises(ValidationError, match=r"(?s)bad.jsonl:1: .*not in the message"):
         load_messages(bad)
 
@@ -52,12 +60,17 @@ def test_the_written_memories_score_full_marks_and_silence_scores_none() -> None
     assert silent.found == 0 and silent.empty_kept_empty == silent.empty > 0
 
 
-@pytest.mark.parametrize(("span", "kind", "summary"), [
-    ("im allergic to penicillin", "fact", "User is allergic to penicillin."),
-    ("my brother lives in Porto lol", "other_person", "User's brother lives in Porto."),
-    ("quit smoking 10 days ago!!", "fact", "User quit smoking 10 days ago."),
-    ("keep it short pls", "answer_style", "User wants the assistant to keep it short please."),
-    ("i dont eat pork", "fact", "User does not eat pork."),
-])
-def test_a_span_is_rewritten_in_the_third_person_in_the_users_words(span: str, kind: str, summary: str) -> None:
+@pytest.mark.parametrize(
+    ("span", "kind", "summary"),
+    [
+        ("im allergic to penicillin", "fact", "User is allergic to penicillin."),
+        ("my brother lives in Porto lol", "other_person", "User's brother lives in Porto."),
+        ("quit smoking 10 days ago!!", "fact", "User quit smoking 10 days ago."),
+        ("keep it short pls", "answer_style", "User wants the assistant to keep it short please."),
+        ("i dont eat pork", "fact", "User does not eat pork."),
+    ],
+)
+def test_a_span_is_rewritten_in_the_third_person_in_the_users_words(
+    span: str, kind: str, summary: str
+) -> None:
     assert summary_of(span, kind) == summary

@@ -23,13 +23,21 @@ def test_a_role_filter_is_refused_with_the_reason(tmp_path: Path) -> None:
         with pytest.raises(FilterError, match="no message role.*source"):
             mem.search("where do I live", user_id="maya", filters={"role": "assistant"})
         with running_memlane(mem) as url:
-            for path, body in (("/v1/memory/query", {"agent": "assistant", "query": "where do I live"}),
-                               ("/v1/memory/search", {"query": "where do I live"})):
-                r = httpx.post(f"{url}{path}", headers={"X-Memlane-User": "maya"},
-                               json={**body, "filters": {"role": "assistant"}})
+            for path, body in (
+                ("/v1/memory/query", {"agent": "assistant", "query": "where do I live"}),
+                ("/v1/memory/search", {"query": "where do I live"}),
+            ):
+                r = httpx.post(
+                    f"{url}{path}",
+                    headers={"X-Memlane-User": "maya"},
+                    json={**body, "filters": {"role": "assistant"}},
+                )
                 assert r.status_code == 422, (path, r.text)
                 assert "'role' is not supported" in r.text and "source" in r.text, r.text
-            ok = httpx.post(f"{url}/v1/memory/search", headers={"X-Memlane-User": "maya"},
-                            json={"query": "where do I live", "filters": {"source": "chat"}})
+            ok = httpx.post(
+                f"{url}/v1/memory/search",
+                headers={"X-Memlane-User": "maya"},
+                json={"query": "where do I live", "filters": {"source": "chat"}},
+            )
             assert ok.status_code == 200  # the filter it points to works
         assert [r.summary for r in mem.list(user_id="maya")] == ["User lives in Porto."]

@@ -30,7 +30,9 @@ class Block:
 
 
 def blocks() -> list[Block]:
-    return [Block(kind, marker, body) for marker, kind, body in FENCE.findall(DOC.read_text(encoding="utf-8"))]
+    return [
+        Block(kind, marker, body) for marker, kind, body in FENCE.findall(DOC.read_text(encoding="utf-8"))
+    ]
 
 
 def matches(expected: str, output: str) -> bool:
@@ -46,7 +48,9 @@ def matches(expected: str, output: str) -> bool:
 
 def exported(script: str, env: dict[str, str]) -> dict[str, str]:
     """The environment after the ``export`` lines of ``script``."""
-    done = subprocess.run(["bash", "-c", script + "\nenv -0"], env=env, capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        ["bash", "-c", script + "\nenv -0"], env=env, capture_output=True, text=True, check=True
+    )
     return dict(item.split("=", 1) for item in done.stdout.split("\0") if "=" in item)
 
 
@@ -60,7 +64,9 @@ def test_the_first_hour_walkthrough_runs_as_written(tmp_path: Path) -> None:
         for block in steps:
             if block.kind == "text":
                 wanted = block.body.replace(ADDRESS, address)
-                assert matches(wanted, output), f"docs/first-hour.md expects\n{wanted}\nbut the commands printed\n{output}"
+                assert matches(wanted, output), (
+                    f"docs/first-hour.md expects\n{wanted}\nbut the commands printed\n{output}"
+                )
             elif block.marker == "skip":
                 continue
             elif block.marker == "serve":

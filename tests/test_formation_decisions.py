@@ -95,7 +95,9 @@ def all_jobs_done(mem: Memory) -> bool:
 
 
 @pytest.mark.parametrize("again", ["User lives in Lisbon.", "user lives in   LISBON!"])
-def test_same_text_is_redundant_and_verifies_the_stored_memory(mem: Memory, llm: ScriptedLLM, again: str) -> None:
+def test_same_text_is_redundant_and_verifies_the_stored_memory(
+    mem: Memory, llm: ScriptedLLM, again: str
+) -> None:
     log = EventLog(mem)
     add(mem, "User lives in Lisbon.", T0, category="Personal")
     first = only(mem)
@@ -139,7 +141,9 @@ def test_same_key_supersedes_and_the_key_keeps_naming_the_current_fact(mem: Memo
         assert entry.old_value and entry.old_value["summary"] == "User lives in Lisbon."
     changed = log.of("memory.changed_fact")
     assert len(changed) == 1 and changed[0].memory_id == current.id
-    assert changed[0].data["old_id"] == archived.id and changed[0].data["old_summary"] == "User lives in Lisbon."
+    assert (
+        changed[0].data["old_id"] == archived.id and changed[0].data["old_summary"] == "User lives in Lisbon."
+    )
     hits = mem.search("which city does the user live in", user_id=U)
     assert [h.memory.summary for h in hits] == ["User lives in Porto."]
 
@@ -221,7 +225,9 @@ def test_a_statement_observed_before_the_stored_one_is_kept_as_its_earlier_versi
 # --- 4. bands: auto-update merge, check band, below band ------------------------------------------
 
 
-def test_auto_band_merges_with_tags_union_and_importance_max(mem: Memory, llm: ScriptedLLM, emb: Embedder) -> None:
+def test_auto_band_merges_with_tags_union_and_importance_max(
+    mem: Memory, llm: ScriptedLLM, emb: Embedder
+) -> None:
     stored, cand = "User resides in Lisbon.", "User lives in Lisbon."
     score_in(emb, stored, cand, SEMANTIC.auto)
     add(mem, stored, T0, category="Personal", importance=2, tags=["home"], entities=["Lisbon"])
@@ -238,7 +244,9 @@ def test_auto_band_merges_with_tags_union_and_importance_max(mem: Memory, llm: S
     assert only(mem).importance == 4  # max, never lowered
 
 
-def test_a_new_verdict_keeps_both_facts_even_in_the_auto_band(mem: Memory, llm: ScriptedLLM, emb: Embedder) -> None:
+def test_a_new_verdict_keeps_both_facts_even_in_the_auto_band(
+    mem: Memory, llm: ScriptedLLM, emb: Embedder
+) -> None:
     stored, cand = "User swims 2 km on Mondays.", "User swims 3 km on Thursdays."
     score_in(emb, stored, cand, SEMANTIC.auto)
     llm.relation(stored, cand, "new", "two routines")
@@ -249,7 +257,11 @@ def test_a_new_verdict_keeps_both_facts_even_in_the_auto_band(mem: Memory, llm: 
 
 
 def test_all_neighbours_are_judged_in_one_model_call(tmp_path: Path, emb: Embedder) -> None:
-    stored = ["User's dog Biscuit is 9 years old.", "User walks Biscuit every morning.", "User lives in Ghent."]
+    stored = [
+        "User's dog Biscuit is 9 years old.",
+        "User walks Biscuit every morning.",
+        "User lives in Ghent.",
+    ]
     cand = "Biscuit turned 10 last week."
     model = ScriptedTransportLLM()
     with open_memory(str(tmp_path / "j.db"), ScriptedLLM(default_relation="new")) as setup:
@@ -261,10 +273,13 @@ def test_all_neighbours_are_judged_in_one_model_call(tmp_path: Path, emb: Embedd
         assert len(considered) >= 2, considered  # precondition: more than one neighbour to judge
         # the neighbours at or above the floor, then the nearest few under it (decide.BELOW_FLOOR)
         found = m.backend.vector_search(U, vector, [], limit=10)
-        order = ([r.record.summary for r in found if r.score >= SEMANTIC.floor]
-                 + [r.record.summary for r in found if r.score < SEMANTIC.floor][:BELOW_FLOOR])
-        replies = [{"index": i, "reasoning": "another attribute", "relation": "new"}
-                   for i in range(1, len(order) + 1)]
+        order = [r.record.summary for r in found if r.score >= SEMANTIC.floor] + [
+            r.record.summary for r in found if r.score < SEMANTIC.floor
+        ][:BELOW_FLOOR]
+        replies = [
+            {"index": i, "reasoning": "another attribute", "relation": "new"}
+            for i in range(1, len(order) + 1)
+        ]
         replies[order.index(stored[0])]["relation"] = "contradiction"
         model.script(json.dumps({"judgements": replies}))
         m.add_facts([{"summary": cand}], user_id=U, at=T1, wait=True)
@@ -273,7 +288,9 @@ def test_all_neighbours_are_judged_in_one_model_call(tmp_path: Path, emb: Embedd
 
 
 @pytest.mark.parametrize("same", [True, False], ids=["same-fact", "different-fact"])
-def test_check_band_asks_the_same_fact_question(mem: Memory, llm: ScriptedLLM, emb: Embedder, same: bool) -> None:
+def test_check_band_asks_the_same_fact_question(
+    mem: Memory, llm: ScriptedLLM, emb: Embedder, same: bool
+) -> None:
     stored, cand = "User likes green tea.", "User is fond of matcha and other green teas."
     score = score_in(emb, stored, cand, SEMANTIC.low, SEMANTIC.auto)
     llm.same_fact_answer(stored, cand, same)
@@ -322,12 +339,18 @@ def test_below_the_band_creates_and_links_only_neighbours_above_the_link_band(
 # --- 5. episodic merge window ---------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("later", "merges"), [(timedelta(hours=2), True), (timedelta(days=5), False)],
-                         ids=["2h-later-merges", "5d-later-creates"])
+@pytest.mark.parametrize(
+    ("later", "merges"),
+    [(timedelta(hours=2), True), (timedelta(days=5), False)],
+    ids=["2h-later-merges", "5d-later-creates"],
+)
 def test_episodes_merge_only_within_the_merge_window(
     mem: Memory, emb: Embedder, later: timedelta, merges: bool
 ) -> None:
-    first, again = "User went hiking in the Alps with Sam.", "User went hiking in the Alps with Sam on Saturday."
+    first, again = (
+        "User went hiking in the Alps with Sam.",
+        "User went hiking in the Alps with Sam on Saturday.",
+    )
     score_in(emb, first, again, EPISODIC.auto)
     assert timedelta(hours=2) < timedelta(hours=Settings().episodic_merge_window_hours) < timedelta(days=5)
     add(mem, first, T0, type="episodic", category="Personal")
@@ -381,17 +404,23 @@ def test_relations_carry_the_score_and_are_never_duplicated(mem: Memory, emb: Em
 def rules_mem(tmp_path: Path, emb: Embedder) -> Iterator[Memory]:
     from memlane.providers.llm.rules import RulesLLM
 
-    m = open_memory(str(tmp_path / "r.db"), RulesLLM(), memory_consent_fields=[], memory_consent_benign_fields=[])
+    m = open_memory(
+        str(tmp_path / "r.db"), RulesLLM(), memory_consent_fields=[], memory_consent_benign_fields=[]
+    )
     yield m
     m.close()
 
 
-@pytest.mark.parametrize(("first", "second"), [
-    ("User went kayaking with Joaquin.", "User went kayaking with Bea."),
-    ("User knitted a scarf for their grandfather.", "User knitted a scarf for their niece."),
-])
-def test_the_same_event_with_other_people_keeps_both(rules_mem: Memory, emb: Embedder, first: str,
-                                                      second: str) -> None:
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("User went kayaking with Joaquin.", "User went kayaking with Bea."),
+        ("User knitted a scarf for their grandfather.", "User knitted a scarf for their niece."),
+    ],
+)
+def test_the_same_event_with_other_people_keeps_both(
+    rules_mem: Memory, emb: Embedder, first: str, second: str
+) -> None:
     score_in(emb, first, second, SEMANTIC.floor)  # close enough to be judged
     add(rules_mem, first, T0)
     add(rules_mem, second, T1)
@@ -408,7 +437,8 @@ def test_a_state_that_rules_a_habit_out_supersedes_it_with_history(rules_mem: Me
 
 
 def test_a_memory_far_in_meaning_is_judged_when_the_candidate_names_what_it_retires(
-        rules_mem: Memory, emb: Embedder) -> None:
+    rules_mem: Memory, emb: Embedder
+) -> None:
     """The neighbours miss it (similarity below the floor); the judge's implied terms find it by keyword."""
     habit, state = "User orders a salami sandwich for lunch.", "User went vegetarian."
     assert cosine(emb, habit, state) < SEMANTIC.floor
@@ -430,18 +460,28 @@ def test_an_event_that_gives_something_up_retires_the_fact_it_implied(rules_mem:
     assert HistoryEvent.SUPERSEDE in events(rules_mem, old.id)
 
 
-@pytest.mark.parametrize(("first", "second", "closes"), [
-    # a booking still ahead, moved days later: the new date replaces the old one
-    ("User's dentist check-up is booked for 2026-03-20.", "User's dentist check-up was pushed back to 2026-04-02.",
-     True),
-    # a booking whose day has passed: the next one is another occasion
-    ("User's dentist check-up is booked for 2026-03-03.", "User's dentist check-up was pushed back to 2026-04-02.",
-     False),
-    # two occasions, no day named: both hold
-    ("User swam 20 lengths at the leisure centre.", "User swam 40 lengths at the leisure centre.", False),
-])
+@pytest.mark.parametrize(
+    ("first", "second", "closes"),
+    [
+        # a booking still ahead, moved days later: the new date replaces the old one
+        (
+            "User's dentist check-up is booked for 2026-03-20.",
+            "User's dentist check-up was pushed back to 2026-04-02.",
+            True,
+        ),
+        # a booking whose day has passed: the next one is another occasion
+        (
+            "User's dentist check-up is booked for 2026-03-03.",
+            "User's dentist check-up was pushed back to 2026-04-02.",
+            False,
+        ),
+        # two occasions, no day named: both hold
+        ("User swam 20 lengths at the leisure centre.", "User swam 40 lengths at the leisure centre.", False),
+    ],
+)
 def test_an_episode_out_of_the_merge_window_is_corrected_only_while_it_is_ahead(
-        rules_mem: Memory, emb: Embedder, first: str, second: str, closes: bool) -> None:
+    rules_mem: Memory, emb: Embedder, first: str, second: str, closes: bool
+) -> None:
     score_in(emb, first, second, EPISODIC.floor)
     later = T0 + timedelta(days=6)
     assert timedelta(days=6) > timedelta(hours=Settings().episodic_merge_window_hours)
@@ -450,13 +490,18 @@ def test_an_episode_out_of_the_merge_window_is_corrected_only_while_it_is_ahead(
     kept = sorted(r.summary for r in active(rules_mem))
     assert kept == ([second] if closes else sorted([first, second]))
     if closes:
-        old = next(r for r in rules_mem.list(user_id=U, filters={"state": "superseded"}, include_inactive=True)
-                   if r.summary == first)
+        old = next(
+            r
+            for r in rules_mem.list(user_id=U, filters={"state": "superseded"}, include_inactive=True)
+            if r.summary == first
+        )
         assert HistoryEvent.SUPERSEDE in events(rules_mem, old.id)
 
 
-def test_an_episode_retires_another_one_at_a_time_value_far_in_meaning(rules_mem: Memory, emb: Embedder) -> None:
-    """"got married" (an episode's summary, capture.py's sentence) is far from "is dating someone" in meaning;
+def test_an_episode_retires_another_one_at_a_time_value_far_in_meaning(
+    rules_mem: Memory, emb: Embedder
+) -> None:
+    """ "got married" (an episode's summary, capture.py's sentence) is far from "is dating someone" in meaning;
     the judge names the other relationship values as implied terms and the keyword search finds it."""
     state = "User is dating someone."
     episode = "On 2026-03-09 (W11, 2026) we discussed the ceremony. Approach: User got married to Noor."
@@ -470,15 +515,23 @@ def test_an_episode_retires_another_one_at_a_time_value_far_in_meaning(rules_mem
 # --- the nearest few facts under the floor (decide.BELOW_FLOOR) ----------------------------------------------
 
 
-@pytest.mark.parametrize(("stored", "cand", "relation"), [
-    ("User has a season ticket for Hearts.", "User switched allegiance to Hibs.", "contradiction"),
-    ("User rents a flat in Aarhus.", "User relocated to Odense.", "contradiction"),
-    ("User practises at the Lotus dojo.", "User signed up with Anytime Fitness instead.", "contradiction"),
-    # a specific statement may share as little with the general one it refines
-    ("User is really into water sports.", "User goes kitesurfing every weekend.", "refinement"),
-])
+@pytest.mark.parametrize(
+    ("stored", "cand", "relation"),
+    [
+        ("User has a season ticket for Hearts.", "User switched allegiance to Hibs.", "contradiction"),
+        ("User rents a flat in Aarhus.", "User relocated to Odense.", "contradiction"),
+        (
+            "User practises at the Lotus dojo.",
+            "User signed up with Anytime Fitness instead.",
+            "contradiction",
+        ),
+        # a specific statement may share as little with the general one it refines
+        ("User is really into water sports.", "User goes kitesurfing every weekend.", "refinement"),
+    ],
+)
 def test_a_fact_under_the_floor_is_closed_only_by_a_contradiction_or_a_refinement(
-        mem: Memory, llm: ScriptedLLM, emb: Embedder, stored: str, cand: str, relation: Any) -> None:
+    mem: Memory, llm: ScriptedLLM, emb: Embedder, stored: str, cand: str, relation: Any
+) -> None:
     """A correction may share little wording with what it corrects: the nearest facts under the floor are judged
     too, and a contradiction (or a refinement) closes them with history."""
     assert cosine(emb, stored, cand) < SEMANTIC.floor  # precondition: no neighbour by the bands
@@ -492,7 +545,8 @@ def test_a_fact_under_the_floor_is_closed_only_by_a_contradiction_or_a_refinemen
 
 @pytest.mark.parametrize("relation", ["redundancy", "unsure", "new"])
 def test_a_fact_under_the_floor_is_never_merged_or_decided_by_a_band(
-        mem: Memory, llm: ScriptedLLM, emb: Embedder, relation: Any) -> None:
+    mem: Memory, llm: ScriptedLLM, emb: Embedder, relation: Any
+) -> None:
     stored, cand = "User keeps bees in the back garden.", "User's allotment is at Hill Lane."
     assert cosine(emb, stored, cand) < SEMANTIC.floor
     llm.relation(stored, cand, relation)
@@ -501,10 +555,18 @@ def test_a_fact_under_the_floor_is_never_merged_or_decided_by_a_band(
     assert sorted(r.summary for r in active(mem)) == sorted([stored, cand])
 
 
-def test_only_the_nearest_few_under_the_floor_are_judged(mem: Memory, llm: ScriptedLLM, emb: Embedder) -> None:
+def test_only_the_nearest_few_under_the_floor_are_judged(
+    mem: Memory, llm: ScriptedLLM, emb: Embedder
+) -> None:
     cand = "User switched to a standing desk."
-    stored = ["User collects stamps from Peru.", "User's brother is a pilot.", "User was born in Gdansk.",
-              "User's cat is named Olive.", "User bakes sourdough on Saturdays.", "User speaks some Swahili."]
+    stored = [
+        "User collects stamps from Peru.",
+        "User's brother is a pilot.",
+        "User was born in Gdansk.",
+        "User's cat is named Olive.",
+        "User bakes sourdough on Saturdays.",
+        "User speaks some Swahili.",
+    ]
     assert all(cosine(emb, s, cand) < SEMANTIC.floor for s in stored)
     for i, s in enumerate(stored):
         llm.relation(s, cand, "contradiction")  # a judge that would close anything it is shown
@@ -516,13 +578,17 @@ def test_only_the_nearest_few_under_the_floor_are_judged(mem: Memory, llm: Scrip
     assert sorted(r.summary for r in active(mem)) == sorted([cand] + [s for s in stored if s not in nearest])
 
 
-@pytest.mark.parametrize(("stored", "cand"), [
-    ("User lives in Aarhus.", "User moved to Odense."),
-    ("User calls Porto home.", "User moved to Braga."),
-    ("User drives a Skoda to work.", "User cycles to work now."),
-])
-def test_the_rules_judge_closes_a_correction_far_in_meaning(rules_mem: Memory, emb: Embedder, stored: str,
-                                                             cand: str) -> None:
+@pytest.mark.parametrize(
+    ("stored", "cand"),
+    [
+        ("User lives in Aarhus.", "User moved to Odense."),
+        ("User calls Porto home.", "User moved to Braga."),
+        ("User drives a Skoda to work.", "User cycles to work now."),
+    ],
+)
+def test_the_rules_judge_closes_a_correction_far_in_meaning(
+    rules_mem: Memory, emb: Embedder, stored: str, cand: str
+) -> None:
     """A correction under the floor ("lives in Aarhus" / "moved to Odense": 0.36) is judged; a fact under the
     floor the judge does not call a contradiction stays."""
     assert cosine(emb, stored, cand) < SEMANTIC.floor
@@ -533,13 +599,18 @@ def test_the_rules_judge_closes_a_correction_far_in_meaning(rules_mem: Memory, e
     assert sorted(r.summary for r in active(rules_mem)) == sorted([cand, other])
 
 
-@pytest.mark.parametrize(("cand", "named", "not_named"), [
-    ("User quit Deloitte and joined KPMG.", "deloitte", "kpmg"),
-    ("User sold the Brompton last week.", "brompton", "week"),
-    ("User cancelled the Spotify subscription.", "spotify", "subscription"),
-    ("User writes with their left hand.", None, "hand"),  # a hand is no leaving
-])
-def test_what_a_candidate_gives_up_is_searched_by_its_name(cand: str, named: str | None, not_named: str) -> None:
+@pytest.mark.parametrize(
+    ("cand", "named", "not_named"),
+    [
+        ("User quit Deloitte and joined KPMG.", "deloitte", "kpmg"),
+        ("User sold the Brompton last week.", "brompton", "week"),
+        ("User cancelled the Spotify subscription.", "spotify", "subscription"),
+        ("User writes with their left hand.", None, "hand"),  # a hand is no leaving
+    ],
+)
+def test_what_a_candidate_gives_up_is_searched_by_its_name(
+    cand: str, named: str | None, not_named: str
+) -> None:
     """The keyword search for memories far in meaning looks for the thing given up ("left Arup" finds "works as
     an engineer at Arup" whatever the neighbours are), not for what replaces it."""
     from memlane.providers.llm.rules import RulesLLM

@@ -81,7 +81,9 @@ def test_valid_model_output_forms_the_memories(db: str) -> None:
     llm = ScriptedTransportLLM([extraction_json("User lives in Lisbon.", category="Personal", importance=4)])
     with open_memory(db, llm) as mem:
         cands = mem.add("I live in Lisbon.", user_id=U, wait=True)
-        assert [(c.summary, c.category, c.importance) for c in cands] == [("User lives in Lisbon.", "Personal", 4)]
+        assert [(c.summary, c.category, c.importance) for c in cands] == [
+            ("User lives in Lisbon.", "Personal", 4)
+        ]
         assert [r.summary for r in mem.list(user_id=U)] == ["User lives in Lisbon."]
         assert llm.count("Extraction") == 1 and not llm.replies
         assert "I live in Lisbon." in llm.requests[0][1]  # the turn reached the prompt
@@ -110,9 +112,13 @@ FAILURES: dict[str, Callable[[], list[str | Exception]]] = {
 
 @pytest.mark.parametrize("failure", FAILURES)
 @pytest.mark.parametrize("recovery", ["backoff", "parked-then-retried"])
-def test_a_failed_extraction_keeps_the_turn_until_a_worker_forms_it(db: str, failure: str, recovery: str) -> None:
+def test_a_failed_extraction_keeps_the_turn_until_a_worker_forms_it(
+    db: str, failure: str, recovery: str
+) -> None:
     # parked at once: one attempt and no retry window for an outage (MEMLANE_JOB_RETRY_HOURS=0)
-    settings: dict[str, Any] = {"job_max_attempts": 1, "job_retry_hours": 0} if recovery == "parked-then-retried" else {}
+    settings: dict[str, Any] = (
+        {"job_max_attempts": 1, "job_retry_hours": 0} if recovery == "parked-then-retried" else {}
+    )
     llm = ScriptedTransportLLM(FAILURES[failure]())
     with open_memory(db, llm, **settings) as mem:
         log = EventLog(mem)
@@ -138,8 +144,12 @@ def test_a_failed_extraction_keeps_the_turn_until_a_worker_forms_it(db: str, fai
             again.retry_job(turn.id)
             assert again.process_jobs() == 2  # the turn, then its candidate
         else:
-            wait_until(lambda: again.process_jobs() > 0 and again.list(user_id=U) != [], timeout=30.0,
-                       interval=0.05, what="the turn's retry after its backoff")
+            wait_until(
+                lambda: again.process_jobs() > 0 and again.list(user_id=U) != [],
+                timeout=30.0,
+                interval=0.05,
+                what="the turn's retry after its backoff",
+            )
         assert [r.summary for r in again.list(user_id=U)] == ["User lives in Lisbon."]
         [done] = jobs_by_kind(again, "turn")
         assert done.status is JobStatus.DONE and done.id == turn.id
@@ -166,7 +176,9 @@ def test_an_extractor_failure_parks_the_turn_instead_of_storing_nothing(db: str)
         assert turn.payload["messages"][0]["content"] == "I live in Lisbon."
         [error] = log.of("memory.error")
         assert error.data["code"] == "job_failed" and error.data["job"] == turn.id
-    with open_memory(db, RulesLLM(), worker=False) as fixed:  # the extractor is fixed: the kept turn forms its memory
+    with open_memory(
+        db, RulesLLM(), worker=False
+    ) as fixed:  # the extractor is fixed: the kept turn forms its memory
         fixed.retry_job(turn.id)
         assert fixed.process_jobs() == 2
         assert [r.summary for r in fixed.list(user_id=U)] == ["User lives in Lisbon."]
@@ -191,13 +203,23 @@ class WarmWorkers:
         self.stderr: dict[int, IO[str]] = {}
 
     def spawn(self, fault: str | None) -> subprocess.Popen[str]:
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
+        env = {
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
+        }
         env.pop("MEMLANE_FAULT", None)
         if fault:
             env["MEMLANE_FAULT"] = fault
         errors = tempfile.TemporaryFile("w+")  # noqa: SIM115 - closed in close(); a file, as nobody reads it while loading
-        proc = subprocess.Popen([sys.executable, "-m", "tests.crash_worker", "--stdin"], cwd=REPO, env=env,
-                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors, text=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "tests.crash_worker", "--stdin"],
+            cwd=REPO,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=errors,
+            text=True,
+        )
         self.stderr[proc.pid] = errors
         self.all.append(proc)
         self.idle.setdefault(fault, []).append(proc)
@@ -227,8 +249,14 @@ class WarmWorkers:
         except subprocess.TimeoutExpired:
             proc.kill()
             out, _ = proc.communicate()
-            raise AssertionError(f"worker did not finish in {PROCESS_TIMEOUT:g}s: {self.errors(proc)}") from None
-        return proc.returncode, [json.loads(x) for x in out.splitlines() if x.startswith("{")], self.errors(proc)
+            raise AssertionError(
+                f"worker did not finish in {PROCESS_TIMEOUT:g}s: {self.errors(proc)}"
+            ) from None
+        return (
+            proc.returncode,
+            [json.loads(x) for x in out.splitlines() if x.startswith("{")],
+            self.errors(proc),
+        )
 
     def errors(self, proc: subprocess.Popen[str]) -> str:
         err = self.stderr[proc.pid]
@@ -273,8 +301,18 @@ def test_a_worker_killed_before_its_commit_loses_nothing_and_duplicates_nothing(
     location: str, workers: WarmWorkers
 ) -> None:
     proc = workers.take("before_commit")
-    workers.start(proc, "--db", location, "--user", U, "--mode", "crash", "--lease", "1.0",
-                  *(a for f in FACTS for a in ("--fact", f)))
+    workers.start(
+        proc,
+        "--db",
+        location,
+        "--user",
+        U,
+        "--mode",
+        "crash",
+        "--lease",
+        "1.0",
+        *(a for f in FACTS for a in ("--fact", f)),
+    )
     code, lines, err = workers.finish(proc)
     assert code == 86, f"the fault did not end the worker (exit {code}): {lines} {err}"
     [accepted] = lines  # acknowledged, then killed: nothing after
@@ -289,8 +327,12 @@ def test_a_worker_killed_before_its_commit_loses_nothing_and_duplicates_nothing(
         assert leased.locked_by == accepted["worker"] and leased.attempts == 1
 
         # a restarted worker takes the job over once the dead worker's lease has run out
-        wait_until(lambda: mem.process_jobs() >= 0 and all(j.status is JobStatus.DONE for j in mem.jobs()),
-                   timeout=30.0, interval=0.05, what="the restarted worker to finish the jobs")
+        wait_until(
+            lambda: mem.process_jobs() >= 0 and all(j.status is JobStatus.DONE for j in mem.jobs()),
+            timeout=30.0,
+            interval=0.05,
+            what="the restarted worker to finish the jobs",
+        )
         recs = mem.list(user_id=U, include_inactive=True)
         assert sorted(r.summary for r in recs) == sorted(FACTS)
         assert sorted(adds(mem)) == sorted(r.id for r in recs)  # exactly one ADD per fact
@@ -356,7 +398,9 @@ def test_identical_facts_from_two_threads_form_one_memory(location: str, emb: Em
         assert_one_memory_of(mem, FACT, submitted=2)
 
 
-def test_identical_facts_through_two_stores_on_one_database_form_one_memory(location: str, emb: Embedder) -> None:
+def test_identical_facts_through_two_stores_on_one_database_form_one_memory(
+    location: str, emb: Embedder
+) -> None:
     """Two Memory objects on the same database (two apps, or a CLI next to a server) must serialise
     their decisions about one user just like two threads of one Memory."""
     llm = racing_store(location, emb)
@@ -372,7 +416,9 @@ def test_two_worker_processes_claiming_from_one_queue_form_one_memory(
     copies = 3
     procs = [workers.take(None) for _ in range(2)]
     for proc in procs:  # both are loaded: start them together
-        workers.start(proc, "--db", postgres_url, "--user", U, "--mode", "drain", *(["--fact", FACT] * copies))
+        workers.start(
+            proc, "--db", postgres_url, "--user", U, "--mode", "drain", *(["--fact", FACT] * copies)
+        )
     results = [workers.finish(p) for p in procs]
     for code, lines, err in results:
         assert code == 0, f"worker exit {code}: {lines} {err}"

@@ -47,16 +47,23 @@ def active(mem: Memory) -> list[MemoryRecord]:
 
 def test_add_commits_the_turn_first_and_publishes_candidates_before_any_decision(tmp_path: Path) -> None:
     path = str(tmp_path / "m.db")
-    llm = ScriptedLLM().will_extract({"summary": "User lives in Lisbon.", "category": "Personal"},
-                                     {"summary": "User plays the violin.", "category": "Hobbies"})
+    llm = ScriptedLLM().will_extract(
+        {"summary": "User lives in Lisbon.", "category": "Personal"},
+        {"summary": "User plays the violin.", "category": "Hobbies"},
+    )
     mem = open_memory(path, llm)
     other = open_memory(path, ScriptedLLM())  # another reader of the same file, as another process would be
     at_extract: list[Any] = []
     at_candidate: list[Any] = []
     llm.on_extract = lambda _msgs: at_extract.append(other.jobs(user_id=U))
     log = EventLog(mem)
-    mem.events.subscribe(lambda e: at_candidate.append((other.jobs(user_id=U), other.list(user_id=U)))
-                         if e.type == "memory.candidate" else None)
+    mem.events.subscribe(
+        lambda e: (
+            at_candidate.append((other.jobs(user_id=U), other.list(user_id=U)))
+            if e.type == "memory.candidate"
+            else None
+        )
+    )
     try:
         cands = mem.add("I live in Lisbon and I play the violin.", user_id=U, thread_id="t1", at=T0)
         assert [c.summary for c in cands] == ["User lives in Lisbon.", "User plays the violin."]
@@ -69,12 +76,17 @@ def test_add_commits_the_turn_first_and_publishes_candidates_before_any_decision
         assert len(at_candidate) == 2
         jobs, memories = at_candidate[0]
         assert sorted((j.kind, j.status) for j in jobs) == [
-            ("candidate", JobStatus.PENDING), ("candidate", JobStatus.PENDING), ("turn", JobStatus.DONE)]
+            ("candidate", JobStatus.PENDING),
+            ("candidate", JobStatus.PENDING),
+            ("turn", JobStatus.DONE),
+        ]
         assert memories == []
         assert [e.data["summary"] for e in log.of("memory.candidate")] == [c.summary for c in cands]
 
         # the background worker forms them
-        wait_until(lambda: all_jobs_done(other) and len(other.list(user_id=U)) == 2, timeout=30.0, what="the worker")
+        wait_until(
+            lambda: all_jobs_done(other) and len(other.list(user_id=U)) == 2, timeout=30.0, what="the worker"
+        )
         kinds = log.kinds()
         assert kinds.count("memory.created") == 2
         assert max(i for i, k in enumerate(kinds) if k == "memory.candidate") < kinds.index("memory.created")
@@ -83,8 +95,13 @@ def test_add_commits_the_turn_first_and_publishes_candidates_before_any_decision
         other.close()
 
 
-FIVE_FACTS = [("User plays the violin.", 1), ("User is allergic to peanuts.", 5), ("User lives in Lisbon.", 2),
-              ("User's favourite colour is blue.", 4), ("User works as a nurse.", 3)]
+FIVE_FACTS = [
+    ("User plays the violin.", 1),
+    ("User is allergic to peanuts.", 5),
+    ("User lives in Lisbon.", 2),
+    ("User's favourite colour is blue.", 4),
+    ("User works as a nurse.", 3),
+]
 
 
 def test_every_fact_of_a_turn_is_kept_by_default(mem: Memory, llm: ScriptedLLM) -> None:
@@ -97,7 +114,9 @@ def test_every_fact_of_a_turn_is_kept_by_default(mem: Memory, llm: ScriptedLLM) 
     assert log.of("memory.error") == []
 
 
-def test_a_hot_path_slower_than_its_lease_leaves_the_turn_to_the_worker_that_took_it_over(tmp_path: Path) -> None:
+def test_a_hot_path_slower_than_its_lease_leaves_the_turn_to_the_worker_that_took_it_over(
+    tmp_path: Path,
+) -> None:
     llm = ScriptedLLM().will_extract("User lives in Lisbon.").will_extract("User lives in Lisbon.")
     mem = open_memory(str(tmp_path / "m.db"), llm, worker=False)
     mem.formation.lease_seconds = 0.0  # the hot path's lease has run out by the time it commits
@@ -106,6 +125,7 @@ def test_a_hot_path_slower_than_its_lease_leaves_the_turn_to_the_worker_that_too
     def worker_takes_over(_msgs: object) -> None:
         llm.on_extract = None
         took_over.append(mem.process_jobs(1))  # claims the turn, extracts and commits its candidate
+
     llm.on_extract = worker_takes_over
     log = EventLog(mem)
     try:
@@ -159,9 +179,11 @@ def test_the_hourly_cap_drops_extra_candidates_with_an_error_and_an_op_event(tmp
 def test_the_hourly_cap_keeps_the_most_important_candidates(tmp_path: Path) -> None:
     """MEMORY_MAX_WRITES_PER_TURN keeps the most important candidates; the hourly cap must do the
     same rather than keep the first ones in extraction order."""
-    llm = ScriptedLLM().will_extract({"summary": "User plays the violin.", "importance": 1},
-                                     {"summary": "User is allergic to peanuts.", "importance": 5},
-                                     {"summary": "User works as a nurse.", "importance": 4})
+    llm = ScriptedLLM().will_extract(
+        {"summary": "User plays the violin.", "importance": 1},
+        {"summary": "User is allergic to peanuts.", "importance": 5},
+        {"summary": "User works as a nurse.", "importance": 4},
+    )
     mem = open_memory(str(tmp_path / "m.db"), llm, memory_write_rate_limit_per_hour=2)
     try:
         kept = mem.add("three facts", user_id=U, at=T0, wait=True)

@@ -24,5 +24,7 @@ def test_a_negation_supersedes_each_contradicted_memory(tmp_path: Path) -> None:
     current = next(r for r in mem.list(user_id="ines") if "not eat meat" in r.summary)
     for rec in closed:
         assert rec.superseded_by == current.id and rec.valid_to is not None
-        assert any(h.event is HistoryEvent.SUPERSEDE and h.reason for h in mem.history(rec.id, user_id="ines"))
+        assert any(
+            h.event is HistoryEvent.SUPERSEDE and h.reason for h in mem.history(rec.id, user_id="ines")
+        )
     mem.close()

@@ -28,8 +28,13 @@ class FakeEchoChatModel(BaseChatModel):
     def _llm_type(self) -> str:
         return "fake-echo"
 
-    def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None,
-                  **kwargs: Any) -> ChatResult:
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: Any = None,
+        **kwargs: Any,
+    ) -> ChatResult:
         seen = "\n".join(str(m.content) for m in messages if isinstance(m, SystemMessage))
         return ChatResult(generations=[ChatGeneration(message=AIMessage(content=f"context: {seen}"))])
 
@@ -56,9 +61,20 @@ def test_memory_events_reach_the_custom_stream(memory: Memory) -> None:
 
 def test_the_graph_captures_the_finished_turn_as_an_episode_after_the_agent(memory: Memory) -> None:
     graph = build_graph(memory, FakeEchoChatModel(), wait=True)
-    assert list(graph.get_graph().nodes) == ["__start__", "memory_hotpath", "memory_context", "agent",
-                                             "episodic_capture", "__end__"]
-    config = {"configurable": {**CONFIG["configurable"], "user_context": {"locale_info": {"time_zone": "Asia/Tokyo"}}}}
+    assert list(graph.get_graph().nodes) == [
+        "__start__",
+        "memory_hotpath",
+        "memory_context",
+        "agent",
+        "episodic_capture",
+        "__end__",
+    ]
+    config = {
+        "configurable": {
+            **CONFIG["configurable"],
+            "user_context": {"locale_info": {"time_zone": "Asia/Tokyo"}},
+        }
+    }
     kinds = [e["type"] for e in _turn(graph, "I've decided to sell my motorbike.", config)]
     assert kinds.count("memory.created") == 1  # the episode, made after the agent answered
     [episode] = memory.list(user_id="maya", filters={"type": "episodic"})
@@ -106,6 +122,7 @@ def test_in_memory_checkpointer_without_postgres(tmp_path: object) -> None:
 @pytest.mark.postgres
 def test_example_checkpoints_to_postgres(postgres_url: str) -> None:
     import langgraph.checkpoint.postgres  # noqa: F401 - in the test extra: a broken install fails, not skips
+
     memory = Memory(postgres_url, embedder="hash", llm="rules")
     try:
         with example_graph(FakeEchoChatModel(), db=postgres_url, memory=memory, wait=True) as graph:

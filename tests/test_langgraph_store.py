@@ -33,16 +33,30 @@ def store(memory: Memory) -> MemlaneStore:
 
 
 def test_seed_namespace_item_is_the_keyed_memory(store: MemlaneStore, memory: Memory) -> None:
-    value = {"summary": "Luna the cat is 3 years old.", "category": "personal", "tags": ["pet"], "importance": 4}
+    value = {
+        "summary": "Luna the cat is 3 years old.",
+        "category": "personal",
+        "tags": ["pet"],
+        "importance": 4,
+    }
     store.put(("maya", "semantic"), "profile:pet:luna:age", value, index=["summary"])
     rec = memory.get(deterministic_id("maya", "semantic", "profile:pet:luna:age"), user_id="maya")
     assert (rec.summary, rec.category, rec.tags, rec.importance, rec.key) == (
-        "Luna the cat is 3 years old.", "Personal", ["pet"], 4, "profile:pet:luna:age")
+        "Luna the cat is 3 years old.",
+        "Personal",
+        ["pet"],
+        4,
+        "profile:pet:luna:age",
+    )
     assert store.get(("maya", "semantic"), "profile:pet:luna:age").value == value  # verbatim
-    assert [(h.event, h.actor) for h in memory.history(rec.id, user_id="maya")] == [(HistoryEvent.ADD, "langgraph")]
+    assert [(h.event, h.actor) for h in memory.history(rec.id, user_id="maya")] == [
+        (HistoryEvent.ADD, "langgraph")
+    ]
     hits = memory.search("how old is the cat?", user_id="maya")  # memlane's own retrieval finds it
     assert hits[0].memory.id == rec.id
-    memory.put("Luna the cat turned 4.", user_id="maya", key="profile:pet:luna:age")  # same memory via memlane
+    memory.put(
+        "Luna the cat turned 4.", user_id="maya", key="profile:pet:luna:age"
+    )  # same memory via memlane
     item = store.get(("maya", "semantic"), "profile:pet:luna:age")
     assert item.value == {**value, "summary": "Luna the cat turned 4."}  # memlane's change shows
 
@@ -50,7 +64,11 @@ def test_seed_namespace_item_is_the_keyed_memory(store: MemlaneStore, memory: Me
 def test_memlane_memories_show_in_user_type_namespaces(store: MemlaneStore, memory: Memory) -> None:
     rec = memory.put("Maya lives in Lisbon.", user_id="maya", category="Personal")
     item = store.get(("maya", "semantic"), rec.id)
-    assert item is not None and item.value["summary"] == "Maya lives in Lisbon." and item.value["category"] == "Personal"
+    assert (
+        item is not None
+        and item.value["summary"] == "Maya lives in Lisbon."
+        and item.value["category"] == "Personal"
+    )
     found = store.search(("maya", "semantic"), query="where does maya live")
     assert [i.key for i in found] == [rec.id] and found[0].score is not None
     store.put(("maya", "semantic"), rec.id, {**item.value, "summary": "Maya lives in Porto."})
@@ -69,7 +87,10 @@ def test_delete_is_a_restorable_soft_delete(store: MemlaneStore, memory: Memory)
     memory.restore(rid, user_id=user)
     assert store.get(("test", "docs"), "d1").value == {"text": "hello"}
     assert [h.event for h in memory.history(rid, user_id=user)] == [
-        HistoryEvent.ADD, HistoryEvent.DELETE, HistoryEvent.RESTORE]
+        HistoryEvent.ADD,
+        HistoryEvent.DELETE,
+        HistoryEvent.RESTORE,
+    ]
 
 
 def test_any_first_label_is_a_user_scope(store: MemlaneStore, memory: Memory) -> None:
@@ -85,7 +106,9 @@ def test_any_first_label_is_a_user_scope(store: MemlaneStore, memory: Memory) ->
 
 def test_value_filters_and_unknown_operators(store: MemlaneStore) -> None:
     for n in range(4):
-        store.put(("u1", "items"), f"k{n}", {"n": n, "tag": "even" if n % 2 == 0 else "odd", "nested": {"a": n}})
+        store.put(
+            ("u1", "items"), f"k{n}", {"n": n, "tag": "even" if n % 2 == 0 else "odd", "nested": {"a": n}}
+        )
     assert sorted(i.key for i in store.search(("u1",), filter={"n": {"$gte": 2}})) == ["k2", "k3"]
     assert sorted(i.key for i in store.search(("u1",), filter={"tag": "odd", "nested": {"a": 3}})) == ["k3"]
     assert [i.key for i in store.search(("u1",), filter={"missing": {"$gt": 1}})] == []
@@ -109,14 +132,18 @@ def test_langmem_values_become_searchable_memories(store: MemlaneStore, memory: 
     assert store.get(("maya", "memories"), "m1").value == value
     summaries = {r.summary for r in memory.list(user_id="maya")}
     assert summaries == {"User prefers green tea over coffee.", "User works as a nurse."}
-    assert memory.search("what does the user drink", user_id="maya")[0].memory.summary.startswith("User prefers")
+    assert memory.search("what does the user drink", user_id="maya")[0].memory.summary.startswith(
+        "User prefers"
+    )
 
 
 def _backdate(memory: Memory, namespace: tuple[str, ...], key: str) -> None:
     user, rid = record_id(namespace, key)
     rec = memory.backend.get(user, rid)
     assert rec is not None
-    memory.backend.apply(WriteBatch(upserts=[Upsert(rec.model_copy(update={"expires_at": utcnow() - timedelta(minutes=1)}))]))
+    memory.backend.apply(
+        WriteBatch(upserts=[Upsert(rec.model_copy(update={"expires_at": utcnow() - timedelta(minutes=1)}))])
+    )
 
 
 def test_omit_expired_and_refresh(store: MemlaneStore, memory: Memory) -> None:
@@ -124,7 +151,9 @@ def test_omit_expired_and_refresh(store: MemlaneStore, memory: Memory) -> None:
     store.put(("u1", "ttl"), "live", {"v": 2}, ttl=5)
     store.put(("u1", "keep"), "k", {"v": 3})
     _backdate(memory, ("u1", "ttl"), "gone")
-    assert store.get(("u1", "ttl"), "gone", refresh_ttl=False) is not None  # expired, unswept: shown by default
+    assert (
+        store.get(("u1", "ttl"), "gone", refresh_ttl=False) is not None
+    )  # expired, unswept: shown by default
     assert store.ttl_config is not None
     store.ttl_config["omit_expired"] = True
     assert store.get(("u1", "ttl"), "gone", refresh_ttl=True) is None
@@ -134,7 +163,9 @@ def test_omit_expired_and_refresh(store: MemlaneStore, memory: Memory) -> None:
     assert ("u1", "ttl") not in store.list_namespaces(prefix=("u1",))
     user, rid = record_id(("u1", "ttl"), "gone")
     before = memory.backend.get(user, rid)
-    assert before is not None and before.expires_at is not None and before.expires_at < utcnow()  # not resurrected
+    assert (
+        before is not None and before.expires_at is not None and before.expires_at < utcnow()
+    )  # not resurrected
 
 
 def test_refresh_restarts_ttl_and_sweep_soft_deletes(store: MemlaneStore, memory: Memory) -> None:
@@ -168,7 +199,9 @@ def test_index_config_needs_the_memory_embedder(memory: Memory, tmp_path: object
     with pytest.raises(ValueError, match="memory.embedder"):
         MemlaneStore(memory, index={"dims": 8, "embed": lambda texts: [[0.0] * 8 for _ in texts]})
     embed = lambda texts: [[float(len(t)), 1.0] for t in texts]  # noqa: E731
-    with MemlaneStore.open(f"{tmp_path}/own.db", index={"dims": 2, "embed": embed, "fields": ["text"]}) as own:
+    with MemlaneStore.open(
+        f"{tmp_path}/own.db", index={"dims": 2, "embed": embed, "fields": ["text"]}
+    ) as own:
         own.put(("u1",), "k", {"text": "abc", "other": "x"})
         assert own.search(("u1",), query="abc")[0].score == pytest.approx(1.0)
         assert LG in own.memory.list(user_id="u1")[0].metadata
@@ -181,7 +214,9 @@ def test_cross_user_reads_can_be_refused_and_values_are_json(memory: Memory) -> 
 
     store = MemlaneStore(memory, cross_user=False)
     store.put(("maya", "a"), "k", {"at": datetime(2026, 1, 2, tzinfo=UTC)})
-    assert store.get(("maya", "a"), "k").value == {"at": "2026-01-02T00:00:00Z"}  # as PostgresStore returns it
+    assert store.get(("maya", "a"), "k").value == {
+        "at": "2026-01-02T00:00:00Z"
+    }  # as PostgresStore returns it
     assert store.list_namespaces(prefix=("maya",)) == [("maya", "a")]
     with pytest.raises(InvalidNamespaceError, match="cross_user"):
         store.search(())

@@ -39,10 +39,12 @@ def test_a_store_bound_to_a_user_reads_only_that_user_and_refuses_others(mem: Me
     alice.put(("alice", "semantic"), "pref:drink", {"summary": "Alice drinks green tea."})
     assert [i.value["summary"] for i in alice.search((), query="drink")] == ["Alice drinks green tea."]
     assert alice.list_namespaces() == [("alice", "semantic")]
-    for call in (lambda: alice.put(("bob", "semantic"), "k", {"summary": "Bob likes jazz."}),
-                 lambda: alice.get(("bob", "semantic"), "k"),
-                 lambda: alice.search(("bob",), query="drink"),
-                 lambda: alice.delete(("bob", "semantic"), "k")):
+    for call in (
+        lambda: alice.put(("bob", "semantic"), "k", {"summary": "Bob likes jazz."}),
+        lambda: alice.get(("bob", "semantic"), "k"),
+        lambda: alice.search(("bob",), query="drink"),
+        lambda: alice.delete(("bob", "semantic"), "k"),
+    ):
         with pytest.raises(InvalidNamespaceError, match="acts for user 'alice'"):
             call()
     assert [r.summary for r in mem.list(user_id="bob")] == ["Bob drinks black coffee."]  # untouched
@@ -54,7 +56,9 @@ def test_langmem_namespaces_store_under_the_real_user(mem: Memory) -> None:
     store.put(("memories", "alice"), "m1", {"kind": "Memory", "content": {"content": "Alice is vegetarian."}})
     store.put(("memories", "bob"), "m1", {"kind": "Memory", "content": {"content": "Bob plays the cello."}})
     assert mem.users() == ["alice", "bob"]  # not one user named "memories"
-    assert [r["summary"] for r in mem.export_user("alice") if r["kind"] == "memory"] == ["Alice is vegetarian."]
+    assert [r["summary"] for r in mem.export_user("alice") if r["kind"] == "memory"] == [
+        "Alice is vegetarian."
+    ]
     found = store.search(("memories", "alice"), query="food")
     assert [i.value["content"]["content"] for i in found] == ["Alice is vegetarian."]
     with pytest.raises(InvalidNamespaceError, match="names no user"):
@@ -78,8 +82,13 @@ def test_cross_user_reads_are_an_explicit_opt_in(mem: Memory) -> None:
 
 def test_search_ranks_in_the_database_like_memory_search(mem: Memory) -> None:
     store = MemlaneStore(mem)
-    texts = ["User's dog Luna is four.", "User works as a nurse in Porto.", "User's favourite food is ramen.",
-             "User plays the violin on Sundays.", "User is allergic to cats."]
+    texts = [
+        "User's dog Luna is four.",
+        "User works as a nurse in Porto.",
+        "User's favourite food is ramen.",
+        "User plays the violin on Sundays.",
+        "User is allergic to cats.",
+    ]
     for n, text in enumerate(texts):
         store.put(("ana", "semantic"), f"k{n}", {"summary": text})
     store.put(("ana", "semantic"), "plain", {"summary": "User has no vector here."}, index=False)

@@ -34,23 +34,39 @@ def tools(memory: Memory) -> dict[str, Any]:
 
 
 def test_the_seed_tools_are_there(tools: dict[str, Any]) -> None:
-    assert set(tools) == {"semantic_memory_search", "episodic_memory_fetch", "semantic_memory_put",
-                          "episodic_memory_put", "semantic_memory_update", "episodic_memory_update", "memory_query",
-                          "procedure_save"}
+    assert set(tools) == {
+        "semantic_memory_search",
+        "episodic_memory_fetch",
+        "semantic_memory_put",
+        "episodic_memory_put",
+        "semantic_memory_update",
+        "episodic_memory_update",
+        "memory_query",
+        "procedure_save",
+    }
     schema = tools["semantic_memory_put"].tool_call_schema.model_json_schema()
     assert set(schema["properties"]) == {"summary", "category", "key"}  # no user_id for the model to set
 
 
 def test_put_search_update_round_trip(tools: dict[str, Any], memory: Memory) -> None:
     put = tools["semantic_memory_put"].invoke(
-        {"summary": "Maya's cat Luna is 3 years old.", "category": "personal", "key": "profile:pet:luna:age"}, CONFIG)
+        {"summary": "Maya's cat Luna is 3 years old.", "category": "personal", "key": "profile:pet:luna:age"},
+        CONFIG,
+    )
     assert put["key"] == "profile:pet:luna:age" and put["category"] == "Personal"
-    found = tools["semantic_memory_search"].invoke({"query": "how old is the cat", "topic": "Personal"}, CONFIG)
+    found = tools["semantic_memory_search"].invoke(
+        {"query": "how old is the cat", "topic": "Personal"}, CONFIG
+    )
     assert [f["key"] for f in found] == ["profile:pet:luna:age"] and "score" in found[0]
     assert tools["semantic_memory_search"].invoke({"query": ""}, CONFIG) == []
-    updated = tools["semantic_memory_update"].invoke({"key": "profile:pet:luna:age", "summary": "Luna is 4."}, CONFIG)
+    updated = tools["semantic_memory_update"].invoke(
+        {"key": "profile:pet:luna:age", "summary": "Luna is 4."}, CONFIG
+    )
     assert updated["summary"] == "Luna is 4." and updated["id"] == put["id"]
-    assert [h.actor for h in memory.history(put["id"], user_id="maya")] == ["langgraph:tool", "langgraph:tool"]
+    assert [h.actor for h in memory.history(put["id"], user_id="maya")] == [
+        "langgraph:tool",
+        "langgraph:tool",
+    ]
     assert memory.get(put["id"], user_id="maya").thread_id == "t1"
     with pytest.raises(NotFoundError):
         tools["episodic_memory_update"].invoke({"key": "profile:pet:luna:age", "summary": "x"}, CONFIG)

@@ -25,7 +25,9 @@ def mem(request: pytest.FixtureRequest, tmp_path: os.PathLike[str]) -> Iterator[
 def test_store_puts_deletes_and_expiry_are_writes_with_one_event_each(mem: Memory) -> None:
     store = MemlaneStore(mem)
     ns = (U, "semantic")
-    mem.put("User likes tea.", user_id=U, thread_id="t1")  # another thread's write: store writes count under ""
+    mem.put(
+        "User likes tea.", user_id=U, thread_id="t1"
+    )  # another thread's write: store writes count under ""
     one = mem.backend.thread_revision(U, "")
     events: list[str] = []
     mem.events.subscribe(lambda e: events.append(e.type), user_id=U)
@@ -36,7 +38,13 @@ def test_store_puts_deletes_and_expiry_are_writes_with_one_event_each(mem: Memor
     store.put(ns, "pref:food", {"summary": "User likes rice."}, ttl=0.001)  # minutes
     time.sleep(0.2)
     assert store.sweep_ttl() == 1
-    assert events == ["memory.created", "memory.updated", "memory.deleted", "memory.created", "memory.deleted"]
+    assert events == [
+        "memory.created",
+        "memory.updated",
+        "memory.deleted",
+        "memory.created",
+        "memory.deleted",
+    ]
     assert mem.backend.thread_revision(U, "") == one + 5
     seqs = [c.seq for c in mem.backend.changes_after(U, 0)]
     assert seqs == list(range(1, 7))

@@ -21,14 +21,29 @@ def test_the_training_command_trains_a_tiny_model_that_the_provider_extracts_wit
     rows = [line for f in sorted((DATA / "train").glob("*.jsonl")) for line in f.read_text().splitlines()[:6]]
     slice_file.write_text("\n".join(rows) + "\n")
     out = tmp_path / "model"
-    result = CliRunner().invoke(app, ["train", "extraction", "--data", str(slice_file), "--dev", str(slice_file),
-                                      "--epochs", "1", "--out", str(out)])
+    result = CliRunner().invoke(
+        app,
+        [
+            "train",
+            "extraction",
+            "--data",
+            str(slice_file),
+            "--dev",
+            str(slice_file),
+            "--epochs",
+            "1",
+            "--out",
+            str(out),
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert "epoch 1:" in result.output and "slice recall" in result.output
     card = json.loads((out / "extraction.json").read_text())
     assert card["tags"] == list(TAGS) and card["info"]["train_messages"] == len(rows)
     assert (out / "extraction.safetensors").stat().st_size < 25_000_000  # the trained layers only
-    extraction = LearnedLLM(weights=out).extract([ChatMessage(role="user", content="I live in Tromsø with my cat.")])
+    extraction = LearnedLLM(weights=out).extract(
+        [ChatMessage(role="user", content="I live in Tromsø with my cat.")]
+    )
     assert all(c.summary.startswith("User") for c in extraction.candidates)
     assert extraction.should_create == bool(extraction.candidates)
 
@@ -39,7 +54,8 @@ def test_without_extraction_weights_the_learned_provider_extracts_with_the_rules
 
 
 def test_the_evaluation_command_scores_an_extractor_on_labelled_messages() -> None:
-    result = CliRunner().invoke(app, ["eval", "extraction", str(DATA / "dev" / "whose_and_changes.jsonl"),
-                                      "--llm", "rules"])
+    result = CliRunner().invoke(
+        app, ["eval", "extraction", str(DATA / "dev" / "whose_and_changes.jsonl"), "--llm", "rules"]
+    )
     assert result.exit_code == 0, result.output
     assert "whose_and_changes.jsonl:" in result.output and "recall " in result.output

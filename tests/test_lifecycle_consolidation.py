@@ -18,8 +18,13 @@ from memlane.providers.llm.rules.llm import RulesLLM
 from tests.formation_helpers import local_embedder
 
 U = "maya"
-FACTS = ["User enjoys hiking on weekends.", "User lives in Lisbon.", "User plays the cello.",
-         "User likes to hike at weekends.", "User lives in Porto."]
+FACTS = [
+    "User enjoys hiking on weekends.",
+    "User lives in Lisbon.",
+    "User plays the cello.",
+    "User likes to hike at weekends.",
+    "User lives in Porto.",
+]
 
 
 class CountingJudge(RulesLLM):
@@ -35,8 +40,12 @@ class CountingJudge(RulesLLM):
 
 
 def open_mem(location: str, judge: RulesLLM, **settings: object) -> Memory:
-    return Memory(location, embedder=local_embedder(), llm=judge,
-                  settings=Settings(db=location, memlane_schedule={"consolidate": 24}, **settings))
+    return Memory(
+        location,
+        embedder=local_embedder(),
+        llm=judge,
+        settings=Settings(db=location, memlane_schedule={"consolidate": 24}, **settings),
+    )
 
 
 def report(mem: Memory) -> list[dict[str, object]]:
@@ -73,7 +82,9 @@ def test_paraphrases_merge_corrections_supersede_and_judged_pairs_wait(location:
         calls = len(judge.calls)
         mem.put("User has a cat named Miso.", user_id=U)
         mem.run_tasks(at=t0 + timedelta(hours=49))
-        assert all("hike" not in c and "Porto" not in c for c, _ in judge.calls[calls:])  # judged pairs wait 14 days
+        assert all(
+            "hike" not in c and "Porto" not in c for c, _ in judge.calls[calls:]
+        )  # judged pairs wait 14 days
 
 
 def test_the_pair_cap_and_the_token_budget_hold(location: str) -> None:

@@ -44,31 +44,55 @@ def insights_of(mem: Memory) -> list[str]:
 
 
 def test_an_insight_is_stored_from_recent_events_and_new_facts(mem: Memory, llm: ScriptedLLM) -> None:
-    facts(mem, "User asked for the reasoning behind each budget suggestion.", "User is a nurse.",
-          "User lives in Porto.", "User started a savings plan.", at=T0)
-    facts(mem, *(f"User reviewed budget item {n} with the assistant." for n in range(6)), at=T0, type="episodic")
+    facts(
+        mem,
+        "User asked for the reasoning behind each budget suggestion.",
+        "User is a nurse.",
+        "User lives in Porto.",
+        "User started a savings plan.",
+        at=T0,
+    )
+    facts(
+        mem, *(f"User reviewed budget item {n} with the assistant." for n in range(6)), at=T0, type="episodic"
+    )
     llm.will_infer({"summary": TRUST, "tags": ["Trust", "style"]})
-    report = mem.run_insights(user_id=U, snippet="...and that explanation helped, thanks!", at=T0 + timedelta(hours=1))
+    report = mem.run_insights(
+        user_id=U, snippet="...and that explanation helped, thanks!", at=T0 + timedelta(hours=1)
+    )
     [(activity, new_facts, snippet)] = llm.asked("insights")
     assert len(activity) == 5 and "budget item 5" in activity[0]  # the newest five events
-    assert new_facts == ("User started a savings plan.", "User lives in Porto.", "User is a nurse.")  # newest three
+    assert new_facts == (
+        "User started a savings plan.",
+        "User lives in Porto.",
+        "User is a nurse.",
+    )  # newest three
     assert snippet == "...and that explanation helped, thanks!"
     [rec] = mem.list(user_id=U, filters={"type": "insight"})
     assert report["created"] == [rec.id] and report["dropped"] == 0
     assert (rec.type, rec.category, rec.importance, rec.pinned, rec.source) == (
-        MemoryType.INSIGHT, "Relationship_Dynamic", 2, False, Source.SYSTEM)
+        MemoryType.INSIGHT,
+        "Relationship_Dynamic",
+        2,
+        False,
+        Source.SYSTEM,
+    )
     assert rec.summary == TRUST and rec.tags == ["trust", "style"]
     [added] = mem.history(rec.id, user_id=U)
     assert added.event is HistoryEvent.ADD and added.actor == "system:insights"
 
 
-def test_nothing_new_or_an_insight_in_the_last_24_hours_means_no_model_call(mem: Memory, llm: ScriptedLLM) -> None:
+def test_nothing_new_or_an_insight_in_the_last_24_hours_means_no_model_call(
+    mem: Memory, llm: ScriptedLLM
+) -> None:
     assert mem.run_insights(user_id=U, at=T0)["skipped"] == "no new semantic memories"
     facts(mem, "User prefers short answers.", at=T0)
     llm.will_infer(TRUST).will_infer("User grows more confident about money decisions over time.")
     assert mem.run_insights(user_id=U, at=T0 + timedelta(hours=1))["created"]
     facts(mem, "User opened a second savings account.", at=T0 + timedelta(hours=2))
-    assert mem.run_insights(user_id=U, at=T0 + timedelta(hours=20))["skipped"] == "an insight was made in the last 24 h"
+    assert (
+        mem.run_insights(user_id=U, at=T0 + timedelta(hours=20))["skipped"]
+        == "an insight was made in the last 24 h"
+    )
     assert len(llm.asked("insights")) == 1
     later = mem.run_insights(user_id=U, at=T0 + timedelta(hours=26))
     assert len(later["created"]) == 1 and len(llm.asked("insights")) == 2
@@ -76,13 +100,18 @@ def test_nothing_new_or_an_insight_in_the_last_24_hours_means_no_model_call(mem:
     assert mem.run_insights(user_id=U, at=T0 + timedelta(hours=60))["skipped"] == "no new semantic memories"
 
 
-def test_insights_that_break_the_writing_rules_or_repeat_one_are_not_stored(mem: Memory, llm: ScriptedLLM) -> None:
+def test_insights_that_break_the_writing_rules_or_repeat_one_are_not_stored(
+    mem: Memory, llm: ScriptedLLM
+) -> None:
     facts(mem, "User prefers short answers.", at=T0)
     llm.will_infer(TRUST)
     mem.run_insights(user_id=U, at=T0)
     facts(mem, "User asked for sources twice.", at=T0 + timedelta(days=2))
-    llm.will_infer("I think the user trusts me more now.", "You should explain more.",
-                   "User " + "really " * 60 + "likes detail.")
+    llm.will_infer(
+        "I think the user trusts me more now.",
+        "You should explain more.",
+        "User " + "really " * 60 + "likes detail.",
+    )
     assert mem.run_insights(user_id=U, at=T0 + timedelta(days=2, hours=1))["dropped"] == 3
     facts(mem, "User asked for sources again.", at=T0 + timedelta(days=4))
     llm.will_infer("User shows more trust in suggestions once they are explained step by step.")
@@ -93,8 +122,12 @@ def test_insights_that_break_the_writing_rules_or_repeat_one_are_not_stored(mem:
 
 def test_the_daily_task_runs_insights_per_user_and_the_offline_rules_infer_none(tmp_path: Path) -> None:
     location = str(tmp_path / "r.db")
-    with Memory(location, embedder=local_embedder(), llm="rules",
-                settings=Settings(db=location, worker=False, memlane_schedule={"insights": 24})) as mem:
+    with Memory(
+        location,
+        embedder=local_embedder(),
+        llm="rules",
+        settings=Settings(db=location, worker=False, memlane_schedule={"insights": 24}),
+    ) as mem:
         facts(mem, "User prefers short answers.", at=T0)
         assert mem.run_tasks(at=T0 + timedelta(hours=1)) == 0  # schedules the user's first run within a day
         assert mem.run_tasks(at=T0 + timedelta(days=1, hours=1)) == 1
@@ -117,9 +150,14 @@ def test_the_hot_path_never_infers(mem: Memory, llm: ScriptedLLM) -> None:
     assert llm.asked("insights") == [] and insights_of(mem) == []
 
 
-@pytest.mark.parametrize(("kwargs", "fragment"), [
-    ({"user_id": ""}, "user_id"), ({"user_id": U, "snippet": 3}, "snippet"), ({"user_id": U, "at": "yesterday"}, "at"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "fragment"),
+    [
+        ({"user_id": ""}, "user_id"),
+        ({"user_id": U, "snippet": 3}, "snippet"),
+        ({"user_id": U, "at": "yesterday"}, "at"),
+    ],
+)
 def test_bad_input_is_refused(mem: Memory, kwargs: dict[str, object], fragment: str) -> None:
     with pytest.raises(ValidationError, match=fragment):
         mem.run_insights(**kwargs)  # type: ignore[arg-type]

@@ -66,7 +66,11 @@ def test_ttl_soft_deletes_what_no_one_read_and_purge_forgets_it_later(mem: Memor
         assert mem.get(kept.id, user_id=U).state is MemoryState.ACTIVE
     events = [(h.event, h.actor) for h in mem.history(old.id, user_id=U)]
     assert events.count((HistoryEvent.TTL, "system:ttl")) == 1
-    deltas = [c for c in mem.backend.changes_after(U, 0, limit=1000) if c.memory_id == old.id and c.event == "deleted"]
+    deltas = [
+        c
+        for c in mem.backend.changes_after(U, 0, limit=1000)
+        if c.memory_id == old.id and c.event == "deleted"
+    ]
     assert len(deltas) == 1 and deltas[0].meta["reason"] == "ttl"  # one delta bullet
     assert old.id not in [h.memory.id for h in mem.search("weather in Porto", user_id=U, at=t0 + 61 * DAY)]
 
@@ -97,7 +101,9 @@ def test_reads_move_last_accessed_and_count_them(mem: Memory) -> None:
     assert rec.access_count == 0 and rec.last_accessed is None
     mem.search("what instrument does the user play?", user_id=U, at=t0 + 10 * DAY)
     mem.context("tell me about music", user_id=U, at=t0 + 20 * DAY)
-    mem.query("instrument", user_id=U, agent="supervisor", at=t0 + 5 * DAY)  # an earlier time never moves it back
+    mem.query(
+        "instrument", user_id=U, agent="supervisor", at=t0 + 5 * DAY
+    )  # an earlier time never moves it back
     seen = mem.get(rec.id, user_id=U)
     assert seen.access_count == 3
     assert seen.last_accessed is not None and abs(seen.last_accessed - (t0 + 20 * DAY)) < timedelta(seconds=1)
@@ -134,12 +140,16 @@ def test_a_task_set_to_zero_hours_does_not_run(location: str) -> None:
 def test_two_workers_racing_run_each_task_once(location: str) -> None:
     t0 = utcnow()
     with open_mem(location) as a, open_mem(location) as b:
-        ids = [a.put(f"User mentioned idle fact number {i}.", user_id=f"u{i % 4}", importance=1).id
-               for i in range(12)]
+        ids = [
+            a.put(f"User mentioned idle fact number {i}.", user_id=f"u{i % 4}", importance=1).id
+            for i in range(12)
+        ]
         a.lifecycle.seed(t0)
         counts: list[int] = []
-        workers = [threading.Thread(target=lambda m=m: counts.append(m.lifecycle.run_due(t0 + 61 * DAY)))
-                   for m in (a, b)]
+        workers = [
+            threading.Thread(target=lambda m=m: counts.append(m.lifecycle.run_due(t0 + 61 * DAY)))
+            for m in (a, b)
+        ]
         for w in workers:
             w.start()
         for w in workers:
@@ -158,9 +168,13 @@ def test_a_worker_that_lost_its_lease_writes_nothing(mem: Memory, location: str)
     late = t0 + 61 * DAY
     with open_mem(location) as other:
         mem.lifecycle.lease_seconds = 1
-        job = mem.backend.claim_job(mem.lifecycle.worker_id, lease_seconds=1, now=late, kinds=[kind_of("ttl")])
+        job = mem.backend.claim_job(
+            mem.lifecycle.worker_id, lease_seconds=1, now=late, kinds=[kind_of("ttl")]
+        )
         assert job is not None
-        assert other.lifecycle.run_once(late + timedelta(seconds=2))  # the lease ran out: the other worker runs it
+        assert other.lifecycle.run_once(
+            late + timedelta(seconds=2)
+        )  # the lease ran out: the other worker runs it
         with pytest.raises(LeaseLostError):
             mem.lifecycle._run(job, late + timedelta(seconds=3))
     assert [h.event for h in mem.history(rec.id, user_id=U)].count(HistoryEvent.TTL) == 1
@@ -177,7 +191,9 @@ print("committed")
 """
 
 
-def test_a_worker_killed_mid_task_leaves_it_to_the_next_once_its_lease_ends(mem: Memory, location: str) -> None:
+def test_a_worker_killed_mid_task_leaves_it_to_the_next_once_its_lease_ends(
+    mem: Memory, location: str
+) -> None:
     t0 = utcnow()
     recs = [mem.put(f"User once mentioned errand number {i}.", user_id=U, importance=1) for i in range(3)]
     mem.lifecycle.seed(t0)
@@ -185,12 +201,19 @@ def test_a_worker_killed_mid_task_leaves_it_to_the_next_once_its_lease_ends(mem:
     for j in task_jobs(mem, "purge"):  # only the TTL run is due in this test
         mem.backend.apply(WriteBatch(complete_job=j.id))
     env = {**os.environ, "MEMLANE_FAULT": "task_before_commit"}
-    proc = subprocess.run([sys.executable, "-c", CRASH, location, late.isoformat()], env=env,
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-c", CRASH, location, late.isoformat()],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 86 and "committed" not in proc.stdout, proc.stderr
     assert all(mem.get(r.id, user_id=U).state is MemoryState.ACTIVE for r in recs)  # the crash wrote nothing
     assert mem.lifecycle.run_once(late + timedelta(seconds=10)) is False  # still leased to the dead worker
     assert mem.lifecycle.run_once(late + timedelta(minutes=6)) is True
     for r in recs:
         assert [h.event for h in mem.history(r.id, user_id=U)].count(HistoryEvent.TTL) == 1
-    assert len(task_jobs(mem, "ttl", JobStatus.DONE)) == 1 and len(task_jobs(mem, "ttl", JobStatus.PENDING)) == 1
+    assert (
+        len(task_jobs(mem, "ttl", JobStatus.DONE)) == 1 and len(task_jobs(mem, "ttl", JobStatus.PENDING)) == 1
+    )

@@ -133,17 +133,27 @@ def test_openai_same_fact_and_classify_conflict(server: ScriptedChatServer) -> N
 
 def test_openai_judge_asks_once_for_every_neighbour_with_reasoning_first(server: ScriptedChatServer) -> None:
     llm = openai_llm(server)
-    server.reply({"judgements": [
-        {"index": 2, "reasoning": "same dog, a later age", "relation": "contradiction"},
-        {"index": 1, "reasoning": "the city is another attribute", "relation": "new"}]})
+    server.reply(
+        {
+            "judgements": [
+                {"index": 2, "reasoning": "same dog, a later age", "relation": "contradiction"},
+                {"index": 1, "reasoning": "the city is another attribute", "relation": "new"},
+            ]
+        }
+    )
     verdicts = llm.judge("Biscuit turned 10.", ["User lives in Ghent.", "User's dog Biscuit is 9 years old."])
     assert [(v.relation, v.reason) for v in verdicts] == [
-        ("new", "the city is another attribute"), ("contradiction", "same dog, a later age")]
+        ("new", "the city is another attribute"),
+        ("contradiction", "same dog, a later age"),
+    ]
     [request] = server.requests
     schema = request["json"]["response_format"]["json_schema"]
     assert schema["name"] == "Judgements"
-    item = schema["schema"]["$defs"]["Judgement"]["properties"] if "$defs" in schema["schema"] else \
-        schema["schema"]["properties"]["judgements"]["items"]["properties"]
+    item = (
+        schema["schema"]["$defs"]["Judgement"]["properties"]
+        if "$defs" in schema["schema"]
+        else schema["schema"]["properties"]["judgements"]["items"]["properties"]
+    )
     assert list(item)[:3] == ["index", "reasoning", "relation"]  # the model reasons before its verdict
     user = request["json"]["messages"][1]["content"]
     assert "New: Biscuit turned 10." in user and "2. User's dog Biscuit is 9 years old." in user
@@ -293,7 +303,9 @@ def test_strict_schema_is_closed_and_self_contained() -> None:
 
 
 def test_unknown_llm_lists_the_names() -> None:
-    with pytest.raises(ValidationError, match="unknown llm 'gpt'; choose one of bedrock, learned, openai, rules"):
+    with pytest.raises(
+        ValidationError, match="unknown llm 'gpt'; choose one of bedrock, learned, openai, rules"
+    ):
         get_llm("gpt")
 
 

@@ -39,8 +39,9 @@ def test_an_unsure_pair_goes_to_the_llm_alone_in_one_call(server: ScriptedChatSe
     # of the two stored memories, the one the model is surer of is decided here, the other is asked; the
     # threshold sits between their probabilities (a margin: a pair scored in a padded batch differs from the
     # pair scored alone in the last digits)
-    (sure, sure_p), (unsure, unsure_p) = sorted(((m, _top(m, CANDIDATE)) for m in (OTHER, STORED)),
-                                                key=lambda item: -item[1])
+    (sure, sure_p), (unsure, unsure_p) = sorted(
+        ((m, _top(m, CANDIDATE)) for m in (OTHER, STORED)), key=lambda item: -item[1]
+    )
     assert sure_p - unsure_p > 2e-4, "the two pairs must differ in the model's certainty"
     llm = openai_llm(server)
     llm.first_stage = FirstStage(shared_model(), unsure_p + 1e-4)

@@ -23,12 +23,18 @@ def turn(dia: str, speaker: str, text: str, **extra: str) -> dict[str, Any]:
 SAMPLE = {
     "sample_id": "conv-x",
     "conversation": {
-        "speaker_a": "Ann", "speaker_b": "Bob",
+        "speaker_a": "Ann",
+        "speaker_b": "Bob",
         "session_1_date_time": "1:56 pm on 8 May, 2023",
         "session_1": [
             turn("D1:1", "Ann", "Hey Bob! How have you been?"),
-            turn("D1:2", "Bob", "Great! I adopted a puppy named Rex last week.",
-                 blip_caption="a photo of a small brown dog", query="puppy"),
+            turn(
+                "D1:2",
+                "Bob",
+                "Great! I adopted a puppy named Rex last week.",
+                blip_caption="a photo of a small brown dog",
+                query="puppy",
+            ),
             turn("D1:3", "Ann", "Lovely. I started pottery classes on Mondays."),
             turn("D1:4", "Bob", "What do you make there?"),
             turn("D1:5", "Ann", "Mostly bowls and a big green vase."),
@@ -41,10 +47,24 @@ SAMPLE = {
         ],
     },
     "qa": [
-        {"question": "What is the name of Bob's puppy?", "answer": "Rex", "evidence": ["D1:2"], "category": 4},
-        {"question": "What did Ann make in pottery class?", "answer": "bowls, vase", "evidence": ["D1:5; D2:2"],
-         "category": 1},
-        {"question": "What did Ann sell on 3 June, 2023?", "answer": "a vase", "evidence": ["D:2:02"], "category": 2},
+        {
+            "question": "What is the name of Bob's puppy?",
+            "answer": "Rex",
+            "evidence": ["D1:2"],
+            "category": 4,
+        },
+        {
+            "question": "What did Ann make in pottery class?",
+            "answer": "bowls, vase",
+            "evidence": ["D1:5; D2:2"],
+            "category": 1,
+        },
+        {
+            "question": "What did Ann sell on 3 June, 2023?",
+            "answer": "a vase",
+            "evidence": ["D:2:02"],
+            "category": 2,
+        },
         {"question": "Would Bob like cats?", "answer": "maybe", "evidence": [], "category": 3},
         {"question": "What did Rex chew?", "adversarial_answer": "x", "evidence": ["D9:9"], "category": 5},
     ],
@@ -64,12 +84,18 @@ def test_load_cleans_evidence_and_reads_turns(data: Path) -> None:
     convs = locomo_data.load(data)
     assert [c.sample_id for c in convs] == ["conv-x", "conv-y"]
     conv = convs[0]
-    assert len(conv.turns) == 8 and conv.turns[1].summary == \
-        "Bob: Great! I adopted a puppy named Rex last week. [shares puppy; a photo of a small brown dog]"
+    assert (
+        len(conv.turns) == 8
+        and conv.turns[1].summary
+        == "Bob: Great! I adopted a puppy named Rex last week. [shares puppy; a photo of a small brown dog]"
+    )
     assert [q.evidence for q in conv.questions] == [("D1:2",), ("D1:5", "D2:2"), ("D2:2",), (), ()]
     assert conv.last_at.isoformat() == "2023-06-03T10:00:00+00:00"
-    assert locomo_data.clean_evidence(["D8:6; D9:17", "D30:05", "D8:6"], {"D8:6", "D9:17", "D30:5"}) == \
-        ("D8:6", "D9:17", "D30:5")
+    assert locomo_data.clean_evidence(["D8:6; D9:17", "D30:05", "D8:6"], {"D8:6", "D9:17", "D30:5"}) == (
+        "D8:6",
+        "D9:17",
+        "D30:5",
+    )
     with pytest.raises(ValueError):
         locomo_data.parse_date("yesterday-ish")
 
@@ -89,8 +115,10 @@ def test_run_reports_every_method_and_category(data: Path) -> None:
     # every turn of the toy is short, so brevity (tested on its own) would only reorder them by length
     settings = locomo.eval_settings(Settings(timezone="UTC", memory_brevity_weight=0.0))
     report = locomo.run(convs, HashEmbedder(128), settings, ks=(1, 5))
-    assert report["questions"] == 6 and report["skipped"] == {"total": 4, "by_category": {
-        "adversarial": 2, "open-domain": 2}}
+    assert report["questions"] == 6 and report["skipped"] == {
+        "total": 4,
+        "by_category": {"adversarial": 2, "open-domain": 2},
+    }
     assert report["turns"] == 16 and report["embedding"] == "header:context,speaker"
     assert set(report["methods"]) == {"memlane", "keyword", "dense"}
     for method in report["methods"].values():
@@ -121,8 +149,22 @@ def test_cli_writes_json(data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyP
     monkeypatch.setenv("MEMLANE_CONFIG", str(tmp_path / "none.toml"))
     out = tmp_path / "figures.json"
     cache = tmp_path / "cache.db"
-    args = ["eval", "locomo", "--data", str(data), "--k", "5,10,25", "--json", str(out), "--embedder", "hash",
-            "--embed-cache", str(cache), "--conversations", "1"]
+    args = [
+        "eval",
+        "locomo",
+        "--data",
+        str(data),
+        "--k",
+        "5,10,25",
+        "--json",
+        str(out),
+        "--embedder",
+        "hash",
+        "--embed-cache",
+        str(cache),
+        "--conversations",
+        "1",
+    ]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
     report = json.loads(out.read_text())

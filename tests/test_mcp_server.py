@@ -20,8 +20,16 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
-TOOLS = {"add_memory", "search_memories", "memory_query", "get_context", "list_memories", "update_memory",
-         "delete_memory", "memory_history"}
+TOOLS = {
+    "add_memory",
+    "search_memories",
+    "memory_query",
+    "get_context",
+    "list_memories",
+    "update_memory",
+    "delete_memory",
+    "memory_history",
+}
 
 
 def env(**extra: str) -> dict[str, str]:
@@ -38,8 +46,11 @@ def payload(result: Any) -> Any:
 
 @asynccontextmanager
 async def stdio_session(db: Path, *args: str) -> Any:
-    params = StdioServerParameters(command=sys.executable, env=env(),
-                                   args=["-m", "memlane.cli", "mcp", "--db", str(db), "--embedder", "hash", *args])
+    params = StdioServerParameters(
+        command=sys.executable,
+        env=env(),
+        args=["-m", "memlane.cli", "mcp", "--db", str(db), "--embedder", "hash", *args],
+    )
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         yield session
@@ -56,12 +67,15 @@ async def test_stdio_tools_name_the_owner_of_a_memory_shared_with_the_user(tmp_p
     async with stdio_session(db, "--user", "maya") as s:
         listed = payload(await s.call_tool("list_memories", {}))
         assert {m["summary"]: m["shared_by"] for m in listed} == {
-            "User's favourite band is Zqvelorin.": "bob", "User's favourite colour is teal.": None}
+            "User's favourite band is Zqvelorin.": "bob",
+            "User's favourite colour is teal.": None,
+        }
         hits = payload(await s.call_tool("search_memories", {"query": "favourite band"}))
         assert {h["shared_by"] for h in hits if "Zqvelorin" in h["summary"]} == {"bob"}
         context = payload(await s.call_tool("get_context", {"query": "What is my favourite band?"}))
         assert [line for line in context.splitlines() if "Zqvelorin" in line] == [
-            "- [Other] shared by bob: User's favourite band is Zqvelorin."]
+            "- [Other] shared by bob: User's favourite band is Zqvelorin."
+        ]
 
 
 async def test_stdio_tools_remember_search_correct_and_forget_for_the_configured_user(tmp_path: Path) -> None:
@@ -70,14 +84,17 @@ async def test_stdio_tools_remember_search_correct_and_forget_for_the_configured
         listed = await s.list_tools()
         assert {t.name for t in listed.tools} == TOOLS
         assert all("user" not in json.dumps(t.inputSchema["properties"]) for t in listed.tools)
-        added = payload(await s.call_tool("add_memory", {"text": "I live in Lisbon and my dog Luna is 3 years old."}))
+        added = payload(
+            await s.call_tool("add_memory", {"text": "I live in Lisbon and my dog Luna is 3 years old."})
+        )
         assert {d["action"] for d in added["decisions"]} == {"create"} and len(added["decisions"]) == 2
         hits = payload(await s.call_tool("search_memories", {"query": "Where does the user live?"}))
         lisbon = next(h for h in hits if "Lisbon" in h["summary"])
         context = payload(await s.call_tool("get_context", {"query": "how old is Luna?"}))
         assert "Luna" in context
-        fixed = payload(await s.call_tool("update_memory", {"memory_id": lisbon["id"],
-                                                            "summary": "User lives in Porto."}))
+        fixed = payload(
+            await s.call_tool("update_memory", {"memory_id": lisbon["id"], "summary": "User lives in Porto."})
+        )
         assert fixed["summary"] == "User lives in Porto."
         history = payload(await s.call_tool("memory_history", {"memory_id": lisbon["id"]}))
         assert [h["event"] for h in history] == ["ADD", "UPDATE"] and history[1]["actor"] == "mcp"
@@ -95,8 +112,14 @@ async def test_stdio_tools_remember_search_correct_and_forget_for_the_configured
 
 
 def test_stdio_without_a_user_is_refused(tmp_path: Path) -> None:
-    out = subprocess.run([sys.executable, "-m", "memlane.cli", "mcp", "--db", str(tmp_path / "m.db")],
-                         capture_output=True, text=True, env=env(), timeout=120, stdin=subprocess.DEVNULL)
+    out = subprocess.run(
+        [sys.executable, "-m", "memlane.cli", "mcp", "--db", str(tmp_path / "m.db")],
+        capture_output=True,
+        text=True,
+        env=env(),
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
     assert out.returncode != 0 and "pass --user" in out.stderr
 
 
@@ -109,10 +132,26 @@ def free_port() -> int:
 @pytest.fixture
 def http_server(tmp_path: Path) -> Iterator[str]:
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "memlane.cli", "mcp", "--transport", "http", "--port", str(port),
-                             "--db", str(tmp_path / "h.db"), "--embedder", "hash"],
-                            env=env(MEMLANE_API_KEYS="admin-key,lena-key:lena"),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "memlane.cli",
+            "mcp",
+            "--transport",
+            "http",
+            "--port",
+            str(port),
+            "--db",
+            str(tmp_path / "h.db"),
+            "--embedder",
+            "hash",
+        ],
+        env=env(MEMLANE_API_KEYS="admin-key,lena-key:lena"),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     url = f"http://127.0.0.1:{port}/mcp"
     deadline = time.monotonic() + 90
     while True:
@@ -133,9 +172,11 @@ def http_server(tmp_path: Path) -> Iterator[str]:
 
 @asynccontextmanager
 async def http_session(url: str, headers: dict[str, str]) -> Any:
-    async with (httpx.AsyncClient(headers=headers, timeout=60) as http,
-                streamable_http_client(url, http_client=http) as (read, write, _),
-                ClientSession(read, write) as s):
+    async with (
+        httpx.AsyncClient(headers=headers, timeout=60) as http,
+        streamable_http_client(url, http_client=http) as (read, write, _),
+        ClientSession(read, write) as s,
+    ):
         await s.initialize()
         yield s
 
@@ -158,17 +199,29 @@ async def test_http_acts_for_the_user_the_key_or_header_names(http_server: str) 
 
 async def test_the_stdio_server_logs_no_memory_text_above_debug(tmp_path: Path) -> None:
     db, errlog = tmp_path / "m.db", tmp_path / "stderr.log"
-    params = StdioServerParameters(command=sys.executable, env=env(), args=[
-        "-m", "memlane.cli", "mcp", "--db", str(db), "--embedder", "hash", "--user", "maya"])
+    params = StdioServerParameters(
+        command=sys.executable,
+        env=env(),
+        args=["-m", "memlane.cli", "mcp", "--db", str(db), "--embedder", "hash", "--user", "maya"],
+    )
     with errlog.open("w") as err:
         async with stdio_client(params, errlog=err) as (read, write), ClientSession(read, write) as s:
             await s.initialize()
-            added = payload(await s.call_tool("add_memory", {"text": "I live in Valparaiso and my cat Pixel is 7."}))
+            added = payload(
+                await s.call_tool("add_memory", {"text": "I live in Valparaiso and my cat Pixel is 7."})
+            )
             assert len(added["decisions"]) == 2
             again = payload(await s.call_tool("add_memory", {"text": "My cat Pixel turned 8 today."}))
             assert again["decisions"]
-            fixed = payload(await s.call_tool("update_memory", {"memory_id": added["decisions"][0]["memory_id"],
-                                                                "summary": "User lives in Antofagasta."}))
+            fixed = payload(
+                await s.call_tool(
+                    "update_memory",
+                    {
+                        "memory_id": added["decisions"][0]["memory_id"],
+                        "summary": "User lives in Antofagasta.",
+                    },
+                )
+            )
             assert fixed["summary"] == "User lives in Antofagasta."
     logged = errlog.read_text()
     assert '"event": "memory_decision"' in logged  # the decisions are logged (at INFO, on stderr) ...

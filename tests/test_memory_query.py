@@ -41,14 +41,25 @@ allowlists:
 
 
 def seed(m: Memory, user: str = U) -> None:
-    m.put_many([
-        {"summary": "User must deploy the billing service on Friday.", "category": "Tasks", "importance": 4},
-        {"summary": "User plans the deployment of the new search project.", "category": "Projects"},
-        {"summary": "User wants the deployment done before the September launch.", "category": "Goals"},
-        {"summary": "User's deployment anxiety is treated by a therapist.", "category": "Health"},
-        {"summary": "User's deployment salary bonus is 2000 euros.", "category": "Finance"},
-        {"summary": "Deploy steps: build, test, tag, push.", "category": "Procedural", "type": "procedural"},
-    ], user_id=user)
+    m.put_many(
+        [
+            {
+                "summary": "User must deploy the billing service on Friday.",
+                "category": "Tasks",
+                "importance": 4,
+            },
+            {"summary": "User plans the deployment of the new search project.", "category": "Projects"},
+            {"summary": "User wants the deployment done before the September launch.", "category": "Goals"},
+            {"summary": "User's deployment anxiety is treated by a therapist.", "category": "Health"},
+            {"summary": "User's deployment salary bonus is 2000 euros.", "category": "Finance"},
+            {
+                "summary": "Deploy steps: build, test, tag, push.",
+                "category": "Procedural",
+                "type": "procedural",
+            },
+        ],
+        user_id=user,
+    )
 
 
 @pytest.fixture
@@ -72,10 +83,18 @@ def test_bullets_are_id_category_text_within_the_agents_allowlist(mem: Memory) -
 
 
 def test_full_items_carry_summary_metadata_and_score_breakdown(mem: Memory) -> None:
-    res = mem.query("deploy the billing service", user_id=U, agent="planner", categories=["tasks"],
-                    return_="full", top_k=1)
+    res = mem.query(
+        "deploy the billing service",
+        user_id=U,
+        agent="planner",
+        categories=["tasks"],
+        return_="full",
+        top_k=1,
+    )
     [item] = res.items
-    assert item["category"] == "tasks" and item["summary"] == "User must deploy the billing service on Friday."
+    assert (
+        item["category"] == "tasks" and item["summary"] == "User must deploy the billing service on Friday."
+    )
     assert item["metadata"]["importance"] == 4 and item["metadata"]["type"] == "semantic"
     assert "embedding" not in item["metadata"] and "user_id" not in item["metadata"]
     assert item["breakdown"]["final"] == pytest.approx(item["score"]) and item["breakdown"]["similarity"] > 0
@@ -87,18 +106,27 @@ def test_categories_outside_the_allowlist_are_refused(mem: Memory, categories: l
     with pytest.raises(PermissionDeniedError) as err:
         mem.query("deployment", user_id=U, agent="planner", categories=categories)
     msg = str(err.value)
-    assert "agent 'planner' may not read" in msg and "its allowlist: goals, tasks, projects, procedural" in msg
+    assert (
+        "agent 'planner' may not read" in msg and "its allowlist: goals, tasks, projects, procedural" in msg
+    )
     assert ("finance" in msg) == ("finance" in categories) and isinstance(err.value, ValidationError)
 
 
 def test_filters_never_widen_the_allowlist(mem: Memory) -> None:
     with pytest.raises(PermissionDeniedError):  # whatever the filters say
-        mem.query("deployment", user_id=U, agent="planner", categories=["health"], filters={"category": "Health"})
+        mem.query(
+            "deployment", user_id=U, agent="planner", categories=["health"], filters={"category": "Health"}
+        )
     narrowed = mem.query("deployment", user_id=U, agent="planner", filters={"category": "Health"})
     assert narrowed.items == []
     for spec in ({"$in": ["Health", "Finance", "Tasks"]}, {"$ne": "Tasks"}, {"$nin": ["goals"]}):
         res = mem.query("deployment", user_id=U, agent="planner", filters={"category": spec}, top_k=10)
-        assert res.items and {i["category"] for i in res.items} <= {"goals", "tasks", "projects", "procedural"}
+        assert res.items and {i["category"] for i in res.items} <= {
+            "goals",
+            "tasks",
+            "projects",
+            "procedural",
+        }
     tasks = mem.query("deployment", user_id=U, agent="planner", filters={"category": "tasks"}, top_k=10)
     assert [i["category"] for i in tasks.items] == ["tasks"]
 
@@ -122,8 +150,13 @@ def test_requested_categories_are_case_insensitive_and_narrow(mem: Memory) -> No
 
 
 def test_filters_and_threshold_apply_in_the_query(mem: Memory) -> None:
-    res = mem.query("deployment", user_id=U, agent="planner", filters={"importance_min": 4,
-                    "updated_before": None, "user_id": U}, top_k=10)
+    res = mem.query(
+        "deployment",
+        user_id=U,
+        agent="planner",
+        filters={"importance_min": 4, "updated_before": None, "user_id": U},
+        top_k=10,
+    )
     assert [i["category"] for i in res.items] == ["tasks"]
     assert mem.query("deployment", user_id=U, agent="planner", threshold=0.99).items == []
     with pytest.raises(FilterError, match="unknown filter field 'colour'"):
@@ -144,19 +177,25 @@ def test_budget_stops_before_it_would_be_exceeded(mem: Memory) -> None:
     assert 0 < full.tokens <= 250 and full.dropped > 0
 
 
-@pytest.mark.parametrize("kwargs, fragment", [
-    ({"top_k": 0}, "top_k must be an integer from 1 to 100"),
-    ({"top_k": 101}, "top_k"),
-    ({"top_k": "3"}, "top_k"),
-    ({"top_k": True}, "top_k"),
-    ({"return_": "xml"}, "return must be one of bullets, full"),
-    ({"budget_tokens": -1}, "budget_tokens must be an integer from 1"),
-    ({"threshold": 1.5}, "threshold must be a cosine similarity from -1 to 1"),
-    ({"threshold": "high"}, "threshold"),
-    ({"categories": "tasks"}, "categories must be a list of category names"),
-    ({"agent": "nobody"}, r"unknown agent 'nobody'; known agents: executor, planner, researcher, stylist, supervisor"),
-    ({"agent": ""}, "agent must be a non-empty string"),
-])
+@pytest.mark.parametrize(
+    "kwargs, fragment",
+    [
+        ({"top_k": 0}, "top_k must be an integer from 1 to 100"),
+        ({"top_k": 101}, "top_k"),
+        ({"top_k": "3"}, "top_k"),
+        ({"top_k": True}, "top_k"),
+        ({"return_": "xml"}, "return must be one of bullets, full"),
+        ({"budget_tokens": -1}, "budget_tokens must be an integer from 1"),
+        ({"threshold": 1.5}, "threshold must be a cosine similarity from -1 to 1"),
+        ({"threshold": "high"}, "threshold"),
+        ({"categories": "tasks"}, "categories must be a list of category names"),
+        (
+            {"agent": "nobody"},
+            r"unknown agent 'nobody'; known agents: executor, planner, researcher, stylist, supervisor",
+        ),
+        ({"agent": ""}, "agent must be a non-empty string"),
+    ],
+)
 def test_invalid_requests_are_refused(mem: Memory, kwargs: dict[str, Any], fragment: str) -> None:
     args: dict[str, Any] = {"agent": "planner", **kwargs}
     with pytest.raises(ValidationError, match=fragment):
@@ -167,10 +206,18 @@ def test_seed_001_yaml_with_custom_categories(tmp_path: Path) -> None:
     path = tmp_path / "cats.yaml"
     path.write_text(SEED_YAML)
     db = str(tmp_path / "s.db")
-    m = Memory(db, embedder=HashEmbedder(128), settings=Settings(db=db, categories_file=str(path),
-                                                                     categories=[*DEFAULT_CATEGORIES, "Event", "Profile"]))
-    m.put("User attended a very long conference about distributed deployment systems in Berlin.",
-          user_id=U, category="event")
+    m = Memory(
+        db,
+        embedder=HashEmbedder(128),
+        settings=Settings(
+            db=db, categories_file=str(path), categories=[*DEFAULT_CATEGORIES, "Event", "Profile"]
+        ),
+    )
+    m.put(
+        "User attended a very long conference about distributed deployment systems in Berlin.",
+        user_id=U,
+        category="event",
+    )
     m.put("User's name is Maya.", user_id=U, category="profile")
     res = m.query("conference deployment", user_id=U, agent="supervisor", categories=["event"])
     assert res.items[0]["category"] == "event" and len(res.items[0]["text"].split("] ", 1)[1]) <= 30
@@ -180,19 +227,31 @@ def test_seed_001_yaml_with_custom_categories(tmp_path: Path) -> None:
     m.close()
 
 
-@pytest.mark.parametrize("text, fragment", [
-    ("allowlists:\n  planner: [goals, spaceships]\n", "unknown categories spaceships; add them under categories.custom"),
-    ("categories:\n  system:\n    - {name: goals, context: some}\nallowlists: {planner: [goals]}\n",
-     "context must be 'all' or 'rag'"),
-    ("categories:\n  system:\n    - {name: goals, context: all, rag_length: 9}\nallowlists: {planner: [goals]}\n",
-     "rag_length applies to context 'rag' only"),
-    ("categories:\n  system:\n    - {name: goals, rag_length: -2}\nallowlists: {planner: [goals]}\n",
-     "rag_length must be a positive integer"),
-    ("allowlist:\n  planner: [goals]\n", "unknown key"),
-    ("allowlists:\n  planner: goals\n", "allowlists.planner must be a list"),
-    ("allowlists: [\n", "not valid YAML"),
-    ("categories: {}\n", "'allowlists' must map each agent"),
-])
+@pytest.mark.parametrize(
+    "text, fragment",
+    [
+        (
+            "allowlists:\n  planner: [goals, spaceships]\n",
+            "unknown categories spaceships; add them under categories.custom",
+        ),
+        (
+            "categories:\n  system:\n    - {name: goals, context: some}\nallowlists: {planner: [goals]}\n",
+            "context must be 'all' or 'rag'",
+        ),
+        (
+            "categories:\n  system:\n    - {name: goals, context: all, rag_length: 9}\nallowlists: {planner: [goals]}\n",
+            "rag_length applies to context 'rag' only",
+        ),
+        (
+            "categories:\n  system:\n    - {name: goals, rag_length: -2}\nallowlists: {planner: [goals]}\n",
+            "rag_length must be a positive integer",
+        ),
+        ("allowlist:\n  planner: [goals]\n", "unknown key"),
+        ("allowlists:\n  planner: goals\n", "allowlists.planner must be a list"),
+        ("allowlists: [\n", "not valid YAML"),
+        ("categories: {}\n", "'allowlists' must map each agent"),
+    ],
+)
 def test_bad_config_files_fail_loudly(tmp_path: Path, text: str, fragment: str) -> None:
     path = tmp_path / "bad.yaml"
     path.write_text(text)

@@ -37,8 +37,14 @@ def open_mem(location: str, **settings: Any) -> Memory:
 
 
 def record(mem: Memory, user: str = U, chat: str = CHAT, start: Any = START) -> None:
-    mem.record_messages([{"name": who, "content": text, "at": start + n * MIN, "ref": f"m{n}"}
-                         for n, (who, text) in enumerate(TRIP)], user_id=user, chat_id=chat)
+    mem.record_messages(
+        [
+            {"name": who, "content": text, "at": start + n * MIN, "ref": f"m{n}"}
+            for n, (who, text) in enumerate(TRIP)
+        ],
+        user_id=user,
+        chat_id=chat,
+    )
 
 
 def run_task(mem: Memory) -> None:
@@ -48,7 +54,9 @@ def run_task(mem: Memory) -> None:
 
 def found(mem: Memory, query: str, user: str = U, chat: str | None = None) -> list[MessageHit]:
     vector = mem.embedder.embed_one(query)
-    hits = mem.backend.search_messages(user, text=query, vector=vector, embedder=mem.embedder.identity, chat_id=chat)
+    hits = mem.backend.search_messages(
+        user, text=query, vector=vector, embedder=mem.embedder.identity, chat_id=chat
+    )
     return sorted(hits, key=lambda h: -(h.similarity or 0.0) - h.keyword)
 
 
@@ -115,8 +123,13 @@ def test_the_context_block_shows_earlier_messages_but_not_the_open_session(locat
     with open_mem(location) as mem:
         record(mem)  # ten days ago: a closed, summarised session
         run_task(mem)
-        mem.record_message("Did anyone ask about the Lakeview cabin's wifi?", user_id=U, chat_id=CHAT, sender="cy",
-                           at=utcnow() - 2 * MIN)  # the conversation going on (found by its keywords)
+        mem.record_message(
+            "Did anyone ask about the Lakeview cabin's wifi?",
+            user_id=U,
+            chat_id=CHAT,
+            sender="cy",
+            at=utcnow() - 2 * MIN,
+        )  # the conversation going on (found by its keywords)
         assert any(h.message.text.endswith("wifi?") for h in found(mem, "Lakeview cabin wifi", chat=CHAT))
         block = mem.context("When is the Lakeview cabin booked?", user_id=U, chat_id=CHAT)
         assert "Relevant earlier messages:" in block.text
@@ -132,23 +145,44 @@ def test_an_agent_with_an_allowlist_sees_no_raw_messages(location: str, tmp_path
         record(mem)
         run_task(mem)
         assert mem.context("When is the Lakeview cabin booked?", user_id=U, chat_id=CHAT).messages
-        assert mem.context("When is the Lakeview cabin booked?", user_id=U, chat_id=CHAT, agent="planner").messages == []
+        assert (
+            mem.context(
+                "When is the Lakeview cabin booked?", user_id=U, chat_id=CHAT, agent="planner"
+            ).messages
+            == []
+        )
 
 
 def _message(n: int, at_offset: timedelta) -> MessageHit:
-    msg = SessionMessage(id=f"m{n}", user_id=U, chat_id=CHAT, session_id="s", text=f"cabin message {n}",
-                         at=START + at_offset)
+    msg = SessionMessage(
+        id=f"m{n}", user_id=U, chat_id=CHAT, session_id="s", text=f"cabin message {n}", at=START + at_offset
+    )
     return MessageHit(message=msg, keyword=0.0, similarity=0.5)
 
 
 def test_the_reranker_gives_summaries_their_bonus_and_halves_messages_they_cover() -> None:
-    session = MemoryRecord(id="s1", user_id=U, chat_id=CHAT, type=MemoryType.SESSION, summary="Chat about the cabin",
-                           valid_from=START, valid_to=START + 10 * MIN)
+    session = MemoryRecord(
+        id="s1",
+        user_id=U,
+        chat_id=CHAT,
+        type=MemoryType.SESSION,
+        summary="Chat about the cabin",
+        valid_from=START,
+        valid_to=START + 10 * MIN,
+    )
     hit = SearchHit(memory=session, score=0.5, breakdown=ScoreBreakdown(similarity=0.5))
     inside, outside = _message(1, 5 * MIN), _message(2, 2 * HOUR)
     settings = Settings()
-    items = blend("cabin", QueryPlan(), START + 3 * HOUR, settings, [inside, outside], [hit],
-                  max_messages=5, max_sessions=3)
+    items = blend(
+        "cabin",
+        QueryPlan(),
+        START + 3 * HOUR,
+        settings,
+        [inside, outside],
+        [hit],
+        max_messages=5,
+        max_sessions=3,
+    )
     by = {(i.kind, i.message.id if i.message else "s"): i for i in items}
     assert by[("session", "s")].parts["bonus"] == SESSION_BONUS
     assert by[("message", "m1")].parts["coverage"] == COVERED
@@ -156,7 +190,9 @@ def test_the_reranker_gives_summaries_their_bonus_and_halves_messages_they_cover
     assert [i.kind for i in items][0] == "session"  # same relevance: the bonus wins
     assert by[("message", "m2")].score > by[("message", "m1")].score
     # without a retrieved summary nothing is covered
-    alone = blend("cabin", QueryPlan(), START + 3 * HOUR, settings, [inside], [hit], max_messages=5, max_sessions=0)
+    alone = blend(
+        "cabin", QueryPlan(), START + 3 * HOUR, settings, [inside], [hit], max_messages=5, max_sessions=0
+    )
     assert [i.parts["coverage"] for i in alone] == [1.0]
 
 

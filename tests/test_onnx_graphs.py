@@ -24,14 +24,22 @@ from memlane.providers.llm.learned.decision_model import (
 )
 from memlane.providers.onnx_graph import EMBEDDER_GRAPH, GraphSession, graphs_dir, read_tensors
 
-TEXTS = ["I live in Lisbon and work as a nurse.", "", "x", "naïve café résumé in 東京 🐈",
-         "where do I live?", "A long message that keeps going and going. " * 60,  # past 256 tokens
-         "User's dentist appointment moved to Thursday 5 March at 2pm."]
-PAIRS = [("User's cat Miso is 5 years old.", "User's cat Miso turned 6."),
-         ("User lives in Hackney.", "User's landlord moved to Spain."),
-         ("User likes cilantro.", "User loves coriander."),
-         ("User is a vegetarian. " * 30, "User eats steak again, " * 30),  # truncated, longest first
-         ("User's flight to Lima leaves on 14/06.", "User's flight to Lima was cancelled.")]
+TEXTS = [
+    "I live in Lisbon and work as a nurse.",
+    "",
+    "x",
+    "naïve café résumé in 東京 🐈",
+    "where do I live?",
+    "A long message that keeps going and going. " * 60,  # past 256 tokens
+    "User's dentist appointment moved to Thursday 5 March at 2pm.",
+]
+PAIRS = [
+    ("User's cat Miso is 5 years old.", "User's cat Miso turned 6."),
+    ("User lives in Hackney.", "User's landlord moved to Spain."),
+    ("User likes cilantro.", "User loves coriander."),
+    ("User is a vegetarian. " * 30, "User eats steak again, " * 30),  # truncated, longest first
+    ("User's flight to Lima leaves on 14/06.", "User's flight to Lima was cancelled."),
+]
 
 
 def _cosines(a: list[list[float]], b: list[list[float]]) -> np.ndarray:
@@ -66,18 +74,26 @@ def test_pair_tokens_are_the_training_tokenizers() -> None:
     tokenizer, _ = DecisionModel()._load()
     texts = [model_input(a, b) for a, b in PAIRS]
     ours = encode(tokenizer, texts)
-    theirs = load_tokenizer()([a for a, _ in texts], [b for _, b in texts], padding=True, truncation=True,
-                              max_length=MAX_LENGTH, return_tensors="np")
+    theirs = load_tokenizer()(
+        [a for a, _ in texts],
+        [b for _, b in texts],
+        padding=True,
+        truncation=True,
+        max_length=MAX_LENGTH,
+        return_tensors="np",
+    )
     for name, value in ours.items():
         assert np.array_equal(value, theirs[name]), name
 
 
 def test_a_command_loads_the_models_without_torch() -> None:
-    code = ("import sys; from memlane.providers.embed.local import LocalEmbedder; "
-            "from memlane.providers.llm.learned.decision_model import DecisionModel; "
-            "LocalEmbedder().embed(['hello']); DecisionModel().probabilities([('a b', 'a c')]); "
-            "print(sorted({m.split('.')[0] for m in sys.modules} & {'torch', 'transformers', "
-            "'sentence_transformers'}))")
+    code = (
+        "import sys; from memlane.providers.embed.local import LocalEmbedder; "
+        "from memlane.providers.llm.learned.decision_model import DecisionModel; "
+        "LocalEmbedder().embed(['hello']); DecisionModel().probabilities([('a b', 'a c')]); "
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'torch', 'transformers', "
+        "'sentence_transformers'}))"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
 
@@ -105,8 +121,12 @@ def test_train_graphs_exports_graphs_that_give_the_same_vectors(tmp_path: Path) 
 
     result = CliRunner().invoke(app, ["train", "graphs", "--out", str(tmp_path)])
     assert result.exit_code == 0, result.output
-    assert {p.name for p in tmp_path.iterdir()} == {"minilm-l6.onnx", "minilm-l6.json", "decision.onnx",
-                                                    "decision.json"}
+    assert {p.name for p in tmp_path.iterdir()} == {
+        "minilm-l6.onnx",
+        "minilm-l6.json",
+        "decision.onnx",
+        "decision.json",
+    }
     weights = read_tensors(bundled_model_dir() / "model.safetensors")
     feeds = encode(fast_tokenizer(bundled_model_dir(), 256), TEXTS)
     shipped = GraphSession(graphs_dir() / EMBEDDER_GRAPH, weights).run(feeds)

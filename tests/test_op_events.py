@@ -37,7 +37,10 @@ def test_the_context_node_records_its_search_with_the_best_similarity(mem: Memor
     mem.put("User likes green tea.", user_id=U, at=T0)
     mem.context("what tea does maya like?", user_id=U, thread_id="t1", at=T0 + timedelta(minutes=1))
     ops = [e for e in mem.backend.op_events(U) if e.node == "context"]
-    assert [(e.op, e.status, e.thread_id) for e in ops] == [("search", "ok", "t1"), ("search", "skipped", None)]
+    assert [(e.op, e.status, e.thread_id) for e in ops] == [
+        ("search", "ok", "t1"),
+        ("search", "skipped", None),
+    ]
     assert ops[0].sim is not None and ops[0].sim > 0.3 and ops[1].sim is None
     assert counts(mem, since=T0, until=T0 + timedelta(hours=1))[("context", "search", "ok")] == 1
 
@@ -51,8 +54,14 @@ def test_formation_and_task_runs_are_counted_per_node_and_day(mem: Memory) -> No
     mem.run_tasks(at=T0 + timedelta(days=61))  # schedules the first TTL runs
     mem.run_tasks(at=T0 + timedelta(days=62))  # unread for 60 days and unimportant: soft deleted
     day1 = counts(mem, since=T0, until=T0 + timedelta(days=1), user_id=U)
-    assert day1 == {("hotpath", "classify", "ok"): 1, ("worker", "search", "ok"): 1, ("worker", "create", "ok"): 1}
-    assert counts(mem, since=T0, until=T0 + timedelta(days=1))[("hotpath", "classify", "skipped")] == 1  # lena's
+    assert day1 == {
+        ("hotpath", "classify", "ok"): 1,
+        ("worker", "search", "ok"): 1,
+        ("worker", "create", "ok"): 1,
+    }
+    assert (
+        counts(mem, since=T0, until=T0 + timedelta(days=1))[("hotpath", "classify", "skipped")] == 1
+    )  # lena's
     later = counts(mem, since=T0 + timedelta(days=2), until=T0 + timedelta(days=63))
     assert later == {("worker", "ttl", "ok"): 2}  # the run and its change (lena has no memories: no run)
     days = {r.day for r in mem.op_counts(since=T0, until=T0 + timedelta(days=63))}
@@ -77,8 +86,9 @@ def test_cli_ops_prints_counts(location: str) -> None:
     args = ["ops", "--db", location, "--embedder", "local", "--since", "2026-06-01", "--until", "2026-06-02"]
     out = CliRunner().invoke(app, [*args, "--json"], env={"COLUMNS": "200"})
     assert out.exit_code == 0, out.output
-    assert json.loads(out.stdout) == [{"day": "2026-06-01", "node": "context", "op": "search", "status": "ok",
-                                       "count": 1}]
+    assert json.loads(out.stdout) == [
+        {"day": "2026-06-01", "node": "context", "op": "search", "status": "ok", "count": 1}
+    ]
     table = CliRunner().invoke(app, args, env={"COLUMNS": "200"})
     assert table.exit_code == 0 and "1 op event(s)" in table.stdout and "context" in table.stdout
     bad = CliRunner().invoke(app, ["ops", "--db", location, "--embedder", "local", "--since", "tomorrow"])

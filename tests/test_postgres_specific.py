@@ -196,7 +196,10 @@ def test_unreachable_server_error_names_the_url_without_password() -> None:
     ("url", "shown"),
     [
         ("postgresql://bob:s3cret@db:5432/x", "postgresql://bob:***@db:5432/x"),
-        ("postgresql://bob@db/x?password=s3cret&sslmode=require", "postgresql://bob@db/x?password=***&sslmode=require"),
+        (
+            "postgresql://bob@db/x?password=s3cret&sslmode=require",
+            "postgresql://bob@db/x?password=***&sslmode=require",
+        ),
         ("host=db user=bob password=s3cret", "host=db user=bob password=***"),
     ],
 )

@@ -21,8 +21,11 @@ def test_vector_table_has_an_hnsw_cosine_index(pg: PostgresBackend, postgres_url
     rows = query(postgres_url, "SELECT indexdef FROM pg_indexes WHERE tablename = 'memory_vectors'")
     defs = [r[0] for r in rows]
     assert any("USING hnsw" in d and "vector_cosine_ops" in d for d in defs), defs
-    (coltype,) = query(postgres_url, "SELECT format_type(atttypid, atttypmod) FROM pg_attribute "
-                       "WHERE attrelid = 'memory_vectors'::regclass AND attname = 'embedding'")
+    (coltype,) = query(
+        postgres_url,
+        "SELECT format_type(atttypid, atttypmod) FROM pg_attribute "
+        "WHERE attrelid = 'memory_vectors'::regclass AND attname = 'embedding'",
+    )
     assert coltype == (f"vector({DIMS})",)
 
 
@@ -83,7 +86,11 @@ def test_small_users_stay_out_of_the_hnsw_index_until_they_grow(
     q = rng.standard_normal(DIMS).tolist()
     assert [h.record.id for h in pg.vector_search("big", q, limit=15)] == exact_order(pg, "big", q)
 
-    pg.apply(WriteBatch(upserts=[Upsert(rec(f"b{i}", "big"), rng.standard_normal(DIMS).tolist()) for i in range(10)]))
+    pg.apply(
+        WriteBatch(
+            upserts=[Upsert(rec(f"b{i}", "big"), rng.standard_normal(DIMS).tolist()) for i in range(10)]
+        )
+    )
     assert indexed_flags(postgres_url, "big") == {True}  # past 20: the user's vectors all joined the index
     assert indexed_flags(postgres_url, "small") == {False}
     pg.upsert(rec("a0", "big", summary="changed"), vec(0, 1))  # a replaced vector stays in the index
@@ -100,14 +107,21 @@ def test_vectors_outside_the_index_of_an_indexed_user_are_still_found(
     # Two writers racing past INDEX_AFTER can leave a few of the user's vectors outside the index.
     monkeypatch.setattr(writes, "INDEX_AFTER", 0)
     rng = np.random.default_rng(4)
-    pg.apply(WriteBatch(upserts=[Upsert(rec(f"m{i}", "me"), rng.standard_normal(DIMS).tolist()) for i in range(30)]))
+    pg.apply(
+        WriteBatch(
+            upserts=[Upsert(rec(f"m{i}", "me"), rng.standard_normal(DIMS).tolist()) for i in range(30)]
+        )
+    )
     with psycopg.connect(postgres_url) as conn:
         conn.execute("UPDATE memory_vectors SET indexed = false WHERE id IN ('m3', 'm7', 'm11')")
     assert indexed_flags(postgres_url, "me") == {True, False}
     q = rng.standard_normal(DIMS).tolist()
     assert [h.record.id for h in pg.vector_search("me", q, limit=30)] == exact_order(pg, "me", q)
     nearest = exact_order(pg, "me", pg.vectors("me", ["m7"])["m7"])[0]
-    assert nearest == "m7" and pg.vector_search("me", pg.vectors("me", ["m7"])["m7"], limit=1)[0].record.id == "m7"
+    assert (
+        nearest == "m7"
+        and pg.vector_search("me", pg.vectors("me", ["m7"])["m7"], limit=1)[0].record.id == "m7"
+    )
 
 
 def test_concurrent_writers_move_a_user_into_the_index_whole(
@@ -133,10 +147,15 @@ def test_vector_table_of_the_old_layout_is_upgraded_on_open(pg: PostgresBackend,
         conn.execute("ALTER TABLE memory_vectors DROP COLUMN indexed")
         conn.execute("DROP TABLE vector_users")
         conn.execute("CREATE INDEX memory_vectors_user ON memory_vectors (user_id)")
-        conn.execute("CREATE INDEX memory_vectors_hnsw ON memory_vectors USING hnsw (embedding vector_cosine_ops)")
+        conn.execute(
+            "CREATE INDEX memory_vectors_hnsw ON memory_vectors USING hnsw (embedding vector_cosine_ops)"
+        )
     with PostgresBackend(postgres_url) as reopened:
         assert indexed_flags(postgres_url, "u1") == {True}  # old users keep the index they had
-        defs = [r[0] for r in query(postgres_url, "SELECT indexdef FROM pg_indexes WHERE tablename = 'memory_vectors'")]
+        defs = [
+            r[0]
+            for r in query(postgres_url, "SELECT indexdef FROM pg_indexes WHERE tablename = 'memory_vectors'")
+        ]
         assert any("USING hnsw" in d and "WHERE indexed" in d for d in defs), defs
         assert [h.record.id for h in reopened.vector_search("u1", vec(1), limit=2)] == ["m0", "m1"]
         reopened.upsert(rec("new"), vec(0, 1))

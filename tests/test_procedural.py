@@ -22,7 +22,11 @@ from tests.formation_helpers import local_embedder
 from tests.scripted_upstream import running_memlane
 
 U = "maya"
-DEPLOY = ["run the test suite", "then build the site with hugo", "you should push the build to the main branch"]
+DEPLOY = [
+    "run the test suite",
+    "then build the site with hugo",
+    "you should push the build to the main branch",
+]
 
 
 @pytest.fixture
@@ -35,10 +39,15 @@ def mem(location: str) -> Iterator[Memory]:
 def test_a_procedure_is_numbered_imperative_steps_in_its_own_type_and_category(mem: Memory) -> None:
     rec = mem.add_procedure("deploy the blog", DEPLOY, user_id=U)
     assert rec.type is MemoryType.PROCEDURAL and rec.category == "Procedural"
-    assert rec.metadata["steps"] == ["Run the test suite.", "Build the site with hugo.",
-                                     "Push the build to the main branch."]
-    assert rec.summary == ("How to deploy the blog: 1. Run the test suite. 2. Build the site with hugo. "
-                           "3. Push the build to the main branch.")
+    assert rec.metadata["steps"] == [
+        "Run the test suite.",
+        "Build the site with hugo.",
+        "Push the build to the main branch.",
+    ]
+    assert rec.summary == (
+        "How to deploy the blog: 1. Run the test suite. 2. Build the site with hugo. "
+        "3. Push the build to the main branch."
+    )
     assert mem.procedure("Deploy the blog", user_id=U).id == rec.id
     assert [r.id for r in mem.procedures(user_id=U)] == [rec.id]
 
@@ -50,7 +59,10 @@ def test_saving_the_same_name_replaces_the_steps_and_keeps_the_old_ones_in_histo
     assert len(mem.procedures(user_id=U)) == 1
     history = mem.history(first.id, user_id=U)
     assert [h.event for h in history] == [HistoryEvent.ADD, HistoryEvent.UPDATE]
-    assert history[1].old_value is not None and history[1].old_value["metadata"]["steps"][1] == "Build the site with hugo."
+    assert (
+        history[1].old_value is not None
+        and history[1].old_value["metadata"]["steps"][1] == "Build the site with hugo."
+    )
 
 
 def test_procedures_stay_out_of_the_default_context_and_of_agents_without_procedural(mem: Memory) -> None:
@@ -63,7 +75,9 @@ def test_procedures_stay_out_of_the_default_context_and_of_agents_without_proced
     with pytest.raises(PermissionDeniedError, match="procedural"):
         mem.query("deploy", user_id=U, agent="supervisor", categories=["procedural"])
     executor = mem.query("how do I deploy the blog?", user_id=U, agent="executor", categories=["procedural"])
-    assert [i["text"] for i in executor.items] == [f"[procedural] {mem.procedure('deploy the blog', user_id=U).summary}"]
+    assert [i["text"] for i in executor.items] == [
+        f"[procedural] {mem.procedure('deploy the blog', user_id=U).summary}"
+    ]
 
 
 def test_a_procedure_is_never_a_merge_target_for_facts_from_chat(mem: Memory) -> None:
@@ -73,15 +87,20 @@ def test_a_procedure_is_never_a_merge_target_for_facts_from_chat(mem: Memory) ->
     assert [h.event for h in mem.history(proc.id, user_id=U)] == [HistoryEvent.ADD]
 
 
-@pytest.mark.parametrize(("name", "steps", "fragment"), [
-    ("", ["Run the tests"], "needs a name"),
-    ("deploy", [], "at least one step"),
-    ("deploy", ["I run the tests"], "statement, not an instruction"),
-    ("deploy", ["Run the tests", 3], "list of strings"),
-    ("deploy", [f"Step {i}" for i in range(21)], "at most 20 steps"),
-    ("deploy", ["x" * 301], "over 300"),
-])
-def test_bad_procedures_are_refused_and_nothing_is_stored(mem: Memory, name: str, steps: Any, fragment: str) -> None:
+@pytest.mark.parametrize(
+    ("name", "steps", "fragment"),
+    [
+        ("", ["Run the tests"], "needs a name"),
+        ("deploy", [], "at least one step"),
+        ("deploy", ["I run the tests"], "statement, not an instruction"),
+        ("deploy", ["Run the tests", 3], "list of strings"),
+        ("deploy", [f"Step {i}" for i in range(21)], "at most 20 steps"),
+        ("deploy", ["x" * 301], "over 300"),
+    ],
+)
+def test_bad_procedures_are_refused_and_nothing_is_stored(
+    mem: Memory, name: str, steps: Any, fragment: str
+) -> None:
     with pytest.raises(ValidationError, match=fragment):
         mem.add_procedure(name, steps, user_id=U)
     assert mem.procedures(user_id=U) == [] and mem.list(user_id=U) == []
@@ -89,8 +108,10 @@ def test_bad_procedures_are_refused_and_nothing_is_stored(mem: Memory, name: str
 
 def test_a_procedural_memory_is_always_filed_under_procedural(mem: Memory) -> None:
     with pytest.warns(UnknownCategoryWarning, match="filed under Procedural, not 'Tasks'"):
-        assert mem.put("How to cook rice: 1. Rinse it.", user_id=U, type="procedural",
-                       category="Tasks").category == "Procedural"
+        assert (
+            mem.put("How to cook rice: 1. Rinse it.", user_id=U, type="procedural", category="Tasks").category
+            == "Procedural"
+        )
     assert mem.put("How to bake bread: 1. Knead.", user_id=U, type="procedural").category == "Procedural"
     with pytest.raises(NotFoundError, match="no procedure 'cook rice'"):
         mem.procedure("cook rice", user_id=U)  # put by hand, not by name: only add_procedure names one
@@ -99,16 +120,25 @@ def test_a_procedural_memory_is_always_filed_under_procedural(mem: Memory) -> No
 def test_rest_saves_lists_and_fetches_procedures_for_the_calling_user_only(mem: Memory) -> None:
     with running_memlane(mem) as url, httpx.Client(base_url=url, timeout=30) as http:
         maya, lena = {"X-Memlane-User": U}, {"X-Memlane-User": "lena"}
-        saved = http.post("/v1/memory/procedures", headers=maya, json={"name": "deploy the blog", "steps": DEPLOY})
+        saved = http.post(
+            "/v1/memory/procedures", headers=maya, json={"name": "deploy the blog", "steps": DEPLOY}
+        )
         assert saved.status_code == 200 and saved.json()["metadata"]["steps"][0] == "Run the test suite."
         listed = http.get("/v1/memory/procedures", headers=maya).json()["memories"]
         assert [m["id"] for m in listed] == [saved.json()["id"]]
-        assert http.get("/v1/memory/procedures/deploy%20the%20blog", headers=maya).json()["id"] == saved.json()["id"]
+        assert (
+            http.get("/v1/memory/procedures/deploy%20the%20blog", headers=maya).json()["id"]
+            == saved.json()["id"]
+        )
         assert http.get("/v1/memory/procedures/deploy%20the%20blog", headers=lena).status_code == 404
         assert http.get("/v1/memory/procedures", headers=lena).json()["memories"] == []
-        bad = http.post("/v1/memory/procedures", headers=maya, json={"name": "x", "steps": ["We deploy on Fridays"]})
+        bad = http.post(
+            "/v1/memory/procedures", headers=maya, json={"name": "x", "steps": ["We deploy on Fridays"]}
+        )
         assert bad.status_code == 400 and "instruction" in bad.json()["error"]["message"]
-        extra = http.post("/v1/memory/procedures", headers=maya, json={"name": "x", "steps": ["Go"], "category": "Tasks"})
+        extra = http.post(
+            "/v1/memory/procedures", headers=maya, json={"name": "x", "steps": ["Go"], "category": "Tasks"}
+        )
         assert extra.status_code == 422
     assert len(mem.procedures(user_id=U)) == 1
 
@@ -136,8 +166,10 @@ def test_the_langgraph_tool_saves_for_the_configured_user(mem: Memory) -> None:
     from memlane.integrations.langgraph.tools import memory_tools
 
     tools = {t.name: t for t in memory_tools(mem)}
-    out = tools["procedure_save"].invoke({"name": "file expenses", "steps": ["Export the receipts", "Upload them"]},
-                                         {"configurable": {"user_id": U}})
+    out = tools["procedure_save"].invoke(
+        {"name": "file expenses", "steps": ["Export the receipts", "Upload them"]},
+        {"configurable": {"user_id": U}},
+    )
     assert out["steps"] == ["Export the receipts.", "Upload them."]
     assert "user_id" not in tools["procedure_save"].tool_call_schema.model_json_schema()["properties"]
     assert mem.procedure("file expenses", user_id=U).id == out["id"]

@@ -39,15 +39,37 @@ def mem(request: pytest.FixtureRequest, tmp_path: os.PathLike[str]) -> Iterator[
 def remember_the_token(mem: Memory) -> None:
     """The token in a keyed memory (updated), a formed one, a superseded keyed fact, and a parked job."""
     mem.put("User likes tea.", user_id=U, thread_id="t1")
-    rec = mem.put(f"User's locker code is {TOKEN} 4417.", user_id=U, key="profile:locker:code", thread_id="t1",
-                  tags=[TOKEN.lower()], entities=[TOKEN], metadata={"note": TOKEN})
+    rec = mem.put(
+        f"User's locker code is {TOKEN} 4417.",
+        user_id=U,
+        key="profile:locker:code",
+        thread_id="t1",
+        tags=[TOKEN.lower()],
+        entities=[TOKEN],
+        metadata={"note": TOKEN},
+    )
     mem.update(rec.id, user_id=U, summary=f"User's locker code is {TOKEN} 4418.")
     mem.add(f"My dog is called {TOKEN}.", user_id=U, thread_id="t1", wait=True)
     for n in (1, 2):  # a keyed fact corrected: the old version moves to an archive id, superseded
-        mem.add_facts([{"summary": f"User's bike lock code is {TOKEN}-{n}.", "key": "profile:bike:code",
-                        "category": "Personal"}], user_id=U, thread_id="t1", wait=True)
-    parked = Job(id=new_id(), user_id=U, kind="candidate", status=JobStatus.PARKED,
-                 payload={"candidate": {"summary": f"User's locker code is {TOKEN} 4418."}})
+        mem.add_facts(
+            [
+                {
+                    "summary": f"User's bike lock code is {TOKEN}-{n}.",
+                    "key": "profile:bike:code",
+                    "category": "Personal",
+                }
+            ],
+            user_id=U,
+            thread_id="t1",
+            wait=True,
+        )
+    parked = Job(
+        id=new_id(),
+        user_id=U,
+        kind="candidate",
+        status=JobStatus.PARKED,
+        payload={"candidate": {"summary": f"User's locker code is {TOKEN} 4418."}},
+    )
     mem.backend.apply(WriteBatch(jobs=[parked]))
 
 
@@ -68,14 +90,23 @@ def test_purge_leaves_no_copy_of_the_text_in_any_table_or_api(mem: Memory) -> No
     assert [r.summary for r in everything if TOKEN.lower() in r.model_dump_json().lower()] == []
     assert {r.state for r in everything if r.summary == "[purged]"} == {MemoryState.PURGED}
     assert len([r for r in everything if r.state is MemoryState.PURGED]) == 4  # with the bike's old version
-    assert all(r.key is None and not r.tags and not r.metadata for r in everything if r.state is MemoryState.PURGED)
+    assert all(
+        r.key is None and not r.tags and not r.metadata for r in everything if r.state is MemoryState.PURGED
+    )
     assert mem.backend.vectors(U, [r.id for r in everything if r.state is MemoryState.PURGED]) == {}
-    assert [h.memory.summary for h in mem.search(f"locker code {TOKEN}", user_id=U, include_inactive=True)
-            if TOKEN.lower() in h.memory.summary.lower()] == []
+    assert [
+        h.memory.summary
+        for h in mem.search(f"locker code {TOKEN}", user_id=U, include_inactive=True)
+        if TOKEN.lower() in h.memory.summary.lower()
+    ] == []
     assert TOKEN.lower() not in json.dumps(list(mem.export_user(U)), default=str).lower()
     for mid in ids:
         hist = mem.history(mid, user_id=U)
-        assert hist[-1].event is HistoryEvent.PURGE and hist[-1].actor == "api" and hist[-1].reason == "user asked"
+        assert (
+            hist[-1].event is HistoryEvent.PURGE
+            and hist[-1].actor == "api"
+            and hist[-1].reason == "user asked"
+        )
         assert all(h.old_value is None and h.new_value is None for h in hist)
         assert TOKEN.lower() not in json.dumps([h.model_dump(mode="json") for h in hist]).lower()
     block = mem.context("locker code", user_id=U, thread_id="t1", since_rev=0)
@@ -141,7 +172,9 @@ def live_with_the_token(mem: Memory) -> dict[str, str]:
     turn = partial(mem.add_turn, user_id=U, thread_id="t1", wait=True)
     turn(f"I work at {TOKEN}.", at=now - 6 * HOUR)
     insight = mem.run_insights(user_id=U, at=now - 5 * HOUR)["created"]
-    turn("I work at Acme now.", at=now - 4 * HOUR)  # the keyed fact's old version is superseded, a reason quotes it
+    turn(
+        "I work at Acme now.", at=now - 4 * HOUR
+    )  # the keyed fact's old version is superseded, a reason quotes it
     turn("My favourite drink is tea.", at=now - 5.5 * HOUR)
     turn(f"Actually my favourite drink is {TOKEN} tea.", at=now - 5.2 * HOUR)  # a refinement quoting both
     turn("My favourite drink is coffee now.", at=now - 5 * HOUR)  # the token's version is superseded in turn
@@ -150,14 +183,27 @@ def live_with_the_token(mem: Memory) -> dict[str, str]:
     mem.reject_proposal(mem.proposals(user_id=U)[0].id, user_id=U)
     turn("I moved to Faro.", at=now - HOUR)  # a second one, left pending
     mem.put("User enjoys hiking on weekends.", user_id=U, tags=["hiking"])
-    dup = mem.put("User likes to hike at weekends.", user_id=U, tags=["hiking", TOKEN.lower()], entities=[TOKEN])
+    dup = mem.put(
+        "User likes to hike at weekends.", user_id=U, tags=["hiking", TOKEN.lower()], entities=[TOKEN]
+    )
     shared = mem.put(f"User's team room is {TOKEN} 3.", user_id=U)
     mem.share(shared.id, user_id=U, with_users=["bo"])
     start = now - 30 * timedelta(minutes=1)
-    mem.record_messages([{"name": who, "content": f"{text} {TOKEN} cabin.", "at": start + n * timedelta(minutes=1)}
-                         for n, (who, text) in enumerate([("ana", "Shall we book the"), ("ben", "Yes, book the"),
-                                                           ("ana", "Booked the"), ("ben", "Paid for the")])],
-                        user_id=U, chat_id="trip")
+    mem.record_messages(
+        [
+            {"name": who, "content": f"{text} {TOKEN} cabin.", "at": start + n * timedelta(minutes=1)}
+            for n, (who, text) in enumerate(
+                [
+                    ("ana", "Shall we book the"),
+                    ("ben", "Yes, book the"),
+                    ("ana", "Booked the"),
+                    ("ben", "Paid for the"),
+                ]
+            )
+        ],
+        user_id=U,
+        chat_id="trip",
+    )
     mem.run_tasks(at=now + 3 * HOUR)  # the session is summarised
     mem.run_tasks(at=now + 28 * HOUR)  # consolidation merges the two hiking memories
     everything = {r.id: r for r in mem.list(user_id=U, include_inactive=True, limit=1000)}
@@ -168,13 +214,22 @@ def live_with_the_token(mem: Memory) -> dict[str, str]:
     assert {p.status.value for p in mem.proposals(user_id=U, status=None)} == {"rejected", "pending"}
     work = [r for r in everything.values() if r.summary == f"User works at {TOKEN}."]
     assert work and work[0].state is MemoryState.SUPERSEDED
-    assert any(TOKEN.lower() in (h.reason or "").lower() for h in mem.history(work[0].superseded_by or "", user_id=U))
+    assert any(
+        TOKEN.lower() in (h.reason or "").lower() for h in mem.history(work[0].superseded_by or "", user_id=U)
+    )
     tea = next(r for r in everything.values() if r.summary == "User's favourite drink is tea.")
-    assert any(TOKEN.lower() in (h.reason or "").lower() for h in mem.history(tea.id, user_id=U))  # "'... tea' is a
+    assert any(
+        TOKEN.lower() in (h.reason or "").lower() for h in mem.history(tea.id, user_id=U)
+    )  # "'... tea' is a
     # more specific 'tea'": the row of the version it replaced quotes it, and names neither its id nor its text
     # what the user purges: the memories whose own words hold the token (not the insight: it is derived)
-    roots = {r.id: r.summary for r in everything.values() if r.type.value != "insight"
-             and TOKEN.lower() in r.summary.lower() and r.state is not MemoryState.PURGED}
+    roots = {
+        r.id: r.summary
+        for r in everything.values()
+        if r.type.value != "insight"
+        and TOKEN.lower() in r.summary.lower()
+        and r.state is not MemoryState.PURGED
+    }
     return {**roots, dup.id: dup.summary, **{i: "insight" for i in insight}}
 
 
@@ -182,7 +237,9 @@ def test_a_purge_forgets_every_derived_copy(lived: Memory) -> None:
     mem = lived
     planted = live_with_the_token(mem)
     insight = [i for i, s in planted.items() if s == "insight"]
-    assert {"memories", "history", "change_log", "jobs", "proposals", "messages"} <= set(tables_holding(mem.backend, TOKEN))
+    assert {"memories", "history", "change_log", "jobs", "proposals", "messages"} <= set(
+        tables_holding(mem.backend, TOKEN)
+    )
     for mid, summary in planted.items():
         if summary != "insight":
             mem.purge(mid, user_id=U, reason="user asked")
@@ -190,7 +247,9 @@ def test_a_purge_forgets_every_derived_copy(lived: Memory) -> None:
     assert tables_holding(mem.backend, TOKEN) == []
     everything = mem.list(user_id=U, include_inactive=True, limit=1000)
     assert TOKEN.lower() not in json.dumps([r.model_dump(mode="json") for r in everything]).lower()
-    assert [r.state for r in everything if r.id in insight] == [MemoryState.PURGED]  # derived: purged with its source
+    assert [r.state for r in everything if r.id in insight] == [
+        MemoryState.PURGED
+    ]  # derived: purged with its source
     assert mem.history(insight[0], user_id=U)[-1].reason == "user asked (inferred from a purged memory)"
     survivor = next(r for r in everything if r.summary == "User enjoys hiking on weekends.")
     assert survivor.state is MemoryState.ACTIVE and survivor.tags == ["hiking"] and survivor.entities == []
@@ -198,18 +257,28 @@ def test_a_purge_forgets_every_derived_copy(lived: Memory) -> None:
     tea = next(r for r in everything if r.summary == "User's favourite drink is tea.")
     assert tea.state is MemoryState.SUPERSEDED  # the version before the purged one stays, with its events
     assert [h.event for h in mem.history(tea.id, user_id=U)] == [HistoryEvent.SUPERSEDE]
-    histories = [h.model_dump(mode="json") for r in everything for h in mem.history(r.id, user_id=U, limit=1000)]
+    histories = [
+        h.model_dump(mode="json") for r in everything for h in mem.history(r.id, user_id=U, limit=1000)
+    ]
     assert TOKEN.lower() not in json.dumps(histories).lower()
     assert mem.proposals(user_id=U, status=None) == []
     assert mem.sessions(user_id=U) == []
     for user in (U, "bo"):
-        seen = [*mem.list(user_id=user, include_inactive=True), *(h.memory for h in mem.search(TOKEN, user_id=user))]
+        seen = [
+            *mem.list(user_id=user, include_inactive=True),
+            *(h.memory for h in mem.search(TOKEN, user_id=user)),
+        ]
         assert TOKEN.lower() not in json.dumps([r.model_dump(mode="json") for r in seen]).lower()
-        assert TOKEN.lower() not in mem.context(f"{TOKEN} team room", user_id=user, thread_id="t1").text.lower()
+        assert (
+            TOKEN.lower() not in mem.context(f"{TOKEN} team room", user_id=user, thread_id="t1").text.lower()
+        )
         changes = mem.backend.changes_after(user, 0, limit=1000)
         assert TOKEN.lower() not in json.dumps([c.model_dump(mode="json") for c in changes]).lower()
     assert TOKEN.lower() not in json.dumps(list(mem.export_user(U)), default=str).lower()
-    assert TOKEN.lower() not in json.dumps([j.model_dump(mode="json") for j in mem.jobs(user_id=U, limit=1000)]).lower()
+    assert (
+        TOKEN.lower()
+        not in json.dumps([j.model_dump(mode="json") for j in mem.jobs(user_id=U, limit=1000)]).lower()
+    )
     if mem.backend.name == "sqlite":  # the file's bytes: secure_delete zeroed what the purge removed
         path = mem.backend.path  # type: ignore[attr-defined]
         mem.close()
@@ -246,13 +315,17 @@ def test_delete_user_leaves_no_row_naming_the_user_and_compact_leaves_no_byte(li
 def test_after_delete_user_and_compact_neither_sqlite_file_holds_the_user(tmp_path: os.PathLike[str]) -> None:
     path = os.path.join(tmp_path, "m.db")
     gone = "zz-leaving-user-77"
-    with Memory(path, embedder=HashEmbedder(64), llm="rules", settings=Settings(db=path, worker=False)) as mem:
+    with Memory(
+        path, embedder=HashEmbedder(64), llm="rules", settings=Settings(db=path, worker=False)
+    ) as mem:
         for n in range(30):
             mem.put(f"User's note {n} about the {TOKEN} garden.", user_id=gone, tags=[gone])
         mem.put("User's note about tea.", user_id="bo")
         assert gone.encode() in file_bytes(path)
         mem.delete_user(gone)
-        sizes = asyncio.run(AsyncMemory(memory=mem).compact())  # open: the log is emptied too (async: same path)
+        sizes = asyncio.run(
+            AsyncMemory(memory=mem).compact()
+        )  # open: the log is emptied too (async: same path)
         assert sizes["bytes_after"] < sizes["bytes_before"]
         data = file_bytes(path)
         assert gone.encode() not in data and TOKEN.encode() not in data
@@ -284,14 +357,20 @@ def test_an_insight_goes_with_the_version_of_a_keyed_fact_it_was_inferred_from(l
         turn("My favourite colour is green now.", at=now - 20 * HOUR)
         versions = [r for r in mem.list(user_id=U, include_inactive=True) if TOKEN in r.summary]
         assert len(versions) == 2 and all(r.state is MemoryState.SUPERSEDED for r in versions)
-        for insight, version in zip((during, before), sorted(versions, key=lambda r: r.created_at), strict=True):
-            assert mem.get(insight, user_id=U).metadata["inferred_from"] == [version.superseded_by]  # the fact's id
+        for insight, version in zip(
+            (during, before), sorted(versions, key=lambda r: r.created_at), strict=True
+        ):
+            assert mem.get(insight, user_id=U).metadata["inferred_from"] == [
+                version.superseded_by
+            ]  # the fact's id
         for version in versions:
             mem.purge(version.id, user_id=U)
         assert mem.get(during, user_id=U).state is MemoryState.PURGED
         assert mem.get(before, user_id=U).state is MemoryState.ACTIVE  # made before the token's version held
-        assert {r.summary for r in mem.list(user_id=U)} >= {"User's favourite drink is coffee now.",
-                                                              "User's favourite colour is green now."}
+        assert {r.summary for r in mem.list(user_id=U)} >= {
+            "User's favourite drink is coffee now.",
+            "User's favourite colour is green now.",
+        }
 
 
 def test_the_purge_task_takes_the_insights_of_what_it_purges(location: str) -> None:
@@ -304,5 +383,6 @@ def test_the_purge_task_takes_the_insights_of_what_it_purges(location: str) -> N
         mem.run_tasks(at=utcnow() + timedelta(days=31))
         assert [mem.get(i, user_id=U).state for i in (fact.id, insight)] == [MemoryState.PURGED] * 2
         assert mem.history(insight, user_id=U)[-1].reason == (
-            "purge: soft deleted and past purge_at (inferred from a purged memory)")
+            "purge: soft deleted and past purge_at (inferred from a purged memory)"
+        )
         assert tables_holding(mem.backend, TOKEN) == []

@@ -31,7 +31,7 @@ def calls(block: str) -> set[tuple[str, str]]:
     for line in block.splitlines():
         if "curl " not in line:
             continue
-        words = shlex.split(line[line.index("curl "):].split("|")[0].rstrip(")"))
+        words = shlex.split(line[line.index("curl ") :].split("|")[0].rstrip(")"))
         url = next(w for w in words if w.startswith("$MEMLANE"))
         method = words[words.index("-X") + 1] if "-X" in words else ("POST" if "-d" in words else "GET")
         out.add((method, url.removeprefix("$MEMLANE").split("?")[0]))
@@ -52,8 +52,12 @@ def test_every_route_has_a_curl_line(tmp_path: Path) -> None:
 
 def test_the_readme_curl_block_runs_against_memlane_serve(tmp_path: Path) -> None:
     with scripted_upstream() as (upstream, upstream_url):
-        env = cli_env(tmp_path, MEMLANE_DB=str(tmp_path / "memlane.db"), MEMLANE_UPSTREAM_BASE_URL=upstream_url,
-                      MEMLANE_UPSTREAM_MODEL=MODEL)
+        env = cli_env(
+            tmp_path,
+            MEMLANE_DB=str(tmp_path / "memlane.db"),
+            MEMLANE_UPSTREAM_BASE_URL=upstream_url,
+            MEMLANE_UPSTREAM_MODEL=MODEL,
+        )
         with serving(env) as served:
             done = run_bash(rest_block().replace(ADDRESS, served.url), env)
     assert done.returncode == 0, done.stderr[-3000:]

@@ -37,8 +37,17 @@ def close(a: Sequence[float], b: Sequence[float]) -> bool:
 def store(tmp_path: Path) -> Path:
     db = tmp_path / "r.db"
     mem = Memory(str(db), embedder=Counting(), settings=Settings(timezone="UTC"))
-    mem.put_many([{"summary": f"I planted tomato number {i}.", "actor_id": "Maya",
-                   "metadata": {"context": "Ben: what did you plant?"}} for i in range(7)], user_id="maya")
+    mem.put_many(
+        [
+            {
+                "summary": f"I planted tomato number {i}.",
+                "actor_id": "Maya",
+                "metadata": {"context": "Ben: what did you plant?"},
+            }
+            for i in range(7)
+        ],
+        user_id="maya",
+    )
     mem.put("I like tea.", user_id="ben", actor_id="Ben")
     mem.close()
     return db
@@ -47,9 +56,17 @@ def store(tmp_path: Path) -> Path:
 def test_header_text_at_write_and_query_time() -> None:
     from memlane.model.record import MemoryRecord
 
-    on = Settings(memory_embedding_header=True, memory_embedding_header_fields=["context", "speaker", "thread"])
-    rec = MemoryRecord(id="m", user_id="u", summary="I went hiking.", actor_id="Maya", thread_id="s1",
-                       metadata={"context": "Ben: any plans?"})
+    on = Settings(
+        memory_embedding_header=True, memory_embedding_header_fields=["context", "speaker", "thread"]
+    )
+    rec = MemoryRecord(
+        id="m",
+        user_id="u",
+        summary="I went hiking.",
+        actor_id="Maya",
+        thread_id="s1",
+        metadata={"context": "Ben: any plans?"},
+    )
     assert memory_text(rec, on) == "Ben: any plans?\nthread s1. Maya: I went hiking."
     assert memory_text(rec, Settings()) == "I went hiking."
     assert query_text("where?", on, thread_id="s1") == "thread s1. where?"

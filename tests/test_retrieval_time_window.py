@@ -20,17 +20,29 @@ def mem(tmp_path: Path) -> Iterator[Memory]:
     m.close()
 
 
-@pytest.mark.parametrize(("inside", "outside", "question", "asked"), [
-    (("User decided to switch their energy supplier to Octopus.", "2026-03-12T10:00:00Z"),
-     ("We decided to repaint the garden shed green.", "2026-04-02T18:00:00Z"),
-     "What did I decide last month?", "2026-04-03T09:00:00Z"),
-    (("User decided to move their savings into a cash ISA.", "2026-03-20T10:00:00Z"),
-     ("We decided to get a puppy!", "2026-04-01T18:00:00Z"),
-     "what did we decide in March?", "2026-04-03T09:00:00Z"),
-    (("User chose a standing desk from IKEA.", "2026-04-08T10:00:00Z"),
-     ("User chose the blue one.", "2026-04-13T08:00:00Z"),
-     "what did I choose last week?", "2026-04-15T12:00:00Z"),
-])
+@pytest.mark.parametrize(
+    ("inside", "outside", "question", "asked"),
+    [
+        (
+            ("User decided to switch their energy supplier to Octopus.", "2026-03-12T10:00:00Z"),
+            ("We decided to repaint the garden shed green.", "2026-04-02T18:00:00Z"),
+            "What did I decide last month?",
+            "2026-04-03T09:00:00Z",
+        ),
+        (
+            ("User decided to move their savings into a cash ISA.", "2026-03-20T10:00:00Z"),
+            ("We decided to get a puppy!", "2026-04-01T18:00:00Z"),
+            "what did we decide in March?",
+            "2026-04-03T09:00:00Z",
+        ),
+        (
+            ("User chose a standing desk from IKEA.", "2026-04-08T10:00:00Z"),
+            ("User chose the blue one.", "2026-04-13T08:00:00Z"),
+            "what did I choose last week?",
+            "2026-04-15T12:00:00Z",
+        ),
+    ],
+)
 def test_a_decision_in_the_named_period_outranks_one_just_after_it(
     mem: Memory, inside: tuple[str, str], outside: tuple[str, str], question: str, asked: str
 ) -> None:

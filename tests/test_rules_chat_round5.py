@@ -20,41 +20,55 @@ from tests.test_rules_chat_register import summaries
 U = "u_round5"
 
 
-@pytest.mark.parametrize(("message", "expected"), [
-    ("I don't cycle to uni anymore, I take the tram now", "User takes the tram now."),
-    ("i'm not renting any more, we bought a flat in Gdansk", "User bought a flat in Gdansk."),
-    ("I quit the choir, I sing with a jazz trio now", "User sings with a jazz trio now."),
-])
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        ("I don't cycle to uni anymore, I take the tram now", "User takes the tram now."),
+        ("i'm not renting any more, we bought a flat in Gdansk", "User bought a flat in Gdansk."),
+        ("I quit the choir, I sing with a jazz trio now", "User sings with a jazz trio now."),
+    ],
+)
 def test_what_replaced_something_just_ended_is_kept(message: str, expected: str) -> None:
     assert expected in summaries(message)
 
 
-@pytest.mark.parametrize("message", [
-    "I don't play padel any more, my shoulder is wrecked",  # a reason, not what replaced it
-    "I went to the market, I bought leeks",  # nothing ended: a passing errand
-])
+@pytest.mark.parametrize(
+    "message",
+    [
+        "I don't play padel any more, my shoulder is wrecked",  # a reason, not what replaced it
+        "I went to the market, I bought leeks",  # nothing ended: a passing errand
+    ],
+)
 def test_a_reason_or_a_passing_errand_is_not_a_replacement(message: str) -> None:
     assert not any("shoulder" in s or "leeks" in s for s in summaries(message))
 
 
-@pytest.mark.parametrize(("message", "expected"), [
-    ("I walk the dog now", "User walks the dog now."),
-    ("I drink rooibos now", "User drinks rooibos now."),
-])
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        ("I walk the dog now", "User walks the dog now."),
+        ("I drink rooibos now", "User drinks rooibos now."),
+    ],
+)
 def test_now_marks_a_change_that_says_enough_in_few_words(message: str, expected: str) -> None:
     assert summaries(message) == [expected]
 
 
-@pytest.mark.parametrize("message", ["I am at the dentist now", "I am off now", "I have to go now", "I see it now"])
+@pytest.mark.parametrize(
+    "message", ["I am at the dentist now", "I am off now", "I have to go now", "I see it now"]
+)
 def test_now_does_not_keep_where_the_user_is_or_a_passing_moment(message: str) -> None:
     assert summaries(message) == []
 
 
-@pytest.mark.parametrize(("message", "expected"), [
-    ("from next week I start at Vestas", "User works at Vestas."),
-    ("I'm starting with Bupa in the new year", "User works at Bupa."),
-    ("my final day at Ocado was Thursday, weird feeling", "User left Ocado."),
-])
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        ("from next week I start at Vestas", "User works at Vestas."),
+        ("I'm starting with Bupa in the new year", "User works at Bupa."),
+        ("my final day at Ocado was Thursday, weird feeling", "User left Ocado."),
+    ],
+)
 def test_a_new_job_about_to_begin_or_a_last_day_is_a_change_of_employer(message: str, expected: str) -> None:
     assert expected in summaries(message)
 
@@ -65,14 +79,19 @@ def test_starting_at_a_time_or_with_a_thing_is_no_employer(message: str) -> None
 
 
 def test_a_resignation_and_a_new_employer_in_one_message_keep_the_new_employer() -> None:
-    found = summaries("handed my notice in at last, final shift with Boots is Saturday and on Monday I start at Lidl")
+    found = summaries(
+        "handed my notice in at last, final shift with Boots is Saturday and on Monday I start at Lidl"
+    )
     assert "User left Boots." in found and "User works at Lidl." in found
 
 
-@pytest.mark.parametrize(("message", "expected"), [
-    ("salsa class moved to wednesdays", "User's salsa class is on Wednesdays."),
-    ("my allotment shift is on sundays now", "User's allotment shift is on Sundays."),
-])
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        ("salsa class moved to wednesdays", "User's salsa class is on Wednesdays."),
+        ("my allotment shift is on sundays now", "User's allotment shift is on Sundays."),
+    ],
+)
 def test_a_weekly_schedule_with_my_dropped_is_the_users(message: str, expected: str) -> None:
     assert summaries(message) == [expected]
 
@@ -82,10 +101,13 @@ def test_someone_elses_schedule_or_one_occasion_is_no_weekly_schedule(message: s
     assert not any("Saturdays" in s or "Fridays" in s for s in summaries(message))
 
 
-@pytest.mark.parametrize(("message", "expected"), [
-    ("back to green tea, coffee was wrecking my sleep", "User is back to green tea."),
-    ("I'm back on early shifts", "User is back on early shifts."),
-])
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        ("back to green tea, coffee was wrecking my sleep", "User is back to green tea."),
+        ("I'm back on early shifts", "User is back on early shifts."),
+    ],
+)
 def test_back_to_a_habit_is_kept(message: str, expected: str) -> None:
     assert summaries(message) == [expected]
 
@@ -95,12 +117,15 @@ def test_back_to_normal_or_home_is_passing(message: str) -> None:
     assert summaries(message) == []
 
 
-@pytest.mark.parametrize(("message", "name"), [
-    ("hmm, I'd rather you called me Teo", "Teo"),
-    ("scratch that, please call me Ines", "Ines"),
-    ("hiya, name's Callum, I live in Oban", "Callum"),
-    ("I would prefer to be called Dot", "Dot"),
-])
+@pytest.mark.parametrize(
+    ("message", "name"),
+    [
+        ("hmm, I'd rather you called me Teo", "Teo"),
+        ("scratch that, please call me Ines", "Ines"),
+        ("hiya, name's Callum, I live in Oban", "Callum"),
+        ("I would prefer to be called Dot", "Dot"),
+    ],
+)
 def test_the_name_the_user_asks_for_is_read_however_it_is_asked(message: str, name: str) -> None:
     assert any(name in s for s in summaries(message))
 
@@ -112,18 +137,27 @@ def test_call_me_later_names_no_one(message: str) -> None:
 
 def test_one_slot_said_twice_in_a_message_keeps_the_later_word() -> None:
     assert summaries("I'm not a barista anymore, I retrained as a sign-language interpreter") == [
-        "User is not a barista anymore.", "User works as a sign-language interpreter."]
+        "User is not a barista anymore.",
+        "User works as a sign-language interpreter.",
+    ]
 
 
 @pytest.fixture
 def mem(tmp_path: Path) -> Iterator[Memory]:
-    memory = open_memory(str(tmp_path / "r5.db"), RulesLLM(), memory_consent_fields=[], memory_consent_benign_fields=[])
+    memory = open_memory(
+        str(tmp_path / "r5.db"), RulesLLM(), memory_consent_fields=[], memory_consent_benign_fields=[]
+    )
     yield memory
     memory.close()
 
 
 def _say(mem: Memory, text: str, day: int) -> None:
-    mem.add([ChatMessage(role="user", content=text)], user_id=U, at=datetime(2026, 5, day, 9, tzinfo=UTC), wait=True)
+    mem.add(
+        [ChatMessage(role="user", content=text)],
+        user_id=U,
+        at=datetime(2026, 5, day, 9, tzinfo=UTC),
+        wait=True,
+    )
 
 
 def told_in_chat(mem: Memory, first: str, then: str) -> list[str]:
@@ -131,8 +165,12 @@ def told_in_chat(mem: Memory, first: str, then: str) -> list[str]:
     days apart; the active summaries after them."""
     for text, day in ((first, 1), (then, 20)):
         _say(mem, text, day)
-        mem.capture_turn([ChatMessage(role="user", content=text)], user_id=U,
-                         at=datetime(2026, 5, day, 9, tzinfo=UTC), wait=True)
+        mem.capture_turn(
+            [ChatMessage(role="user", content=text)],
+            user_id=U,
+            at=datetime(2026, 5, day, 9, tzinfo=UTC),
+            wait=True,
+        )
     return [r.summary for r in mem.list(user_id=U)]
 
 

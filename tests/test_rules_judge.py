@@ -18,16 +18,29 @@ PAIRS = [
     # a new value of the same attribute, said in other words
     ("User's daughter Nell is 4 years old.", "Nell celebrated her fifth birthday.", "contradiction"),
     ("User's tortoise Sheldon is 31.", "Sheldon the tortoise is 32 now.", "contradiction"),
-    ("User takes 50 mg of sertraline a day.", "User's psychiatrist upped the sertraline to 100 mg.", "contradiction"),
-    ("User's mortgage payment is 900 pounds a month.", "User's mortgage payment rose to 980 pounds.",
-     "contradiction"),
-    ("User's dissertation defence is on March 3.", "User's dissertation defence was postponed to April 21.",
-     "contradiction"),
+    (
+        "User takes 50 mg of sertraline a day.",
+        "User's psychiatrist upped the sertraline to 100 mg.",
+        "contradiction",
+    ),
+    (
+        "User's mortgage payment is 900 pounds a month.",
+        "User's mortgage payment rose to 980 pounds.",
+        "contradiction",
+    ),
+    (
+        "User's dissertation defence is on March 3.",
+        "User's dissertation defence was postponed to April 21.",
+        "contradiction",
+    ),
     ("User builds the mobile app in Swift.", "User ported the mobile app to Kotlin.", "contradiction"),
     ("User drinks black tea at breakfast.", "User switched to green tea at breakfast.", "contradiction"),
     ("User works for Deloitte.", "User resigned from Deloitte to go freelance.", "contradiction"),
-    ("User ate at Dishoom with friends last night.", "User ate at Hoppers with friends last night.",
-     "contradiction"),
+    (
+        "User ate at Dishoom with friends last night.",
+        "User ate at Hoppers with friends last night.",
+        "contradiction",
+    ),
     ("User is a junior designer.", "User was promoted to senior designer.", "contradiction"),
     ("User's visa application was approved.", "User's visa application was rejected.", "contradiction"),
     ("User runs every evening.", "User does not run anymore.", "contradiction"),
@@ -162,7 +175,11 @@ CONFLICTS = [
     ("User lives in Tallinn.", "User's sister lives in Kyoto.", "new"),
     ("User loves bacon.", "User's girlfriend does not eat meat.", "new"),
     ("User has a parrot named Mango.", "User has a parrot named Kiwi.", "new"),
-    ("User speaks Polish.", "User works as a plumber.", "unsure"),  # nothing ties them: the similarity decides
+    (
+        "User speaks Polish.",
+        "User works as a plumber.",
+        "unsure",
+    ),  # nothing ties them: the similarity decides
     ("User likes films.", "User does not like horror films.", "new"),
     ("User decided to sell their motorbike.", "User decided to learn the cello.", "unsure"),
     ("User booked a flight to Oslo for May.", "User booked a hotel in Oslo for May.", "unsure"),
@@ -187,8 +204,10 @@ BOTH_HOLD = [
     ("User is practising Spanish with Lucia.", "User is practising Spanish with Pablo."),
     ("User visited their aunt on Saturday.", "User visited their cousin on Saturday."),
     # one-off past events on other days at other places
-    ("User had a dentist appointment at Smile Clinic on Tuesday.",
-     "User had a dentist appointment at Brightwhite on Friday."),
+    (
+        "User had a dentist appointment at Smile Clinic on Tuesday.",
+        "User had a dentist appointment at Brightwhite on Friday.",
+    ),
 ]
 
 
@@ -246,22 +265,30 @@ def test_an_ordinary_word_is_not_a_tool_unless_capitalised() -> None:
     """'opera' the music is no browser and 'fish' the food no shell; 'Opera' and 'Fish' are."""
     assert not frame("User loves opera.").kinds and not frame("User eats fish on Fridays.").kinds
     assert frame("User browses with Opera.").kinds == {"browser"}
-    assert classify("User gave Ama a record of opera arias.", "User gave Jo a record of opera arias.").relation \
-        in ("new", "unsure")
+    assert classify(
+        "User gave Ama a record of opera arias.", "User gave Jo a record of opera arias."
+    ).relation in ("new", "unsure")
 
 
 def test_a_name_given_is_not_someone_met() -> None:
     """'is called Leon' names the partner; it is no event with Leon: the new name replaces the old."""
-    assert classify("User's partner is called Tomasz.", "User's partner is called Leon.").relation == "contradiction"
+    assert (
+        classify("User's partner is called Tomasz.", "User's partner is called Leon.").relation
+        == "contradiction"
+    )
 
 
 def test_giving_up_one_subscription_leaves_another() -> None:
     """What is given up is named by the head of its object: 'cancelled the Hulu subscription' retires
     the Hulu subscription, not the Audible one."""
-    assert classify("User has an Audible subscription.", "User cancelled their Hulu subscription.").relation \
+    assert (
+        classify("User has an Audible subscription.", "User cancelled their Hulu subscription.").relation
         != "contradiction"
-    assert classify("User pays for Hulu every month.", "User cancelled their Hulu subscription.").relation \
+    )
+    assert (
+        classify("User pays for Hulu every month.", "User cancelled their Hulu subscription.").relation
         == "contradiction"
+    )
 
 
 def test_the_judge_names_what_a_candidate_retires_for_a_keyword_search() -> None:
@@ -277,9 +304,16 @@ ROUND3 = [
     # a stance turned over and back: the latest wins, stance and leaving words aside
     ("User adores pickled herring.", "User can no longer tolerate pickled herring.", "contradiction"),
     ("User can't stomach coriander anymore.", "User enjoys coriander again.", "contradiction"),
-    ("User has stopped putting honey in their porridge.", "User is putting honey in their porridge again.",
-     "contradiction"),
-    ("User quit cycling to the office.", "User is back to cycling to the office twice a week.", "contradiction"),
+    (
+        "User has stopped putting honey in their porridge.",
+        "User is putting honey in their porridge again.",
+        "contradiction",
+    ),
+    (
+        "User quit cycling to the office.",
+        "User is back to cycling to the office twice a week.",
+        "contradiction",
+    ),
     ("User cannot stand celery.", "User has come round to celery.", "contradiction"),
     # a dislike of one thing under a group the other likes as a whole: both hold
     ("User adores fish.", "User hates sardines.", "new"),
@@ -289,11 +323,17 @@ ROUND3 = [
     ("User carries a Nokia 8.", "User now has a Xiaomi 14.", "contradiction"),
     # days with their part of the day are one value
     ("User does yoga on Tuesday mornings.", "User moved yoga to Thursday evenings.", "contradiction"),
-    ("User's choir rehearses on Wednesday evenings.", "User's choir now rehearses on Friday mornings.",
-     "contradiction"),
+    (
+        "User's choir rehearses on Wednesday evenings.",
+        "User's choir now rehearses on Friday mornings.",
+        "contradiction",
+    ),
     # a short object between the verb and "from X to Y"
-    ("User stores their photos in Dropbox.", "User migrated all of their photos from Dropbox to iCloud.",
-     "contradiction"),
+    (
+        "User stores their photos in Dropbox.",
+        "User migrated all of their photos from Dropbox to iCloud.",
+        "contradiction",
+    ),
     # a general word, then a kind of it the lexicon does not list (found by the embedding model)
     ("User has a pet.", "User keeps a gerbil named Biscuit.", "refinement"),
     ("User plays a musical instrument.", "User plays the banjo in a bluegrass band.", "refinement"),
@@ -323,15 +363,28 @@ ROUND3B = [
     ("User has kids.", "User has a son of 9 and a daughter of 12.", "refinement"),
     ("User has a vehicle.", "User rides a Vespa scooter to work.", "refinement"),
     ("User owns a car.", "User drives a 2021 Toyota Corolla hatchback.", "refinement"),
-    ("User's brother Anil works as a chef at Dishoom.", "User's brother Anil is now a sous-chef at Hoppers.",
-     "contradiction"),
+    (
+        "User's brother Anil works as a chef at Dishoom.",
+        "User's brother Anil is now a sous-chef at Hoppers.",
+        "contradiction",
+    ),
     ("User's mum Greta works at Lidl.", "User's mum Greta now works at the Co-op.", "contradiction"),
-    ("User's driving licence expires in March 2028.", "User renewed their driving licence, now valid until 2038.",
-     "contradiction"),
+    (
+        "User's driving licence expires in March 2028.",
+        "User renewed their driving licence, now valid until 2038.",
+        "contradiction",
+    ),
     ("User's favourite author is Le Guin.", "User's favourite author is now Ishiguro.", "contradiction"),
-    ("User's favourite podcast right now is Radiolab.", "User's favourite podcast is now Reply All.",
-     "contradiction"),
-    ("User uses light mode on their laptop.", "User has changed to dark mode on the laptop.", "contradiction"),
+    (
+        "User's favourite podcast right now is Radiolab.",
+        "User's favourite podcast is now Reply All.",
+        "contradiction",
+    ),
+    (
+        "User uses light mode on their laptop.",
+        "User has changed to dark mode on the laptop.",
+        "contradiction",
+    ),
     ("User plays Stardew Valley every weekend.", "User gave up gaming last month.", "contradiction"),
     ("User holds a Kenyan passport.", "User renewed their passport, now valid until May 2035.", "new"),
 ]
@@ -401,19 +454,27 @@ def test_kind_of_reads_the_kinds_rows_and_the_model() -> None:
 
 
 def test_someone_named_by_a_family_word_is_that_relation() -> None:
-    """"Grandpa turned 80" is about the user's grandfather, not about a stranger called Grandpa."""
-    assert classify("User's grandfather is 79 years old.", "User mentioned that Grandpa is 80 years old.").relation \
+    """ "Grandpa turned 80" is about the user's grandfather, not about a stranger called Grandpa."""
+    assert (
+        classify(
+            "User's grandfather is 79 years old.", "User mentioned that Grandpa is 80 years old."
+        ).relation
         == "contradiction"
-    assert classify("User's grandfather is 79 years old.", "User mentioned that Lorenzo is 80 years old.").relation \
-        in ("new", "unsure")
+    )
+    assert classify(
+        "User's grandfather is 79 years old.", "User mentioned that Lorenzo is 80 years old."
+    ).relation in ("new", "unsure")
 
 
-@pytest.mark.parametrize(("comparative", "negative"), [
-    ("User prefers cycling to the bus.", "User hates taking the bus."),
-    ("User prefers paperbacks over e-readers.", "User dislikes e-readers."),
-])
+@pytest.mark.parametrize(
+    ("comparative", "negative"),
+    [
+        ("User prefers cycling to the bus.", "User hates taking the bus."),
+        ("User prefers paperbacks over e-readers.", "User dislikes e-readers."),
+    ],
+)
 def test_a_comparative_preference_says_what_is_liked_less(comparative: str, negative: str) -> None:
-    """"prefers A over B" and "hates B" say one thing: never a correction, the same fact when near."""
+    """ "prefers A over B" and "hates B" say one thing: never a correction, the same fact when near."""
     assert classify(comparative, negative).relation == "unsure"
     assert same_fact(comparative, negative).same_fact
     assert not same_fact(comparative, "User hates cycling.").same_fact  # A, not B

@@ -123,9 +123,15 @@ def test_a_breed_of_another_animal_or_frame_refines_nothing(existing: str, candi
 # "Now works as" another role is a change for the same subject, whoever it is, whatever the new statement
 # gives up on the way.
 ROLE_CHANGED = [
-    ("User's sister Lena works as a night nurse.", "User's sister Lena quit the hospital and now works as a pharmacist."),
+    (
+        "User's sister Lena works as a night nurse.",
+        "User's sister Lena quit the hospital and now works as a pharmacist.",
+    ),
     ("User's friend Oto works as a chef.", "User's friend Oto is now working as a food critic."),
-    ("User's dad works as a postman.", "User's dad left the Royal Mail and works as a driving instructor now."),
+    (
+        "User's dad works as a postman.",
+        "User's dad left the Royal Mail and works as a driving instructor now.",
+    ),
 ]
 ROLE_KEPT = [
     ("User's husband works as a firefighter.", "User's husband now also works as a paramedic on weekends."),
@@ -200,11 +206,17 @@ def test_another_answer_style_is_not_the_same_fact(existing: str, candidate: str
 SHIFT_CHANGED = [
     ("User's wife Ines works the night shift at the hospital.", "User's wife Ines is on the day shift now."),
     ("User works night shifts as a nurse.", "User is on day shifts now."),
-    ("User's son Kai does the morning shift at the bakery.", "User's son Kai switched to the afternoon shift."),
+    (
+        "User's son Kai does the morning shift at the bakery.",
+        "User's son Kai switched to the afternoon shift.",
+    ),
 ]
 SHIFT_KEPT = [
     ("User works the early shift at the depot.", "User's brother works the late shift."),  # another subject
-    ("User works the early shift on weekdays.", "User also covers a night shift on Saturdays."),  # said to add
+    (
+        "User works the early shift on weekdays.",
+        "User also covers a night shift on Saturdays.",
+    ),  # said to add
     ("User works the night shift.", "User works night shifts at the hospital."),  # the same shift
 ]
 

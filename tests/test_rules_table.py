@@ -9,8 +9,11 @@ from memlane.model.candidate import ChatMessage
 from memlane.providers.llm.rules.extract import extract
 from memlane.providers.llm.rules.table import SLOTS, rows
 
-EXAMPLES = [pytest.param(row.id, message, summary, id=f"{row.id}-{i}")
-            for row in rows() for i, (message, summary) in enumerate(row.examples)]
+EXAMPLES = [
+    pytest.param(row.id, message, summary, id=f"{row.id}-{i}")
+    for row in rows()
+    for i, (message, summary) in enumerate(row.examples)
+]
 
 
 def test_every_row_has_examples_and_known_slots() -> None:
@@ -41,16 +44,29 @@ def test_a_lookalike_that_no_row_reads_is_left_alone() -> None:
         assert not any("lives in Paris" in s or "deposit" in s for s in summaries), (message, summaries)
 
 
-@pytest.mark.parametrize("message", ["I coach my daughter's football team.", "I volunteer at the animal shelter on Sundays",
-                                     "I brew my own kombucha at home"])
+@pytest.mark.parametrize(
+    "message",
+    [
+        "I coach my daughter's football team.",
+        "I volunteer at the animal shelter on Sundays",
+        "I brew my own kombucha at home",
+    ],
+)
 def test_a_statement_no_rule_reads_is_kept_as_said(message: str) -> None:
     [cand] = extract([ChatMessage(role="user", content=message)]).candidates
     assert cand.summary.startswith("User ") and cand.type.value == "semantic" and "statement" in cand.tags
 
 
-@pytest.mark.parametrize("message", ["I am so tired today", "I think you are right about that",
-                                     "I need help with my essay", "I will call the bank tomorrow",
-                                     "I met a friend for lunch."])
+@pytest.mark.parametrize(
+    "message",
+    [
+        "I am so tired today",
+        "I think you are right about that",
+        "I need help with my essay",
+        "I will call the bank tomorrow",
+        "I met a friend for lunch.",
+    ],
+)
 def test_passing_states_plans_and_small_events_are_not_kept_by_the_fallback(message: str) -> None:
     assert not extract([ChatMessage(role="user", content=message)]).should_create
 
@@ -68,5 +84,7 @@ def test_a_capital_in_a_pattern_is_written_case_sensitive() -> None:
 
 
 def test_a_negated_activity_is_no_hobby() -> None:
-    [cand] = extract([ChatMessage(role="user", content="I don't play squash any more, my knee is shot")]).candidates
+    [cand] = extract(
+        [ChatMessage(role="user", content="I don't play squash any more, my knee is shot")]
+    ).candidates
     assert cand.key != "interest:not" and "not" in cand.summary

@@ -59,21 +59,33 @@ def query_vector(mem: Memory, memory_id: str, user: str = "maya") -> list[float]
 
 
 # --- the job path ------------------------------------------------------------------------------------
-def test_a_pending_vector_is_searchable_and_the_job_puts_it_without_text(mem: Memory, moto_client: Any,
-                                                                          emu: Any) -> None:
+def test_a_pending_vector_is_searchable_and_the_job_puts_it_without_text(
+    mem: Memory, moto_client: Any, emu: Any
+) -> None:
     record = mem.put("User's cat Luna is three.", user_id="maya", tags=["luna"], key="profile:pet:luna")
     assert stored(moto_client) == {}
     assert [j.kind for j in mem.jobs("pending", user_id="maya")] == [SYNC]
     hits = mem.backend.vector_search("maya", query_vector(mem, record.id))
-    assert ids(hits) == [record.id] and hits[0].score == pytest.approx(1.0, abs=1e-5)  # scored from the database
+    assert ids(hits) == [record.id] and hits[0].score == pytest.approx(
+        1.0, abs=1e-5
+    )  # scored from the database
     assert emu.calls["QueryVectors"] == 1  # the index was asked too: it holds nothing yet
-    assert ids(mem.backend.keyword_search("maya", "Luna")) == [record.id]  # the keyword channel is the database's
+    assert ids(mem.backend.keyword_search("maya", "Luna")) == [
+        record.id
+    ]  # the keyword channel is the database's
     assert [h.memory.id for h in mem.search("Luna", user_id="maya")] == [record.id]
 
     assert mem.process_jobs() == 1
     vector = stored(moto_client)[record.id]
-    assert vector["metadata"] == {"user_id": "maya", "state": "active", "type": "semantic", "category": "Other",
-                                  "importance": 3, "pinned": False, "source": "chat"}
+    assert vector["metadata"] == {
+        "user_id": "maya",
+        "state": "active",
+        "type": "semantic",
+        "category": "Other",
+        "importance": 3,
+        "pinned": False,
+        "source": "chat",
+    }
     assert "luna" not in json.dumps(vector).lower()  # no summary, tag or key goes to AWS
     assert vector["data"]["float32"] == pytest.approx(query_vector(mem, record.id), abs=1e-6)
     assert mem.jobs("pending") == [] and [j.kind for j in mem.jobs("done", user_id="maya")][-1] == SYNC
@@ -83,15 +95,26 @@ def test_once_synced_the_index_answers_the_dense_search(mem: Memory, moto_client
     record = mem.put("User plays the cello.", user_id="maya")
     mem.process_jobs()
     own = query_vector(mem, record.id)
-    moto_client.put_vectors(vectorBucketName=BUCKET, indexName=mem.settings.s3v_index_vectors, vectors=[
-        {"key": record.id, "data": {"float32": [-x for x in own]},
-         "metadata": stored(moto_client)[record.id]["metadata"]}])
+    moto_client.put_vectors(
+        vectorBucketName=BUCKET,
+        indexName=mem.settings.s3v_index_vectors,
+        vectors=[
+            {
+                "key": record.id,
+                "data": {"float32": [-x for x in own]},
+                "metadata": stored(moto_client)[record.id]["metadata"],
+            }
+        ],
+    )
     (hit,) = mem.backend.vector_search("maya", own)
-    assert hit.record.id == record.id and hit.score == pytest.approx(-1.0, abs=1e-5)  # S3's vector, not the database's
+    assert hit.record.id == record.id and hit.score == pytest.approx(
+        -1.0, abs=1e-5
+    )  # S3's vector, not the database's
 
 
-def test_a_failed_sync_is_retried_with_backoff_then_parked_and_search_stays_correct(mem: Memory, moto_client: Any,
-                                                                                   emu: Any) -> None:
+def test_a_failed_sync_is_retried_with_backoff_then_parked_and_search_stays_correct(
+    mem: Memory, moto_client: Any, emu: Any
+) -> None:
     emu.failures["PutVectors"] = [("ThrottlingException", "Rate exceeded")] * 2
     record = mem.put("User's passport expires in May.", user_id="maya")
     assert mem.process_jobs() == 1
@@ -117,7 +140,10 @@ def test_purge_and_soft_delete_reach_the_index(mem: Memory, moto_client: Any) ->
     mem.process_jobs()
     held = stored(moto_client)
     assert set(held) == {keep.id, gone.id} and held[gone.id]["metadata"]["state"] == "soft_deleted"
-    assert set(ids(mem.backend.vector_search("maya", query_vector(mem, keep.id), limit=5))) == {keep.id, gone.id}
+    assert set(ids(mem.backend.vector_search("maya", query_vector(mem, keep.id), limit=5))) == {
+        keep.id,
+        gone.id,
+    }
     assert secret.id not in [h.memory.id for h in mem.search("Zorblax code word", user_id="maya")]
 
 
@@ -159,11 +185,14 @@ def test_sync_jobs_and_puts_stay_within_the_api_batch_limit(tmp_path: Path, emu:
     assert emu.calls["PutVectors"] == 3 and len(stored(emu.client)) == 1200  # the emulation refuses > 500
 
 
-def test_a_store_attached_for_the_first_time_is_backfilled_once(settings: Settings, moto_client: Any,
-                                                              tmp_path: Path) -> None:
+def test_a_store_attached_for_the_first_time_is_backfilled_once(
+    settings: Settings, moto_client: Any, tmp_path: Path
+) -> None:
     db = str(tmp_path / "memlane.db")
     with Memory(db, settings=settings.model_copy(update={"vectors": "local"})) as local:
-        made = [local.put(f"User's note {n}.", user_id=user).id for n, user in enumerate(["maya", "maya", "omar"])]
+        made = [
+            local.put(f"User's note {n}.", user_id=user).id for n, user in enumerate(["maya", "maya", "omar"])
+        ]
     with Memory(db, settings=settings) as mem:
         assert {j.user_id for j in mem.jobs("pending")} == {"maya", "omar"}
         mem.process_jobs()
@@ -182,16 +211,20 @@ def test_the_worker_syncs_after_a_write(settings: Settings, moto_client: Any, tm
 
 
 # --- tenancy at the storage boundary -------------------------------------------------------------------
-def test_a_query_never_returns_another_users_vector_even_if_the_service_does(tmp_path: Path, emu: Any,
-                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_query_never_returns_another_users_vector_even_if_the_service_does(
+    tmp_path: Path, emu: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     backend = channel_of(tmp_path, emu.client, synced=True)
     backend.upsert(rec("a1", "alice", "User lives in Lisbon."), vec(1))
     backend.upsert(rec("b1", "bob", "User lives in Porto."), vec(1, 0.1))
     monkeypatch.setattr(emu, "_match", lambda *a: True)  # a service that ignores the filter
     assert ids(backend.vector_search("bob", vec(1))) == ["b1"]
     forged = stored(emu.client)["a1"]  # and one whose metadata names bob on alice's memory
-    emu.client.put_vectors(vectorBucketName=BUCKET, indexName=backend.index.index, vectors=[
-        {"key": "a1", "data": forged["data"], "metadata": {**forged["metadata"], "user_id": "bob"}}])
+    emu.client.put_vectors(
+        vectorBucketName=BUCKET,
+        indexName=backend.index.index,
+        vectors=[{"key": "a1", "data": forged["data"], "metadata": {**forged["metadata"], "user_id": "bob"}}],
+    )
     assert ids(backend.vector_search("bob", vec(1))) == ["b1"]
     assert [i for i, _ in backend.vector_ids("bob", vec(1))] == ["b1"]
 
@@ -206,15 +239,18 @@ def test_a_purge_named_under_the_wrong_user_deletes_no_vector(tmp_path: Path, em
 
 
 # --- choosing it -------------------------------------------------------------------------------------
-def test_s3vectors_without_a_bucket_is_a_config_error_that_creates_nothing(settings: Settings, tmp_path: Path) -> None:
+def test_s3vectors_without_a_bucket_is_a_config_error_that_creates_nothing(
+    settings: Settings, tmp_path: Path
+) -> None:
     db = tmp_path / "memlane.db"
     with pytest.raises(ConfigError, match="S3V_BUCKET"):
         Memory(str(db), settings=settings.model_copy(update={"s3v_bucket": None}))
     assert not db.exists()
 
 
-def test_the_demo_runs_with_s3vectors_on_moto(settings: Settings, moto_client: Any, emu: Any, tmp_path: Path,
-                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_demo_runs_with_s3vectors_on_moto(
+    settings: Settings, moto_client: Any, emu: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("S3V_BUCKET", BUCKET)
     monkeypatch.setenv("MEMLANE_WORKER", "false")
     db = tmp_path / "demo.db"
@@ -226,7 +262,9 @@ def test_the_demo_runs_with_s3vectors_on_moto(settings: Settings, moto_client: A
     with SqliteBackend(str(db)) as backend:
         memories = backend.list("maya", limit=100)
         assert memories and backend.list_jobs(user_id="maya", limit=1000)
-        assert not [j for j in backend.list_jobs(user_id="maya", limit=1000) if j.kind == SYNC and j.status != "done"]
+        assert not [
+            j for j in backend.list_jobs(user_id="maya", limit=1000) if j.kind == SYNC and j.status != "done"
+        ]
     assert set(stored(moto_client)) == {m.id for m in memories if m.state.value != "purged"}
     assert emu.calls["QueryVectors"] > 0
 

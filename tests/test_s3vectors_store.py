@@ -29,8 +29,9 @@ def titan() -> FakeTitan:
 
 
 def open_store(s3v: Any, titan: FakeTitan, **options: Any) -> S3VectorsStore:
-    store = S3VectorsStore(s3v, titan, BUCKET, options.pop("index_name", INDEX), dims=DIMS,
-                           validate_index=False, **options)
+    store = S3VectorsStore(
+        s3v, titan, BUCKET, options.pop("index_name", INDEX), dims=DIMS, validate_index=False, **options
+    )
     store.setup()
     return store
 
@@ -47,12 +48,21 @@ def stored(s3v: Any, index: str = INDEX) -> dict[str, dict[str, Any]]:
 
 
 def cosine(a: list[float], b: list[float]) -> float:
-    return sum(x * y for x, y in zip(a, b, strict=True)) / math.sqrt(sum(x * x for x in a) * sum(y * y for y in b))
+    return sum(x * y for x, y in zip(a, b, strict=True)) / math.sqrt(
+        sum(x * x for x in a) * sum(y * y for y in b)
+    )
 
 
 # --- put / get / delete -------------------------------------------------------------------------------
-def test_put_writes_the_seed_layout_under_the_deterministic_key(store: S3VectorsStore, s3v: Any, titan: FakeTitan) -> None:
-    value = {"summary": "Luna is a three year old cat", "category": "Personal", "tags": ["pet"], "importance": 4}
+def test_put_writes_the_seed_layout_under_the_deterministic_key(
+    store: S3VectorsStore, s3v: Any, titan: FakeTitan
+) -> None:
+    value = {
+        "summary": "Luna is a three year old cat",
+        "category": "Personal",
+        "tags": ["pet"],
+        "importance": 4,
+    }
     store.put(MAYA, "profile:pet:luna", value)
     key = str(uuid5(NAMESPACE_URL, "maya|semantic::profile:pet:luna"))
     vector = stored(s3v)[key]
@@ -60,13 +70,25 @@ def test_put_writes_the_seed_layout_under_the_deterministic_key(store: S3Vectors
     assert json.loads(meta.pop("value_json")) == value
     created = meta.pop("created_at")
     assert meta.pop("updated_at") == created and datetime.fromisoformat(created).tzinfo is not None
-    assert meta == {"doc_key": "profile:pet:luna", "namespace": ["maya", "semantic"], "ns_depth": 2, "ns_0": "maya",
-                    "ns_1": "semantic", "is_indexed": True, "category": "Personal"}
+    assert meta == {
+        "doc_key": "profile:pet:luna",
+        "namespace": ["maya", "semantic"],
+        "ns_depth": 2,
+        "ns_0": "maya",
+        "ns_1": "semantic",
+        "is_indexed": True,
+        "category": "Personal",
+    }
     assert titan.texts() == ["Luna is a three year old cat"] and titan.calls[0]["dimensions"] == DIMS
     expected = HashEmbedder(DIMS).embed_one("Luna is a three year old cat")
     assert vector["data"]["float32"] == pytest.approx(expected)
     got = store.get(MAYA, "profile:pet:luna")
-    assert got is not None and got.value == value and got.namespace == MAYA and got.created_at.isoformat() == created
+    assert (
+        got is not None
+        and got.value == value
+        and got.namespace == MAYA
+        and got.created_at.isoformat() == created
+    )
 
 
 def test_a_second_put_keeps_created_at_and_replaces_the_value(store: S3VectorsStore, s3v: Any) -> None:
@@ -81,7 +103,8 @@ def test_a_second_put_keeps_created_at_and_replaces_the_value(store: S3VectorsSt
 
 
 def test_index_false_stores_an_unindexed_placeholder_that_search_never_returns(
-        store: S3VectorsStore, s3v: Any, titan: FakeTitan) -> None:
+    store: S3VectorsStore, s3v: Any, titan: FakeTitan
+) -> None:
     store.put(MAYA, "sys", {"summary": "Maya likes green tea"}, index=False)
     store.put(MAYA, "tea", {"summary": "Maya drinks green tea daily"})
     assert titan.texts() == ["Maya drinks green tea daily"]
@@ -92,7 +115,9 @@ def test_index_false_stores_an_unindexed_placeholder_that_search_never_returns(
     assert [i.key for i in store.search(MAYA, query="green tea")] == ["tea"]
 
 
-def test_under_euclidean_the_placeholder_is_the_seeds_zero_vector(s3v: Any, emu: S3VectorsEmulation, titan: FakeTitan) -> None:
+def test_under_euclidean_the_placeholder_is_the_seeds_zero_vector(
+    s3v: Any, emu: S3VectorsEmulation, titan: FakeTitan
+) -> None:
     store = open_store(s3v, titan, distance="EUCLIDEAN", index_name="euclid")
     store.put(MAYA, "sys", {"note": "no summary"})  # no text in the index fields: stored unindexed
     (vector,) = stored(s3v, "euclid").values()
@@ -100,7 +125,9 @@ def test_under_euclidean_the_placeholder_is_the_seeds_zero_vector(s3v: Any, emu:
     assert titan.calls == []
 
 
-def test_get_by_query_reads_through_a_filtered_query(s3v: Any, emu: S3VectorsEmulation, titan: FakeTitan) -> None:
+def test_get_by_query_reads_through_a_filtered_query(
+    s3v: Any, emu: S3VectorsEmulation, titan: FakeTitan
+) -> None:
     store = open_store(s3v, titan, get_by="query")
     store.put(MAYA, "a", {"summary": "Maya plays the cello"})
     store.put(("maya", "episodic"), "a", {"summary": "Maya went to a concert"})
@@ -118,8 +145,9 @@ def test_delete_removes_the_vector(store: S3VectorsStore, s3v: Any) -> None:
     assert store.get(MAYA, "a") is None and stored(s3v) == {}
 
 
-def test_a_batch_of_601_puts_is_sent_in_calls_within_the_api_limits(store: S3VectorsStore, s3v: Any,
-                                                                   emu: S3VectorsEmulation) -> None:
+def test_a_batch_of_601_puts_is_sent_in_calls_within_the_api_limits(
+    store: S3VectorsStore, s3v: Any, emu: S3VectorsEmulation
+) -> None:
     store.batch([PutOp(MAYA, f"k{n}", {"summary": f"fact number {n}"}) for n in range(601)])
     assert emu.calls["PutVectors"] == 2 and emu.calls["GetVectors"] == 7  # 500 + 101; 100 keys per get
     assert len(stored(s3v)) == 601
@@ -133,7 +161,9 @@ def filled(store: S3VectorsStore) -> S3VectorsStore:
     store.put(MAYA, "cat", {"summary": "Maya has a cat named Luna", "category": "Personal"})
     store.put(MAYA, "cat2", {"summary": "Maya feeds the cat twice a day", "category": "Personal"})
     store.put(MAYA, "budget", {"summary": "Maya saves for a cat sitter", "category": "Finance"})
-    store.put(("maya", "episodic"), "vet", {"summary": "Maya took the cat to the vet", "category": "Personal"})
+    store.put(
+        ("maya", "episodic"), "vet", {"summary": "Maya took the cat to the vet", "category": "Personal"}
+    )
     store.put(("omar", "semantic"), "cat", {"summary": "Omar has a cat named Luna", "category": "Personal"})
     return store
 
@@ -142,7 +172,9 @@ def test_search_filters_user_type_and_category_in_the_service(filled: S3VectorsS
     found = filled.search(MAYA, query="cat named Luna", filter={"category": "Personal"}, limit=10)
     assert [i.key for i in found] == ["cat", "cat2"]
     assert all(i.namespace == MAYA for i in found)
-    vectors = {v["metadata"]["doc_key"] + v["metadata"]["ns_0"]: v["data"]["float32"] for v in stored(s3v).values()}
+    vectors = {
+        v["metadata"]["doc_key"] + v["metadata"]["ns_0"]: v["data"]["float32"] for v in stored(s3v).values()
+    }
     query = HashEmbedder(DIMS).embed_one("cat named Luna")
     for item in found:  # similarity = 1 - cosine distance
         assert item.score == pytest.approx(cosine(query, vectors[item.key + "maya"]), abs=1e-5)
@@ -166,7 +198,9 @@ def test_search_is_semantic_only_and_needs_user_and_type(filled: S3VectorsStore)
         filled.list_namespaces()
 
 
-def test_filters_on_fields_that_are_not_filterable_are_refused(s3v: Any, emu: S3VectorsEmulation, titan: FakeTitan) -> None:
+def test_filters_on_fields_that_are_not_filterable_are_refused(
+    s3v: Any, emu: S3VectorsEmulation, titan: FakeTitan
+) -> None:
     store = open_store(s3v, titan, filterable_fields=("category", "importance"))
     store.put(MAYA, "a", {"summary": "Maya runs marathons", "importance": 5, "color": "red"})
     store.put(MAYA, "b", {"summary": "Maya runs on Sundays", "importance": 2})
@@ -193,8 +227,9 @@ def test_a_refused_filter_shape_is_retried_as_and_and_remembered(s3v: Any, titan
 def test_the_filter_is_never_dropped(store: S3VectorsStore, emu: S3VectorsEmulation) -> None:
     store.put(MAYA, "a", {"summary": "Maya likes jazz"})
     sent: list[Any] = []
-    store.index.client.meta.events.register("provide-client-params.s3vectors.QueryVectors",
-                                            lambda params, **_: sent.append(params.get("filter")))
+    store.index.client.meta.events.register(
+        "provide-client-params.s3vectors.QueryVectors", lambda params, **_: sent.append(params.get("filter"))
+    )
     emu.failures["QueryVectors"] = [("ValidationException", "no")] * 2
     with pytest.raises(ValidationError, match="nothing was written"):
         store.search(MAYA, query="jazz")
@@ -202,7 +237,9 @@ def test_the_filter_is_never_dropped(store: S3VectorsStore, emu: S3VectorsEmulat
 
 
 # --- validation, limits, errors, metrics --------------------------------------------------------------
-def test_init_validates_dims_distance_and_the_index(s3v: Any, emu: S3VectorsEmulation, titan: FakeTitan) -> None:
+def test_init_validates_dims_distance_and_the_index(
+    s3v: Any, emu: S3VectorsEmulation, titan: FakeTitan
+) -> None:
     with pytest.raises(ValidationError, match="cosine or euclidean"):
         S3VectorsStore(s3v, titan, BUCKET, INDEX, dims=DIMS, distance="DOT", validate_index=False)  # type: ignore[arg-type]
     with pytest.raises(ValidationError, match="Titan v2 dims"):
@@ -215,14 +252,22 @@ def test_init_validates_dims_distance_and_the_index(s3v: Any, emu: S3VectorsEmul
         S3VectorsStore(s3v, titan, BUCKET, INDEX, dims=512)
     with pytest.raises(ValidationError, match="distance cosine \\(expected euclidean\\)"):
         S3VectorsStore(s3v, titan, BUCKET, INDEX, dims=DIMS, distance="EUCLIDEAN")
-    s3v.create_index(vectorBucketName=BUCKET, indexName="plain", dataType="float32", dimension=DIMS,
-                     distanceMetric="cosine")
-    with pytest.raises(ValidationError, match="non-filterable metadata keys \\[\\] \\(expected \\['value_json'\\]\\)"):
+    s3v.create_index(
+        vectorBucketName=BUCKET,
+        indexName="plain",
+        dataType="float32",
+        dimension=DIMS,
+        distanceMetric="cosine",
+    )
+    with pytest.raises(
+        ValidationError, match="non-filterable metadata keys \\[\\] \\(expected \\['value_json'\\]\\)"
+    ):
         S3VectorsStore(s3v, titan, BUCKET, "plain", dims=DIMS)
 
 
-def test_metadata_over_the_limits_is_refused_before_anything_is_sent(store: S3VectorsStore, s3v: Any,
-                                                                     emu: S3VectorsEmulation) -> None:
+def test_metadata_over_the_limits_is_refused_before_anything_is_sent(
+    store: S3VectorsStore, s3v: Any, emu: S3VectorsEmulation
+) -> None:
     with pytest.raises(ValidationError, match="filterable metadata is .* bytes, S3 Vectors allows 2048"):
         store.put(MAYA, "a", {"summary": "x", "category": "C" * 2100})
     with pytest.raises(ValidationError, match="S3 Vectors allows 40960"):
@@ -246,8 +291,9 @@ def test_aws_errors_are_wrapped_with_what_to_do(store: S3VectorsStore, emu: S3Ve
     assert store.metrics.count("s3vectors", "PutVectors", "AccessDeniedException") == 1
 
 
-def test_a_bedrock_failure_raises_unless_unindexed_storage_is_asked_for(s3v: Any, emu: S3VectorsEmulation,
-                                                                       titan: FakeTitan) -> None:
+def test_a_bedrock_failure_raises_unless_unindexed_storage_is_asked_for(
+    s3v: Any, emu: S3VectorsEmulation, titan: FakeTitan
+) -> None:
     store = open_store(s3v, titan)
     titan.failures = ["ThrottlingException"]
     with pytest.raises(ProviderError, match="ThrottlingException"):

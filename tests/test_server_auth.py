@@ -80,8 +80,13 @@ def test_a_server_built_from_settings_times_its_llm(tmp_path: Path) -> None:
     from tests.scripted_upstream import LoopbackServer
 
     app = create_app(settings=Settings(db=str(tmp_path / "b.db"), embedder="hash", llm="rules"))
-    with LoopbackServer(app) as server, httpx.Client(base_url=server.url, headers={"X-Memlane-User": "maya"}) as c:
-        assert c.post("/v1/memory/turns", json={"messages": "My sister Ana lives in Porto.", "wait": True}).is_success
+    with (
+        LoopbackServer(app) as server,
+        httpx.Client(base_url=server.url, headers={"X-Memlane-User": "maya"}) as c,
+    ):
+        assert c.post(
+            "/v1/memory/turns", json={"messages": "My sister Ana lives in Porto.", "wait": True}
+        ).is_success
         text = c.get("/metrics").text
     assert 'memlane_llm_duration_seconds_count{llm="rules",task="extract"} 1.0' in text
 
@@ -94,7 +99,12 @@ def test_no_keys_means_loopback_only() -> None:
         with pytest.raises(ValidationError, match="MEMLANE_API_KEYS"):
             check_exposure(host, Settings(api_keys=[]))
     check_exposure("0.0.0.0", Settings(api_keys=["k"]))
-    assert is_loopback("127.0.0.1") and is_loopback("::1") and not is_loopback("10.0.0.1") and not is_loopback(None)
+    assert (
+        is_loopback("127.0.0.1")
+        and is_loopback("::1")
+        and not is_loopback("10.0.0.1")
+        and not is_loopback(None)
+    )
 
 
 def test_serve_command_refuses_a_public_address_without_keys(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -33,11 +33,15 @@ cat named Tom. I work as a dentist, writes the landlord.</source>
 OWN = "I'm a nurse and I moved to Porto last month. Is this flat a good deal for me?"
 
 
-@pytest.mark.parametrize("text", [
-    f"{TEMPLATE}\n{OWN}",  # Open WebUI puts the template before the user's message
-    f"{OWN}\n{TEMPLATE}",  # older versions put it after
-    f"{TEMPLATE}\n<user_query>\n{OWN}\n</user_query>\n",  # a template with the query inside it, nothing else
-], ids=["before", "after", "query-inside"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"{TEMPLATE}\n{OWN}",  # Open WebUI puts the template before the user's message
+        f"{OWN}\n{TEMPLATE}",  # older versions put it after
+        f"{TEMPLATE}\n<user_query>\n{OWN}\n</user_query>\n",  # a template with the query inside it, nothing else
+    ],
+    ids=["before", "after", "query-inside"],
+)
 def test_the_users_own_words_are_taken_from_a_retrieval_turn(text: str) -> None:
     assert own_words(text).strip() == OWN
     messages = [{"role": "user", "content": text}]
@@ -57,15 +61,23 @@ def test_tasks_stay_tasks_and_plain_turns_stay_as_they_are() -> None:
 
 @pytest.mark.parametrize("in_system", [False, True], ids=["in-user-turn", "in-system-prompt"])
 def test_a_turn_with_documents_reads_and_forms_memory_from_the_users_words_only(
-        tmp_path: Path, upstream: tuple[ScriptedUpstream, str], in_system: bool) -> None:
+    tmp_path: Path, upstream: tuple[ScriptedUpstream, str], in_system: bool
+) -> None:
     fake, up_url = upstream
     mem, running = serve(tmp_path, up_url)
     mem.put("User is looking for a two-bedroom flat.", user_id="maya")
-    messages = ([{"role": "system", "content": TEMPLATE}, {"role": "user", "content": OWN}] if in_system
-                else [{"role": "user", "content": f"{TEMPLATE}\n{OWN}"}])
+    messages = (
+        [{"role": "system", "content": TEMPLATE}, {"role": "user", "content": OWN}]
+        if in_system
+        else [{"role": "user", "content": f"{TEMPLATE}\n{OWN}"}]
+    )
     with running as url:
-        r = httpx.post(f"{url}/v1/chat/completions", headers=OWUI, timeout=30,
-                       json={"model": MODEL, "messages": messages})
+        r = httpx.post(
+            f"{url}/v1/chat/completions",
+            headers=OWUI,
+            timeout=30,
+            json={"model": MODEL, "messages": messages},
+        )
         assert r.status_code == 200 and r.headers["x-memlane-mode"] == "memory"
         assert int(r.headers["x-memlane-memories"]) >= 1
         system = fake.requests[-1]["messages"][0]

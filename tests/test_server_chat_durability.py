@@ -34,14 +34,36 @@ START_TIMEOUT = 120.0  # seconds for the server process to listen (imports; far 
 @contextmanager
 def server_process(tmp_path: Path, db: str, upstream_url: str) -> Iterator[tuple[subprocess.Popen[str], str]]:
     """``memlane serve`` on a free loopback port; yields the process and its URL (killed on exit if alive)."""
-    env = {**os.environ, "MEMLANE_EMBEDDER": "hash", "MEMLANE_CONFIG": str(tmp_path / "none.toml"),
-           "MEMLANE_UPSTREAM_MODEL": MODEL}
+    env = {
+        **os.environ,
+        "MEMLANE_EMBEDDER": "hash",
+        "MEMLANE_CONFIG": str(tmp_path / "none.toml"),
+        "MEMLANE_UPSTREAM_MODEL": MODEL,
+    }
     env.pop("MEMLANE_API_KEYS", None)
     with open(tmp_path / "server.log", "a") as log:
         proc = subprocess.Popen(
-            [sys.executable, "-c", "from memlane.cli.app import main; main()", "serve", "--host", "127.0.0.1",
-             "--port", "0", "--db", db, "--upstream", upstream_url, "--log-level", "warning"],
-            stdout=subprocess.PIPE, stderr=log, text=True, env=env)
+            [
+                sys.executable,
+                "-c",
+                "from memlane.cli.app import main; main()",
+                "serve",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                "0",
+                "--db",
+                db,
+                "--upstream",
+                upstream_url,
+                "--log-level",
+                "warning",
+            ],
+            stdout=subprocess.PIPE,
+            stderr=log,
+            text=True,
+            env=env,
+        )
     try:
         assert proc.stdout is not None
         deadline = time.monotonic() + START_TIMEOUT
@@ -78,7 +100,8 @@ def ask(url: str, text: str, *, stream: bool) -> str:
 
 
 def test_every_answered_turn_survives_kill_9_right_after_the_answer(
-        tmp_path: Path, upstream: tuple[ScriptedUpstream, str]) -> None:
+    tmp_path: Path, upstream: tuple[ScriptedUpstream, str]
+) -> None:
     _, up_url = upstream
     db = str(tmp_path / "chat.db")
     for n, text in enumerate(TURNS):

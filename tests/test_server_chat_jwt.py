@@ -22,14 +22,28 @@ SECRET = "owui-forward-secret-0123456789abcdef"
 def token(secret: str = SECRET, algorithm: str = "HS256", **claims: Any) -> str:
     """The token Open WebUI mints for a turn (utils/headers.py: sub, email, name, role, iss, iat, exp)."""
     now = int(time.time())
-    payload = {"sub": "owui-42", "email": "ana@example.com", "name": "Ana", "role": "user",
-               "iss": "open-webui", "iat": now, "exp": now + 300, **claims}
+    payload = {
+        "sub": "owui-42",
+        "email": "ana@example.com",
+        "name": "Ana",
+        "role": "user",
+        "iss": "open-webui",
+        "iat": now,
+        "exp": now + 300,
+        **claims,
+    }
     return jwt.encode(payload, secret, algorithm=algorithm)
 
 
-def chat(url: str, headers: dict[str, str], text: str = "I live in Porto and I work as a nurse.") -> httpx.Response:
-    return httpx.post(f"{url}/v1/chat/completions", timeout=30, headers={"X-OpenWebUI-Chat-Id": "c1", **headers},
-                      json={"model": MODEL, "messages": [{"role": "user", "content": text}]})
+def chat(
+    url: str, headers: dict[str, str], text: str = "I live in Porto and I work as a nurse."
+) -> httpx.Response:
+    return httpx.post(
+        f"{url}/v1/chat/completions",
+        timeout=30,
+        headers={"X-OpenWebUI-Chat-Id": "c1", **headers},
+        json={"model": MODEL, "messages": [{"role": "user", "content": text}]},
+    )
 
 
 def test_a_verified_token_acts_for_its_user(tmp_path: Path, upstream: tuple[ScriptedUpstream, str]) -> None:
@@ -50,8 +64,12 @@ BAD: dict[str, tuple[Any, str]] = {  # minted when the test runs: a token made a
     "wrong-secret": (lambda: token("another-secret-0123456789abcdef0123"), "Signature verification failed"),
     "expired": (lambda: token(exp=int(time.time()) - 3600), "has expired"),
     "issuer": (lambda: token(iss="someone-else"), "Invalid issuer"),
-    "alg-none": (lambda: jwt.encode({"sub": "owui-42", "iss": "open-webui", "exp": int(time.time()) + 300}, "",
-                                    algorithm="none"), "not valid"),
+    "alg-none": (
+        lambda: jwt.encode(
+            {"sub": "owui-42", "iss": "open-webui", "exp": int(time.time()) + 300}, "", algorithm="none"
+        ),
+        "not valid",
+    ),
     "bad-user-id": (lambda: token(sub="bad user id!"), "cannot store"),
     "too-long": (lambda: "x" * 5000, "longer than 4096"),
 }
@@ -59,7 +77,8 @@ BAD: dict[str, tuple[Any, str]] = {  # minted when the test runs: a token made a
 
 @pytest.mark.parametrize("case", list(BAD))
 def test_a_token_that_cannot_be_verified_is_refused_and_stores_nothing(
-        tmp_path: Path, upstream: tuple[ScriptedUpstream, str], case: str) -> None:
+    tmp_path: Path, upstream: tuple[ScriptedUpstream, str], case: str
+) -> None:
     mint, why = BAD[case]
     fake, up_url = upstream
     mem, running = serve(tmp_path, up_url, openwebui_jwt_secret=SECRET)
@@ -74,7 +93,8 @@ def test_a_token_that_cannot_be_verified_is_refused_and_stores_nothing(
 
 
 def test_a_token_without_a_configured_secret_says_what_to_set(
-        tmp_path: Path, upstream: tuple[ScriptedUpstream, str]) -> None:
+    tmp_path: Path, upstream: tuple[ScriptedUpstream, str]
+) -> None:
     _, up_url = upstream
     mem, running = serve(tmp_path, up_url)
     with running as url:

@@ -36,8 +36,11 @@ def test_candidate_within_300ms_then_decisions_for_that_user_only(url: str) -> N
     with sse(url, "maya") as maya, sse(url, "lena") as lena, httpx.Client(base_url=url) as c:
         c.post("/v1/memory", json={"summary": "warm-up"}, headers={"X-Memlane-User": "zoe"})  # first request
         sent = time.monotonic()
-        r = c.post("/v1/memory/turns", json={"messages": "I live in Lisbon and my dog Luna is 3.",
-                                             "thread_id": "chat-1"}, headers={"X-Memlane-User": "maya"})
+        r = c.post(
+            "/v1/memory/turns",
+            json={"messages": "I live in Lisbon and my dog Luna is 3.", "thread_id": "chat-1"},
+            headers={"X-Memlane-User": "maya"},
+        )
         assert r.status_code == 202
         cand = maya.wait_for("memory.candidate")
         assert cand.received - sent < 0.3, f"candidate after {cand.received - sent:.3f}s"
@@ -45,7 +48,11 @@ def test_candidate_within_300ms_then_decisions_for_that_user_only(url: str) -> N
         assert cand.data["data"]["summary"] and cand.id is not None
         created = maya.wait_for("memory.created")
         assert created.data["memory_id"] and created.data["data"]["summary"]
-        c.post("/v1/memory/turns", json={"messages": "Luna turned 4 last week!"}, headers={"X-Memlane-User": "maya"})
+        c.post(
+            "/v1/memory/turns",
+            json={"messages": "Luna turned 4 last week!"},
+            headers={"X-Memlane-User": "maya"},
+        )
         changed = maya.wait_for("memory.changed_fact")
         assert "4" in changed.data["data"]["summary"] and changed.data["data"]["old_summary"]
         assert lena.drain(0.3) == []
@@ -54,8 +61,16 @@ def test_candidate_within_300ms_then_decisions_for_that_user_only(url: str) -> N
 def test_types_and_thread_filters(url: str) -> None:
     with sse(url, "maya", "?types=memory.created&thread_id=t2") as only, httpx.Client(base_url=url) as c:
         h = {"X-Memlane-User": "maya"}
-        c.post("/v1/memory/turns", json={"messages": "I live in Lisbon.", "thread_id": "t1", "wait": True}, headers=h)
-        c.post("/v1/memory/turns", json={"messages": "I work as a nurse.", "thread_id": "t2", "wait": True}, headers=h)
+        c.post(
+            "/v1/memory/turns",
+            json={"messages": "I live in Lisbon.", "thread_id": "t1", "wait": True},
+            headers=h,
+        )
+        c.post(
+            "/v1/memory/turns",
+            json={"messages": "I work as a nurse.", "thread_id": "t2", "wait": True},
+            headers=h,
+        )
         got = only.wait_for("memory.created")
         assert got.data["thread_id"] == "t2"
         assert [e.event for e in only.drain(0.3)] == []
@@ -75,8 +90,10 @@ def test_events_need_a_user_and_valid_filters(url: str) -> None:
 
 
 def test_heartbeat_keeps_the_stream_alive(url: str) -> None:
-    with httpx.Client(timeout=10) as c, c.stream("GET", f"{url}{EVENTS}?heartbeat=0.5",
-                                                  headers={"X-Memlane-User": "maya"}) as resp:
+    with (
+        httpx.Client(timeout=10) as c,
+        c.stream("GET", f"{url}{EVENTS}?heartbeat=0.5", headers={"X-Memlane-User": "maya"}) as resp,
+    ):
         assert resp.headers["content-type"].startswith("text/event-stream")
         lines = []
         for line in resp.iter_lines():

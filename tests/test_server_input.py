@@ -22,8 +22,11 @@ CAP = 64 * 1024
 def maya(tmp_path: Path) -> Iterator[httpx.Client]:
     location = str(tmp_path / "s.db")
     settings = Settings(db=location, server_max_body_bytes=CAP, memory_metadata_max_bytes=4096)
-    with Memory(location, embedder=HashEmbedder(64), settings=settings) as mem, running_memlane(mem) as url, \
-            httpx.Client(base_url=url, headers={"X-Memlane-User": "maya"}, timeout=30) as client:
+    with (
+        Memory(location, embedder=HashEmbedder(64), settings=settings) as mem,
+        running_memlane(mem) as url,
+        httpx.Client(base_url=url, headers={"X-Memlane-User": "maya"}, timeout=30) as client,
+    ):
         yield client
 
 
@@ -73,7 +76,6 @@ def test_an_unknown_category_is_stored_as_other_with_a_warning(maya: httpx.Clien
     up = maya.patch(f"/v1/memory/{r.json()['id']}", json={"category": "Hobbies"})
     assert up.json()["category"] == "Other" and "'Hobbies' is not configured" in up.json()["warnings"][0]
     assert "warnings" not in maya.get(f"/v1/memory/{r.json()['id']}").json()  # a notice, not stored
-
 
 
 @pytest.mark.parametrize("raw_id", ["F%0Ck", "a%25b"])

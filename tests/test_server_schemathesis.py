@@ -37,8 +37,12 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     location = str(Path(tmp_path_factory.mktemp("st")) / "st.db")
     mem = Memory(location, embedder=HashEmbedder(64), settings=Settings(db=location))
     mem.put("User lives in Lisbon.", user_id="maya", key="profile:residence:city")
-    with scripted_upstream() as (_, up_url), running_memlane(mem, api_keys=[KEY], upstream_base_url=up_url,
-                                                              upstream_model="scripted-model") as url:
+    with (
+        scripted_upstream() as (_, up_url),
+        running_memlane(
+            mem, api_keys=[KEY], upstream_base_url=up_url, upstream_model="scripted-model"
+        ) as url,
+    ):
         yield url
     mem.close()
 
@@ -50,22 +54,33 @@ def api_schema(served: str) -> Any:
     # A procedure's steps are checked for meaning, which a schema cannot say: a step that states what
     # someone does ("I run the tests") instead of an instruction is refused with a 400.
     accepted = ["2xx", "3xx", "400", "401", "403", "404", "409", "429", "5xx"]
-    config = SchemathesisConfig.from_dict({
-        "checks": {"negative_data_rejection": {"expected-statuses": rejected}},
-        "operations": [{"include-path": "/v1/memory/procedures", "include-method": "POST",
-                        "checks": {"positive_data_acceptance": {"expected-statuses": accepted}}},
-                       # a procedure name needs a letter or digit of any script, which a pattern that means
-                       # the same in JavaScript's regexes cannot say (its \w is ASCII): the schema lets any
-                       # non-ASCII character through and a name without a letter ("–") is refused with a 400
-                       {"include-path-regex": "^/v1/memory/procedures/\\{name\\}$",
-                        "checks": {"positive_data_acceptance": {"expected-statuses": accepted}}},
-                       # a chat's messages are recorded in time order, which a schema cannot say: one older
-                       # than the chat's latest session is refused with a 400; nor can it say that a body's
-                       # thread_id / chat_id and the X-OpenWebUI-Chat-Id header must agree (else a 400)
-                       {"include-path-regex": "^/v1/memory/(sessions/messages|turns|facts|context)$",
-                        "include-method": "POST",
-                        "checks": {"positive_data_acceptance": {"expected-statuses": accepted}}}],
-    })
+    config = SchemathesisConfig.from_dict(
+        {
+            "checks": {"negative_data_rejection": {"expected-statuses": rejected}},
+            "operations": [
+                {
+                    "include-path": "/v1/memory/procedures",
+                    "include-method": "POST",
+                    "checks": {"positive_data_acceptance": {"expected-statuses": accepted}},
+                },
+                # a procedure name needs a letter or digit of any script, which a pattern that means
+                # the same in JavaScript's regexes cannot say (its \w is ASCII): the schema lets any
+                # non-ASCII character through and a name without a letter ("–") is refused with a 400
+                {
+                    "include-path-regex": "^/v1/memory/procedures/\\{name\\}$",
+                    "checks": {"positive_data_acceptance": {"expected-statuses": accepted}},
+                },
+                # a chat's messages are recorded in time order, which a schema cannot say: one older
+                # than the chat's latest session is refused with a 400; nor can it say that a body's
+                # thread_id / chat_id and the X-OpenWebUI-Chat-Id header must agree (else a 400)
+                {
+                    "include-path-regex": "^/v1/memory/(sessions/messages|turns|facts|context)$",
+                    "include-method": "POST",
+                    "checks": {"positive_data_acceptance": {"expected-statuses": accepted}},
+                },
+            ],
+        }
+    )
     return schemathesis.openapi.from_url(f"{served}/openapi.json", config=config)
 
 
@@ -84,8 +99,12 @@ class AdminKey:
 
 
 @schema.parametrize()
-@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck),
-          phases=[Phase.explicit, Phase.reuse, Phase.generate])
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+    phases=[Phase.explicit, Phase.reuse, Phase.generate],
+)
 def test_openapi_conformance(case: Any) -> None:
     headers = {}
     if not {k.lower() for k in (case.headers or {})} & {"x-memlane-user", "x-openwebui-user-id"}:
@@ -98,7 +117,9 @@ def test_no_server_errors_over_at_least_1000_requests(served: str) -> None:
     if not SENT:
         pytest.skip("counts the requests of the conformance test above, which was not selected in this run")
     metrics = httpx.get(f"{served}/metrics", headers={"Authorization": f"Bearer {KEY}"}).text
-    server_errors = re.findall(r'memlane_http_request_duration_seconds_count\{[^}]*status="5\d\d"[^}]*\} (\S+)', metrics)
+    server_errors = re.findall(
+        r'memlane_http_request_duration_seconds_count\{[^}]*status="5\d\d"[^}]*\} (\S+)', metrics
+    )
     print(f"schemathesis: {len(SENT)} requests, statuses {sorted(set(SENT))}")
     assert len(SENT) >= 1000, f"only {len(SENT)} generated requests"
     assert not [s for s in SENT if s >= 500] and not server_errors

@@ -45,7 +45,10 @@ def test_last_event_id_replays_the_writes_missed_then_goes_live(url: str) -> Non
             replayed = [again.next() for _ in range(3)]
             assert [e.event for e in replayed] == ["memory.updated", "memory.deleted", "memory.created"]
             assert [int(e.id or 0) for e in replayed] == [int(seen.id) + n for n in (1, 2, 3)]
-            assert replayed[2].data["memory_id"] == b["id"] and replayed[2].data["data"]["summary"] == "User swims."
+            assert (
+                replayed[2].data["memory_id"] == b["id"]
+                and replayed[2].data["data"]["summary"] == "User swims."
+            )
             c.post(f"/v1/memory/{a['id']}/restore", headers=H)
             live = again.wait_for("memory.restored")
             assert int(live.id or 0) == int(seen.id) + 4
@@ -58,16 +61,20 @@ def test_last_event_id_replays_the_writes_missed_then_goes_live(url: str) -> Non
 
 def test_turns_with_wait_return_the_decisions_and_resulting_ids(url: str) -> None:
     with httpx.Client(base_url=url) as c:
-        r = c.post("/v1/memory/turns", json={"messages": "I live in Lisbon and my dog Luna is 3.", "wait": True},
-                   headers=H)
+        r = c.post(
+            "/v1/memory/turns",
+            json={"messages": "I live in Lisbon and my dog Luna is 3.", "wait": True},
+            headers=H,
+        )
         assert r.status_code == 200
         body = r.json()
         assert body["turn_id"] and len(body["decisions"]) == len(body["candidates"]) >= 2
         assert {d["action"] for d in body["decisions"]} == {"create"}
         for d in body["decisions"]:
             assert c.get(f"/v1/memory/{d['memory_id']}", headers=H).json()["summary"] == d["summary"]
-        again = c.post("/v1/memory/turns", json={"messages": "Luna turned 4 last week!", "wait": True},
-                       headers=H).json()
+        again = c.post(
+            "/v1/memory/turns", json={"messages": "Luna turned 4 last week!", "wait": True}, headers=H
+        ).json()
         assert [d["action"] for d in again["decisions"]] == ["supersede"]
         assert "4" in c.get(f"/v1/memory/{again['decisions'][0]['memory_id']}", headers=H).json()["summary"]
         later = c.post("/v1/memory/turns", json={"messages": "I live in Lisbon."}, headers=H)
@@ -91,4 +98,6 @@ def test_a_bad_or_huge_last_event_id_is_a_400_before_the_stream(url: str, bad: s
     with httpx.Client(base_url=url, timeout=10) as c:
         r = c.get("/v1/memory/events", headers={**H, "Last-Event-ID": bad.encode("latin-1")})
         assert r.status_code == 400 and "Last-Event-ID" in r.json()["error"]["message"], r.text
-        assert c.post("/v1/memory", json={"summary": "User swims."}, headers=H).status_code == 200  # still serving
+        assert (
+            c.post("/v1/memory", json={"summary": "User swims."}, headers=H).status_code == 200
+        )  # still serving

@@ -27,20 +27,30 @@ from tests.scripted_chat_server import ScriptedChatServer
 
 U, CHAT = "maya", "trip-planning"
 MIN, HOUR = timedelta(minutes=1), timedelta(hours=1)
-TALK = [("ana", "Shall we book the Quillfeather cabin for the first week of June?"),
-        ("ben", "Yes, the Quillfeather cabin has a boat dock."),
-        ("ana", "Let's book it for June 6 to June 13 then."),
-        ("ben", "I can pay the Quillfeather deposit tomorrow.")]
+TALK = [
+    ("ana", "Shall we book the Quillfeather cabin for the first week of June?"),
+    ("ben", "Yes, the Quillfeather cabin has a boat dock."),
+    ("ana", "Let's book it for June 6 to June 13 then."),
+    ("ben", "I can pay the Quillfeather deposit tomorrow."),
+]
 
 
 def open_mem(location: str, **settings: Any) -> Memory:
-    chosen: dict[str, Any] = {"worker": False, "memlane_schedule": {"sessions": 1}, "llm": "rules", **settings}
+    chosen: dict[str, Any] = {
+        "worker": False,
+        "memlane_schedule": {"sessions": 1},
+        "llm": "rules",
+        **settings,
+    }
     return Memory(location, embedder=local_embedder(), settings=Settings(db=location, **chosen))
 
 
 def chat(mem: Memory, start: datetime, user: str = U) -> None:
-    mem.record_messages([{"name": who, "content": text, "at": start + n * MIN} for n, (who, text) in enumerate(TALK)],
-                        user_id=user, chat_id=CHAT)
+    mem.record_messages(
+        [{"name": who, "content": text, "at": start + n * MIN} for n, (who, text) in enumerate(TALK)],
+        user_id=user,
+        chat_id=CHAT,
+    )
 
 
 def summarised(mem: Memory, start: datetime) -> ChatSession:
@@ -60,10 +70,17 @@ def nothing_left_of(mem: Memory, session: ChatSession) -> None:
     assert mem.search("Quillfeather cabin", user_id=U) == []
     if not mem.settings.db.startswith("postgresql"):  # no row of any ordinary SQLite table keeps the talk
         with sqlite3.connect(mem.settings.db) as con:
-            tables = [n for (n,) in con.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
-                                                "AND sql NOT LIKE 'CREATE VIRTUAL%'")]
-            rows = [(t, json.dumps(row, default=str).lower()) for t in tables
-                    for row in con.execute(f'SELECT * FROM "{t}"').fetchall()]
+            tables = [
+                n
+                for (n,) in con.execute(
+                    "SELECT name FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL%'"
+                )
+            ]
+            rows = [
+                (t, json.dumps(row, default=str).lower())
+                for t in tables
+                for row in con.execute(f'SELECT * FROM "{t}"').fetchall()
+            ]
             assert [t for t, row in rows if "quillfeather" in row and f'"{U}"' in row] == []
 
 
@@ -106,7 +123,8 @@ def test_a_session_without_summary_is_deleted_with_its_messages(location: str) -
 
 
 def test_the_sessions_task_does_not_bring_back_a_session_deleted_during_its_run(
-        location: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    location: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     start = utcnow() - 20 * MIN  # the sessions run is scheduled after now
     with open_mem(location) as mem:
         chat(mem, start)
@@ -139,7 +157,9 @@ def test_export_and_import_carry_sessions_and_messages(location: str, tmp_path: 
         assert {s.id: s for s in copy.sessions(user_id=U)} == before
         assert {sid: [m.text for m in copy.session_messages(sid, user_id=U)] for sid in before} == texts
         assert copy.get(str(session.memory_id), user_id=U).metadata["session"]["id"] == session.id
-        copy.record_message("Back home.", user_id=U, chat_id=CHAT, at=start + 4 * HOUR + MIN)  # the chat goes on
+        copy.record_message(
+            "Back home.", user_id=U, chat_id=CHAT, at=start + 4 * HOUR + MIN
+        )  # the chat goes on
         assert [s.message_count for s in copy.sessions(user_id=U)] == [4, 2]
 
 
@@ -168,18 +188,36 @@ def test_session_events_say_what_opened_closed_skipped_summarised_and_failed(loc
         session_events = [e for e in seen if e[0].startswith("session.")]
         # the message two hours later closes the first session and opens the second; the run closes the
         # second (idle past the gap), too small to summarise (one message), and summarises the first
-        assert session_events == [("session.opened", first.id), ("session.closed", first.id),
-                                  ("session.opened", second.id), ("session.closed", second.id),
-                                  ("session.skipped", second.id), ("session.summarized", first.id)]
+        assert session_events == [
+            ("session.opened", first.id),
+            ("session.closed", first.id),
+            ("session.opened", second.id),
+            ("session.closed", second.id),
+            ("session.skipped", second.id),
+            ("session.summarized", first.id),
+        ]
 
 
-def test_a_summary_model_of_its_own_with_the_configured_provider(location: str, server: ScriptedChatServer) -> None:
-    reply = {"summary": "Ana and Ben booked the Quillfeather cabin.", "topics": ["cabin"], "decisions": [],
-             "open_questions": [], "entities": ["Quillfeather"]}
+def test_a_summary_model_of_its_own_with_the_configured_provider(
+    location: str, server: ScriptedChatServer
+) -> None:
+    reply = {
+        "summary": "Ana and Ben booked the Quillfeather cabin.",
+        "topics": ["cabin"],
+        "decisions": [],
+        "open_questions": [],
+        "entities": ["Quillfeather"],
+    }
     server.reply(reply)
     start = utcnow() - 20 * MIN  # the sessions run is scheduled after now
-    with open_mem(location, llm="openai", openai_base_url=server.url, openai_api_key="k", llm_model="main-model",
-                  context_session_summary_model="summary-model") as mem:
+    with open_mem(
+        location,
+        llm="openai",
+        openai_base_url=server.url,
+        openai_api_key="k",
+        llm_model="main-model",
+        context_session_summary_model="summary-model",
+    ) as mem:
         session = summarised(mem, start)
         assert mem.get(str(session.memory_id), user_id=U).metadata["session"]["summary"] == reply["summary"]
     assert [r["json"]["model"] for r in server.requests] == ["summary-model"]

@@ -46,8 +46,11 @@ def open_mem(location: str, llm: Any = "rules", **settings: Any) -> Memory:
 
 
 def record_cabin(mem: Memory, start: datetime) -> None:
-    mem.record_messages([{"name": who, "content": text, "at": start + n * MIN} for n, (who, text) in enumerate(CABIN)],
-                        user_id=U, chat_id=CHAT)
+    mem.record_messages(
+        [{"name": who, "content": text, "at": start + n * MIN} for n, (who, text) in enumerate(CABIN)],
+        user_id=U,
+        chat_id=CHAT,
+    )
 
 
 def chat_and_run(mem: Memory, start: datetime) -> ChatSession:
@@ -63,15 +66,21 @@ def model(*replies: str | Exception) -> ScriptedTransportLLM:
     return ScriptedTransportLLM(replies)
 
 
-REPLY = SessionDigest(summary="Ana proposed the Lakeview cabin; the group booked June 6 to 13.", topics=["Cabin"],
-                      decisions=["Book the Lakeview cabin for June 6-13."], entities=["Tahoe"]).model_dump_json()
+REPLY = SessionDigest(
+    summary="Ana proposed the Lakeview cabin; the group booked June 6 to 13.",
+    topics=["Cabin"],
+    decisions=["Book the Lakeview cabin for June 6-13."],
+    entities=["Tahoe"],
+).model_dump_json()
 
 
 def test_an_idle_session_is_closed_and_summarised_by_extraction(location: str) -> None:
     start = utcnow() - 20 * MIN
     with open_mem(location) as mem:
         record_cabin(mem, start)
-        mem.record_messages([{"name": "ana", "content": "hi", "at": start + 2 * HOUR}], user_id="lena", chat_id=CHAT)
+        mem.record_messages(
+            [{"name": "ana", "content": "hi", "at": start + 2 * HOUR}], user_id="lena", chat_id=CHAT
+        )
         mem.run_tasks(at=start + 20 * MIN)  # idle 14 minutes: stays open, no summary
         (session,) = mem.sessions(user_id=U)
         assert session.status is SessionStatus.OPEN and mem.list(user_id=U, filters={"type": "session"}) == []
@@ -83,13 +92,22 @@ def test_an_idle_session_is_closed_and_summarised_by_extraction(location: str) -
         payload = rec.metadata["session"]
         assert rec.type is MemoryType.SESSION and rec.chat_id == CHAT
         assert (rec.valid_from, rec.valid_to) == (session.started_at, session.ended_at)
-        assert rec.summary.startswith(f"Chat {CHAT}, {start:%Y-%m-%d %H:%M}") and "ana, ben, cy" in rec.summary
-        assert "lol" not in payload["summary"] and payload["summary"].count(":") == 3  # three central messages
+        assert (
+            rec.summary.startswith(f"Chat {CHAT}, {start:%Y-%m-%d %H:%M}") and "ana, ben, cy" in rec.summary
+        )
+        assert (
+            "lol" not in payload["summary"] and payload["summary"].count(":") == 3
+        )  # three central messages
         assert payload["decisions"] == ["ana: Let's book the Lakeview cabin for June 6 to June 13 then."]
-        assert payload["open_questions"] == ["cy: Who is bringing the kayak to the cabin?"]  # the first was answered
+        assert payload["open_questions"] == [
+            "cy: Who is bringing the kayak to the cabin?"
+        ]  # the first was answered
         assert {"Lakeview", "Tahoe"} <= set(payload["entities"]) and "cabin" in payload["topics"]
-        assert (payload["model"], payload["summary_version"], payload["participants"]) == ("extractive", 1,
-                                                                                           ["ana", "ben", "cy"])
+        assert (payload["model"], payload["summary_version"], payload["participants"]) == (
+            "extractive",
+            1,
+            ["ana", "ben", "cy"],
+        )
         assert "Decisions: ana: Let's book" in rec.summary and "Open questions: cy: Who is" in rec.summary
         assert [h.event for h in mem.history(rec.id, user_id=U)] == [HistoryEvent.ADD]
         # the other user's session was never summarised into this user's memories
@@ -107,8 +125,14 @@ def test_the_task_is_scheduled_by_recording_not_seeded_for_every_user(location: 
 def test_a_small_session_is_closed_but_not_summarised(location: str) -> None:
     start = utcnow() - HOUR
     with open_mem(location, context_session_min_messages=4) as mem:
-        mem.record_messages([{"name": "ana", "content": t, "at": start + n * MIN} for n, t in
-                             enumerate(["Pizza tonight?", "Sure", "Eight o'clock"])], user_id=U, chat_id=CHAT)
+        mem.record_messages(
+            [
+                {"name": "ana", "content": t, "at": start + n * MIN}
+                for n, t in enumerate(["Pizza tonight?", "Sure", "Eight o'clock"])
+            ],
+            user_id=U,
+            chat_id=CHAT,
+        )
         mem.run_tasks(at=start + 3 * HOUR)
         (session,) = mem.sessions(user_id=U)
         assert (session.status, session.memory_id) == (SessionStatus.CLOSED, None)
@@ -125,8 +149,12 @@ def test_a_new_summary_version_resummarises_the_same_memory(location: str) -> No
         (v2,) = mem.sessions(user_id=U)
         assert (v2.summary_version, v2.memory_id, v2.status) == (2, v1.memory_id, SessionStatus.SUMMARIZED)
         rec = mem.get(str(v2.memory_id), user_id=U)
-        assert rec.metadata["session"]["model"] == llm.name and rec.metadata["session"]["summary_version"] == 2
-        assert "the group booked June 6 to 13. Decisions: Book the Lakeview" in rec.summary and rec.tags == ["cabin"]
+        assert (
+            rec.metadata["session"]["model"] == llm.name and rec.metadata["session"]["summary_version"] == 2
+        )
+        assert "the group booked June 6 to 13. Decisions: Book the Lakeview" in rec.summary and rec.tags == [
+            "cabin"
+        ]
         assert llm.count("SessionDigest") == 2  # the malformed reply and the retry
         shown = llm.requests[0][1]
         assert all(f"user ({who}): {text}" in shown for who, text in CABIN)
@@ -187,12 +215,16 @@ def test_the_context_block_shows_the_summary_and_the_disabled_flag_leaves_it_unc
         assert after.text == before and after.sessions == []
 
 
-def test_a_full_run_goes_on_at_once_and_failures_wait_for_a_later_run(location: str,
-                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_full_run_goes_on_at_once_and_failures_wait_for_a_later_run(
+    location: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(sessions_task, "BATCH", 3)
     start = utcnow() - 10 * HOUR
-    four = [{"name": who, "content": f"{text} (session {k})", "at": start + k * HOUR + n * MIN}
-            for k in range(4) for n, (who, text) in enumerate(CABIN[:4])]
+    four = [
+        {"name": who, "content": f"{text} (session {k})", "at": start + k * HOUR + n * MIN}
+        for k in range(4)
+        for n, (who, text) in enumerate(CABIN[:4])
+    ]
     with open_mem(location, llm=model(*[ProviderError("the model timed out")] * 4)) as mem:
         mem.record_messages(four, user_id=U, chat_id=CHAT)
         assert mem.run_tasks(at=start + 12 * HOUR) == 2  # 3 sessions, then the 4th; the failed ones wait
@@ -208,6 +240,8 @@ def test_a_summary_is_found_by_keyword_alone_and_by_vector(location: str) -> Non
         session = chat_and_run(mem, start)
         only = [Condition("type", "$eq", MemoryType.SESSION.value)]
         by_words = mem.backend.keyword_search(U, "kayak deposit", only)
-        by_vector = mem.backend.vector_search(U, local_embedder().embed_one("who pays for the lake house?"), only)
+        by_vector = mem.backend.vector_search(
+            U, local_embedder().embed_one("who pays for the lake house?"), only
+        )
         assert [h.record.id for h in by_words] == [h.record.id for h in by_vector] == [session.memory_id]
         assert mem.backend.keyword_search("lena", "kayak deposit", only) == []

@@ -41,19 +41,26 @@ def msg(text: str, at: datetime, name: str | None = None, role: str = "user") ->
 
 
 def test_a_silence_of_exactly_the_gap_stays_in_the_session_and_one_second_more_splits(mem: Memory) -> None:
-    stored = mem.record_messages([
-        msg("Shall we book the cabin for June?", T0, "ana"),
-        msg("Yes, the one near the lake.", T0 + 10 * MIN, "ben"),
-        msg("I can pay the deposit.", T0 + 40 * MIN, "ana"),  # exactly 30 minutes after the last one
-        msg("Did anyone check the ferry times?", T0 + 70 * MIN + timedelta(seconds=1), "ben"),
-    ], user_id=U, chat_id=CHAT)
+    stored = mem.record_messages(
+        [
+            msg("Shall we book the cabin for June?", T0, "ana"),
+            msg("Yes, the one near the lake.", T0 + 10 * MIN, "ben"),
+            msg("I can pay the deposit.", T0 + 40 * MIN, "ana"),  # exactly 30 minutes after the last one
+            msg("Did anyone check the ferry times?", T0 + 70 * MIN + timedelta(seconds=1), "ben"),
+        ],
+        user_id=U,
+        chat_id=CHAT,
+    )
     first, second = mem.sessions(user_id=U, chat_id=CHAT)
     assert [m.session_id for m in stored] == [first.id] * 3 + [second.id]
     assert (first.started_at, first.ended_at, first.message_count) == (T0, T0 + 40 * MIN, 3)
     assert (second.started_at, second.message_count) == (T0 + 70 * MIN + timedelta(seconds=1), 1)
     assert (first.status, second.status) == (SessionStatus.CLOSED, SessionStatus.OPEN)
     assert [m.text for m in mem.session_messages(first.id, user_id=U)] == [
-        "Shall we book the cabin for June?", "Yes, the one near the lake.", "I can pay the deposit."]
+        "Shall we book the cabin for June?",
+        "Yes, the one near the lake.",
+        "I can pay the deposit.",
+    ]
 
 
 def test_participants_and_counts_grow_message_by_message(mem: Memory) -> None:
@@ -63,7 +70,11 @@ def test_participants_and_counts_grow_message_by_message(mem: Memory) -> None:
     assert session.participants == ["ana", "ben", "assistant"]
     assert session.message_count == 4 and session.ended_at == T0 + 3 * MIN
     assert [(m.sender, m.role) for m in mem.session_messages(session.id, user_id=U)] == [
-        ("ana", "user"), ("ben", "user"), (None, "assistant"), ("ana", "user")]
+        ("ana", "user"),
+        ("ben", "user"),
+        (None, "assistant"),
+        ("ana", "user"),
+    ]
 
 
 def test_the_gap_is_configurable_and_chats_are_sessionized_apart(location: str) -> None:
@@ -81,7 +92,9 @@ def test_messages_are_placed_by_their_own_times_and_an_older_one_is_refused(mem:
     sessions = mem.sessions(user_id=U, chat_id=CHAT)
     assert [(s.started_at, s.message_count) for s in sessions] == [(T0, 1), (T0 + 50 * MIN, 1)]
     with pytest.raises(ValidationError, match="older than chat 'trip-planning'"):
-        mem.record_messages([msg("fine", T0 + 55 * MIN), msg("too old", T0 + 20 * MIN)], user_id=U, chat_id=CHAT)
+        mem.record_messages(
+            [msg("fine", T0 + 55 * MIN), msg("too old", T0 + 20 * MIN)], user_id=U, chat_id=CHAT
+        )
     assert mem.sessions(user_id=U, chat_id=CHAT) == sessions  # nothing of the refused call was recorded
 
 
@@ -97,18 +110,21 @@ def test_tenancy_one_users_chat_is_not_anothers(mem: Memory) -> None:
     assert mem.sessions(user_id=U) == [own]
 
 
-@pytest.mark.parametrize(("call", "error"), [
-    (lambda m: m.record_message("", user_id=U, chat_id=CHAT), "content is empty"),
-    (lambda m: m.record_message("hi", user_id=U, chat_id=None), "chat_id is required"),
-    (lambda m: m.record_message("hi", user_id=U, chat_id=" "), "chat_id must be"),
-    (lambda m: m.record_message("hi", user_id="", chat_id=CHAT), "invalid user_id"),
-    (lambda m: m.record_message("hi", user_id=U, chat_id=CHAT, role="robot"), "messages\\[0\\]"),
-    (lambda m: m.record_message("hi", user_id=U, chat_id=CHAT, sender=""), "name must be"),
-    (lambda m: m.record_message("hi", user_id=U, chat_id=CHAT, at="yesterday"), "ISO-8601"),
-    (lambda m: m.record_messages([], user_id=U, chat_id=CHAT), "non-empty"),
-    (lambda m: m.record_messages([msg("x", T0)] * 1001, user_id=U, chat_id=CHAT), "at most 1000"),
-    (lambda m: m.sessions(user_id=U, status="archived"), "unknown session status"),
-])
+@pytest.mark.parametrize(
+    ("call", "error"),
+    [
+        (lambda m: m.record_message("", user_id=U, chat_id=CHAT), "content is empty"),
+        (lambda m: m.record_message("hi", user_id=U, chat_id=None), "chat_id is required"),
+        (lambda m: m.record_message("hi", user_id=U, chat_id=" "), "chat_id must be"),
+        (lambda m: m.record_message("hi", user_id="", chat_id=CHAT), "invalid user_id"),
+        (lambda m: m.record_message("hi", user_id=U, chat_id=CHAT, role="robot"), "messages\\[0\\]"),
+        (lambda m: m.record_message("hi", user_id=U, chat_id=CHAT, sender=""), "name must be"),
+        (lambda m: m.record_message("hi", user_id=U, chat_id=CHAT, at="yesterday"), "ISO-8601"),
+        (lambda m: m.record_messages([], user_id=U, chat_id=CHAT), "non-empty"),
+        (lambda m: m.record_messages([msg("x", T0)] * 1001, user_id=U, chat_id=CHAT), "at most 1000"),
+        (lambda m: m.sessions(user_id=U, status="archived"), "unknown session status"),
+    ],
+)
 def test_bad_input_is_a_clear_error_and_changes_nothing(mem: Memory, call: Any, error: str) -> None:
     mem.record_message("kept", user_id=U, chat_id=CHAT, sender="ana", at=T0)
     before = mem.sessions(user_id=U)
@@ -153,19 +169,29 @@ def test_with_session_memory_off_nothing_is_recorded(location: str) -> None:
 
 
 def test_a_message_with_the_clients_id_is_recorded_once(mem: Memory) -> None:
-    first = [{**msg("Shall we book the cabin?", T0, "ana"), "ref": "wa-1"},
-             {**msg("Yes, near the lake.", T0 + MIN, "ben"), "ref": "wa-2"}]
+    first = [
+        {**msg("Shall we book the cabin?", T0, "ana"), "ref": "wa-1"},
+        {**msg("Yes, near the lake.", T0 + MIN, "ben"), "ref": "wa-2"},
+    ]
     stored = mem.record_messages(first, user_id=U, chat_id=CHAT)
     # a re-import of the chat's history with one new message: the known ones come back as stored
-    again = mem.record_messages([*first, {**msg("June works.", T0 + 2 * MIN, "ana"), "ref": "wa-3"}],
-                                user_id=U, chat_id=CHAT)
+    again = mem.record_messages(
+        [*first, {**msg("June works.", T0 + 2 * MIN, "ana"), "ref": "wa-3"}], user_id=U, chat_id=CHAT
+    )
     assert [m.id for m in again[:2]] == [m.id for m in stored]
-    assert [(s.message_count, s.participants) for s in mem.sessions(user_id=U, chat_id=CHAT)] == [(3, ["ana", "ben"])]
+    assert [(s.message_count, s.participants) for s in mem.sessions(user_id=U, chat_id=CHAT)] == [
+        (3, ["ana", "ben"])
+    ]
     with pytest.raises(ValidationError, match="same ref"):
-        mem.record_messages([{**msg("a", T0 + 3 * MIN), "ref": "x"}, {**msg("b", T0 + 4 * MIN), "ref": "x"}],
-                            user_id=U, chat_id=CHAT)
+        mem.record_messages(
+            [{**msg("a", T0 + 3 * MIN), "ref": "x"}, {**msg("b", T0 + 4 * MIN), "ref": "x"}],
+            user_id=U,
+            chat_id=CHAT,
+        )
     with pytest.raises(ConflictError, match="other content"):
-        mem.record_messages([{**msg("Shall we book the hotel?", T0, "ana"), "ref": "wa-1"}], user_id=U, chat_id=CHAT)
+        mem.record_messages(
+            [{**msg("Shall we book the hotel?", T0, "ana"), "ref": "wa-1"}], user_id=U, chat_id=CHAT
+        )
     assert mem.sessions(user_id=U, chat_id=CHAT)[0].message_count == 3  # nothing of the refused calls
     other = mem.record_messages(first, user_id=U, chat_id="another-chat")  # a ref names a message of one chat
     assert {m.id for m in other}.isdisjoint(m.id for m in stored)

@@ -33,7 +33,9 @@ def llm() -> ScriptedLLM:
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def mem(request: pytest.FixtureRequest, tmp_path: Path, llm: ScriptedLLM) -> Iterator[Memory]:
-    location = str(tmp_path / "s.db") if request.param == "sqlite" else request.getfixturevalue("postgres_url")
+    location = (
+        str(tmp_path / "s.db") if request.param == "sqlite" else request.getfixturevalue("postgres_url")
+    )
     m = open_memory(location, llm)
     yield m
     m.close()
@@ -48,7 +50,9 @@ def seen_by(mem: Memory, user: str, query: str = "where is the team office?") ->
     found = summaries(mem.list(user_id=user)) | summaries(mem.search(query, user_id=user))
     block = mem.context(query, user_id=user)
     found |= summaries([*block.semantic, *block.episodic, *block.shared, *block.sessions])
-    found |= {str(i["summary"]) for i in mem.query(query, user_id=user, agent="supervisor", return_="full").items}
+    found |= {
+        str(i["summary"]) for i in mem.query(query, user_id=user, agent="supervisor", return_="full").items
+    }
     return found
 
 
@@ -68,26 +72,41 @@ def stored_rows_holding(mem: Memory, token: str) -> list[str]:
         import sqlite3
 
         with sqlite3.connect(mem.settings.db) as con:
-            tables = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
-                                                "AND sql NOT LIKE 'CREATE VIRTUAL%'")]
+            tables = [
+                r[0]
+                for r in con.execute(
+                    "SELECT name FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL%'"
+                )
+            ]
             for table in tables:
                 rows = con.execute(f'SELECT * FROM "{table}"').fetchall()
-                text = " ".join(c.decode("utf-8", "ignore") if isinstance(c, bytes) else str(c) for r in rows for c in r)
+                text = " ".join(
+                    c.decode("utf-8", "ignore") if isinstance(c, bytes) else str(c) for r in rows for c in r
+                )
                 found += [table] if token in text else []
         return found
     import psycopg
 
     with psycopg.connect(mem.settings.db) as conn:
-        tables = [r[0] for r in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()")]
+        tables = [
+            r[0] for r in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()")
+        ]
         for table in tables:
-            if conn.execute(f'SELECT 1 FROM "{table}" t WHERE strpos(t::text, %s) > 0 LIMIT 1', (token,)).fetchone():
+            if conn.execute(
+                f'SELECT 1 FROM "{table}" t WHERE strpos(t::text, %s) > 0 LIMIT 1', (token,)
+            ).fetchone():
                 found.append(table)
     return found
 
 
 def personal(mem: Memory, user: str, n: int) -> None:
-    mem.put_many([{"summary": f"{user.title()} collects stamp number {i}.", "category": "Interests"}
-                  for i in range(n)], user_id=user)
+    mem.put_many(
+        [
+            {"summary": f"{user.title()} collects stamp number {i}.", "category": "Interests"}
+            for i in range(n)
+        ],
+        user_id=user,
+    )
 
 
 # --- visibility ----------------------------------------------------------------------------------
@@ -112,7 +131,10 @@ def test_a_user_sees_their_own_and_the_memories_shared_with_them_and_no_one_else
     with pytest.raises(NotFoundError):
         mem.history(office.id, user_id="carol")
     assert mem.share(office.id, user_id="alice", with_users=["bob"]) == links  # again: nothing new
-    assert [h.event for h in mem.history(office.id, user_id="alice")] == [HistoryEvent.ADD, HistoryEvent.SHARE]
+    assert [h.event for h in mem.history(office.id, user_id="alice")] == [
+        HistoryEvent.ADD,
+        HistoryEvent.SHARE,
+    ]
 
 
 def test_a_shared_memory_leaves_the_users_it_was_shared_with_when_it_stops_being_active(mem: Memory) -> None:
@@ -171,12 +193,20 @@ def test_unsharing_closes_one_link_and_leaves_the_others(mem: Memory) -> None:
     assert OFFICE not in seen_by(mem, "bob") and OFFICE not in seen_by(mem, "carol")
     assert OFFICE in seen_by(mem, "dave")
     assert [(k.user_id, k.is_open) for k in mem.shared_with(office.id, user_id="alice")] == [
-        ("bob", False), ("carol", False), ("dave", True)]
+        ("bob", False),
+        ("carol", False),
+        ("dave", True),
+    ]
     assert [k.user_id for k in mem.shared_with(office.id, user_id="dave")] == ["dave"]
-    assert [(e.type, e.user_id) for e in log.events] == [("memory.unshared", "bob"), ("memory.unshared", "carol")]
+    assert [(e.type, e.user_id) for e in log.events] == [
+        ("memory.unshared", "bob"),
+        ("memory.unshared", "carol"),
+    ]
     carol_rows = mem.history(office.id, user_id="carol")  # carol no longer sees it; her audit rows stay
-    assert [(h.event, h.reason) for h in carol_rows] == [(HistoryEvent.SHARE, "shared by alice"),
-                                                         (HistoryEvent.UNSHARE, "left the team")]
+    assert [(h.event, h.reason) for h in carol_rows] == [
+        (HistoryEvent.SHARE, "shared by alice"),
+        (HistoryEvent.UNSHARE, "left the team"),
+    ]
     mem.share(office.id, user_id="alice", with_users=["bob"])  # shared again: seen again
     assert OFFICE in seen_by(mem, "bob")
 
@@ -198,26 +228,37 @@ def test_a_contradiction_unlinks_the_shared_memory_for_that_user_only_and_writes
     mem.share(office.id, user_id="alice", with_users=["bob", "carol"])
     stored = mem.get(office.id, user_id="alice")
     log = EventLog(mem)
-    mem.add_facts([{"summary": MOVED, "category": "Work"}], user_id="bob", at=T0 + timedelta(days=1), wait=True)
+    mem.add_facts(
+        [{"summary": MOVED, "category": "Work"}], user_id="bob", at=T0 + timedelta(days=1), wait=True
+    )
 
     own = mem.list(user_id="bob")
     assert [(r.summary, r.user_id) for r in own] == [(MOVED, "bob")]
     assert OFFICE not in seen_by(mem, "bob") and MOVED in seen_by(mem, "bob")
     assert OFFICE in seen_by(mem, "carol") and MOVED not in seen_by(mem, "carol")
-    assert mem.get(office.id, user_id="alice").model_dump(exclude={"access_count", "last_accessed"}) == \
-        stored.model_dump(exclude={"access_count", "last_accessed"})  # the owner's memory is untouched
+    assert mem.get(office.id, user_id="alice").model_dump(
+        exclude={"access_count", "last_accessed"}
+    ) == stored.model_dump(exclude={"access_count", "last_accessed"})  # the owner's memory is untouched
     assert [(k.user_id, k.is_open) for k in mem.shared_with(office.id, user_id="alice")] == [
-        ("bob", False), ("carol", True)]
+        ("bob", False),
+        ("carol", True),
+    ]
     rows = mem.history(office.id, user_id="bob")
     assert sorted(h.event for h in rows) == [HistoryEvent.SHARE, HistoryEvent.UNSHARE]
     audit = next(h for h in rows if h.event is HistoryEvent.UNSHARE)  # seed 003's memory_updates row
     assert (audit.event, audit.user_id, audit.memory_id, audit.actor) == (
-        HistoryEvent.UNSHARE, "bob", office.id, "formation")
+        HistoryEvent.UNSHARE,
+        "bob",
+        office.id,
+        "formation",
+    )
     assert audit.new_value and audit.new_value["replaced_by"] == own[0].id
     assert audit.reason and own[0].id in audit.reason and "the office moved" in audit.reason
     assert HistoryEvent.UNSHARE not in [h.event for h in mem.history(office.id, user_id="alice")]
-    assert sorted((e.type, e.user_id) for e in log.events) == [("memory.created", "bob"),
-                                                               ("memory.unshared", "bob")]
+    assert sorted((e.type, e.user_id) for e in log.events) == [
+        ("memory.created", "bob"),
+        ("memory.unshared", "bob"),
+    ]
 
 
 def test_the_same_fact_as_a_shared_memory_is_stored_as_the_users_own(mem: Memory, llm: ScriptedLLM) -> None:
@@ -229,9 +270,13 @@ def test_the_same_fact_as_a_shared_memory_is_stored_as_the_users_own(mem: Memory
     own = [r for r in mem.list(user_id="bob") if r.user_id == "bob"]
     assert [r.summary for r in own] == [OFFICE] and own[0].id != office.id  # bob's words are his own memory
     assert mem.backend.links("bob")[0].is_open  # and alice's shared copy stays beside it
-    assert [(j.payload["action"], j.payload["memory_id"]) for j in mem.jobs(user_id="bob")] == [("create", own[0].id)]
+    assert [(j.payload["action"], j.payload["memory_id"]) for j in mem.jobs(user_id="bob")] == [
+        ("create", own[0].id)
+    ]
     mem.add_facts([{"summary": OFFICE}], user_id="bob", at=T0 + timedelta(days=2), wait=True)
-    assert [r.id for r in mem.list(user_id="bob") if r.user_id == "bob"] == [own[0].id]  # again: merged into his
+    assert [r.id for r in mem.list(user_id="bob") if r.user_id == "bob"] == [
+        own[0].id
+    ]  # again: merged into his
 
 
 def test_contradicting_a_global_memory_unlinks_it_for_that_user_and_the_bootstrap_leaves_it_unlinked(
@@ -291,15 +336,22 @@ def test_purging_a_shared_memory_forgets_it_for_everyone(mem: Memory, llm: Scrip
     contradict(secret, "The team vault code is Zorblax 5528.", llm)
     rec = mem.put(secret, user_id="alice", at=T0)
     mem.share(rec.id, user_id="alice", with_users=["bob", "carol"])
-    mem.add_facts([{"summary": "The team vault code is Zorblax 5528."}], user_id="bob",
-                  at=T0 + timedelta(days=1), wait=True)
+    mem.add_facts(
+        [{"summary": "The team vault code is Zorblax 5528."}],
+        user_id="bob",
+        at=T0 + timedelta(days=1),
+        wait=True,
+    )
     mem.purge(rec.id, user_id="alice", reason="leaked")
     for user in ("bob", "carol"):
         assert "4417" not in " ".join(seen_by(mem, user, "vault code"))
         assert all("4417" not in str(row) for row in mem.export_user(user))
         assert all("4417" not in str(c.meta) for c in mem.backend.changes_after(user, 0))
         assert mem.backend.links(user) == []
-    assert sorted(h.event for h in mem.history(rec.id, user_id="bob")) == [HistoryEvent.SHARE, HistoryEvent.UNSHARE]
+    assert sorted(h.event for h in mem.history(rec.id, user_id="bob")) == [
+        HistoryEvent.SHARE,
+        HistoryEvent.UNSHARE,
+    ]
     assert stored_rows_holding(mem, "4417") == []
     assert [r.summary for r in mem.list(user_id="bob")] == ["The team vault code is Zorblax 5528."]
 
@@ -335,5 +387,6 @@ def test_reembedding_the_store_reembeds_the_global_memories_too(mem: Memory) -> 
     mem.backend.upsert(mem.list_global()[0], stale)  # a vector the model would not give it
     report = mem.reembed()
     assert (report.users, report.scanned) == (2, 2)
-    assert mem.backend.vectors(GLOBAL_USER, [glob.id])[glob.id] == pytest.approx(local_embedder().embed_one(SUNDAYS),
-                                                                                 abs=1e-5)
+    assert mem.backend.vectors(GLOBAL_USER, [glob.id])[glob.id] == pytest.approx(
+        local_embedder().embed_one(SUNDAYS), abs=1e-5
+    )

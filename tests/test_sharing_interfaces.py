@@ -25,7 +25,9 @@ SUNDAYS = "The help desk is closed on Sundays."
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    location = str(tmp_path / "s.db") if request.param == "sqlite" else request.getfixturevalue("postgres_url")
+    location = (
+        str(tmp_path / "s.db") if request.param == "sqlite" else request.getfixturevalue("postgres_url")
+    )
     mem = Memory(location, embedder=local_embedder(), settings=Settings(db=location))
     with running_memlane(mem, api_keys=KEYS) as base:
         yield base
@@ -43,8 +45,11 @@ def error(resp: httpx.Response, status: int) -> dict[str, Any]:
 
 
 def test_rest_sharing_acts_for_the_keys_user_and_refusals_change_nothing(url: str) -> None:
-    with client(url, "maya-secret") as maya, client(url, "lena-secret") as lena, \
-            client(url, "admin-secret", **{"X-Memlane-User": "sam"}) as sam:
+    with (
+        client(url, "maya-secret") as maya,
+        client(url, "lena-secret") as lena,
+        client(url, "admin-secret", **{"X-Memlane-User": "sam"}) as sam,
+    ):
         mid = maya.post("/v1/memory", json={"summary": OFFICE, "category": "Work"}).json()["id"]
         shared = maya.post(f"/v1/memory/{mid}/share", json={"with_users": ["lena", "sam"]})
         assert shared.status_code == 200, shared.text
@@ -58,15 +63,24 @@ def test_rest_sharing_acts_for_the_keys_user_and_refusals_change_nothing(url: st
         assert refused["type"] == "forbidden" and "shared with them by 'maya'" in refused["message"]
         assert error(lena.delete(f"/v1/memory/{mid}"), 403)["type"] == "forbidden"
         assert error(lena.post(f"/v1/memory/{mid}/purge"), 403)["type"] == "forbidden"
-        assert error(lena.post(f"/v1/memory/{mid}/share", json={"with_users": ["tom"]}), 403)["type"] == "forbidden"
-        assert error(maya.post(f"/v1/memory/{mid}/share", json={"with_users": ["maya"]}), 409)["type"] == "conflict"
+        assert (
+            error(lena.post(f"/v1/memory/{mid}/share", json={"with_users": ["tom"]}), 403)["type"]
+            == "forbidden"
+        )
+        assert (
+            error(maya.post(f"/v1/memory/{mid}/share", json={"with_users": ["maya"]}), 409)["type"]
+            == "conflict"
+        )
         error(maya.post(f"/v1/memory/{mid}/share", json={"with_users": ["bad id"]}), 422)
         error(maya.post(f"/v1/memory/{mid}/share", json={"with_users": []}), 422)
         error(maya.post("/v1/memory/no-such-id/share", json={"with_users": ["lena"]}), 404)
         error(maya.post(f"/v1/memory/{mid}/unshare", json={"from_users": ["tom"]}), 404)
         error(maya.post(f"/v1/memory/{mid}/share", json={"with_users": [GLOBAL_USER]}), 422)
         assert maya.get(f"/v1/memory/{mid}").json() == before
-        assert [k["unlinked_at"] for k in maya.get(f"/v1/memory/{mid}/shares").json()["links"]] == [None, None]
+        assert [k["unlinked_at"] for k in maya.get(f"/v1/memory/{mid}/shares").json()["links"]] == [
+            None,
+            None,
+        ]
 
         closed = lena.post(f"/v1/memory/{mid}/unshare")
         assert closed.status_code == 200 and closed.json()["links"][0]["unlinked_at"] is not None
@@ -78,8 +92,11 @@ def test_rest_sharing_acts_for_the_keys_user_and_refusals_change_nothing(url: st
 
 
 def test_global_memories_need_the_admin_key_and_reach_new_users(url: str) -> None:
-    with client(url, "maya-secret") as maya, client(url, "admin-secret") as admin, \
-            client(url, "admin-secret", **{"X-Memlane-User": "newbie"}) as newbie:
+    with (
+        client(url, "maya-secret") as maya,
+        client(url, "admin-secret") as admin,
+        client(url, "admin-secret", **{"X-Memlane-User": "newbie"}) as newbie,
+    ):
         assert error(maya.post("/v1/global", json={"summary": SUNDAYS}), 403)["type"] == "forbidden"
         assert error(maya.get("/v1/global"), 403)["type"] == "forbidden"
         error(admin.post("/v1/global", json={"summary": SUNDAYS, "user_id": "maya"}), 422)
@@ -92,7 +109,9 @@ def test_global_memories_need_the_admin_key_and_reach_new_users(url: str) -> Non
         error(newbie.delete(f"/v1/memory/{gid}"), 403)
         error(maya.post(f"/v1/global/{gid}/purge"), 403)
         assert admin.post(f"/v1/global/{gid}/purge", json={"reason": "outdated"}).json() == {
-            "id": gid, "state": "purged"}
+            "id": gid,
+            "state": "purged",
+        }
         error(newbie.get(f"/v1/memory/{gid}"), 404)
         error(admin.post("/v1/global/no-such-id/purge"), 404)
 
@@ -103,14 +122,18 @@ def test_cli_share_unshare_and_global(tmp_path: Path, monkeypatch: pytest.Monkey
         monkeypatch.delenv(name, raising=False)
     db = tmp_path / "cli.db"
     rec = as_json(cli("put", OFFICE, "--user", "maya", "--json", db=db))
-    links = as_json(cli("share", rec["id"], "--user", "maya", "--with", "lena", "--with", "sam", "--json", db=db))
+    links = as_json(
+        cli("share", rec["id"], "--user", "maya", "--with", "lena", "--with", "sam", "--json", db=db)
+    )
     assert [k["user_id"] for k in links] == ["lena", "sam"]
     assert as_json(cli("get", rec["id"], "--user", "lena", "--json", db=db))["summary"] == OFFICE
     listed = " ".join(ok(cli("list", "--user", "lena", db=db)).stdout.split())
     assert "shared by maya: The team office" in listed  # lena's list names whose words these are
 
     refused = cli("delete", rec["id"], "--user", "lena", db=db)
-    assert refused.exit_code == 2 and refused.stderr.startswith("error: ") and "not change it" in refused.stderr
+    assert (
+        refused.exit_code == 2 and refused.stderr.startswith("error: ") and "not change it" in refused.stderr
+    )
     assert cli("share", "no-such-id", "--user", "maya", "--with", "lena", db=db).exit_code == 1
     assert cli("share", rec["id"], "--user", "maya", "--with", "maya", db=db).exit_code == 2
     assert as_json(cli("get", rec["id"], "--user", "maya", "--json", db=db)) == rec
@@ -135,15 +158,22 @@ def test_rest_a_share_is_labelled_with_its_owner_and_never_erases_what_the_recip
     shared, and lena's own restatement outlives maya's unshare, delete and purge."""
     with client(url, "maya-secret") as maya, client(url, "lena-secret") as lena:
         for how, band in (("unshare", "Zqvelorin"), ("delete", "Zqmarbeth"), ("purge", "Zqtolvane")):
-            shared = maya.post("/v1/memory", json={"summary": f"User's favourite band is {band}."}).json()["id"]
+            shared = maya.post("/v1/memory", json={"summary": f"User's favourite band is {band}."}).json()[
+                "id"
+            ]
             assert maya.post(f"/v1/memory/{shared}/share", json={"with_users": ["lena"]}).status_code == 200
             block = lena.post("/v1/memory/context", json={"query": "What is my favourite band?"}).json()
             assert [line for line in block["text"].splitlines() if band in line] == [
-                f"- [Other] shared by maya: User's favourite band is {band}."]
+                f"- [Other] shared by maya: User's favourite band is {band}."
+            ]
             listed = lena.get("/v1/memory", params={"limit": 1000}).json()["memories"]
-            assert [(m["user_id"], m["shared_by"]) for m in listed if band in m["summary"]] == [("maya", "maya")]
+            assert [(m["user_id"], m["shared_by"]) for m in listed if band in m["summary"]] == [
+                ("maya", "maya")
+            ]
 
-            said = lena.post("/v1/memory/turns", json={"messages": f"My favourite band is {band}.", "wait": True})
+            said = lena.post(
+                "/v1/memory/turns", json={"messages": f"My favourite band is {band}.", "wait": True}
+            )
             assert said.status_code in (200, 202), said.text
             if how == "unshare":
                 gone = maya.post(f"/v1/memory/{shared}/unshare", json={"from_users": ["lena"]})
@@ -154,6 +184,8 @@ def test_rest_a_share_is_labelled_with_its_owner_and_never_erases_what_the_recip
             assert gone.status_code == 200, gone.text
 
             listed = lena.get("/v1/memory", params={"limit": 1000}).json()["memories"]
-            assert [(m["user_id"], m["shared_by"]) for m in listed if band in m["summary"]] == [("lena", None)], how
+            assert [(m["user_id"], m["shared_by"]) for m in listed if band in m["summary"]] == [
+                ("lena", None)
+            ], how
             block = lena.post("/v1/memory/context", json={"query": "What is my favourite band?"}).json()
             assert any(band in line and "shared by" not in line for line in block["text"].splitlines()), how

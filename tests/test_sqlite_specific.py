@@ -41,15 +41,25 @@ def test_a_store_with_the_old_vector_layout_is_rebuilt_on_open(tmp_path: Path) -
     b = open_store(path)
     with b._tx() as c:  # what stores made before the explicit chunk size have
         c.execute("DROP TABLE memory_vectors")
-        c.execute("CREATE VIRTUAL TABLE memory_vectors USING vec0(user_id TEXT PARTITION KEY, state TEXT, "
-                  f"type TEXT, embedding float[{DIMS}] distance_metric=cosine)")
-    b.apply(WriteBatch(upserts=[Upsert(rec("a", summary="User likes tea."), vec(1, 0)),
-                                Upsert(rec("b", summary="User likes jazz."), vec(0, 1)),
-                                Upsert(rec("c", "u2"), vec(1, 0))]))
+        c.execute(
+            "CREATE VIRTUAL TABLE memory_vectors USING vec0(user_id TEXT PARTITION KEY, state TEXT, "
+            f"type TEXT, embedding float[{DIMS}] distance_metric=cosine)"
+        )
+    b.apply(
+        WriteBatch(
+            upserts=[
+                Upsert(rec("a", summary="User likes tea."), vec(1, 0)),
+                Upsert(rec("b", summary="User likes jazz."), vec(0, 1)),
+                Upsert(rec("c", "u2"), vec(1, 0)),
+            ]
+        )
+    )
     b.close()
 
     b = open_store(path)
-    assert f"chunk_size={VEC0_CHUNK_SIZE}" in vec_table_sql(b) and "type TEXT PARTITION KEY" in vec_table_sql(b)
+    assert f"chunk_size={VEC0_CHUNK_SIZE}" in vec_table_sql(b) and "type TEXT PARTITION KEY" in vec_table_sql(
+        b
+    )
     assert ids(b.vector_search("u1", vec(0, 1))) == ["b", "a"]
     assert ids(b.vector_search("u2", vec(1, 0))) == ["c"]
     b.apply(WriteBatch(upserts=[Upsert(rec("d"), vec(1, 1))]))
@@ -63,15 +73,22 @@ def test_a_store_with_the_old_vector_layout_is_rebuilt_on_open(tmp_path: Path) -
 def test_a_batch_mixing_new_existing_and_repeated_ids(tmp_path: Path) -> None:
     b = open_store(tmp_path / "mix.db")
     b.apply(WriteBatch(upserts=[Upsert(rec("old", summary="User likes tea."), vec(1, 0))]))
-    b.apply(WriteBatch(upserts=[
-        Upsert(rec("new1", summary="User plays chess."), vec(0, 1)),
-        Upsert(rec("old", summary="User likes green tea."), vec(1, 1)),
-        Upsert(rec("twice", summary="User owns a bike."), vec(0, 0, 1)),
-        Upsert(rec("twice", summary="User owns two bikes."), vec(0, 0, 1)),
-        Upsert(rec("new2", "u2", summary="User plays chess."), vec(0, 1)),
-    ]))
+    b.apply(
+        WriteBatch(
+            upserts=[
+                Upsert(rec("new1", summary="User plays chess."), vec(0, 1)),
+                Upsert(rec("old", summary="User likes green tea."), vec(1, 1)),
+                Upsert(rec("twice", summary="User owns a bike."), vec(0, 0, 1)),
+                Upsert(rec("twice", summary="User owns two bikes."), vec(0, 0, 1)),
+                Upsert(rec("new2", "u2", summary="User plays chess."), vec(0, 1)),
+            ]
+        )
+    )
     assert {r.id: r.summary for r in b.list("u1")} == {
-        "old": "User likes green tea.", "new1": "User plays chess.", "twice": "User owns two bikes."}
+        "old": "User likes green tea.",
+        "new1": "User plays chess.",
+        "twice": "User owns two bikes.",
+    }
     assert ids(b.vector_search("u1", vec(1, 1)))[0] == "old"
     assert ids(b.keyword_search("u1", "chess")) == ["new1"]
     assert ids(b.keyword_search("u1", "bikes")) == ["twice"]
@@ -112,14 +129,22 @@ def test_wal_checkpoints_run_in_the_background_and_stop_on_close(tmp_path: Path)
 def test_a_schema_2_keyword_index_is_rebuilt_with_per_user_terms(tmp_path: Path) -> None:
     path = tmp_path / "v2.db"
     b = open_store(path)
-    b.apply(WriteBatch(upserts=[Upsert(rec("a", summary="User goes hiking on Sundays."), vec(1)),
-                                Upsert(rec("b", "u2", summary="User likes hiking boots."), vec(1)),
-                                Upsert(rec("c", summary="User plays chess."), vec(1))]))
+    b.apply(
+        WriteBatch(
+            upserts=[
+                Upsert(rec("a", summary="User goes hiking on Sundays."), vec(1)),
+                Upsert(rec("b", "u2", summary="User likes hiking boots."), vec(1)),
+                Upsert(rec("c", summary="User plays chess."), vec(1)),
+            ]
+        )
+    )
     b.apply(WriteBatch(purges=[Purge("u1", "c")]))
     with b._tx() as c:  # schema 2 indexed the bare words
         c.execute("DELETE FROM memories_fts")
-        c.execute("INSERT INTO memories_fts(rowid, uid, summary, tags) SELECT rid, '0', summary, '' FROM memories "
-                  "WHERE state != 'purged'")
+        c.execute(
+            "INSERT INTO memories_fts(rowid, uid, summary, tags) SELECT rid, '0', summary, '' FROM memories "
+            "WHERE state != 'purged'"
+        )
         c.execute("UPDATE memlane_meta SET value = '2' WHERE key = 'schema_version'")
     assert b.keyword_search("u1", "hiking") == []
     b.close()
@@ -134,8 +159,14 @@ def test_a_schema_2_keyword_index_is_rebuilt_with_per_user_terms(tmp_path: Path)
 
 def test_a_type_change_moves_the_vector_to_its_partition(tmp_path: Path) -> None:
     b = open_store(tmp_path / "type.db")
-    b.apply(WriteBatch(upserts=[Upsert(rec("a", summary="User met Ana."), vec(1, 0)),
-                                Upsert(rec("b", summary="User likes tea."), vec(0, 1))]))
+    b.apply(
+        WriteBatch(
+            upserts=[
+                Upsert(rec("a", summary="User met Ana."), vec(1, 0)),
+                Upsert(rec("b", summary="User likes tea."), vec(0, 1)),
+            ]
+        )
+    )
     b.apply(WriteBatch(upserts=[Upsert(rec("a", summary="User met Ana.", type=MemoryType.EPISODIC))]))
 
     def found(kind: str) -> list[str]:
@@ -155,18 +186,37 @@ def test_in_memory_vectors_rank_like_vec0(tmp_path: Path, monkeypatch: pytest.Mo
     rng = random.Random(5)
     b = open_store(tmp_path / "same.db")
     kinds = [MemoryType.SEMANTIC, MemoryType.EPISODIC]
-    b.apply(WriteBatch(upserts=[
-        Upsert(rec(f"m{i}", summary=f"memory {i}", type=kinds[i % 2], category=["Work", "Health"][i % 3 == 0],
-                   state=MemoryState.SOFT_DELETED if i % 7 == 0 else MemoryState.ACTIVE),
-               vec(*[rng.uniform(-1, 1) for _ in range(DIMS)]))
-        for i in range(300)]))
+    b.apply(
+        WriteBatch(
+            upserts=[
+                Upsert(
+                    rec(
+                        f"m{i}",
+                        summary=f"memory {i}",
+                        type=kinds[i % 2],
+                        category=["Work", "Health"][i % 3 == 0],
+                        state=MemoryState.SOFT_DELETED if i % 7 == 0 else MemoryState.ACTIVE,
+                    ),
+                    vec(*[rng.uniform(-1, 1) for _ in range(DIMS)]),
+                )
+                for i in range(300)
+            ]
+        )
+    )
     queries = [vec(*[rng.uniform(-1, 1) for _ in range(DIMS)]) for _ in range(5)]
-    filters = [[], [Condition("type", "$eq", "episodic")], [Condition("state", "$eq", "active")],
-               [Condition("state", "$eq", "active"), Condition("category", "$eq", "Health")]]
+    filters = [
+        [],
+        [Condition("type", "$eq", "episodic")],
+        [Condition("state", "$eq", "active")],
+        [Condition("state", "$eq", "active"), Condition("category", "$eq", "Health")],
+    ]
 
     def run() -> list[list[tuple[str, float]]]:
-        return [[(h.record.id, round(h.score, 5)) for h in b.vector_search("u1", q, f, limit=12, offset=3)]
-                for q in queries for f in filters]
+        return [
+            [(h.record.id, round(h.score, 5)) for h in b.vector_search("u1", q, f, limit=12, offset=3)]
+            for q in queries
+            for f in filters
+        ]
 
     monkeypatch.setattr(vector_cache, "MIN_VECTORS", 10**9)
     by_vec0 = run()
@@ -175,7 +225,9 @@ def test_in_memory_vectors_rank_like_vec0(tmp_path: Path, monkeypatch: pytest.Mo
     b.close()
 
 
-def test_in_memory_vectors_follow_writes_from_another_connection(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_in_memory_vectors_follow_writes_from_another_connection(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from memlane.storage.sqlite import vector_cache
 
     monkeypatch.setattr(vector_cache, "MIN_VECTORS", 0)
@@ -207,18 +259,26 @@ def test_in_memory_vectors_follow_writes_from_another_connection(tmp_path: Path,
     writer.apply(WriteBatch(upserts=[Upsert(rec("y", "u2"), vec(0, 1)), Upsert(rec("e"), vec(1, 0))]))
     assert found(vec(1, 0)) == ["e", "d"]
     assert ids(reader.vector_search("u2", vec(0, 1), active)) == ["x", "y"]
-    assert reader._rows("SELECT name FROM sqlite_master WHERE tbl_name = 'vector_journal' AND type = 'index'") == []
+    assert (
+        reader._rows("SELECT name FROM sqlite_master WHERE tbl_name = 'vector_journal' AND type = 'index'")
+        == []
+    )
     reader.close()
     writer.close()
 
 
 def test_a_deleted_users_vectors_leave_the_journal_and_every_in_memory_copy(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from memlane.storage.sqlite import vector_cache
 
     monkeypatch.setattr(vector_cache, "MIN_VECTORS", 0)
     reader, writer = open_store(tmp_path / "del.db"), open_store(tmp_path / "del.db")
-    writer.apply(WriteBatch(upserts=[Upsert(rec("a", "gone-user"), vec(1, 0)), Upsert(rec("b", "kept-user"), vec(0, 1))]))
+    writer.apply(
+        WriteBatch(
+            upserts=[Upsert(rec("a", "gone-user"), vec(1, 0)), Upsert(rec("b", "kept-user"), vec(0, 1))]
+        )
+    )
     for user in ("gone-user", "kept-user"):  # the reader holds a copy of both users' vectors
         assert len(reader.vector_search(user, vec(1, 1))) == 1
     writer.delete_user("gone-user")
@@ -241,7 +301,9 @@ def test_the_vector_journal_is_compacted_on_open(tmp_path: Path, monkeypatch: py
     assert len(reader.vector_search("user0", vec(1, 0), limit=50)) == 15  # cached
     other = open_store(tmp_path / "j.db")  # opening compacts: one reset per user
     assert sorted(tuple(r) for r in other._rows("SELECT user_id, rid FROM vector_journal")) == [
-        ("user0", -1), ("user1", -1)]
+        ("user0", -1),
+        ("user1", -1),
+    ]
     other.apply(WriteBatch(purges=[Purge("user0", "m0")]))
     assert len(reader.vector_search("user0", vec(1, 0), limit=50)) == 14
     reader.close()
@@ -253,10 +315,18 @@ def test_pinned_and_keyed_lookups_use_their_partial_indexes(tmp_path: Path) -> N
     from memlane.storage.filter_sql import SQLITE, compile_conditions
 
     b = open_store(tmp_path / "idx.db")
-    for filters, index in (({"pinned": True}, "memories_user_pinned"), ({"key": "diet"}, "memories_user_keyed")):
+    for filters, index in (
+        ({"pinned": True}, "memories_user_pinned"),
+        ({"key": "diet"}, "memories_user_keyed"),
+    ):
         where, params = compile_conditions(parse_filters(filters, user_id="u1"), SQLITE)
-        plan = " ".join(str(r[3]) for r in b._rows(
-            f"EXPLAIN QUERY PLAN SELECT m.id FROM memories m WHERE m.user_id = ? AND {where}", ("u1", *params)))
+        plan = " ".join(
+            str(r[3])
+            for r in b._rows(
+                f"EXPLAIN QUERY PLAN SELECT m.id FROM memories m WHERE m.user_id = ? AND {where}",
+                ("u1", *params),
+            )
+        )
         assert index in plan, plan
     b.apply(WriteBatch(upserts=[Upsert(rec("p", pinned=True), vec(1)), Upsert(rec("q"), vec(1))]))
     assert ids(b.list("u1", parse_filters({"pinned": True}, user_id="u1"))) == ["p"]

@@ -44,11 +44,29 @@ def ids(results: list) -> list[str]:  # type: ignore[type-arg]
 
 def test_roundtrip_keeps_every_field(backend: Backend) -> None:
     r = rec(
-        "m1", summary="User's dog Luna is 4 years old.", type=MemoryType.EPISODIC, category="Personal",
-        key="profile:pet:luna:age", tags=["pet", "dog"], entities=["Luna"], importance=4, pinned=True,
-        source_ref="D1:3", valid_from=T0, last_verified_at=T0 + timedelta(hours=1), access_count=2,
-        agent_id="a", run_id="r", actor_id="x", thread_id="t", chat_id="c", merged_from=["m0"],
-        date_iso="2026-01-01", week=1, year=2026, metadata={"k": [1, "two"]},
+        "m1",
+        summary="User's dog Luna is 4 years old.",
+        type=MemoryType.EPISODIC,
+        category="Personal",
+        key="profile:pet:luna:age",
+        tags=["pet", "dog"],
+        entities=["Luna"],
+        importance=4,
+        pinned=True,
+        source_ref="D1:3",
+        valid_from=T0,
+        last_verified_at=T0 + timedelta(hours=1),
+        access_count=2,
+        agent_id="a",
+        run_id="r",
+        actor_id="x",
+        thread_id="t",
+        chat_id="c",
+        merged_from=["m0"],
+        date_iso="2026-01-01",
+        week=1,
+        year=2026,
+        metadata={"k": [1, "two"]},
     )
     backend.upsert(r, vec(1))
     assert backend.get("u1", "m1") == r
@@ -81,7 +99,9 @@ def test_vector_search_orders_by_cosine_similarity(backend: Backend) -> None:
 
 
 def test_selective_filter_still_finds_the_only_match(backend: Backend) -> None:
-    backend.apply(WriteBatch(upserts=[Upsert(rec(f"n{i}", importance=1), vec(1, i / 300)) for i in range(300)]))
+    backend.apply(
+        WriteBatch(upserts=[Upsert(rec(f"n{i}", importance=1), vec(1, i / 300)) for i in range(300)])
+    )
     backend.upsert(rec("rare", importance=5), vec(0, 0, 1))
     hits = backend.vector_search("u1", vec(1), parse_filters({"importance": {"$gte": 5}}), limit=5)
     assert ids(hits) == ["rare"]
@@ -113,11 +133,34 @@ def test_selective_filter_still_finds_the_only_match(backend: Backend) -> None:
 )
 def test_filters_apply_in_every_read(backend: Backend, filters: dict, expected: set[str]) -> None:  # type: ignore[type-arg]
     backend.upsert(rec("s", summary="User saves coins.", importance=2, key="profile:x"), vec(1))
-    backend.upsert(rec("e", summary="User saves money monthly.", type=MemoryType.EPISODIC, category="Finance",
-                       importance=3, tags=["money"], thread_id="t1", run_id="r1", actor_id="x1",
-                       updated_at=T0 + timedelta(days=10)), vec(1, 0.2))
-    backend.upsert(rec("p", summary="User saves for a goal.", category="Goals", importance=4, pinned=True,
-                       tags=["goal"], agent_id="planner", updated_at=T0 + timedelta(days=20)), vec(1, 0.4))
+    backend.upsert(
+        rec(
+            "e",
+            summary="User saves money monthly.",
+            type=MemoryType.EPISODIC,
+            category="Finance",
+            importance=3,
+            tags=["money"],
+            thread_id="t1",
+            run_id="r1",
+            actor_id="x1",
+            updated_at=T0 + timedelta(days=10),
+        ),
+        vec(1, 0.2),
+    )
+    backend.upsert(
+        rec(
+            "p",
+            summary="User saves for a goal.",
+            category="Goals",
+            importance=4,
+            pinned=True,
+            tags=["goal"],
+            agent_id="planner",
+            updated_at=T0 + timedelta(days=20),
+        ),
+        vec(1, 0.4),
+    )
     conds = parse_filters(filters)
     assert set(ids(backend.vector_search("u1", vec(1), conds, limit=10))) == expected
     assert set(ids(backend.keyword_search("u1", "saves", conds, limit=10))) == expected
@@ -127,8 +170,15 @@ def test_filters_apply_in_every_read(backend: Backend, filters: dict, expected: 
 
 @pytest.mark.parametrize(
     "bad",
-    [{"colour": "red"}, {"importance": {"$regex": "x"}}, {"type": "diary"}, {"pinned": "maybe"},
-     {"tags": {"$gt": "a"}}, {"category": {"$in": []}}, {"updated_after": "not a date"}],
+    [
+        {"colour": "red"},
+        {"importance": {"$regex": "x"}},
+        {"type": "diary"},
+        {"pinned": "maybe"},
+        {"tags": {"$gt": "a"}},
+        {"category": {"$in": []}},
+        {"updated_after": "not a date"},
+    ],
 )
 def test_unknown_filter_fields_and_operators_are_errors(bad: dict) -> None:  # type: ignore[type-arg]
     with pytest.raises(FilterError):
@@ -177,10 +227,27 @@ def test_list_pages_newest_first(backend: Backend) -> None:
 
 def test_history_and_relations(backend: Backend) -> None:
     r = rec("m")
-    h1 = HistoryEntry(id="h1", memory_id="m", user_id="u1", event=HistoryEvent.ADD, new_value=r.snapshot(),
-                      reason="put", actor="api", at=T0)
-    h2 = HistoryEntry(id="h2", memory_id="m", user_id="u1", event=HistoryEvent.UPDATE, old_value=r.snapshot(),
-                      new_value={"summary": "x"}, reason="fix", actor="cli", at=T0 + timedelta(seconds=1))
+    h1 = HistoryEntry(
+        id="h1",
+        memory_id="m",
+        user_id="u1",
+        event=HistoryEvent.ADD,
+        new_value=r.snapshot(),
+        reason="put",
+        actor="api",
+        at=T0,
+    )
+    h2 = HistoryEntry(
+        id="h2",
+        memory_id="m",
+        user_id="u1",
+        event=HistoryEvent.UPDATE,
+        old_value=r.snapshot(),
+        new_value={"summary": "x"},
+        reason="fix",
+        actor="cli",
+        at=T0 + timedelta(seconds=1),
+    )
     backend.apply(WriteBatch(upserts=[Upsert(r, vec(1)), Upsert(rec("n"), vec(1))], history=[h1, h2]))
     assert backend.history("u1", "m") == [h1, h2]
     assert backend.history("u2", "m") == []
@@ -196,8 +263,9 @@ def test_a_write_that_fails_midway_leaves_nothing(backend: Backend) -> None:
     good = rec("good")
     entry = HistoryEntry(id="hx", memory_id="good", user_id="u1", event=HistoryEvent.ADD, at=T0)
     with pytest.raises(BackendError):  # second record's id belongs to another user: the DB refuses
-        backend.apply(WriteBatch(upserts=[Upsert(good, vec(1)), Upsert(rec("taken", "u1"), vec(1))],
-                                 history=[entry]))
+        backend.apply(
+            WriteBatch(upserts=[Upsert(good, vec(1)), Upsert(rec("taken", "u1"), vec(1))], history=[entry])
+        )
     assert backend.get("u1", "good") is None
     assert backend.vector_search("u1", vec(1)) == []
     assert backend.keyword_search("u1", "tea") == []
@@ -220,11 +288,19 @@ def test_purge_removes_content_and_vector(backend: Backend) -> None:
 def test_export_and_delete_user(backend: Backend) -> None:
     for user in ("alice", "bob"):
         r = rec(f"{user}-1", user)
-        backend.apply(WriteBatch(
-            upserts=[Upsert(r, vec(1)), Upsert(rec(f"{user}-2", user), vec(1))],
-            history=[HistoryEntry(id=f"h-{user}", memory_id=r.id, user_id=user, event=HistoryEvent.ADD, at=T0)],
-            relations=[Relation(from_id=f"{user}-1", to_id=f"{user}-2", user_id=user, strength=0.7, created_at=T0)],
-        ))
+        backend.apply(
+            WriteBatch(
+                upserts=[Upsert(r, vec(1)), Upsert(rec(f"{user}-2", user), vec(1))],
+                history=[
+                    HistoryEntry(id=f"h-{user}", memory_id=r.id, user_id=user, event=HistoryEvent.ADD, at=T0)
+                ],
+                relations=[
+                    Relation(
+                        from_id=f"{user}-1", to_id=f"{user}-2", user_id=user, strength=0.7, created_at=T0
+                    )
+                ],
+            )
+        )
     rows = list(backend.export_user("alice"))
     kinds = sorted(r["kind"] for r in rows)
     assert kinds == ["history", "memory", "memory", "relation"]
@@ -254,7 +330,9 @@ def test_embedder_with_other_dims_is_refused(backend: Backend) -> None:
 
 def test_a_filter_matching_little_of_a_large_partition_still_finds_it(backend: Backend) -> None:
     """More candidates than one KNN pass may return (sqlite-vec caps k at 4096): the search stays exact."""
-    backend.apply(WriteBatch(upserts=[Upsert(rec(f"n{i}", category="Goals"), vec(1, i / 5000)) for i in range(5000)]))
+    backend.apply(
+        WriteBatch(upserts=[Upsert(rec(f"n{i}", category="Goals"), vec(1, i / 5000)) for i in range(5000)])
+    )
     backend.upsert(rec("rare", category="Procedural"), vec(0, 1))
     backend.upsert(rec("rare2", category="Procedural"), vec(0, 1, 0.5))
     hits = backend.vector_search("u1", vec(1), parse_filters({"category": "Procedural"}), limit=5)
@@ -262,17 +340,23 @@ def test_a_filter_matching_little_of_a_large_partition_still_finds_it(backend: B
 
 
 def test_id_searches_match_the_record_searches(backend: Backend) -> None:
-    backend.apply(WriteBatch(upserts=[
-        Upsert(rec("a", summary="User likes green tea."), vec(1, 0.2)),
-        Upsert(rec("b", summary="User likes black tea.", type=MemoryType.EPISODIC), vec(1, 0.5)),
-        Upsert(rec("c", summary="User plays chess."), vec(0, 1)),
-        Upsert(rec("d", "u2", summary="User likes tea."), vec(1, 0)),
-    ]))
+    backend.apply(
+        WriteBatch(
+            upserts=[
+                Upsert(rec("a", summary="User likes green tea."), vec(1, 0.2)),
+                Upsert(rec("b", summary="User likes black tea.", type=MemoryType.EPISODIC), vec(1, 0.5)),
+                Upsert(rec("c", summary="User plays chess."), vec(0, 1)),
+                Upsert(rec("d", "u2", summary="User likes tea."), vec(1, 0)),
+            ]
+        )
+    )
     episodic = parse_filters({"type": "episodic"}, user_id="u1")
     for conds in ([], episodic):
         assert backend.vector_ids("u1", vec(1, 0), conds, limit=5) == [
-            (h.record.id, h.score) for h in backend.vector_search("u1", vec(1, 0), conds, limit=5)]
+            (h.record.id, h.score) for h in backend.vector_search("u1", vec(1, 0), conds, limit=5)
+        ]
         assert backend.keyword_ids("u1", "tea", conds, limit=5) == [
-            (h.record.id, h.score) for h in backend.keyword_search("u1", "tea", conds, limit=5)]
+            (h.record.id, h.score) for h in backend.keyword_search("u1", "tea", conds, limit=5)
+        ]
     assert [i for i, _ in backend.vector_ids("u1", vec(1, 0))] == ["a", "b", "c"]
     assert {i for i, _ in backend.keyword_ids("u1", "tea")} == {"a", "b"}

@@ -13,8 +13,16 @@ NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 
 
 def job(jid: str, user: str = "u1", created: datetime = NOW, **kw: object) -> Job:
-    return Job(id=jid, user_id=user, kind="candidate", payload={"n": jid}, run_after=created, created_at=created,
-               updated_at=created, **kw)  # type: ignore[arg-type]
+    return Job(
+        id=jid,
+        user_id=user,
+        kind="candidate",
+        payload={"n": jid},
+        run_after=created,
+        created_at=created,
+        updated_at=created,
+        **kw,
+    )  # type: ignore[arg-type]
 
 
 def test_jobs_are_claimed_oldest_first_once_and_leased(backend: Backend) -> None:
@@ -85,20 +93,32 @@ def test_change_log_revisions_are_per_thread_and_monotonic(backend: Backend) -> 
 def test_recent_jobs_are_the_users_newest_of_a_kind(backend: Backend) -> None:
     later = [job(f"c{i}", created=NOW + timedelta(seconds=i)) for i in range(4)]
     same_time = [job("s1", created=NOW + timedelta(seconds=9)), job("s2", created=NOW + timedelta(seconds=9))]
-    others = [job("other-user", user="u2", created=NOW + timedelta(minutes=1)),
-              Job(id="turn", user_id="u1", kind="turn", created_at=NOW + timedelta(minutes=1))]
+    others = [
+        job("other-user", user="u2", created=NOW + timedelta(minutes=1)),
+        Job(id="turn", user_id="u1", kind="turn", created_at=NOW + timedelta(minutes=1)),
+    ]
     backend.apply(WriteBatch(jobs=[*later, *same_time, *others]))
     end = NOW + timedelta(hours=1)
-    assert [j.id for j in backend.recent_jobs("u1", "candidate", before=end, limit=4)] == ["s2", "s1", "c3", "c2"]
+    assert [j.id for j in backend.recent_jobs("u1", "candidate", before=end, limit=4)] == [
+        "s2",
+        "s1",
+        "c3",
+        "c2",
+    ]
     assert [j.id for j in backend.recent_jobs("u1", "candidate", before=later[3].created_at, limit=9)] == [
-        "c2", "c1", "c0"]
+        "c2",
+        "c1",
+        "c0",
+    ]
     assert [j.id for j in backend.recent_jobs("u1", "turn", before=end, limit=4)] == ["turn"]
     assert backend.recent_jobs("u3", "candidate", before=end, limit=4) == []
 
 
 def test_op_events_newest_first(backend: Backend) -> None:
-    evs = [OpEvent(id=f"e{i}", user_id="u1", node="worker", op="create", sim=0.5, at=NOW + timedelta(seconds=i))
-           for i in range(3)]
+    evs = [
+        OpEvent(id=f"e{i}", user_id="u1", node="worker", op="create", sim=0.5, at=NOW + timedelta(seconds=i))
+        for i in range(3)
+    ]
     backend.apply(WriteBatch(op_events=evs))
     assert [e.id for e in backend.op_events("u1")] == ["e2", "e1", "e0"]
     assert backend.op_events("u2") == []
@@ -116,7 +136,10 @@ def test_parked_jobs_are_retried_all_at_once_or_by_user_and_id(backend: Backend)
     assert backend.retry_jobs() == []
     by_id = {j.id: j for j in backend.list_jobs()}
     assert {i: (j.status, j.attempts) for i, j in by_id.items()} == {
-        "a": (JobStatus.PENDING, 0), "b": (JobStatus.PENDING, 0), "c": (JobStatus.PENDING, 0),
-        "d": (JobStatus.PENDING, 1)}
+        "a": (JobStatus.PENDING, 0),
+        "b": (JobStatus.PENDING, 0),
+        "c": (JobStatus.PENDING, 0),
+        "d": (JobStatus.PENDING, 1),
+    }
     assert by_id["d"].run_after == NOW + timedelta(hours=1)
     assert backend.claim_job("w", lease_seconds=30, now=utcnow() + timedelta(seconds=1)) is not None

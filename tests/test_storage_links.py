@@ -34,13 +34,28 @@ def link(user: str, memory_id: str, by: str = "alice") -> MemoryLink:
 def shared(backend: Backend) -> Backend:
     """alice owns a1 (shared with bob), a2 (shared with bob, but superseded) and a3 (not shared);
     bob owns b1; carol owns nothing."""
-    backend.apply(WriteBatch(upserts=[
-        Upsert(rec("a1", "alice", "User's team deploys with Postgres.", category="Work"), vec(1, 0.1)),
-        Upsert(rec("a2", "alice", "User's team deploys with MySQL.", category="Work",
-                   state=MemoryState.SUPERSEDED), vec(1, 0.2)),
-        Upsert(rec("a3", "alice", "User's team deploys on Fridays.", category="Work"), vec(1, 0.3)),
-        Upsert(rec("b1", "bob", "User likes Postgres tuning.", category="Interests"), vec(1, 0.5)),
-    ], links=[link("bob", "a1"), link("bob", "a2")]))
+    backend.apply(
+        WriteBatch(
+            upserts=[
+                Upsert(
+                    rec("a1", "alice", "User's team deploys with Postgres.", category="Work"), vec(1, 0.1)
+                ),
+                Upsert(
+                    rec(
+                        "a2",
+                        "alice",
+                        "User's team deploys with MySQL.",
+                        category="Work",
+                        state=MemoryState.SUPERSEDED,
+                    ),
+                    vec(1, 0.2),
+                ),
+                Upsert(rec("a3", "alice", "User's team deploys on Fridays.", category="Work"), vec(1, 0.3)),
+                Upsert(rec("b1", "bob", "User likes Postgres tuning.", category="Interests"), vec(1, 0.5)),
+            ],
+            links=[link("bob", "a1"), link("bob", "a2")],
+        )
+    )
     return backend
 
 
@@ -71,7 +86,9 @@ def test_filters_and_scores_apply_to_linked_memories(shared: Backend) -> None:
     b = shared
     work = parse_filters({"category": "Work"})
     assert ids(b.list("bob", work, shared=True)) == ["a1"]
-    assert ids(b.vector_search("bob", vec(1), parse_filters({"category": "Interests"}), shared=True)) == ["b1"]
+    assert ids(b.vector_search("bob", vec(1), parse_filters({"category": "Interests"}), shared=True)) == [
+        "b1"
+    ]
     assert b.count("bob", work, shared=True) == 1
     hits = b.vector_search("bob", vec(1, 0.1), shared=True)
     assert ids(hits) == ["a1", "b1"] and hits[0].score == pytest.approx(1.0, abs=1e-5)  # merged by cosine
@@ -103,12 +120,25 @@ def test_links_are_read_by_the_owner_in_full_and_by_a_linked_user_for_themselves
 
 def test_shared_history_shows_the_owners_rows_but_not_whom_they_shared_with(shared: Backend) -> None:
     b = shared
-    b.apply(WriteBatch(history=[
-        HistoryEntry(id="h1", memory_id="a1", user_id="alice", event=HistoryEvent.ADD, at=T0),
-        HistoryEntry(id="h2", memory_id="a1", user_id="alice", event=HistoryEvent.SHARE, reason="with bob", at=T0),
-        HistoryEntry(id="h3", memory_id="a1", user_id="bob", event=HistoryEvent.SHARE, reason="by alice", at=T0),
-        HistoryEntry(id="h4", memory_id="a3", user_id="alice", event=HistoryEvent.ADD, at=T0),
-    ]))
+    b.apply(
+        WriteBatch(
+            history=[
+                HistoryEntry(id="h1", memory_id="a1", user_id="alice", event=HistoryEvent.ADD, at=T0),
+                HistoryEntry(
+                    id="h2",
+                    memory_id="a1",
+                    user_id="alice",
+                    event=HistoryEvent.SHARE,
+                    reason="with bob",
+                    at=T0,
+                ),
+                HistoryEntry(
+                    id="h3", memory_id="a1", user_id="bob", event=HistoryEvent.SHARE, reason="by alice", at=T0
+                ),
+                HistoryEntry(id="h4", memory_id="a3", user_id="alice", event=HistoryEvent.ADD, at=T0),
+            ]
+        )
+    )
     assert [h.id for h in b.history("bob", "a1", shared=True)] == ["h1", "h3"]
     assert [h.id for h in b.history("bob", "a1")] == ["h3"]
     assert [h.id for h in b.history("bob", "a3", shared=True)] == []  # not linked
@@ -126,19 +156,46 @@ def test_a_linked_users_reads_count_as_accesses(shared: Backend) -> None:
 
 def test_purging_a_shared_memory_removes_its_links_and_what_linked_users_hold_of_it(shared: Backend) -> None:
     b = shared
-    b.apply(WriteBatch(
-        history=[HistoryEntry(id="h1", memory_id="a1", user_id="bob", event=HistoryEvent.UNSHARE,
-                              old_value={"memory_id": "a1"}, reason="superseded by b1: a1 was wrong", at=T0),
-                 HistoryEntry(id="h2", memory_id="b1", user_id="bob", event=HistoryEvent.ADD,
-                              reason="supersedes a1", at=T0)],
-        changes=[Change(id="c1", user_id="bob", memory_id="a1", event="shared", meta={"summary": "deploys"}, at=T0),
-                 Change(id="c2", user_id="bob", memory_id="b1", event="created", meta={"replaces": "a1"}, at=T0)],
-        links=[link("carol", "a1")]))
+    b.apply(
+        WriteBatch(
+            history=[
+                HistoryEntry(
+                    id="h1",
+                    memory_id="a1",
+                    user_id="bob",
+                    event=HistoryEvent.UNSHARE,
+                    old_value={"memory_id": "a1"},
+                    reason="superseded by b1: a1 was wrong",
+                    at=T0,
+                ),
+                HistoryEntry(
+                    id="h2",
+                    memory_id="b1",
+                    user_id="bob",
+                    event=HistoryEvent.ADD,
+                    reason="supersedes a1",
+                    at=T0,
+                ),
+            ],
+            changes=[
+                Change(
+                    id="c1", user_id="bob", memory_id="a1", event="shared", meta={"summary": "deploys"}, at=T0
+                ),
+                Change(
+                    id="c2", user_id="bob", memory_id="b1", event="created", meta={"replaces": "a1"}, at=T0
+                ),
+            ],
+            links=[link("carol", "a1")],
+        )
+    )
     b.apply(WriteBatch(purges=[Purge("alice", "a1")]))
     assert b.links("alice", "a1") == [] and b.links("bob", "a1") == [] and b.links("carol") == []
     assert b.get("bob", "a1", shared=True) is None
     rows = {h.id: h for h in b.history("bob")}
-    assert rows["h1"].event is HistoryEvent.UNSHARE and (rows["h1"].old_value, rows["h1"].reason) == (None, None)
+    assert rows["h1"].event is HistoryEvent.UNSHARE and (rows["h1"].old_value, rows["h1"].reason) == (
+        None,
+        None,
+    )
     assert rows["h2"].reason is None
     assert [c.meta for c in b.changes_after("bob", 0)] == [{}, {}]
     assert ids(b.list("bob", shared=True)) == ["b1"]  # bob's own memory stays
@@ -156,26 +213,37 @@ def test_deleting_a_user_removes_the_links_they_hold_and_the_links_to_their_memo
 
 
 def test_global_memories_belong_to_no_listed_user(backend: Backend) -> None:
-    backend.upsert(rec("g1", GLOBAL_USER, "The office is closed on Sundays.", type=MemoryType.SEMANTIC), vec(1))
+    backend.upsert(
+        rec("g1", GLOBAL_USER, "The office is closed on Sundays.", type=MemoryType.SEMANTIC), vec(1)
+    )
     backend.upsert(rec("m1", "maya"), vec(1))
     backend.apply(WriteBatch(links=[link("maya", "g1", by="system:bootstrap")]))
     assert backend.list_users() == ["maya"]
     assert set(ids(backend.vector_search("maya", vec(1), shared=True))) == {"g1", "m1"}
 
 
-def test_linked_memories_rank_beside_a_large_indexed_own_partition(backend: Backend,
-                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_linked_memories_rank_beside_a_large_indexed_own_partition(
+    backend: Backend, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The own arm takes its fast path (PostgreSQL: the HNSW index; SQLite: vec0 KNN or the in-memory
     copy, per fixture) and the linked arm is searched beside it."""
     if backend.name == "postgres":
         from memlane.storage.postgres import writes
 
         monkeypatch.setattr(writes, "INDEX_AFTER", 0)  # every vector in the HNSW index
-    backend.apply(WriteBatch(upserts=[Upsert(rec(f"b{i}", "bob", f"Bob's note {i}."), vec(1, i / 50, 0.3))
-                                      for i in range(60)]))
-    backend.apply(WriteBatch(upserts=[Upsert(rec("a1", "alice", "Alice's exact match."), vec(0, 0, 1))],
-                             links=[link("bob", "a1")]))
+    backend.apply(
+        WriteBatch(
+            upserts=[Upsert(rec(f"b{i}", "bob", f"Bob's note {i}."), vec(1, i / 50, 0.3)) for i in range(60)]
+        )
+    )
+    backend.apply(
+        WriteBatch(
+            upserts=[Upsert(rec("a1", "alice", "Alice's exact match."), vec(0, 0, 1))],
+            links=[link("bob", "a1")],
+        )
+    )
     assert ids(backend.vector_search("bob", vec(0, 0, 1), limit=3, shared=True))[0] == "a1"
     assert "a1" not in ids(backend.vector_search("bob", vec(0, 0, 1), limit=3))
-    assert ids(backend.vector_search("bob", vec(0, 0, 1), parse_filters({"type": "semantic"}), limit=1,
-                                     shared=True)) == ["a1"]
+    assert ids(
+        backend.vector_search("bob", vec(0, 0, 1), parse_filters({"type": "semantic"}), limit=1, shared=True)
+    ) == ["a1"]

@@ -46,8 +46,9 @@ def named(found: list[ReadableSpan], name: str) -> list[ReadableSpan]:
     return [s for s in found if s.name == name]
 
 
-def test_search_formation_and_tasks_leave_spans_with_counts_and_no_text(tmp_path: Path,
-                                                                          spans: InMemorySpanExporter) -> None:
+def test_search_formation_and_tasks_leave_spans_with_counts_and_no_text(
+    tmp_path: Path, spans: InMemorySpanExporter
+) -> None:
     db = str(tmp_path / "otel.db")
     with Memory(db, embedder=local_embedder(), llm="rules", settings=Settings(db=db, worker=False)) as mem:
         mem.add("I live in Lisbon and my cat Luna is 3. I'm vegetarian.", user_id=USER, wait=True)
@@ -55,8 +56,14 @@ def test_search_formation_and_tasks_leave_spans_with_counts_and_no_text(tmp_path
         hits = mem.search("where does she live", user_id=USER, limit=5)
         block = mem.context("What should I cook tonight?", user_id=USER)
         result = mem.query("where does she live", user_id=USER, agent="supervisor", top_k=2)
-        mem.capture_turn([{"role": "user", "content": "I booked the flight to Lisbon for Friday."},
-                          {"role": "assistant", "content": "Great, it's booked."}], user_id=USER, wait=True)
+        mem.capture_turn(
+            [
+                {"role": "user", "content": "I booked the flight to Lisbon for Friday."},
+                {"role": "assistant", "content": "Great, it's booked."},
+            ],
+            user_id=USER,
+            wait=True,
+        )
         mem.run_tasks()  # seeds the user's runs; none is due before a day has passed
         ran = mem.run_tasks(at=utcnow() + timedelta(days=2))
     found = list(spans.get_finished_spans())

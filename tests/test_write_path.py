@@ -45,26 +45,59 @@ def one_write(mem: Memory, action: Callable[[], object], kind: str) -> None:
 def test_every_kind_of_write_advances_the_revision_and_emits_one_event(mem: Memory) -> None:
     facts = {"user_id": U, "thread_id": T, "wait": True}
     made: dict[str, str] = {}
-    one_write(mem, lambda: made.update(a=mem.put("User likes tea.", user_id=U, thread_id=T).id), "memory.created")
-    one_write(mem, lambda: made.update(k=mem.put("User lives in Lisbon.", user_id=U, thread_id=T,
-                                                  key="profile:residence:city").id), "memory.created")
-    one_write(mem, lambda: mem.put("User lives in Porto.", user_id=U, key="profile:residence:city"), "memory.updated")
+    one_write(
+        mem, lambda: made.update(a=mem.put("User likes tea.", user_id=U, thread_id=T).id), "memory.created"
+    )
+    one_write(
+        mem,
+        lambda: made.update(
+            k=mem.put("User lives in Lisbon.", user_id=U, thread_id=T, key="profile:residence:city").id
+        ),
+        "memory.created",
+    )
+    one_write(
+        mem,
+        lambda: mem.put("User lives in Porto.", user_id=U, key="profile:residence:city"),
+        "memory.updated",
+    )
     one_write(mem, lambda: mem.update(made["a"], user_id=U, importance=5), "memory.updated")
     one_write(mem, lambda: mem.link(made["a"], made["k"], user_id=U), "memory.linked")
     one_write(mem, lambda: mem.delete(made["a"], user_id=U), "memory.deleted")
     one_write(mem, lambda: mem.restore(made["a"], user_id=U), "memory.restored")
-    one_write(mem, lambda: mem.add_facts([{"summary": "User plays chess.", "category": "Hobbies"}], **facts),
-              "memory.created")
-    one_write(mem, lambda: mem.add_facts([{"summary": "User plays chess.", "category": "Hobbies"}], **facts),
-              "memory.merged")
-    one_write(mem, lambda: mem.add_facts([{"summary": "User's dog Luna is 3.", "key": "profile:pet:luna:age",
-                                           "category": "Personal"}], **facts), "memory.created")
-    one_write(mem, lambda: mem.add_facts([{"summary": "User's dog Luna is 4.", "key": "profile:pet:luna:age",
-                                           "category": "Personal"}], **facts), "memory.changed_fact")
+    one_write(
+        mem,
+        lambda: mem.add_facts([{"summary": "User plays chess.", "category": "Hobbies"}], **facts),
+        "memory.created",
+    )
+    one_write(
+        mem,
+        lambda: mem.add_facts([{"summary": "User plays chess.", "category": "Hobbies"}], **facts),
+        "memory.merged",
+    )
+    one_write(
+        mem,
+        lambda: mem.add_facts(
+            [{"summary": "User's dog Luna is 3.", "key": "profile:pet:luna:age", "category": "Personal"}],
+            **facts,
+        ),
+        "memory.created",
+    )
+    one_write(
+        mem,
+        lambda: mem.add_facts(
+            [{"summary": "User's dog Luna is 4.", "key": "profile:pet:luna:age", "category": "Personal"}],
+            **facts,
+        ),
+        "memory.changed_fact",
+    )
     one_write(mem, lambda: mem.add("My sister is called Ines.", **facts), "memory.created")
     one_write(mem, lambda: mem.purge(made["a"], user_id=U), "memory.purged")
-    row = {"kind": "memory", **mem.put("User swims.", user_id="bo", thread_id=T).snapshot(), "user_id": U,
-           "id": "0199aaaa-0000-7000-8000-000000000001"}
+    row = {
+        "kind": "memory",
+        **mem.put("User swims.", user_id="bo", thread_id=T).snapshot(),
+        "user_id": U,
+        "id": "0199aaaa-0000-7000-8000-000000000001",
+    }
     one_write(mem, lambda: mem.import_rows([row]), "memory.created")
 
 
@@ -82,7 +115,10 @@ def test_a_write_that_changes_nothing_emits_nothing(mem: Memory) -> None:
     assert events == []
     with pytest.raises(ValidationError):  # refused: nothing written, nothing published
         mem.restore(rec.id, user_id=U)
-    assert events == [] and [h.event for h in mem.history(rec.id, user_id=U)] == [HistoryEvent.ADD, HistoryEvent.LINK]
+    assert events == [] and [h.event for h in mem.history(rec.id, user_id=U)] == [
+        HistoryEvent.ADD,
+        HistoryEvent.LINK,
+    ]
 
 
 def test_concurrent_puts_on_one_key_write_one_memory_and_a_true_history(mem: Memory) -> None:
@@ -127,5 +163,7 @@ def test_an_idempotency_key_makes_a_retried_put_return_the_first_result(mem: Mem
     with pytest.raises(ValidationError, match="idempotency_key"):
         mem.put("User swims.", user_id=U, idempotency_key="")
     mem.delete(a.id, user_id=U)
-    assert mem.put("User booked a table for Friday.", user_id=U, idempotency_key="req-1").state \
-        is MemoryState.SOFT_DELETED  # still the first result
+    assert (
+        mem.put("User booked a table for Friday.", user_id=U, idempotency_key="req-1").state
+        is MemoryState.SOFT_DELETED
+    )  # still the first result

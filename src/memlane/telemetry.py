@@ -41,7 +41,9 @@ def record(span: Span, **values: int | float | bool | str | None) -> None:
     span.set_attributes(_attributes(values))
 
 
-def failed(exc: BaseException, current: Span | None = None, **values: int | float | bool | str | None) -> None:
+def failed(
+    exc: BaseException, current: Span | None = None, **values: int | float | bool | str | None
+) -> None:
     """Mark ``current`` (default: the active span) failed with the exception's type, plus counts."""
     current = current or trace.get_current_span()
     current.set_status(Status(StatusCode.ERROR))
@@ -52,8 +54,9 @@ def failed(exc: BaseException, current: Span | None = None, **values: int | floa
 @contextmanager
 def span(name: str, **values: int | float | bool | str | None) -> Iterator[Span]:
     """A span named ``memlane.<name>`` around the block; an exception marks it failed, by type only."""
-    with tracer.start_as_current_span(PREFIX + name, attributes=_attributes(values), record_exception=False,
-                                      set_status_on_exception=False) as current:
+    with tracer.start_as_current_span(
+        PREFIX + name, attributes=_attributes(values), record_exception=False, set_status_on_exception=False
+    ) as current:
         try:
             yield current
         except BaseException as exc:

@@ -29,7 +29,8 @@ PG_URL = os.environ.get("MEMLANE_LG_PG_URL", "")
 _HELPERS = "tests LangGraph's own helpers, not a store"
 SKIPS: dict[str, dict[str, str]] = {
     "inmemory": {
-        "test_dedupe_ops_maps_repeated_reads_and_puts_to_one_op": _HELPERS + " (AsyncBatchedBaseStore op dedupe)",
+        "test_dedupe_ops_maps_repeated_reads_and_puts_to_one_op": _HELPERS
+        + " (AsyncBatchedBaseStore op dedupe)",
         "test_get_text_at_path": _HELPERS + " (get_text_at_path)",
         "test_get_text_at_path_with_non_dict_mapping": _HELPERS + " (get_text_at_path)",
         "test_async_batch_store": _HELPERS + " (a mock AsyncBatchedBaseStore defined in the test)",
@@ -43,7 +44,7 @@ SKIPS: dict[str, dict[str, str]] = {
         "test_nonnull_migrations": "PostgresStore's SQL migrations",
         "test_abatch_uses_single_pool_checkout": "AsyncPostgresStore's psycopg pool checkouts",
         "test_omit_expired_filters_read_paths": "backdates rows with SQL on PostgresStore's `store` table "
-                                                "(omit_expired is covered in tests/test_langgraph_store.py)",
+        "(omit_expired is covered in tests/test_langgraph_store.py)",
         "test_omit_expired_disabled_preserves_expired_rows": "SQL on PostgresStore's `store` table (see above)",
         "test_omit_expired_refresh_ttl_only_refreshes_live_rows": "SQL on PostgresStore's `store` table (see above)",
         "test_omit_expired_search_pagination": "SQL on PostgresStore's `store` table (see above)",
@@ -56,18 +57,32 @@ SKIPS: dict[str, dict[str, str]] = {
 # leaves out are skipped with the reason here. Only the in-memory suite runs on it: the PostgreSQL
 # suite's fixtures create databases and run SQL on a server, which an S3 Vectors store has no use for.
 _NO_LIST = "S3VectorsStore has no listing: search(query=None) is [] and list_namespaces raises (seed 000)"
-_TWO_LABELS = ("S3VectorsStore searches must name their scope labels, each a mandatory filter (the seed's ns_0, "
-               "ns_1; the suite store's first label): an empty prefix is refused")
+_TWO_LABELS = (
+    "S3VectorsStore searches must name their scope labels, each a mandatory filter (the seed's ns_0, "
+    "ns_1; the suite store's first label): an empty prefix is refused"
+)
 _NO_TTL = "S3VectorsStore has no TTL (S3 Vectors cannot expire vectors)"
-_ONE_VECTOR = ("S3VectorsStore embeds an item's indexed fields joined into one text, one vector per item "
-               "(seed 000); LangGraph's stores keep a vector per field and score the best one")
+_ONE_VECTOR = (
+    "S3VectorsStore embeds an item's indexed fields joined into one text, one vector per item "
+    "(seed 000); LangGraph's stores keep a vector per field and score the best one"
+)
 S3V_SKIPS: dict[str, dict[str, str]] = {
     "inmemory": {
-        **{name: _NO_LIST for name in (
-            "test_list_namespaces_basic", "test_list_namespaces_with_wildcards", "test_list_namespaces_pagination",
-            "test_list_namespaces_max_depth", "test_list_namespaces_no_conditions", "test_list_namespaces_empty_store",
-            "test_search_pages_match_full_listing", "test_cannot_put_empty_namespace",
-            "test_async_batch_store_resilience", "test_async_batch_store_deduplication")},
+        **{
+            name: _NO_LIST
+            for name in (
+                "test_list_namespaces_basic",
+                "test_list_namespaces_with_wildcards",
+                "test_list_namespaces_pagination",
+                "test_list_namespaces_max_depth",
+                "test_list_namespaces_no_conditions",
+                "test_list_namespaces_empty_store",
+                "test_search_pages_match_full_listing",
+                "test_cannot_put_empty_namespace",
+                "test_async_batch_store_resilience",
+                "test_async_batch_store_deduplication",
+            )
+        },
         "test_search_and_listing_keep_empty_prefixes_and_wildcards": _NO_LIST + "; " + _TWO_LABELS,
         "test_async_search_and_listing_keep_empty_prefixes_and_wildcards": _NO_LIST + "; " + _TWO_LABELS,
         "test_embed_with_path": _ONE_VECTOR,
@@ -119,13 +134,22 @@ if SUITE:
 
         MIGRATIONS: list[str] = []  # PostgresStore's SQL, which the fixtures edit; memlane migrates its own
 
-        def __init__(self, *, index: IndexConfig | None = None, ttl: TTLConfig | None = None,
-                     conn_string: str | None = None) -> None:
+        def __init__(
+            self,
+            *,
+            index: IndexConfig | None = None,
+            ttl: TTLConfig | None = None,
+            conn_string: str | None = None,
+        ) -> None:
             self.conn_string = conn_string
             _stats["stores_opened"] += 1
             # LangGraph's suites search and list across namespaces of many first labels: the opt-in
-            super().__init__(_memory(_location(conn_string), dict(index) if index else None), index=index, ttl=ttl,
-                             cross_user=True)
+            super().__init__(
+                _memory(_location(conn_string), dict(index) if index else None),
+                index=index,
+                ttl=ttl,
+                cross_user=True,
+            )
             self._owns_memory = True
             if conn_string is None:  # from_conn_string's context manager closes the others
                 _open.append(self)
@@ -147,8 +171,15 @@ if SUITE:
 
         @classmethod
         @contextmanager
-        def from_conn_string(cls, conn_string: str, *, pipeline: bool = False, pool_config: Any = None,
-                             index: IndexConfig | None = None, ttl: TTLConfig | None = None) -> Iterator[SuiteStore]:
+        def from_conn_string(
+            cls,
+            conn_string: str,
+            *,
+            pipeline: bool = False,
+            pool_config: Any = None,
+            index: IndexConfig | None = None,
+            ttl: TTLConfig | None = None,
+        ) -> Iterator[SuiteStore]:
             store = SuiteStore(index=index, ttl=ttl, conn_string=conn_string)
             try:
                 yield store
@@ -157,13 +188,16 @@ if SUITE:
 
     class SuiteAsyncStore(AsyncMemlaneStore):
         MIGRATIONS: list[str] = []
+
         @asynccontextmanager
         async def _cursor(self) -> AsyncIterator[Any]:
             import psycopg
             from psycopg.rows import dict_row
 
             conn_string = getattr(self.store, "conn_string", None) or PG_URL
-            async with await psycopg.AsyncConnection.connect(conn_string, autocommit=True, row_factory=dict_row) as conn:
+            async with await psycopg.AsyncConnection.connect(
+                conn_string, autocommit=True, row_factory=dict_row
+            ) as conn:
                 yield conn.cursor()
 
     class SuiteAsyncPostgresStore:
@@ -173,9 +207,15 @@ if SUITE:
 
         @classmethod
         @asynccontextmanager
-        async def from_conn_string(cls, conn_string: str, *, pipeline: bool = False, pool_config: Any = None,
-                                   index: IndexConfig | None = None,
-                                   ttl: TTLConfig | None = None) -> AsyncIterator[SuiteAsyncStore]:
+        async def from_conn_string(
+            cls,
+            conn_string: str,
+            *,
+            pipeline: bool = False,
+            pool_config: Any = None,
+            index: IndexConfig | None = None,
+            ttl: TTLConfig | None = None,
+        ) -> AsyncIterator[SuiteAsyncStore]:
             inner = await asyncio.to_thread(SuiteStore, index=index, ttl=ttl, conn_string=conn_string)
             store = SuiteAsyncStore(inner)
             try:
@@ -205,18 +245,36 @@ if SUITE and BACKEND == "s3vectors":
         replaces Titan (without one, memlane's hash embedder does) and its fields are the indexed
         fields; the suites' namespaces are scoped by their first label (``scope_labels=1``)."""
 
-        def __init__(self, *, index: IndexConfig | None = None, ttl: TTLConfig | None = None, **_: Any) -> None:
+        def __init__(
+            self, *, index: IndexConfig | None = None, ttl: TTLConfig | None = None, **_: Any
+        ) -> None:
             _stats["stores_opened"] += 1
             dims = int(index["dims"]) if index else 64
-            embedder = LangChainEmbedder(index["embed"], dims) if index and index.get("embed") else HashEmbedder(dims)
-            distance = {"cosine": "COSINE", "l2": "EUCLIDEAN"}.get(str((index or {}).get("distance_type", "cosine")))
+            embedder = (
+                LangChainEmbedder(index["embed"], dims)
+                if index and index.get("embed")
+                else HashEmbedder(dims)
+            )
+            distance = {"cosine": "COSINE", "l2": "EUCLIDEAN"}.get(
+                str((index or {}).get("distance_type", "cosine"))
+            )
             if distance is None:
                 pytest.skip("S3 Vectors has cosine and euclidean distances only")
-            super().__init__(_s3v_client, None, "memlane-suite", f"i-{uuid.uuid4().hex}", dims=dims,
-                             model_id="suite-embeddings", distance=distance,  # type: ignore[arg-type]
-                             default_index_fields=list((index or {}).get("fields") or ["$"]), embedder=embedder,
-                             validate_index=False, filterable_fields=S3V_FILTERABLE, scope_labels=1,
-                             supports_ttl=bool(ttl))
+            super().__init__(
+                _s3v_client,
+                None,
+                "memlane-suite",
+                f"i-{uuid.uuid4().hex}",
+                dims=dims,
+                model_id="suite-embeddings",
+                distance=distance,  # type: ignore[arg-type]
+                default_index_fields=list((index or {}).get("fields") or ["$"]),
+                embedder=embedder,
+                validate_index=False,
+                filterable_fields=S3V_FILTERABLE,
+                scope_labels=1,
+                supports_ttl=bool(ttl),
+            )
             if index:
                 self.index_config = dict(index)  # type: ignore[assignment]
             self.setup()
@@ -246,11 +304,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     upstream_conftest = sys.modules.get("tests.conftest")
     if upstream_conftest is not None and hasattr(upstream_conftest, "DEFAULT_URI"):
         upstream_conftest.DEFAULT_URI = PG_URL  # type: ignore[attr-defined]
-    stand_ins: dict[str, Any] = {"InMemoryStore": SuiteStore, "PostgresStore": SuitePostgresStore,
-                                 "AsyncPostgresStore": SuiteAsyncPostgresStore, "DEFAULT_URI": PG_URL}
+    stand_ins: dict[str, Any] = {
+        "InMemoryStore": SuiteStore,
+        "PostgresStore": SuitePostgresStore,
+        "AsyncPostgresStore": SuiteAsyncPostgresStore,
+        "DEFAULT_URI": PG_URL,
+    }
     if BACKEND == "s3vectors":
-        stand_ins.update(InMemoryStore=s3v_store, PostgresStore=S3VPostgresStore,
-                         AsyncPostgresStore=S3VAsyncPostgresStore)
+        stand_ins.update(
+            InMemoryStore=s3v_store, PostgresStore=S3VPostgresStore, AsyncPostgresStore=S3VAsyncPostgresStore
+        )
     skips = {**SKIPS[SUITE], **(S3V_SKIPS[SUITE] if BACKEND == "s3vectors" else {})}
     patched = set()
     for item in items:
@@ -267,8 +330,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
     if SUITE:
-        terminalreporter.write_line(f"memlane-suite: {SUITE} on {BACKEND}: "
-                                    + ", ".join(f"{k}={v}" for k, v in _stats.items()))
+        terminalreporter.write_line(
+            f"memlane-suite: {SUITE} on {BACKEND}: " + ", ".join(f"{k}={v}" for k, v in _stats.items())
+        )
 
 
 @pytest.fixture(autouse=True)

@@ -17,7 +17,9 @@ from pathlib import Path
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 HERE = Path(__file__).resolve().parent
-CACHE = Path(os.environ.get("MEMLANE_LANGGRAPH_SUITES_CACHE", "~/.cache/memlane-langgraph-suites")).expanduser()
+CACHE = Path(
+    os.environ.get("MEMLANE_LANGGRAPH_SUITES_CACHE", "~/.cache/memlane-langgraph-suites")
+).expanduser()
 # suite name -> (distribution, the store test files in its sdist)
 SUITES: dict[str, tuple[str, tuple[str, ...]]] = {
     "inmemory": ("langgraph-checkpoint", ("tests/test_store.py",)),
@@ -45,13 +47,28 @@ def fetch(suite: str) -> Path:
         CACHE.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(dir=CACHE) as tmp:
             pip = subprocess.run(
-                [sys.executable, "-m", "pip", "download", "--no-binary", ":all:", "--no-deps",
-                 "--disable-pip-version-check", "-q", f"{dist}=={version(dist)}", "-d", tmp],
-                capture_output=True, text=True,
+                [
+                    sys.executable,
+                    "-m",
+                    "pip",
+                    "download",
+                    "--no-binary",
+                    ":all:",
+                    "--no-deps",
+                    "--disable-pip-version-check",
+                    "-q",
+                    f"{dist}=={version(dist)}",
+                    "-d",
+                    tmp,
+                ],
+                capture_output=True,
+                text=True,
             )
             if pip.returncode != 0:
-                raise RuntimeError(f"could not fetch the {dist} {version(dist)} sdist for its store tests "
-                                   f"(the package index must be reachable):\n{pip.stderr[-2000:]}")
+                raise RuntimeError(
+                    f"could not fetch the {dist} {version(dist)} sdist for its store tests "
+                    f"(the package index must be reachable):\n{pip.stderr[-2000:]}"
+                )
             sdist = next(Path(tmp).glob("*.tar.gz"))
             staged = Path(tmp) / "staged"
             with tarfile.open(sdist) as tar:
@@ -77,16 +94,39 @@ def _write(path: Path, text: str) -> None:
 def slashless(url: str) -> str:
     """The server URL with its socket directory percent-encoded: the upstream fixtures split URLs on '/'."""
     parts = urlsplit(url)
-    return urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(parse_qsl(parts.query), safe=""), ""))
+    return urlunsplit(
+        (parts.scheme, parts.netloc, parts.path, urlencode(parse_qsl(parts.query), safe=""), "")
+    )
 
 
 def start(suite: str, backend: str, root: Path, pg_url: str, junit: Path) -> subprocess.Popen[str]:
-    env = {**os.environ, "MEMLANE_LG_SUITE": suite, "MEMLANE_LG_BACKEND": backend, "MEMLANE_LG_PG_URL": pg_url,
-           "PYTHONDONTWRITEBYTECODE": "1"}
-    cmd = [sys.executable, "-m", "pytest", "-c", str(root / "pytest.ini"), "--rootdir", str(root),
-           "-p", "no:cacheprovider", "-q", "--no-header", "-W", "ignore::DeprecationWarning",
-           f"--junitxml={junit}", *SUITES[suite][1]]
-    return subprocess.Popen(cmd, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    env = {
+        **os.environ,
+        "MEMLANE_LG_SUITE": suite,
+        "MEMLANE_LG_BACKEND": backend,
+        "MEMLANE_LG_PG_URL": pg_url,
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
+    cmd = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-c",
+        str(root / "pytest.ini"),
+        "--rootdir",
+        str(root),
+        "-p",
+        "no:cacheprovider",
+        "-q",
+        "--no-header",
+        "-W",
+        "ignore::DeprecationWarning",
+        f"--junitxml={junit}",
+        *SUITES[suite][1],
+    ]
+    return subprocess.Popen(
+        cmd, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
 
 
 def finish(suite: str, backend: str, proc: subprocess.Popen[str], junit: Path, timeout: float) -> Outcome:

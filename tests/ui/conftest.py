@@ -21,22 +21,34 @@ from tests.scripted_upstream import running_memlane
 from tests.ui.helpers import ADMIN_KEY, BOUND_KEY, BOUND_USER
 
 CHROMIUM = os.environ.get("MEMLANE_TEST_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "inspector"
 
 
 def install_chromium() -> None:
     """``apt-get update && apt-get install -y chromium``; a failure fails the tests with apt's output."""
     if shutil.which("apt-get") is None:
-        pytest.fail(f"no Chromium at {CHROMIUM} and no apt-get to install it: install Chromium and set "
-                    "MEMLANE_TEST_CHROMIUM to its path")
+        pytest.fail(
+            f"no Chromium at {CHROMIUM} and no apt-get to install it: install Chromium and set "
+            "MEMLANE_TEST_CHROMIUM to its path"
+        )
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
     for command in (["apt-get", "update"], ["apt-get", "install", "-y", "chromium"]):
         done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=1200, check=False)
         if done.returncode != 0:
-            pytest.fail(f"installing Chromium for the inspector tests failed: `{' '.join(command)}` exited "
-                        f"{done.returncode}\n--- stdout\n{done.stdout[-4000:]}\n--- stderr\n{done.stderr[-4000:]}")
+            pytest.fail(
+                f"installing Chromium for the inspector tests failed: `{' '.join(command)}` exited "
+                f"{done.returncode}\n--- stdout\n{done.stdout[-4000:]}\n--- stderr\n{done.stderr[-4000:]}"
+            )
     if not os.path.exists(CHROMIUM):
         pytest.fail(f"apt-get installed chromium but {CHROMIUM} does not exist")
 

@@ -14,14 +14,21 @@ BOUND_KEY = "lena-key-for-tests"
 
 # Said in this order, the rule-based extractor stores Luna's age, supersedes it, stores the city and
 # holds the move as a consent proposal; the puts add a pinned and an episodic memory.
-TURNS = ["My dog Luna is 3 years old.", "Luna turned 4 last week.", "I live in Porto.", "I moved to Lisbon.",
-         "I work as a nurse."]
+TURNS = [
+    "My dog Luna is 3 years old.",
+    "Luna turned 4 last week.",
+    "I live in Porto.",
+    "I moved to Lisbon.",
+    "I work as a nurse.",
+]
 
 
 def seed(memory: Memory, user: str) -> None:
     for text in TURNS:
         memory.add_turn(text, user_id=user, wait=True)
-    memory.put("User prefers aisle seats on flights.", user_id=user, category="Travel", pinned=True, importance=4)
+    memory.put(
+        "User prefers aisle seats on flights.", user_id=user, category="Travel", pinned=True, importance=4
+    )
     memory.put("User ran a half marathon in Porto.", user_id=user, type="episodic", category="Health")
 
 
@@ -56,5 +63,6 @@ def row(page: Any, text: str) -> Any:
 
 def shown_summaries(page: Any) -> list[str]:
     texts: list[str] = page.locator("#memories tbody th.summary").evaluate_all(
-        "cells => cells.map(c => [...c.childNodes].filter(n => n.nodeType === 3).map(n => n.textContent).join(''))")
+        "cells => cells.map(c => [...c.childNodes].filter(n => n.nodeType === 3).map(n => n.textContent).join(''))"
+    )
     return sorted(texts)

@@ -137,7 +137,9 @@ def test_writes_by_another_client_appear_live(page: Any, memory: Memory) -> None
 
     row(page, "plays the cello").get_by_role("button", name="History").click()
     memory.update(stored.id, user_id="ravi", summary="User plays the cello in an orchestra.", actor="someone")
-    expect(page.locator("#detail-title")).to_have_text("User plays the cello in an orchestra.")  # the open panel too
+    expect(page.locator("#detail-title")).to_have_text(
+        "User plays the cello in an orchestra."
+    )  # the open panel too
     expect(page.locator("#detail .timeline > li").last).to_contain_text("by someone")
     memory.delete(stored.id, user_id="ravi")
     expect(row(page, "cello")).to_have_count(0)

@@ -31,7 +31,9 @@ from tests.ui.helpers import (
 
 def test_the_package_data_ships_every_file_of_the_page() -> None:
     root = Path(__file__).resolve().parents[2]
-    patterns = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["memlane"]
+    patterns = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"][
+        "memlane"
+    ]
     assets = resources.files("memlane.server") / "inspector"
     names = sorted(f.name for f in assets.iterdir())
     assert {"index.html", "inspector.js", "api.js", "inspector.css"} <= set(names)
@@ -50,7 +52,9 @@ def test_the_page_is_served_at_ui(base_url: str) -> None:
         script = http.get("/ui/inspector.js")
         assert script.status_code == 200 and "javascript" in script.headers["content-type"]
         assert http.get("/ui/nothing.js").status_code == 404
-        assert http.get("/v1/memory", headers={"X-Memlane-User": "x"}).status_code == 401  # the data needs a key
+        assert (
+            http.get("/v1/memory", headers={"X-Memlane-User": "x"}).status_code == 401
+        )  # the data needs a key
 
 
 def test_a_bound_key_sees_its_own_memories_only(page: Any, memory: Memory) -> None:
@@ -79,7 +83,9 @@ def test_a_memory_shared_with_the_user_is_listed_with_its_owner(page: Any, memor
     expect(row(page, "keeps bees").locator(".badge.shared")).to_have_count(0)  # the user's own: no badge
 
 
-def test_an_admin_picks_a_user_and_filters_by_type_category_state_and_pinned(page: Any, memory: Memory) -> None:
+def test_an_admin_picks_a_user_and_filters_by_type_category_state_and_pinned(
+    page: Any, memory: Memory
+) -> None:
     seed(memory, "ines")
     memory.put("User owns a sailing boat.", user_id="someone-else")
     open_as_admin(page, "ines")
@@ -88,8 +94,11 @@ def test_an_admin_picks_a_user_and_filters_by_type_category_state_and_pinned(pag
     assert "User owns a sailing boat." not in active
     shot(page, "memories")
 
-    cases = [("#f-type", "episodic", {"type": "episodic"}), ("#f-pinned", "true", {"pinned": True}),
-             ("#f-state", "superseded", {"state": "superseded"})]
+    cases = [
+        ("#f-type", "episodic", {"type": "episodic"}),
+        ("#f-pinned", "true", {"pinned": True}),
+        ("#f-state", "superseded", {"state": "superseded"}),
+    ]
     for select, value, filters in cases:
         page.locator(select).select_option(value)
         drawn(page)
@@ -125,12 +134,18 @@ def test_search_shows_each_result_with_its_score_breakdown(page: Any, memory: Me
     table = first.locator("table.breakdown")
     expect(table).to_be_visible()  # the best result's breakdown is open
     b = best[0].breakdown
-    for label, value in [("Similarity", b.similarity), ("Keyword match", b.keyword), ("Importance", b.importance)]:
+    for label, value in [
+        ("Similarity", b.similarity),
+        ("Keyword match", b.keyword),
+        ("Importance", b.importance),
+    ]:
         cell = table.get_by_role("row", name=re.compile(f"^{label}")).locator("td").first
         expect(cell).to_have_text(f"{value:.3f}")
     weight = table.get_by_role("row", name=re.compile("^Similarity")).locator("td").last
     expect(weight).to_have_text(f"× {b.weights['similarity']:.2f}")
-    shown_final = float(table.get_by_role("row", name=re.compile("^Final score")).locator("td").first.inner_text())
+    shown_final = float(
+        table.get_by_role("row", name=re.compile("^Final score")).locator("td").first.inner_text()
+    )
     assert abs(shown_final - b.final) < 0.005  # recency moves a little between the two searches
     expect(hits.nth(1).locator("table.breakdown")).to_be_hidden()
     hits.nth(1).get_by_text("Score breakdown").click()
@@ -197,7 +212,9 @@ def test_keyboard_only_and_accessible(page: Any, memory: Memory) -> None:
     drawn(page)  # the list is drawn again when its tab is shown
     delete = row(page, "works as a nurse").get_by_role("button", name="Delete")
     delete.focus()
-    outline = delete.evaluate("e => [getComputedStyle(e).outlineStyle, parseFloat(getComputedStyle(e).outlineWidth)]")
+    outline = delete.evaluate(
+        "e => [getComputedStyle(e).outlineStyle, parseFloat(getComputedStyle(e).outlineWidth)]"
+    )
     assert outline[0] != "none" and outline[1] >= 2, outline  # focus is visible
     page.keyboard.press("Enter")
     dialog = page.get_by_role("dialog", name="Delete this memory?")

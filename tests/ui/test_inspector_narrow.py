@@ -16,8 +16,9 @@ from tests.ui.helpers import ADMIN_KEY, open_as_admin, row
 WIDTH = 420
 
 
-def test_a_phone_width_shows_every_column_without_sideways_scrolling(browser: Any, base_url: str,
-                                                                   memory: Memory) -> None:
+def test_a_phone_width_shows_every_column_without_sideways_scrolling(
+    browser: Any, base_url: str, memory: Memory
+) -> None:
     memory.put("User prefers aisle seats on long flights to Singapore.", user_id="nadia", category="Travel")
     context = browser.new_context(viewport={"width": WIDTH, "height": 860}, base_url=base_url)
     page = context.new_page()

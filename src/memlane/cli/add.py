@@ -23,15 +23,21 @@ from memlane.cli.app import (
 if TYPE_CHECKING:
     from memlane.formation.events import MemoryEvent
 
-ACTIONS = {"create": "added", "merge": "already known, merged", "supersede": "replaced an older memory",
-           "history": "kept as an earlier version (said before the current memory)",
-           "ignore": "ignored", "propose": "waits for consent (memlane proposals)"}
+ACTIONS = {
+    "create": "added",
+    "merge": "already known, merged",
+    "supersede": "replaced an older memory",
+    "history": "kept as an earlier version (said before the current memory)",
+    "ignore": "ignored",
+    "propose": "waits for consent (memlane proposals)",
+}
 
 
 @app.command(rich_help_panel="Memories")
 def add(
-    text: Annotated[str, typer.Argument(metavar="TEXT", help="What the user said, in their words.",
-                                        show_default=False)],
+    text: Annotated[
+        str, typer.Argument(metavar="TEXT", help="What the user said, in their words.", show_default=False)
+    ],
     user: UserOption,
     thread: Annotated[str | None, typer.Option("--thread", help="Thread (conversation) id.")] = None,
     db: DbOption = None,
@@ -42,19 +48,29 @@ def add(
     """Form memories from a message: extract facts, then add, merge or replace (the chat hot path)."""
     errors: list[MemoryEvent] = []
     with open_memory(db, embedder, create_dirs=create_dirs) as mem:
-        unsubscribe = mem.events.subscribe(lambda e: errors.append(e) if e.type == "memory.error" else None,
-                                           user_id=user)
+        unsubscribe = mem.events.subscribe(
+            lambda e: errors.append(e) if e.type == "memory.error" else None, user_id=user
+        )
         try:
             turn_id, _ = mem.add_turn(text, user_id=user, thread_id=thread, wait=True)
         finally:
             unsubscribe()
         outcomes = mem.outcomes(turn_id, user_id=user)
         pending = mem.pending([turn_id], user_id=user)
-    left_out = [{"code": e.data.get("code"), "message": e.data.get("message")} for e in errors
-                if pending is None or e.data.get("code") != "job_failed"]  # a failed attempt is the pending reason
+    left_out = [
+        {"code": e.data.get("code"), "message": e.data.get("message")}
+        for e in errors
+        if pending is None or e.data.get("code") != "job_failed"
+    ]  # a failed attempt is the pending reason
     if as_json:
-        print_json({"turn_id": turn_id, "decisions": [o.model_dump() for o in outcomes], "left_out": left_out,
-                    "pending": None if pending is None else pending.model_dump()})
+        print_json(
+            {
+                "turn_id": turn_id,
+                "decisions": [o.model_dump() for o in outcomes],
+                "left_out": left_out,
+                "pending": None if pending is None else pending.model_dump(),
+            }
+        )
         return
     if pending is not None:
         typer.echo(f"pending ({pending.code}): {pending.message}")

@@ -97,20 +97,41 @@ app = typer.Typer(
 # --- shared options -----------------------------------------------------------------------------
 DbOption = Annotated[
     str | None,
-    typer.Option("--db", help="SQLite file or postgresql:// URL \\[default: $MEMLANE_DB or ~/.memlane/memlane.db]",
-                 show_default=False),
+    typer.Option(
+        "--db",
+        help="SQLite file or postgresql:// URL \\[default: $MEMLANE_DB or ~/.memlane/memlane.db]",
+        show_default=False,
+    ),
 ]
-UserOption = Annotated[str, typer.Option("--user", "-u", envvar="MEMLANE_USER", help="User id (the memory scope).")]
+UserOption = Annotated[
+    str, typer.Option("--user", "-u", envvar="MEMLANE_USER", help="User id (the memory scope).")
+]
 EmbedderOption = Annotated[
     str | None,
-    typer.Option("--embedder", help="local, hash, openai, mistral or bedrock \\[default: $MEMLANE_EMBEDDER or local]",
-                 show_default=False),
+    typer.Option(
+        "--embedder",
+        help="local, hash, openai, mistral or bedrock \\[default: $MEMLANE_EMBEDDER or local]",
+        show_default=False,
+    ),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
-CreateDirsOption = Annotated[bool, typer.Option("--create-dirs", help="Create the --db file's folder if it does "
-                                                "not exist (the default folder ~/.memlane is always created).")]
-IdArgument = Annotated[str, typer.Argument(metavar="ID", help="Memory id, or a unique start of it (at least 4 "
-                                           "characters), or the tail a table shows after '…'.", show_default=False)]
+CreateDirsOption = Annotated[
+    bool,
+    typer.Option(
+        "--create-dirs",
+        help="Create the --db file's folder if it does "
+        "not exist (the default folder ~/.memlane is always created).",
+    ),
+]
+IdArgument = Annotated[
+    str,
+    typer.Argument(
+        metavar="ID",
+        help="Memory id, or a unique start of it (at least 4 "
+        "characters), or the tail a table shows after '…'.",
+        show_default=False,
+    ),
+]
 
 
 def load_settings() -> Settings:
@@ -152,9 +173,15 @@ def check_folder(location: str, *, create_dirs: bool, flag: bool) -> None:
 
 
 @contextmanager
-def open_memory(db: str | None, embedder: str | None, *, must_exist: bool = False,
-                switch_embedder: bool = False, vectors: str | None = None,
-                create_dirs: bool | None = None) -> Iterator[Memory]:
+def open_memory(
+    db: str | None,
+    embedder: str | None,
+    *,
+    must_exist: bool = False,
+    switch_embedder: bool = False,
+    vectors: str | None = None,
+    create_dirs: bool | None = None,
+) -> Iterator[Memory]:
     """The store at ``db`` (or the configured one). ``must_exist`` keeps read commands from creating
     an empty SQLite file at a mistyped path; a new file's folder must exist unless it is the default
     one or ``create_dirs`` is true (None: the command has no ``--create-dirs``); ``switch_embedder`` is

@@ -45,12 +45,21 @@ CONVERSATION: tuple[Turn, ...] = (
     ("user", "Oh, and Luna turned 4 last week."),
     ("assistant", "Happy birthday to Luna!"),
 )
-SEARCHES = ("Where does she live?", "How old is her cat?", "What should I cook for her tonight?",
-            "How should I format answers?")
+SEARCHES = (
+    "Where does she live?",
+    "How old is her cat?",
+    "What should I cook for her tonight?",
+    "How should I format answers?",
+)
 TOP_HITS = 3
-LABELS = {"memory.created": ("added", "green"), "memory.merged": ("already known", "blue"),
-          "memory.changed_fact": ("corrected", "yellow"), "memory.error": ("error", "red"),
-          "memory.proposed": ("waits for consent", "magenta"), "memory.proposal_decided": ("consent", "green")}
+LABELS = {
+    "memory.created": ("added", "green"),
+    "memory.merged": ("already known", "blue"),
+    "memory.changed_fact": ("corrected", "yellow"),
+    "memory.error": ("error", "red"),
+    "memory.proposed": ("waits for consent", "magenta"),
+    "memory.proposal_decided": ("consent", "green"),
+}
 
 
 def remember(mem: Memory, history: list[dict[str, str]]) -> list[MemoryEvent]:
@@ -75,8 +84,11 @@ def turn_lines(turn: Turn, events: list[MemoryEvent]) -> list[Text]:
         label, style = LABELS[event.type]
         data = event.data
         old = data.get("old_summary") or data.get("current")
-        change = Text.assemble((str(old), "dim"), " -> ", str(data.get("summary", ""))) if old else \
-            Text(str(data.get("summary") or data.get("message", "")))
+        change = (
+            Text.assemble((str(old), "dim"), " -> ", str(data.get("summary", "")))
+            if old
+            else Text(str(data.get("summary") or data.get("message", "")))
+        )
         if event.type == "memory.proposal_decided":
             change = Text(f"{data.get('status')} by {data.get('decided_by')}")
         lines.append(Text.assemble(" " * 11, (f"-> {label}: ", style), change))
@@ -97,14 +109,28 @@ def fresh_location(db: Path | None) -> Path:
 
 @app.command(rich_help_panel="Demo")
 def demo(
-    db: Annotated[Path | None, typer.Option("--db", help="New SQLite file to create and keep \\[default: a "
-                                            "temporary one].", dir_okay=False, show_default=False)] = None,
-    keep: Annotated[bool, typer.Option("--keep", help="Keep the temporary database to explore it afterwards.")]
-    = False,
+    db: Annotated[
+        Path | None,
+        typer.Option(
+            "--db",
+            help="New SQLite file to create and keep \\[default: a temporary one].",
+            dir_okay=False,
+            show_default=False,
+        ),
+    ] = None,
+    keep: Annotated[
+        bool, typer.Option("--keep", help="Keep the temporary database to explore it afterwards.")
+    ] = False,
     embedder: EmbedderOption = None,
-    vectors: Annotated[Literal["local", "s3vectors"] | None, typer.Option(
-        "--vectors", help="Where vectors are searched: local, or s3vectors (S3V_BUCKET, S3V_INDEX_VECTORS) "
-                          "\\[default: MEMLANE_VECTORS].", show_default=False)] = None,
+    vectors: Annotated[
+        Literal["local", "s3vectors"] | None,
+        typer.Option(
+            "--vectors",
+            help="Where vectors are searched: local, or s3vectors (S3V_BUCKET, S3V_INDEX_VECTORS) "
+            "\\[default: MEMLANE_VECTORS].",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Replay a short conversation into a fresh store; show the memories and a few searches. The
     temporary database goes away afterwards unless --keep."""
@@ -117,17 +143,22 @@ def demo(
     if db is None and not keep:
         render.console().print("The demo's database was removed; run 'memlane demo --keep' to explore it.")
         return
-    render.console().print(f'Try: {"MEMLANE_VECTORS=" + vectors + " " if vectors else ""}memlane search '
-                           f'"where does she live?" --user {USER} --db {location}'
-                           + (f" --embedder {embedder}" if embedder else ""))
+    render.console().print(
+        f"Try: {'MEMLANE_VECTORS=' + vectors + ' ' if vectors else ''}memlane search "
+        f'"where does she live?" --user {USER} --db {location}'
+        + (f" --embedder {embedder}" if embedder else "")
+    )
 
 
 def _replay(location: Path, embedder: str | None, vectors: str | None) -> None:
     out: Console = render.console()
     with open_memory(str(location), embedder, vectors=vectors) as mem:
         where = f"  vectors: {mem.backend.name}" if mem.settings.vectors != "local" else ""
-        out.print(Text.assemble(("memlane demo", "bold"),
-                                f"  database: {location}  embedder: {mem.embedder.identity}{where}"))
+        out.print(
+            Text.assemble(
+                ("memlane demo", "bold"), f"  database: {location}  embedder: {mem.embedder.identity}{where}"
+            )
+        )
         out.print(Rule("conversation", align="left"))
         history: list[dict[str, str]] = []
         outcomes: list[list[MemoryEvent]] = []
@@ -140,10 +171,15 @@ def _replay(location: Path, embedder: str | None, vectors: str | None) -> None:
                 out.print(line)
         out.print()
         records = mem.list(user_id=USER)
-        out.print(render.memories_table(records, title=f"{render.plural(len(records), 'memory')} stored for {USER}"))
+        out.print(
+            render.memories_table(records, title=f"{render.plural(len(records), 'memory')} stored for {USER}")
+        )
         for query in SEARCHES:
             out.print()
             hits = mem.search(query, user_id=USER, limit=TOP_HITS)
-            out.print(render.search_table(hits, title=f'search "{query}"', show_ids=False,
-                                          pin_margin=mem.settings.memory_pin_margin))
+            out.print(
+                render.search_table(
+                    hits, title=f'search "{query}"', show_ids=False, pin_margin=mem.settings.memory_pin_margin
+                )
+            )
     out.print()

@@ -15,14 +15,25 @@ app.add_typer(eval_app, name="eval")
 
 @eval_app.command("scenarios")
 def run_scenarios(
-    files: Annotated[list[Path], typer.Argument(metavar="FILE...", help="Scenario JSONL files.", exists=True,
-                                                dir_okay=False, readable=True)],
+    files: Annotated[
+        list[Path],
+        typer.Argument(
+            metavar="FILE...", help="Scenario JSONL files.", exists=True, dir_okay=False, readable=True
+        ),
+    ],
     embedder: EmbedderOption = None,
-    llm: Annotated[str | None, typer.Option(help="rules, openai or bedrock [default: $MEMLANE_LLM or rules]")] = None,
+    llm: Annotated[
+        str | None, typer.Option(help="rules, openai or bedrock [default: $MEMLANE_LLM or rules]")
+    ] = None,
     only: Annotated[str | None, typer.Option(help="Run only scenarios whose id contains this.")] = None,
-    consent: Annotated[str, typer.Option(help="accept: accept each proposed change to a sensitive field as the "
-                                              "user would (counted); hold: leave them pending; off: no consent "
-                                              "fields (docs/consent.md).")] = "accept",
+    consent: Annotated[
+        str,
+        typer.Option(
+            help="accept: accept each proposed change to a sensitive field as the "
+            "user would (counted); hold: leave them pending; off: no consent "
+            "fields (docs/consent.md)."
+        ),
+    ] = "accept",
 ) -> None:
     """Replay scenarios into fresh stores; print PASS/FAIL per scenario and 'N passed, N failed'."""
     from memlane.evaluation import scenarios
@@ -42,17 +53,26 @@ def run_scenarios(
     passed = sum(o.passed for o in outcomes)
     if consent == "accept":
         accepted = [o for o in outcomes if o.accepted]
-        typer.echo(f"consent: the runner accepted {sum(o.accepted for o in accepted)} proposed change(s) as the user "
-                   f"in {len(accepted)} scenario(s){': ' if accepted else ''}{', '.join(o.id for o in accepted)} "
-                   "(--consent hold leaves them pending)")
+        typer.echo(
+            f"consent: the runner accepted {sum(o.accepted for o in accepted)} proposed change(s) as the user "
+            f"in {len(accepted)} scenario(s){': ' if accepted else ''}{', '.join(o.id for o in accepted)} "
+            "(--consent hold leaves them pending)"
+        )
     typer.echo(f"{passed} passed, {len(outcomes) - passed} failed")
     raise typer.Exit(0 if passed == len(outcomes) else 1)
 
 
 @eval_app.command("extraction")
 def run_extraction(
-    files: Annotated[list[Path], typer.Argument(metavar="FILE...", help="Labelled message JSONL files "
-                                                "(data/extraction/README.md).", exists=True, readable=True)],
+    files: Annotated[
+        list[Path],
+        typer.Argument(
+            metavar="FILE...",
+            help="Labelled message JSONL files (data/extraction/README.md).",
+            exists=True,
+            readable=True,
+        ),
+    ],
     llm: Annotated[str | None, typer.Option(help="rules or learned [default: $MEMLANE_LLM or rules]")] = None,
 ) -> None:
     """Extract memories from labelled messages; print per file how many written memories were found

@@ -30,37 +30,71 @@ def _ks(text: str) -> list[int]:
 
 def _table(report: dict[str, Any]) -> Table:
     ks = report["k"]
-    table = Table(title=f"LoCoMo evidence retrieval ({report['questions']} questions, "
-                        f"{report['skipped']['total']} skipped)")
+    table = Table(
+        title=f"LoCoMo evidence retrieval ({report['questions']} questions, "
+        f"{report['skipped']['total']} skipped)"
+    )
     for col in ("method", "category", "n", *[f"R@{k}" for k in ks], "NDCG@10", "p50 ms", "p95 ms"):
         table.add_column(col, justify="left" if col in ("method", "category") else "right")
     for method, groups in report["methods"].items():
         for group, s in groups.items():
-            table.add_row(method if group == "overall" else "", group, str(s["questions"]),
-                          *[f"{s[f'recall@{k}']:.3f}" for k in ks], f"{s['ndcg@10']:.3f}",
-                          f"{s['latency_ms_p50']:.1f}", f"{s['latency_ms_p95']:.1f}")
+            table.add_row(
+                method if group == "overall" else "",
+                group,
+                str(s["questions"]),
+                *[f"{s[f'recall@{k}']:.3f}" for k in ks],
+                f"{s['ndcg@10']:.3f}",
+                f"{s['latency_ms_p50']:.1f}",
+                f"{s['latency_ms_p95']:.1f}",
+            )
         table.add_section()
     return table
 
 
 @eval_app.command("locomo")
 def run_locomo(
-    data: Annotated[Path, typer.Option("--data", help="A LoCoMo JSON file in its original schema.", exists=True,
-                                       dir_okay=False, readable=True)],
+    data: Annotated[
+        Path,
+        typer.Option(
+            "--data",
+            help="A LoCoMo JSON file in its original schema.",
+            exists=True,
+            dir_okay=False,
+            readable=True,
+        ),
+    ],
     k: Annotated[str, typer.Option("--k", help="Cut-offs for recall, comma-separated.")] = "5,10,25",
-    json_out: Annotated[Path | None, typer.Option("--json", help="Also write the figures as JSON to this file.",
-                                                  dir_okay=False)] = None,
+    json_out: Annotated[
+        Path | None,
+        typer.Option("--json", help="Also write the figures as JSON to this file.", dir_okay=False),
+    ] = None,
     embedder: EmbedderOption = None,
-    embed_cache: Annotated[Path | None, typer.Option(
-        "--embed-cache", help="SQLite file caching embeddings across runs (e.g. /tmp/locomo-embed.db).",
-        dir_okay=False)] = None,
-    header: Annotated[bool, typer.Option("--header/--no-header",
-                                         help="Embed turns with the contextual header (speaker, previous turn).")]
-    = True,
+    embed_cache: Annotated[
+        Path | None,
+        typer.Option(
+            "--embed-cache",
+            help="SQLite file caching embeddings across runs (e.g. /tmp/locomo-embed.db).",
+            dir_okay=False,
+        ),
+    ] = None,
+    header: Annotated[
+        bool,
+        typer.Option(
+            "--header/--no-header", help="Embed turns with the contextual header (speaker, previous turn)."
+        ),
+    ] = True,
     conversations: Annotated[int | None, typer.Option(min=1, help="Only the first N conversations.")] = None,
-    skip: Annotated[int, typer.Option(min=0, help="Leave out the first N conversations (a held-out split).")] = 0,
-    sessions: Annotated[bool, typer.Option("--sessions", help="Also record each conversation as a group chat "
-                                           "and measure its recall (messages, session summaries, fused).")] = False,
+    skip: Annotated[
+        int, typer.Option(min=0, help="Leave out the first N conversations (a held-out split).")
+    ] = 0,
+    sessions: Annotated[
+        bool,
+        typer.Option(
+            "--sessions",
+            help="Also record each conversation as a group chat "
+            "and measure its recall (messages, session summaries, fused).",
+        ),
+    ] = False,
 ) -> None:
     """Ingest each conversation as its own user, ask every question, and report evidence recall@k,
     NDCG@10 and search latency per category for memlane, keyword-only and dense-only search."""
@@ -81,8 +115,14 @@ def run_locomo(
         from memlane.evaluation.embed_cache import DiskCachedEmbedder
 
         emb = DiskCachedEmbedder(emb, embed_cache)
-    bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                   console=render.console(stderr=True), transient=True)
+    bar = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=render.console(stderr=True),
+        transient=True,
+    )
     with bar:
         ingest = bar.add_task("ingesting turns", total=sum(len(c.turns) for c in convs))
         asking = bar.add_task("asking", total=sum(len(c.questions) for c in convs))

@@ -12,14 +12,26 @@ from memlane.cli.app import DbOption, EmbedderOption, app, open_memory
 
 @app.command("mcp")
 def mcp_command(
-    user: Annotated[str | None, typer.Option("--user", "-u", help="The user every tool call acts for (required "
-                                             "over stdio; over HTTP, without it the caller's API key or "
-                                             "X-Memlane-User header names the user).", show_default=False)] = None,
-    transport: Annotated[Literal["stdio", "http"], typer.Option(help="stdio (a client starts this process) or "
-                                                                   "streamable HTTP at /mcp.")] = "stdio",
+    user: Annotated[
+        str | None,
+        typer.Option(
+            "--user",
+            "-u",
+            help="The user every tool call acts for (required "
+            "over stdio; over HTTP, without it the caller's API key or "
+            "X-Memlane-User header names the user).",
+            show_default=False,
+        ),
+    ] = None,
+    transport: Annotated[
+        Literal["stdio", "http"],
+        typer.Option(help="stdio (a client starts this process) or streamable HTTP at /mcp."),
+    ] = "stdio",
     host: Annotated[str, typer.Option(help="HTTP: address to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=1, max=65535, help="HTTP: port.")] = 8766,
-    agent: Annotated[str, typer.Option(help="Whose category allowlist memory_query keeps to.")] = "supervisor",
+    agent: Annotated[
+        str, typer.Option(help="Whose category allowlist memory_query keeps to.")
+    ] = "supervisor",
     db: DbOption = None,
     embedder: EmbedderOption = None,
 ) -> None:

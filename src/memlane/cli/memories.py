@@ -48,18 +48,26 @@ def _json_filter(value: str | None) -> dict[str, Any] | None:
     try:
         parsed = json.loads(value)
     except json.JSONDecodeError as exc:
-        raise typer.BadParameter(f"not valid JSON ({exc.msg} at character {exc.pos})", param_hint="'--filter'") from None
+        raise typer.BadParameter(
+            f"not valid JSON ({exc.msg} at character {exc.pos})", param_hint="'--filter'"
+        ) from None
     return parsed  # the engine says what is wrong with a parsed value (not an object, unknown field, ...)
 
 
 @app.command(rich_help_panel=PANEL)
 def put(
-    summary: Annotated[str, typer.Argument(metavar="SUMMARY", help="The memory's text (1-2 sentences, third person).", show_default=False)],
+    summary: Annotated[
+        str,
+        typer.Argument(
+            metavar="SUMMARY", help="The memory's text (1-2 sentences, third person).", show_default=False
+        ),
+    ],
     user: UserOption,
     type_: Annotated[MemoryType, typer.Option("--type", help="Memory type.")] = MemoryType.SEMANTIC,
     category: Annotated[str | None, typer.Option(help="Category, e.g. Personal \\[default: Other].")] = None,
-    key: Annotated[str | None, typer.Option(help="Deterministic key: putting the same key again updates in place.")]
-    = None,
+    key: Annotated[
+        str | None, typer.Option(help="Deterministic key: putting the same key again updates in place.")
+    ] = None,
     importance: Annotated[int, typer.Option(min=1, max=5, help="Importance 1-5.")] = 3,
     pinned: Annotated[bool, typer.Option("--pinned", help="Always rank this memory higher.")] = False,
     tag: Annotated[list[str] | None, typer.Option("--tag", help="A tag (repeat for several).")] = None,
@@ -70,8 +78,17 @@ def put(
 ) -> None:
     """Store a memory and print it."""
     with open_memory(db, embedder, create_dirs=create_dirs) as mem:
-        rec = mem.put(summary, user_id=user, type=type_, category=category, key=key, importance=importance,
-                      pinned=pinned, tags=tag or None, actor="cli")
+        rec = mem.put(
+            summary,
+            user_id=user,
+            type=type_,
+            category=category,
+            key=key,
+            importance=importance,
+            pinned=pinned,
+            tags=tag or None,
+            actor="cli",
+        )
     if as_json:
         print_json(rec.snapshot())
     else:
@@ -79,8 +96,13 @@ def put(
 
 
 @app.command(rich_help_panel=PANEL)
-def get(memory_id: IdArgument, user: UserOption, db: DbOption = None, embedder: EmbedderOption = None,
-        as_json: JsonOption = False) -> None:
+def get(
+    memory_id: IdArgument,
+    user: UserOption,
+    db: DbOption = None,
+    embedder: EmbedderOption = None,
+    as_json: JsonOption = False,
+) -> None:
     """Show one memory."""
     with open_memory(db, embedder, must_exist=True) as mem:
         rec = mem.get(resolve_id(mem, user, memory_id), user_id=user)
@@ -95,7 +117,9 @@ def list_(
     user: UserOption,
     type_: Annotated[MemoryType | None, typer.Option("--type", help="Only this type.")] = None,
     category: Annotated[str | None, typer.Option(help="Only this category.")] = None,
-    state: Annotated[MemoryState | None, typer.Option(help="Only this state (implies inactive ones).")] = None,
+    state: Annotated[
+        MemoryState | None, typer.Option(help="Only this state (implies inactive ones).")
+    ] = None,
     limit: Annotated[int, typer.Option(help="At most this many.")] = 50,
     offset: Annotated[int, typer.Option(help="Skip this many first.")] = 0,
     all_: Annotated[bool, typer.Option("--all", help="Include superseded and deleted memories.")] = False,
@@ -105,25 +129,35 @@ def list_(
 ) -> None:
     """List a user's memories, newest first."""
     with open_memory(db, embedder, must_exist=True) as mem:
-        records = mem.list(user_id=user, filters=_filters(type_, category, state), limit=limit, offset=offset,
-                           include_inactive=all_)
+        records = mem.list(
+            user_id=user,
+            filters=_filters(type_, category, state),
+            limit=limit,
+            offset=offset,
+            include_inactive=all_,
+        )
     if as_json:
         print_json([r.snapshot() for r in records])
     elif not records:
         typer.echo(f"no memories for user {user}")
     else:
-        render.console().print(render.memories_table(records, show_state=all_ or state is not None,
-                                                         reader=user))
+        render.console().print(
+            render.memories_table(records, show_state=all_ or state is not None, reader=user)
+        )
 
 
 @app.command(rich_help_panel=PANEL)
 def search(
-    query: Annotated[str, typer.Argument(metavar="QUERY", help="What to look for, in plain words.", show_default=False)],
+    query: Annotated[
+        str, typer.Argument(metavar="QUERY", help="What to look for, in plain words.", show_default=False)
+    ],
     user: UserOption,
     limit: Annotated[int, typer.Option(help="At most this many results.")] = 10,
     threshold: Annotated[float | None, typer.Option(help="Minimum similarity (-1 to 1).")] = None,
-    filter_: Annotated[str | None, typer.Option("--filter", metavar="JSON",
-                                                help='Metadata filter, e.g. \'{"category": "Work"}\'.')] = None,
+    filter_: Annotated[
+        str | None,
+        typer.Option("--filter", metavar="JSON", help='Metadata filter, e.g. \'{"category": "Work"}\'.'),
+    ] = None,
     db: DbOption = None,
     embedder: EmbedderOption = None,
     as_json: JsonOption = False,
@@ -132,20 +166,28 @@ def search(
     filters = _json_filter(filter_)
     with open_memory(db, embedder, must_exist=True) as mem:
         # cast: the engine's `Memory.list` method shadows `list` in its later return annotations (mypy)
-        hits = cast("list[SearchHit]", mem.search(query, user_id=user, filters=filters, limit=limit,
-                                                  threshold=threshold))
+        hits = cast(
+            "list[SearchHit]",
+            mem.search(query, user_id=user, filters=filters, limit=limit, threshold=threshold),
+        )
     if as_json:
         print_json([render.hit_json(n, h) for n, h in enumerate(hits, start=1)])
     elif not hits:
         typer.echo("no matching memories")
     else:
-        render.console().print(render.search_table(hits, pin_margin=mem.settings.memory_pin_margin,
-                                                       reader=user))
+        render.console().print(
+            render.search_table(hits, pin_margin=mem.settings.memory_pin_margin, reader=user)
+        )
 
 
 @app.command(rich_help_panel=PANEL)
-def history(memory_id: IdArgument, user: UserOption, db: DbOption = None, embedder: EmbedderOption = None,
-            as_json: JsonOption = False) -> None:
+def history(
+    memory_id: IdArgument,
+    user: UserOption,
+    db: DbOption = None,
+    embedder: EmbedderOption = None,
+    as_json: JsonOption = False,
+) -> None:
     """Show every change to a memory: event, time, actor, reason, old -> new."""
     with open_memory(db, embedder, must_exist=True) as mem:
         memory_id = resolve_id(mem, user, memory_id)
@@ -157,7 +199,9 @@ def history(memory_id: IdArgument, user: UserOption, db: DbOption = None, embedd
 
 
 @app.command(rich_help_panel=PANEL)
-def delete(memory_id: IdArgument, user: UserOption, db: DbOption = None, embedder: EmbedderOption = None) -> None:
+def delete(
+    memory_id: IdArgument, user: UserOption, db: DbOption = None, embedder: EmbedderOption = None
+) -> None:
     """Soft-delete a memory (restorable until it is purged)."""
     with open_memory(db, embedder, must_exist=True) as mem:
         rec = mem.delete(resolve_id(mem, user, memory_id), user_id=user, actor="cli")
@@ -180,7 +224,9 @@ def pin(
 
 
 @app.command(rich_help_panel=PANEL)
-def restore(memory_id: IdArgument, user: UserOption, db: DbOption = None, embedder: EmbedderOption = None) -> None:
+def restore(
+    memory_id: IdArgument, user: UserOption, db: DbOption = None, embedder: EmbedderOption = None
+) -> None:
     """Bring back a soft-deleted memory."""
     with open_memory(db, embedder, must_exist=True) as mem:
         rec = mem.restore(resolve_id(mem, user, memory_id), user_id=user, actor="cli")

@@ -13,7 +13,9 @@ from memlane.cli.app import DbOption, EmbedderOption, JsonOption, app, open_memo
 
 @app.command("ops")
 def ops(
-    since: Annotated[str | None, typer.Option(help="From this time (ISO 8601) [default: 7 days ago].")] = None,
+    since: Annotated[
+        str | None, typer.Option(help="From this time (ISO 8601) [default: 7 days ago].")
+    ] = None,
     until: Annotated[str | None, typer.Option(help="Up to this time (ISO 8601) [default: now].")] = None,
     user: Annotated[str | None, typer.Option("--user", "-u", help="Only this user's events.")] = None,
     db: DbOption = None,

@@ -12,12 +12,17 @@ from memlane.cli.app import DbOption, EmbedderOption, JsonOption, UserOption, ap
 if TYPE_CHECKING:
     from memlane.model.record import MemoryRecord
 
-procedure_app = typer.Typer(help="Procedures: how-to steps agents allowed `procedural` can fetch.",
-                            no_args_is_help=True)
+procedure_app = typer.Typer(
+    help="Procedures: how-to steps agents allowed `procedural` can fetch.", no_args_is_help=True
+)
 app.add_typer(procedure_app, name="procedure")
 
-NameArgument = Annotated[str, typer.Argument(metavar="NAME", help="What the procedure does, e.g. 'deploy the blog'.",
-                                             show_default=False)]
+NameArgument = Annotated[
+    str,
+    typer.Argument(
+        metavar="NAME", help="What the procedure does, e.g. 'deploy the blog'.", show_default=False
+    ),
+]
 
 
 def _show(rec: MemoryRecord, as_json: bool, title: str = "procedure") -> None:
@@ -33,8 +38,10 @@ def _show(rec: MemoryRecord, as_json: bool, title: str = "procedure") -> None:
 @procedure_app.command("add")
 def add(
     name: NameArgument,
-    steps: Annotated[list[str], typer.Argument(metavar="STEP...", help="The steps in order, one argument each.",
-                                               show_default=False)],
+    steps: Annotated[
+        list[str],
+        typer.Argument(metavar="STEP...", help="The steps in order, one argument each.", show_default=False),
+    ],
     user: UserOption,
     tag: Annotated[list[str] | None, typer.Option("--tag", help="A tag (repeat for several).")] = None,
     importance: Annotated[int, typer.Option(min=1, max=5, help="Importance 1-5.")] = 3,
@@ -44,13 +51,20 @@ def add(
 ) -> None:
     """Save a procedure; saving the same name again replaces its steps (the old ones stay in history)."""
     with open_memory(db, embedder) as mem:
-        rec = mem.add_procedure(name, steps, user_id=user, tags=tag or None, importance=importance, actor="cli")
+        rec = mem.add_procedure(
+            name, steps, user_id=user, tags=tag or None, importance=importance, actor="cli"
+        )
     _show(rec, as_json, "saved")
 
 
 @procedure_app.command("show")
-def show(name: NameArgument, user: UserOption, db: DbOption = None, embedder: EmbedderOption = None,
-         as_json: JsonOption = False) -> None:
+def show(
+    name: NameArgument,
+    user: UserOption,
+    db: DbOption = None,
+    embedder: EmbedderOption = None,
+    as_json: JsonOption = False,
+) -> None:
     """Show one procedure and its steps."""
     with open_memory(db, embedder, must_exist=True) as mem:
         rec = mem.procedure(name, user_id=user)
@@ -58,7 +72,9 @@ def show(name: NameArgument, user: UserOption, db: DbOption = None, embedder: Em
 
 
 @procedure_app.command("list")
-def list_(user: UserOption, db: DbOption = None, embedder: EmbedderOption = None, as_json: JsonOption = False) -> None:
+def list_(
+    user: UserOption, db: DbOption = None, embedder: EmbedderOption = None, as_json: JsonOption = False
+) -> None:
     """The user's procedures."""
     with open_memory(db, embedder, must_exist=True) as mem:
         rows = mem.procedures(user_id=user)

@@ -19,8 +19,19 @@ if TYPE_CHECKING:
     from memlane.model.record import HistoryEntry, MemoryRecord, ScoreBreakdown, SearchHit
 
 SIGNALS = ("similarity", "importance", "recency", "pinned")
-SHORT = {"similarity": "sim", "keyword": "kw", "importance": "imp", "recency": "rec", "pinned": "pin",
-         "relations": "rel", "brevity": "brev", "subject": "subj", "kind": "kind", "decay": "decay", "type_weight": "tw"}
+SHORT = {
+    "similarity": "sim",
+    "keyword": "kw",
+    "importance": "imp",
+    "recency": "rec",
+    "pinned": "pin",
+    "relations": "rel",
+    "brevity": "brev",
+    "subject": "subj",
+    "kind": "kind",
+    "decay": "decay",
+    "type_weight": "tw",
+}
 FACTORS = ("decay", "type_weight")  # multiply the weighted sum
 
 
@@ -51,8 +62,12 @@ class IdText:
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         width, value = options.max_width, self.value
-        yield Text(value if len(value) <= width else "…" + value[len(value) - width + 1:], style=self.style,
-                   no_wrap=True, overflow="crop")
+        yield Text(
+            value if len(value) <= width else "…" + value[len(value) - width + 1 :],
+            style=self.style,
+            no_wrap=True,
+            overflow="crop",
+        )
 
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
         return Measurement(min(self.MIN, len(self.value)), len(self.value))
@@ -74,18 +89,35 @@ def memory_panel(rec: MemoryRecord, *, title: str = "memory") -> Panel:
     grid.add_column(style="bold")
     grid.add_column()
     rows: list[tuple[str, str]] = [
-        ("id", rec.id), ("user", rec.user_id), ("type", rec.type.value), ("category", safe(rec.category)),
-        ("key", safe(rec.key or "-")), ("state", rec.state.value), ("importance", str(rec.importance)),
-        ("pinned", "yes" if rec.pinned else "no"), ("tags", safe(", ".join(rec.tags)) or "-"),
-        ("created", when(rec.created_at)), ("updated", when(rec.updated_at)),
+        ("id", rec.id),
+        ("user", rec.user_id),
+        ("type", rec.type.value),
+        ("category", safe(rec.category)),
+        ("key", safe(rec.key or "-")),
+        ("state", rec.state.value),
+        ("importance", str(rec.importance)),
+        ("pinned", "yes" if rec.pinned else "no"),
+        ("tags", safe(", ".join(rec.tags)) or "-"),
+        ("created", when(rec.created_at)),
+        ("updated", when(rec.updated_at)),
     ]
     for name, value in rows:
         grid.add_row(name, value)
-    return Panel(Group(Text(safe(rec.summary), style="bold"), Text(), grid), title=title, title_align="left", expand=False)
+    return Panel(
+        Group(Text(safe(rec.summary), style="bold"), Text(), grid),
+        title=title,
+        title_align="left",
+        expand=False,
+    )
 
 
-def memories_table(records: Sequence[MemoryRecord], *, title: str | None = None, show_state: bool = False,
-                   reader: str | None = None) -> Table:
+def memories_table(
+    records: Sequence[MemoryRecord],
+    *,
+    title: str | None = None,
+    show_state: bool = False,
+    reader: str | None = None,
+) -> Table:
     table = Table(title=title, title_justify="left", show_lines=False)
     table.add_column("#", justify="right", style="dim")
     table.add_column("type")
@@ -108,7 +140,11 @@ def formula(breakdown: ScoreBreakdown, shown: Sequence[str]) -> str:
     if not breakdown.weights:  # a dense- or keyword-only search: the raw score
         return "score = kw" if breakdown.keyword else "score = sim"
     text = " + ".join(f"{breakdown.weights[s]:.2f}*{SHORT[s]}" for s in SIGNALS)
-    text += " + rel" * ("relations" in shown) + " - brev" * ("brevity" in shown) + " - subj" * ("subject" in shown)
+    text += (
+        " + rel" * ("relations" in shown)
+        + " - brev" * ("brevity" in shown)
+        + " - subj" * ("subject" in shown)
+    )
     text += " - kind" * ("kind" in shown)
     factors = [SHORT[f] for f in FACTORS if f in shown]
     text = f"({text}) * {' * '.join(factors)}" if factors else text
@@ -117,19 +153,38 @@ def formula(breakdown: ScoreBreakdown, shown: Sequence[str]) -> str:
 
 def pin_note(margin: float) -> str:
     """When ``pin`` is 1 (:func:`memlane.retrieval.rerank.pin_signal`), for a table with pinned memories."""
-    return (f"pin = 1: pinned, among the 3 closest, and its cosine within {margin:.2f} of the best match's "
-            "(x2 sharing a word with the question)")
+    return (
+        f"pin = 1: pinned, among the 3 closest, and its cosine within {margin:.2f} of the best match's "
+        "(x2 sharing a word with the question)"
+    )
 
 
-def search_table(hits: Sequence[SearchHit], *, title: str | None = None, show_ids: bool = True,
-                 pin_margin: float | None = None, reader: str | None = None) -> Table:
+def search_table(
+    hits: Sequence[SearchHit],
+    *,
+    title: str | None = None,
+    show_ids: bool = True,
+    pin_margin: float | None = None,
+    reader: str | None = None,
+) -> Table:
     """Rank, score and the signals behind it (raw 0-1 values; the caption gives the formula and weights,
     and with ``pin_margin`` (``MEMORY_PIN_MARGIN``) and a pinned memory among the hits, when a pin counts)."""
-    shown = [*SIGNALS, *(name for name in ("keyword", "relations", "brevity", "subject", "kind") if any(getattr(h.breakdown, name)
-                                                                                    for h in hits))]
+    shown = [
+        *SIGNALS,
+        *(
+            name
+            for name in ("keyword", "relations", "brevity", "subject", "kind")
+            if any(getattr(h.breakdown, name) for h in hits)
+        ),
+    ]
     shown += [f for f in FACTORS if any(getattr(h.breakdown, f) != 1.0 for h in hits)]
     caption = formula(hits[0].breakdown, shown) if hits else None
-    if caption and pin_margin is not None and hits[0].breakdown.weights and any(h.memory.pinned for h in hits):
+    if (
+        caption
+        and pin_margin is not None
+        and hits[0].breakdown.weights
+        and any(h.memory.pinned for h in hits)
+    ):
         caption += "\n" + pin_note(pin_margin)
     table = Table(title=title, title_justify="left", caption=caption, caption_justify="left")
     table.add_column("#", justify="right", style="dim")
@@ -138,9 +193,12 @@ def search_table(hits: Sequence[SearchHit], *, title: str | None = None, show_id
         table.add_column("summary, signals, type" + (" (id)" if show_ids else ""), ratio=1)
         for rank, hit in enumerate(hits, start=1):
             rec = hit.memory
-            signals = Text(" ".join(f"{SHORT[name]} {getattr(hit.breakdown, name):.2f}" for name in shown), style="dim")
-            kind = Text(f"{rec.type.value} {safe(rec.category)}", style="dim") + (Text(f"  {rec.id}", style="dim")
-                                                                          if show_ids else Text())
+            signals = Text(
+                " ".join(f"{SHORT[name]} {getattr(hit.breakdown, name):.2f}" for name in shown), style="dim"
+            )
+            kind = Text(f"{rec.type.value} {safe(rec.category)}", style="dim") + (
+                Text(f"  {rec.id}", style="dim") if show_ids else Text()
+            )
             said = rec.summary if reader is None else attributed(rec.summary, rec, reader)
             table.add_row(str(rank), f"{hit.score:.3f}", Group(Text(safe(said)), signals, kind))
         return table
@@ -151,8 +209,14 @@ def search_table(hits: Sequence[SearchHit], *, title: str | None = None, show_id
     table.add_column("summary (id)" if show_ids else "summary", ratio=1)
     for rank, hit in enumerate(hits, start=1):
         values = [f"{getattr(hit.breakdown, name):.2f}" for name in shown]
-        table.add_row(str(rank), f"{hit.score:.3f}", *values, hit.memory.type.value, safe(hit.memory.category),
-                      summary_cell(hit.memory, show_id=show_ids, reader=reader))
+        table.add_row(
+            str(rank),
+            f"{hit.score:.3f}",
+            *values,
+            hit.memory.type.value,
+            safe(hit.memory.category),
+            summary_cell(hit.memory, show_id=show_ids, reader=reader),
+        )
     return table
 
 
@@ -183,10 +247,17 @@ def history_table(entries: Sequence[HistoryEntry], *, title: str | None = None) 
     table.add_column("summary: old -> new" + (" (reason)" if narrow else ""), ratio=1)
     for entry in entries:
         reason = safe(entry.reason or "-")
-        cells = [Group(change_text(entry), Text(reason, style="dim"))] if narrow else [reason, change_text(entry)]
+        cells = (
+            [Group(change_text(entry), Text(reason, style="dim"))] if narrow else [reason, change_text(entry)]
+        )
         table.add_row(when(entry.at), entry.event.value, safe(entry.actor or "-"), *cells)
     return table
 
 
 def hit_json(rank: int, hit: SearchHit) -> dict[str, Any]:
-    return {"rank": rank, "score": hit.score, "breakdown": hit.breakdown.model_dump(), "memory": hit.memory.snapshot()}
+    return {
+        "rank": rank,
+        "score": hit.score,
+        "breakdown": hit.breakdown.model_dump(),
+        "memory": hit.memory.snapshot(),
+    }

@@ -27,10 +27,17 @@ if TYPE_CHECKING:
     from memlane.model.record import MemoryRecord
 
 PANEL = "Sharing"
-UsersOption = Annotated[list[str] | None, typer.Option("--from", help="A user to unshare from (repeat for several; "
-                                                                       "the owner's default: everyone).")]
-global_app = typer.Typer(help="Global memories: linked to every user with fewer than "
-                              "MEMORY_GLOBAL_BOOTSTRAP_BELOW memories of their own.", no_args_is_help=True)
+UsersOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--from", help="A user to unshare from (repeat for several; the owner's default: everyone)."
+    ),
+]
+global_app = typer.Typer(
+    help="Global memories: linked to every user with fewer than "
+    "MEMORY_GLOBAL_BOOTSTRAP_BELOW memories of their own.",
+    no_args_is_help=True,
+)
 app.add_typer(global_app, name="global", rich_help_panel=PANEL)
 
 
@@ -75,14 +82,21 @@ def unshare(
     """Stop sharing your memory, or remove a memory shared with you from your own."""
     with open_memory(db, embedder, must_exist=True) as mem:
         memory_id = resolve_id(mem, user, memory_id)
-        links = cast("list[MemoryLink]", mem.unshare(memory_id, user_id=user, from_users=from_ or None,
-                                                     actor="cli", reason=reason))
+        links = cast(
+            "list[MemoryLink]",
+            mem.unshare(memory_id, user_id=user, from_users=from_ or None, actor="cli", reason=reason),
+        )
     _links(links, as_json, f"{memory_id} unshared")
 
 
 @app.command(rich_help_panel=PANEL)
-def shares(memory_id: IdArgument, user: UserOption, db: DbOption = None, embedder: EmbedderOption = None,
-           as_json: JsonOption = False) -> None:
+def shares(
+    memory_id: IdArgument,
+    user: UserOption,
+    db: DbOption = None,
+    embedder: EmbedderOption = None,
+    as_json: JsonOption = False,
+) -> None:
     """Whom a memory is shared with (its owner sees every link, anyone else their own)."""
     with open_memory(db, embedder, must_exist=True) as mem:
         memory_id = resolve_id(mem, user, memory_id)
@@ -94,7 +108,9 @@ def shares(memory_id: IdArgument, user: UserOption, db: DbOption = None, embedde
 def put_global(
     summary: Annotated[str, typer.Argument(metavar="SUMMARY", help="The memory's text.", show_default=False)],
     category: Annotated[str | None, typer.Option(help="Category \\[default: Other].")] = None,
-    key: Annotated[str | None, typer.Option(help="Deterministic key: putting it again updates in place.")] = None,
+    key: Annotated[
+        str | None, typer.Option(help="Deterministic key: putting it again updates in place.")
+    ] = None,
     importance: Annotated[int, typer.Option(min=1, max=5, help="Importance 1-5.")] = 3,
     tag: Annotated[list[str] | None, typer.Option("--tag", help="A tag (repeat for several).")] = None,
     db: DbOption = None,
@@ -103,8 +119,9 @@ def put_global(
 ) -> None:
     """Store a global memory."""
     with open_memory(db, embedder) as mem:
-        rec = mem.put_global(summary, category=category, key=key, importance=importance, tags=tag or None,
-                             actor="cli")
+        rec = mem.put_global(
+            summary, category=category, key=key, importance=importance, tags=tag or None, actor="cli"
+        )
     if as_json:
         print_json(rec.snapshot())
     else:
@@ -132,8 +149,12 @@ def list_global(
 
 @global_app.command("purge")
 def purge_global(
-    memory_id: Annotated[str, typer.Argument(metavar="ID", help="The global memory's full id.", show_default=False)],
-    yes: Annotated[bool, typer.Option("--yes", help="Confirm: it is removed for every user, for good.")] = False,
+    memory_id: Annotated[
+        str, typer.Argument(metavar="ID", help="The global memory's full id.", show_default=False)
+    ],
+    yes: Annotated[
+        bool, typer.Option("--yes", help="Confirm: it is removed for every user, for good.")
+    ] = False,
     db: DbOption = None,
     embedder: EmbedderOption = None,
 ) -> None:

@@ -18,21 +18,48 @@ _DEFAULT_DEV = [Path("scenarios/pairs_holdout.jsonl")]  # plus the shipped calib
 
 @train_app.command("decisions")
 def train_decisions(
-    data: Annotated[list[Path] | None, typer.Option(
-        "--data", help="Training pair files or folders of *.jsonl [default: data/decisions/train]",
-        exists=True, show_default=False)] = None,
-    dev: Annotated[list[Path] | None, typer.Option(
-        "--dev", help="Development pair files, scored after each epoch [default: the shipped calibration "
-                      "pairs and scenarios/pairs_holdout.jsonl]", exists=True, show_default=False)] = None,
-    out: Annotated[Path | None, typer.Option(
-        "--out", help="Where the weights and card go [default: the package's weights folder]",
-        file_okay=False, show_default=False)] = None,
+    data: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--data",
+            help="Training pair files or folders of *.jsonl [default: data/decisions/train]",
+            exists=True,
+            show_default=False,
+        ),
+    ] = None,
+    dev: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--dev",
+            help="Development pair files, scored after each epoch [default: the shipped calibration "
+            "pairs and scenarios/pairs_holdout.jsonl]",
+            exists=True,
+            show_default=False,
+        ),
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            help="Where the weights and card go [default: the package's weights folder]",
+            file_okay=False,
+            show_default=False,
+        ),
+    ] = None,
     epochs: Annotated[int, typer.Option(min=1, max=20)] = 2,
     seed: Annotated[int, typer.Option()] = 13,
     learning_rate: Annotated[float, typer.Option(min=1e-7, max=1e-2)] = 4e-5,
-    limit: Annotated[int | None, typer.Option(min=1, help="Use only the first N written pairs (a quick run).")] = None,
-    unsure_below: Annotated[float, typer.Option(min=0.0, max=1.0, help="Verdicts less probable than this "
-                                                "are 'unsure' (the similarity bands decide).")] = 0.5,
+    limit: Annotated[
+        int | None, typer.Option(min=1, help="Use only the first N written pairs (a quick run).")
+    ] = None,
+    unsure_below: Annotated[
+        float,
+        typer.Option(
+            min=0.0,
+            max=1.0,
+            help="Verdicts less probable than this are 'unsure' (the similarity bands decide).",
+        ),
+    ] = 0.5,
 ) -> None:
     """Fine-tune the decision model (stored memory, candidate -> merge / supersede / create); print the
     development figures after each epoch; write decision.safetensors and decision.json."""
@@ -50,8 +77,10 @@ def train_decisions(
     embedder = LocalEmbedder()
     extra = derived_examples(pairs, lambda texts: np.asarray(embedder.embed(texts)), seed=seed)
     train_set = examples(pairs) + extra
-    typer.echo(f"{len(pairs)} written pairs + {len(extra)} derived = {len(train_set)} examples; "
-               f"dev: {', '.join(f'{k} {len(v)}' for k, v in dev_sets.items())}")
+    typer.echo(
+        f"{len(pairs)} written pairs + {len(extra)} derived = {len(train_set)} examples; "
+        f"dev: {', '.join(f'{k} {len(v)}' for k, v in dev_sets.items())}"
+    )
     config = TrainConfig(epochs=epochs, seed=seed, learning_rate=learning_rate, unsure_below=unsure_below)
     target = out or weights_dir()
     train(train_set, dev_sets, target, config, log=typer.echo)
@@ -64,19 +93,39 @@ _DEFAULT_EXTRACTION_DEV = Path("data/extraction/dev")
 
 @train_app.command("extraction")
 def train_extraction(
-    data: Annotated[list[Path] | None, typer.Option(
-        "--data", help="Training message files or folders of *.jsonl [default: data/extraction/train]",
-        exists=True, show_default=False)] = None,
-    dev: Annotated[list[Path] | None, typer.Option(
-        "--dev", help="Development message files, scored after each epoch [default: data/extraction/dev]",
-        exists=True, show_default=False)] = None,
-    out: Annotated[Path | None, typer.Option(
-        "--out", help="Where the weights and card go [default: the package's weights folder]",
-        file_okay=False, show_default=False)] = None,
+    data: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--data",
+            help="Training message files or folders of *.jsonl [default: data/extraction/train]",
+            exists=True,
+            show_default=False,
+        ),
+    ] = None,
+    dev: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--dev",
+            help="Development message files, scored after each epoch [default: data/extraction/dev]",
+            exists=True,
+            show_default=False,
+        ),
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            help="Where the weights and card go [default: the package's weights folder]",
+            file_okay=False,
+            show_default=False,
+        ),
+    ] = None,
     epochs: Annotated[int, typer.Option(min=1, max=20)] = 5,
     seed: Annotated[int, typer.Option()] = 13,
     learning_rate: Annotated[float, typer.Option(min=1e-7, max=1e-2)] = 5e-5,
-    limit: Annotated[int | None, typer.Option(min=1, help="Use only the first N messages (a quick run).")] = None,
+    limit: Annotated[
+        int | None, typer.Option(min=1, help="Use only the first N messages (a quick run).")
+    ] = None,
 ) -> None:
     """Fine-tune the extraction model (a user's message -> the spans worth remembering, their kind, category
     and importance); print the development figures after each epoch; write extraction.safetensors and .json."""
@@ -89,16 +138,27 @@ def train_extraction(
     dev_sets = {p.stem: read_messages([p]) for p in dev_paths}
     typer.echo(f"{len(rows)} messages; dev: {', '.join(f'{k} {len(v)}' for k, v in dev_sets.items())}")
     target = out or weights_dir()
-    train(rows, dev_sets, target, TrainConfig(epochs=epochs, seed=seed, learning_rate=learning_rate),
-          log=typer.echo)
+    train(
+        rows,
+        dev_sets,
+        target,
+        TrainConfig(epochs=epochs, seed=seed, learning_rate=learning_rate),
+        log=typer.echo,
+    )
     typer.echo(f"wrote {target / 'extraction.safetensors'} and {target / 'extraction.json'}")
 
 
 @train_app.command("graphs")
 def train_graphs(
-    out: Annotated[Path | None, typer.Option(
-        "--out", help="Where the graphs and their cards go [default: the package's providers/graphs folder]",
-        file_okay=False, show_default=False)] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            help="Where the graphs and their cards go [default: the package's providers/graphs folder]",
+            file_okay=False,
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Export the graphs ONNX Runtime runs (the bundled encoder, the decision model) without their weights.
     Needs torch and the onnx package (pip install onnx). Only a new architecture needs this."""

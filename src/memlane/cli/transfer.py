@@ -31,8 +31,12 @@ def _write_rows(rows: Iterator[dict[str, Any]], stream: IO[str]) -> tuple[int, i
 @app.command("export", rich_help_panel=PANEL)
 def export(
     user: UserOption,
-    out: Annotated[Path | None, typer.Option("--out", "-o", help="Write to this file \\[default: stdout].",
-                                             dir_okay=False, show_default=False)] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out", "-o", help="Write to this file \\[default: stdout].", dir_okay=False, show_default=False
+        ),
+    ] = None,
     db: DbOption = None,
     embedder: EmbedderOption = None,
 ) -> None:
@@ -53,8 +57,10 @@ def export(
         except BaseException:
             partial.unlink(missing_ok=True)
             raise
-    typer.echo(f"exported {render.plural(memories, 'memory')} ({render.plural(total, 'row')}) of {user} to {out}",
-               err=True)
+    typer.echo(
+        f"exported {render.plural(memories, 'memory')} ({render.plural(total, 'row')}) of {user} to {out}",
+        err=True,
+    )
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
@@ -76,11 +82,22 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
 
 @app.command("import", rich_help_panel=PANEL)
 def import_(
-    file: Annotated[Path, typer.Argument(metavar="FILE", help="JSONL written by 'memlane export' ('-' for stdin).",
-                                         show_default=False)],
-    user: Annotated[str | None, typer.Option("--user", "-u", help="Import as this user (another user's export "
-                                             "gets new ids) \\[default: the users in the file].",
-                                             show_default=False)] = None,
+    file: Annotated[
+        Path,
+        typer.Argument(
+            metavar="FILE", help="JSONL written by 'memlane export' ('-' for stdin).", show_default=False
+        ),
+    ],
+    user: Annotated[
+        str | None,
+        typer.Option(
+            "--user",
+            "-u",
+            help="Import as this user (another user's export "
+            "gets new ids) \\[default: the users in the file].",
+            show_default=False,
+        ),
+    ] = None,
     batch_size: Annotated[int, typer.Option(min=1, max=10_000, help="Memories embedded per batch.")] = 64,
     db: DbOption = None,
     create_dirs: CreateDirsOption = False,
@@ -93,13 +110,28 @@ def import_(
     rows = read_jsonl(file)
     total = sum(1 for r in rows if isinstance(r, dict) and r.get("kind", "memory") == "memory")
     with open_memory(db, embedder, create_dirs=create_dirs) as mem:
-        progress = Progress(TextColumn("importing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                            console=render.console(stderr=True), transient=True)
+        progress = Progress(
+            TextColumn("importing"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=render.console(stderr=True),
+            transient=True,
+        )
         with progress:
             task = progress.add_task("import", total=total)
-            count = import_rows(mem, rows, batch_size=batch_size, user_id=user, progress=lambda n: progress.advance(task, n))
+            count = import_rows(
+                mem, rows, batch_size=batch_size, user_id=user, progress=lambda n: progress.advance(task, n)
+            )
         target = mem.settings.db
-    chats = {k: sum(1 for r in rows if isinstance(r, dict) and r.get("kind") == k) for k in ("session", "message")}
-    extra = f" with {render.plural(chats['session'], 'session')} of {render.plural(chats['message'], 'message')}" \
-        if chats["session"] else ""
-    typer.echo(f"imported {render.plural(count, 'memory')}{extra} into {target}" + (f" as {user}" if user else ""))
+    chats = {
+        k: sum(1 for r in rows if isinstance(r, dict) and r.get("kind") == k) for k in ("session", "message")
+    }
+    extra = (
+        f" with {render.plural(chats['session'], 'session')} of {render.plural(chats['message'], 'message')}"
+        if chats["session"]
+        else ""
+    )
+    typer.echo(
+        f"imported {render.plural(count, 'memory')}{extra} into {target}" + (f" as {user}" if user else "")
+    )

@@ -14,8 +14,13 @@ from memlane.cli.app import DbOption, EmbedderOption, app, open_memory
 @app.command()
 def worker(
     once: Annotated[bool, typer.Option("--once", help="Run what is due now, then exit (for cron).")] = False,
-    tasks: Annotated[bool, typer.Option("--tasks/--no-tasks", help="Also run the periodic tasks "
-                                        "(MEMLANE_SCHEDULE: TTL, purge) on their per-user schedule.")] = True,
+    tasks: Annotated[
+        bool,
+        typer.Option(
+            "--tasks/--no-tasks",
+            help="Also run the periodic tasks (MEMLANE_SCHEDULE: TTL, purge) on their per-user schedule.",
+        ),
+    ] = True,
     poll: Annotated[float, typer.Option(min=0.05, help="Seconds between polls when idle.")] = 0.5,
     db: DbOption = None,
     embedder: EmbedderOption = None,
@@ -40,8 +45,10 @@ def worker(
 
         signal.signal(signal.SIGTERM, stop)
         which = ", ".join(mem.lifecycle.schedule) if tasks and mem.lifecycle.schedule else "none"
-        typer.echo(f"memlane worker {mem.formation.worker_id} on {mem.settings.db} (periodic tasks: {which}); "
-                   "Ctrl-C stops it")
+        typer.echo(
+            f"memlane worker {mem.formation.worker_id} on {mem.settings.db} (periodic tasks: {which}); "
+            "Ctrl-C stops it"
+        )
         with contextlib.suppress(KeyboardInterrupt):
             loop.run()  # in this thread
         typer.echo("memlane worker stopped")

@@ -36,7 +36,9 @@ class AsyncMemory:
     async def add_facts(self, facts: Any, **kw: Any) -> builtins.list[Candidate]:
         return await self._run(self.sync.add_facts, facts, **kw)
 
-    async def add_fact_jobs(self, facts: Any, **kw: Any) -> tuple[builtins.list[str], builtins.list[Candidate]]:
+    async def add_fact_jobs(
+        self, facts: Any, **kw: Any
+    ) -> tuple[builtins.list[str], builtins.list[Candidate]]:
         return await self._run(self.sync.add_fact_jobs, facts, **kw)
 
     async def context(self, query: str, **kw: Any) -> ContextBlock:

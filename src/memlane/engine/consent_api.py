@@ -23,14 +23,24 @@ class ConsentAPI:
     backend: Backend
     formation: Formation
 
-    def proposals(self, *, user_id: str, status: str | None = "pending", memory_id: str | None = None,
-                  limit: int = 100, at: datetime | str | None = None) -> builtins.list[Proposal]:
+    def proposals(
+        self,
+        *,
+        user_id: str,
+        status: str | None = "pending",
+        memory_id: str | None = None,
+        limit: int = 100,
+        at: datetime | str | None = None,
+    ) -> builtins.list[Proposal]:
         """The user's proposals, oldest first: ``status="pending"`` (the default) lists those still open at
         ``at`` (default now); another status, those closed that way; ``None``, all of them."""
         user, state = v.user_id(user_id), v.choice("proposal status", status, ProposalStatus)
         now = v.when("at", at) or utcnow()
-        where = ProposalFilter(state, v.optional_scope("memory_id", memory_id),
-                               expires_after=now if state is ProposalStatus.PENDING else None)
+        where = ProposalFilter(
+            state,
+            v.optional_scope("memory_id", memory_id),
+            expires_after=now if state is ProposalStatus.PENDING else None,
+        )
         return self.backend.proposals(user, where, limit=v.positive("limit", limit))
 
     def proposal(self, proposal_id: str, *, user_id: str) -> Proposal:
@@ -40,17 +50,41 @@ class ConsentAPI:
             raise NotFoundError(f"no proposal {pid!r} for user {user!r}")
         return found
 
-    def accept_proposal(self, proposal_id: str, *, user_id: str, actor: str = "api", reason: str | None = None,
-                        at: datetime | str | None = None) -> Proposal:
+    def accept_proposal(
+        self,
+        proposal_id: str,
+        *,
+        user_id: str,
+        actor: str = "api",
+        reason: str | None = None,
+        at: datetime | str | None = None,
+    ) -> Proposal:
         """Apply the proposed change (the memory is superseded, with history naming ``actor``); a
         proposal already decided, expired or whose memory changed since is refused (ConflictError)."""
-        return consent_decide.accept(self.formation, v.user_id(user_id), v.required_id("proposal_id", proposal_id),
-                                     actor=v.required_id("actor", actor, _ACTOR), note=v.reason(reason),
-                                     now=v.when("at", at) or utcnow())
+        return consent_decide.accept(
+            self.formation,
+            v.user_id(user_id),
+            v.required_id("proposal_id", proposal_id),
+            actor=v.required_id("actor", actor, _ACTOR),
+            note=v.reason(reason),
+            now=v.when("at", at) or utcnow(),
+        )
 
-    def reject_proposal(self, proposal_id: str, *, user_id: str, actor: str = "api", reason: str | None = None,
-                        at: datetime | str | None = None) -> Proposal:
+    def reject_proposal(
+        self,
+        proposal_id: str,
+        *,
+        user_id: str,
+        actor: str = "api",
+        reason: str | None = None,
+        at: datetime | str | None = None,
+    ) -> Proposal:
         """Close the proposal; the memory stays as it is (the decision is in its history)."""
-        return consent_decide.reject(self.formation, v.user_id(user_id), v.required_id("proposal_id", proposal_id),
-                                     actor=v.required_id("actor", actor, _ACTOR), note=v.reason(reason),
-                                     now=v.when("at", at) or utcnow())
+        return consent_decide.reject(
+            self.formation,
+            v.user_id(user_id),
+            v.required_id("proposal_id", proposal_id),
+            actor=v.required_id("actor", actor, _ACTOR),
+            note=v.reason(reason),
+            now=v.when("at", at) or utcnow(),
+        )

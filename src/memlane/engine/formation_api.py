@@ -93,8 +93,10 @@ class FormationAPI:
         """Why formation of these jobs (a turn's id, say) and the candidates they made has not finished,
         or None when it has (``waited``: the caller waited for it, up to ``MEMLANE_WAIT_TIMEOUT_S``)."""
         user = v.user_id(user_id)
-        return pending_of(self.formation.jobs_of(user, list(job_ids)),
-                          waited_s=self.settings.wait_timeout_s if waited else None)
+        return pending_of(
+            self.formation.jobs_of(user, list(job_ids)),
+            waited_s=self.settings.wait_timeout_s if waited else None,
+        )
 
     def _finish(self, user: str, job_ids: Sequence[str]) -> None:
         """Wait (at most ``MEMLANE_WAIT_TIMEOUT_S``) for committed jobs and the candidates they make."""
@@ -116,7 +118,9 @@ class FormationAPI:
         user = v.user_id(user_id)
         thread = v.optional_scope("thread_id", thread_id)
         when = v.when("at", at) or utcnow()
-        turn_id = self.formation.enqueue_turn(v.messages(messages, when), user_id=user, thread_id=thread, at=when)
+        turn_id = self.formation.enqueue_turn(
+            v.messages(messages, when), user_id=user, thread_id=thread, at=when
+        )
         self._wake_worker()
         return turn_id
 
@@ -140,8 +144,9 @@ class FormationAPI:
         thread = v.optional_scope("thread_id", thread_id)
         when = v.when("at", at) or utcnow()
         tz = self.settings.timezone if time_zone is None else v.time_zone(time_zone)
-        job_id = self.formation.enqueue_capture(v.messages(messages, when), user_id=user, thread_id=thread,
-                                                at=when, time_zone=tz)
+        job_id = self.formation.enqueue_capture(
+            v.messages(messages, when), user_id=user, thread_id=thread, at=when, time_zone=tz
+        )
         if wait:
             self._finish(user, [job_id])
         else:
@@ -212,8 +217,9 @@ class FormationAPI:
         scheduling each user's next runs; returns how many ran. ``memlane worker`` does this for you."""
         return self.lifecycle.run_due(v.when("at", at) or utcnow())
 
-    def run_insights(self, *, user_id: str, snippet: str | None = None,
-                     at: datetime | str | None = None) -> dict[str, Any]:
+    def run_insights(
+        self, *, user_id: str, snippet: str | None = None, at: datetime | str | None = None
+    ) -> dict[str, Any]:
         """Infer theory-of-mind insights for the user now (the ``insights`` task does it daily): from
         recent events, new facts and ``snippet`` (a recent conversation, at most 1,000 characters are
         used). Skipped within 24 h of the last insight or without new facts. Returns the run's report."""
@@ -243,21 +249,30 @@ class FormationAPI:
             self._worker.stop()
             self._worker = None
 
-    def jobs(self, status: str | None = None, *, user_id: str | None = None, limit: int = 100) -> builtins.list[Job]:
+    def jobs(
+        self, status: str | None = None, *, user_id: str | None = None, limit: int = 100
+    ) -> builtins.list[Job]:
         state = None
         if status is not None:
             try:
                 state = JobStatus(status)
             except ValueError:
-                raise ValidationError(f"unknown job status {status!r}; use one of "
-                                      f"{', '.join(s.value for s in JobStatus)}") from None
-        return self.backend.list_jobs(state, user_id=None if user_id is None else v.user_id(user_id), limit=limit)
+                raise ValidationError(
+                    f"unknown job status {status!r}; use one of {', '.join(s.value for s in JobStatus)}"
+                ) from None
+        return self.backend.list_jobs(
+            state, user_id=None if user_id is None else v.user_id(user_id), limit=limit
+        )
 
     def retry_job(self, job_id: str) -> None:
         if not self.retry_jobs([job_id]):
-            raise NotFoundError(f"no parked job {job_id!r}; list them with `memlane jobs list --status parked`")
+            raise NotFoundError(
+                f"no parked job {job_id!r}; list them with `memlane jobs list --status parked`"
+            )
 
-    def retry_jobs(self, job_ids: Sequence[str] | None = None, *, user_id: str | None = None) -> builtins.list[str]:
+    def retry_jobs(
+        self, job_ids: Sequence[str] | None = None, *, user_id: str | None = None
+    ) -> builtins.list[str]:
         """Put parked jobs back in the queue, their attempts starting again: those of ``job_ids`` (every
         parked job when None), of ``user_id`` only when given. Returns the ids retried."""
         user = None if user_id is None else v.user_id(user_id)
@@ -271,6 +286,9 @@ def _outcome(job: Job) -> Outcome:
     """A candidate job as the caller sees it: the decision once done, else the job's status."""
     done = job.status is JobStatus.DONE
     summary = (job.payload.get("candidate") or {}).get("summary", "")
-    return Outcome(job_id=job.id, summary=job.payload.get("summary", summary),
-                   action=job.payload.get("action", "done") if done else job.status.value,
-                   memory_id=job.payload.get("memory_id") if done else None)
+    return Outcome(
+        job_id=job.id,
+        summary=job.payload.get("summary", summary),
+        action=job.payload.get("action", "done") if done else job.status.value,
+        memory_id=job.payload.get("memory_id") if done else None,
+    )

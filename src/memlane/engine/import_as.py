@@ -51,10 +51,15 @@ def as_user(rows: Iterable[Any], user_id: str) -> list[Any]:
         return rows
     if len(owners) > 1:
         names = ", ".join(sorted(map(str, owners)))
-        raise ValidationError(f"the rows belong to several users ({names}); importing as {user_id!r} takes one "
-                              "user's export (memlane export --user U)")
-    ids = {str(r["id"]): _memory_id(user_id, r) for r in rows
-           if isinstance(r, Mapping) and r.get("kind", "memory") == "memory" and "id" in r}
+        raise ValidationError(
+            f"the rows belong to several users ({names}); importing as {user_id!r} takes one "
+            "user's export (memlane export --user U)"
+        )
+    ids = {
+        str(r["id"]): _memory_id(user_id, r)
+        for r in rows
+        if isinstance(r, Mapping) and r.get("kind", "memory") == "memory" and "id" in r
+    }
     out: list[Any] = []
     for row in rows:
         if not isinstance(row, Mapping):

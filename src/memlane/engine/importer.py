@@ -43,8 +43,10 @@ def _chat_row(kind: str, data: dict[str, Any], out: Parsed) -> None:
         return
     msg = SessionMessage.model_validate(data)
     if out.owners.get(msg.session_id) != msg.user_id:
-        raise ValidationError(f"message {msg.id} belongs to session {msg.session_id!r}, which no earlier "
-                              "session row of its user gives")
+        raise ValidationError(
+            f"message {msg.id} belongs to session {msg.session_id!r}, which no earlier "
+            "session row of its user gives"
+        )
     out.messages.append(msg)
 
 
@@ -71,7 +73,9 @@ def parse_rows(rows: Iterable[Mapping[str, Any]], max_chars: int) -> Parsed:
             elif kind in ("session", "message"):
                 _chat_row(kind, data, out)
             else:
-                raise ValidationError(f"unknown kind {kind!r} (memory, history, relation, session or message)")
+                raise ValidationError(
+                    f"unknown kind {kind!r} (memory, history, relation, session or message)"
+                )
         except PydanticError as exc:
             raise ValidationError(f"row {n}: {describe(exc)}") from None
         except ValidationError as exc:
@@ -92,10 +96,19 @@ def import_rows(
     parsed = parse_rows(rows, memory.settings.memory_summary_max_chars)
     memories, history, relations = parsed.memories, parsed.history, parsed.relations
     for start in range(0, len(memories), batch_size):
-        chunk = memories[start: start + batch_size]
+        chunk = memories[start : start + batch_size]
         live = [r for r in chunk if r.state is not MemoryState.PURGED]
-        vectors = dict(zip([r.id for r in live], memory.embedder.embed([memory.embed_text(r) for r in live]),
-                           strict=True)) if live else {}
+        vectors = (
+            dict(
+                zip(
+                    [r.id for r in live],
+                    memory.embedder.embed([memory.embed_text(r) for r in live]),
+                    strict=True,
+                )
+            )
+            if live
+            else {}
+        )
         m = Mutation(actor="import")
         for r in chunk:
             m.load(r, vectors.get(r.id))
@@ -103,7 +116,11 @@ def import_rows(
         if progress:
             progress(len(chunk))
     if history or relations:
-        known = {(h.user_id, h.id) for u in {h.user_id for h in history} for h in memory.backend.history(u, limit=10**9)}
+        known = {
+            (h.user_id, h.id)
+            for u in {h.user_id for h in history}
+            for h in memory.backend.history(u, limit=10**9)
+        }
         m = Mutation(actor="import")
         m.batch.history += [h for h in history if (h.user_id, h.id) not in known]
         m.batch.relations += relations  # the export's own history rows record these links
@@ -117,8 +134,15 @@ def _import_sessions(backend: Backend, sessions: list[ChatSession], messages: li
     the messages not stored yet (an import run twice adds none), in one transaction per user."""
     for user in dict.fromkeys(s.user_id for s in sessions):
         mine = [s for s in sessions if s.user_id == user]
-        stored = {m.id for s in backend.chat_sessions(user, SessionFilter(ids=tuple(s.id for s in mine)),
-                                                      limit=len(mine))
-                  for m in backend.session_messages(user, s.id, limit=10**9)}
-        backend.apply(WriteBatch(sessions=mine, messages=[m for m in messages
-                                                          if m.user_id == user and m.id not in stored]))
+        stored = {
+            m.id
+            for s in backend.chat_sessions(
+                user, SessionFilter(ids=tuple(s.id for s in mine)), limit=len(mine)
+            )
+            for m in backend.session_messages(user, s.id, limit=10**9)
+        }
+        backend.apply(
+            WriteBatch(
+                sessions=mine, messages=[m for m in messages if m.user_id == user and m.id not in stored]
+            )
+        )

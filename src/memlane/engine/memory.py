@@ -68,7 +68,9 @@ class Memory(FormationAPI, ProceduresAPI, ConsentAPI, SessionsAPI, SharingAPI):
         else:
             from memlane.providers.embed.settings import embedder_from_settings
 
-            chosen = self.settings if embedder is None else self.settings.model_copy(update={"embedder": embedder})
+            chosen = (
+                self.settings if embedder is None else self.settings.model_copy(update={"embedder": embedder})
+            )
             self.embedder = embedder_from_settings(chosen)
         self.backend = backend or open_backend(self.settings.db, self.settings)
         try:
@@ -81,7 +83,9 @@ class Memory(FormationAPI, ProceduresAPI, ConsentAPI, SessionsAPI, SharingAPI):
         self._llm, self._summary_llm = llm, summary_llm
         self.formation = Formation(self.backend, self.embedder, self._make_llm, self.settings, self.events)
         self.lifecycle = Lifecycle(self.formation, self._make_summary_llm)
-        self.bootstrap = GlobalBootstrap(self.backend, self.events, self.settings.memory_global_bootstrap_below)
+        self.bootstrap = GlobalBootstrap(
+            self.backend, self.events, self.settings.memory_global_bootstrap_below
+        )
         self._worker: Worker | None = None
         if self.backend.job_kinds:  # the backend's own jobs (a vector channel's sync) wake the worker
             self.backend.on_jobs = self._wake_worker
@@ -97,7 +101,11 @@ class Memory(FormationAPI, ProceduresAPI, ConsentAPI, SessionsAPI, SharingAPI):
     def _make_summary_llm(self) -> MemoryLLM:
         from memlane.providers.llm.registry import summary_llm_from_settings
 
-        provider = self.settings.model_copy(update={"llm": self._llm}) if isinstance(self._llm, str) else self.settings
+        provider = (
+            self.settings.model_copy(update={"llm": self._llm})
+            if isinstance(self._llm, str)
+            else self.settings
+        )
         chosen = self._summary_llm or summary_llm_from_settings(provider)
         return self.formation.llm if chosen is None else chosen
 
@@ -112,24 +120,50 @@ class Memory(FormationAPI, ProceduresAPI, ConsentAPI, SessionsAPI, SharingAPI):
         self.close()
 
     # --- helpers -------------------------------------------------------------------------------
-    def reembed(self, *, missing_only: bool = False, user_id: str | None = None, batch_size: int = 64,
-                restart: bool = False, progress: Callable[[int, int], None] | None = None) -> ReembedReport:
+    def reembed(
+        self,
+        *,
+        missing_only: bool = False,
+        user_id: str | None = None,
+        batch_size: int = 64,
+        restart: bool = False,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> ReembedReport:
         """Re-embed stored memories with the current embedder and header (after a change of either);
         resumable, see :mod:`memlane.engine.reembed`."""
-        return reembed(self, missing_only=missing_only, user_id=user_id, batch_size=batch_size,
-                       restart=restart, progress=progress)
+        return reembed(
+            self,
+            missing_only=missing_only,
+            user_id=user_id,
+            batch_size=batch_size,
+            restart=restart,
+            progress=progress,
+        )
 
-    def backfill_sessions(self, *, user_id: str | None = None, batch_size: int = 64, rate: float | None = None,
-                          progress: Callable[[int, int, int], None] | None = None) -> BackfillReport:
+    def backfill_sessions(
+        self,
+        *,
+        user_id: str | None = None,
+        batch_size: int = 64,
+        rate: float | None = None,
+        progress: Callable[[int, int, int], None] | None = None,
+    ) -> BackfillReport:
         """Embed the recorded messages (and session summaries) that have no vector of the current
         embedder: missing-only, resumable, at most ``rate`` texts a second; see
         :mod:`memlane.engine.session_backfill`."""
         from memlane.engine.session_backfill import backfill
 
-        return backfill(self, user_id=None if user_id is None else v.user_id(user_id), batch_size=batch_size,
-                        rate=rate, progress=progress)
+        return backfill(
+            self,
+            user_id=None if user_id is None else v.user_id(user_id),
+            batch_size=batch_size,
+            rate=rate,
+            progress=progress,
+        )
 
-    def _conditions(self, user_id: str, filters: Mapping[str, Any] | None, include_inactive: bool) -> builtins.list[Condition]:
+    def _conditions(
+        self, user_id: str, filters: Mapping[str, Any] | None, include_inactive: bool
+    ) -> builtins.list[Condition]:
         conds = parse_filters(filters, user_id=user_id)
         if not include_inactive and not any(c.field == "state" for c in conds):
             conds.extend(live())
@@ -155,7 +189,10 @@ class Memory(FormationAPI, ProceduresAPI, ConsentAPI, SessionsAPI, SharingAPI):
     ) -> builtins.list[MemoryRecord]:
         user = v.user_id(user_id)
         conds = self._conditions(user, filters, include_inactive)
-        limit, offset = v.positive("limit", limit), v.positive("offset", offset, allow_zero=True, maximum=10**9)
+        limit, offset = (
+            v.positive("limit", limit),
+            v.positive("offset", offset, allow_zero=True, maximum=10**9),
+        )
         self.bootstrap.ensure(user)
         return self.backend.list(user, conds, limit=limit, offset=offset, shared=True)
 
@@ -179,8 +216,15 @@ class Memory(FormationAPI, ProceduresAPI, ConsentAPI, SessionsAPI, SharingAPI):
         limit = v.positive("limit", limit, maximum=1000)
         offset = v.positive("offset", offset, allow_zero=True)
         now = v.when("at", at) or utcnow()
-        request = SearchRequest(user_id=user, query=query, conditions=conds, now=now, limit=limit,
-                                offset=offset, threshold=threshold)
+        request = SearchRequest(
+            user_id=user,
+            query=query,
+            conditions=conds,
+            now=now,
+            limit=limit,
+            offset=offset,
+            threshold=threshold,
+        )
         with span("search", limit=limit, conditions=len(conds)) as current:
             self.bootstrap.ensure(user)
             hits = search(self.backend, self.embedder, self.settings, request)
@@ -209,22 +253,51 @@ class Memory(FormationAPI, ProceduresAPI, ConsentAPI, SessionsAPI, SharingAPI):
         user, now = v.user_id(user_id), v.when("at", at) or utcnow()
         with span("context") as current:
             self.bootstrap.ensure(user)
-            block = build_context(self.backend, self.embedder, self.settings, query=query, user_id=user,
-                                  thread_id=v.optional_scope("thread_id", thread_id), since_rev=since_rev,
-                                  budget_tokens=budget_tokens, agent=agent, now=now,
-                                  chat_id=v.optional_scope("chat_id", chat_id))
+            block = build_context(
+                self.backend,
+                self.embedder,
+                self.settings,
+                query=query,
+                user_id=user,
+                thread_id=v.optional_scope("thread_id", thread_id),
+                since_rev=since_rev,
+                budget_tokens=budget_tokens,
+                agent=agent,
+                now=now,
+                chat_id=v.optional_scope("chat_id", chat_id),
+            )
             shown = [*block.semantic, *block.episodic, *block.shared, *block.sessions]
-            op = OpEvent(id=new_id(), user_id=user, thread_id=thread_id, node="context", op="search",
-                         status="ok" if shown else "skipped", at=now,
-                         sim=max((h.breakdown.similarity for h in shown), default=None))
+            op = OpEvent(
+                id=new_id(),
+                user_id=user,
+                thread_id=thread_id,
+                node="context",
+                op="search",
+                status="ok" if shown else "skipped",
+                at=now,
+                sim=max((h.breakdown.similarity for h in shown), default=None),
+            )
             self.backend.record_access(user, [h.memory.id for h in shown], now, [op])
-            record(current, semantic=len(block.semantic), episodic=len(block.episodic), shared=len(block.shared),
-                   sessions=len(block.sessions), messages=len(block.messages),
-                   changes=len(block.delta), tokens=block.tokens, dropped=block.dropped)
+            record(
+                current,
+                semantic=len(block.semantic),
+                episodic=len(block.episodic),
+                shared=len(block.shared),
+                sessions=len(block.sessions),
+                messages=len(block.messages),
+                changes=len(block.delta),
+                tokens=block.tokens,
+                dropped=block.dropped,
+            )
         return block
 
-    def op_counts(self, *, since: datetime | str | None = None, until: datetime | str | None = None,
-                  user_id: str | None = None) -> builtins.list[OpCount]:
+    def op_counts(
+        self,
+        *,
+        since: datetime | str | None = None,
+        until: datetime | str | None = None,
+        user_id: str | None = None,
+    ) -> builtins.list[OpCount]:
         """Operational tracking (seed 001 §14): op events per UTC day, node (hotpath, worker, context),
         op and status, from ``since`` (default: 7 days ago) to ``until`` (default: now); one user's, or
         everyone's counts."""
@@ -254,12 +327,30 @@ class Memory(FormationAPI, ProceduresAPI, ConsentAPI, SessionsAPI, SharingAPI):
         user, now = v.user_id(user_id), v.when("at", at) or utcnow()
         with span("query") as current:  # top_k is recorded once memory_query has validated it
             self.bootstrap.ensure(user)
-            result = memory_query(self.backend, self.embedder, self.settings, query=query, user_id=user,
-                                  agent=agent, categories=categories, filters=filters, top_k=top_k,
-                                  return_=return_, budget_tokens=budget_tokens, threshold=threshold, now=now)
+            result = memory_query(
+                self.backend,
+                self.embedder,
+                self.settings,
+                query=query,
+                user_id=user,
+                agent=agent,
+                categories=categories,
+                filters=filters,
+                top_k=top_k,
+                return_=return_,
+                budget_tokens=budget_tokens,
+                threshold=threshold,
+                now=now,
+            )
             self.backend.record_access(user, [str(item["id"]) for item in result.items if "id" in item], now)
-            record(current, top_k=top_k, results=len(result.items), categories=len(result.categories),
-                   tokens=result.tokens, dropped=result.dropped)
+            record(
+                current,
+                top_k=top_k,
+                results=len(result.items),
+                categories=len(result.categories),
+                tokens=result.tokens,
+                dropped=result.dropped,
+            )
         return result
 
     def history(self, memory_id: str, *, user_id: str, limit: int = 100) -> builtins.list[HistoryEntry]:
@@ -289,11 +380,11 @@ class Memory(FormationAPI, ProceduresAPI, ConsentAPI, SessionsAPI, SharingAPI):
         tables). Writers wait while it runs. Returns ``bytes_before`` and ``bytes_after``."""
         return self.backend.compact()
 
-    def import_rows(self, rows: Iterable[Mapping[str, Any]], *, batch_size: int = 64,
-                    user_id: str | None = None) -> int:
+    def import_rows(
+        self, rows: Iterable[Mapping[str, Any]], *, batch_size: int = 64, user_id: str | None = None
+    ) -> int:
         """Load rows written by :meth:`export_user` (re-embedding memories); returns memories imported.
         With ``user_id``, one user's export is imported as that user's (new ids; see ``import_as``)."""
         from memlane.engine.importer import import_rows
 
         return import_rows(self, rows, batch_size=batch_size, user_id=user_id)
-

@@ -28,10 +28,19 @@ class ProceduresAPI(WritesAPI):
         same name stay in the memory's history."""
         title, clean = check_name(name), check_steps(steps)
         if "category" in fields or "type" in fields or "key" in fields or "summary" in fields:
-            raise ValidationError("a procedure's type, category, key and summary follow from its name and steps")
-        return self.put(procedure_summary(title, clean), user_id=user_id, actor=actor, type=MemoryType.PROCEDURAL,
-                        category=CATEGORY, key=procedure_key(title),
-                        metadata={"procedure": title, "steps": clean}, **fields)
+            raise ValidationError(
+                "a procedure's type, category, key and summary follow from its name and steps"
+            )
+        return self.put(
+            procedure_summary(title, clean),
+            user_id=user_id,
+            actor=actor,
+            type=MemoryType.PROCEDURAL,
+            category=CATEGORY,
+            key=procedure_key(title),
+            metadata={"procedure": title, "steps": clean},
+            **fields,
+        )
 
     def procedure(self, name: str, *, user_id: str) -> MemoryRecord:
         """The active procedure of that name."""

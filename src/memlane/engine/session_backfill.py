@@ -32,8 +32,14 @@ class BackfillReport:
     summaries: int = 0
 
 
-def backfill(mem: Memory, *, user_id: str | None = None, batch_size: int = 64, rate: float | None = None,
-             progress: Callable[[int, int, int], None] | None = None) -> BackfillReport:
+def backfill(
+    mem: Memory,
+    *,
+    user_id: str | None = None,
+    batch_size: int = 64,
+    rate: float | None = None,
+    progress: Callable[[int, int, int], None] | None = None,
+) -> BackfillReport:
     """Embed what is missing, user by user; ``progress(users_done, users, texts_embedded)`` after each batch."""
     from memlane.engine.reembed import embed_page
 
@@ -43,7 +49,9 @@ def backfill(mem: Memory, *, user_id: str | None = None, batch_size: int = 64, r
         raise ValueError("rate must be a positive number of texts per second")
     backend = mem.backend
     # users with messages have a sessions task scheduled (recording schedules it, each run the next)
-    users = [user_id] if user_id else sorted(set(backend.list_users()) | backend.scheduled_users(SESSIONS_TASK))
+    users = (
+        [user_id] if user_id else sorted(set(backend.list_users()) | backend.scheduled_users(SESSIONS_TASK))
+    )
     report = BackfillReport()
     started = time.monotonic()
 
@@ -52,11 +60,14 @@ def backfill(mem: Memory, *, user_id: str | None = None, batch_size: int = 64, r
             time.sleep(max(0.0, done / rate - (time.monotonic() - started)))
 
     for n, user in enumerate(users):
-        summaries = backend.list(user, [*live(), Condition("type", "$eq", MemoryType.SESSION.value)], limit=10**6)
+        summaries = backend.list(
+            user, [*live(), Condition("type", "$eq", MemoryType.SESSION.value)], limit=10**6
+        )
         for start in range(0, len(summaries), batch_size):
             pace(report.messages + report.summaries + batch_size)
-            report.summaries += embed_page(mem, user, [r.id for r in summaries[start:start + batch_size]],
-                                           missing_only=True)
+            report.summaries += embed_page(
+                mem, user, [r.id for r in summaries[start : start + batch_size]], missing_only=True
+            )
         more = True
         while more:
             pace(report.messages + report.summaries + batch_size)

@@ -32,9 +32,15 @@ class SessionsAPI:
     backend: Backend
     events: EventBus
 
-    def record_messages(self, messages: Sequence[ChatMessage | Mapping[str, Any]], *, user_id: str, chat_id: str,
-                        at: datetime | str | None = None,
-                        idempotency_key: str | None = None) -> builtins.list[SessionMessage]:
+    def record_messages(
+        self,
+        messages: Sequence[ChatMessage | Mapping[str, Any]],
+        *,
+        user_id: str,
+        chat_id: str,
+        at: datetime | str | None = None,
+        idempotency_key: str | None = None,
+    ) -> builtins.list[SessionMessage]:
         """Record a chat's messages (``{"role", "content", "name", "at", "ref"}``; ``name`` is the sender,
         ``at`` defaults to ``at`` or now, ``ref`` is the client's own id of the message) and assign each
         to a session by its own time; returns them with their session ids. A message whose ``ref`` was
@@ -43,50 +49,87 @@ class SessionsAPI:
         (nothing recorded) with session memory off, or for a message older than the chat's latest
         session."""
         if not self.settings.context_session_memory_enabled:
-            raise ConfigError("session memory is off (CONTEXT_SESSION_MEMORY_ENABLED=false); nothing was recorded")
-        user, chat = v.user_id(user_id), v.required_id("chat_id", chat_id, "the group chat the messages belong to")
+            raise ConfigError(
+                "session memory is off (CONTEXT_SESSION_MEMORY_ENABLED=false); nothing was recorded"
+            )
+        user, chat = (
+            v.user_id(user_id),
+            v.required_id("chat_id", chat_id, "the group chat the messages belong to"),
+        )
         if isinstance(messages, list | tuple) and len(messages) > MAX_MESSAGES:
             raise ValidationError(f"at most {MAX_MESSAGES} messages per call, got {len(messages)}")
-        key = None if idempotency_key is None else v.required_id("idempotency_key", idempotency_key,
-                                                                  "a client's key for one call")
+        key = (
+            None
+            if idempotency_key is None
+            else v.required_id("idempotency_key", idempotency_key, "a client's key for one call")
+        )
         now = utcnow()
-        checked = v.messages(list(messages) if isinstance(messages, list | tuple) else messages,
-                             v.when("at", at) or now)
+        checked = v.messages(
+            list(messages) if isinstance(messages, list | tuple) else messages, v.when("at", at) or now
+        )
         for n, m in enumerate(checked):
             if m.name is not None:
                 v.optional_scope(f"messages[{n}].name", m.name)
             if m.ref is not None:
                 v.optional_scope(f"messages[{n}].ref", m.ref)
-        incoming = [SessionMessage(id=sessionize.message_id(user, chat, m.ref, key, n), user_id=user, chat_id=chat, session_id="", role=m.role,
-                                   sender=m.name, text=m.content, at=v.when("at", m.at) or now, ref=m.ref)
-                    for n, m in enumerate(checked)]
+        incoming = [
+            SessionMessage(
+                id=sessionize.message_id(user, chat, m.ref, key, n),
+                user_id=user,
+                chat_id=chat,
+                session_id="",
+                role=m.role,
+                sender=m.name,
+                text=m.content,
+                at=v.when("at", m.at) or now,
+                ref=m.ref,
+            )
+            for n, m in enumerate(checked)
+        ]
         gap = timedelta(minutes=self.settings.context_session_gap_minutes)
         every = self.settings.memlane_schedule.get("sessions", 0)  # the background task closes and summarises
         task = [task_job(user, "sessions", timedelta(hours=every), now)] if every > 0 else []
         stored, opened, closed = sessionize.record(self.backend, user, incoming, gap, now, task)
         for kind, sessions in (("closed", closed), ("opened", opened)):  # the chat's last one closes first
             for s in sessions:
-                self.events.publish(MemoryEvent(type=f"session.{kind}", user_id=user,
-                                                data={"session_id": s.id, "chat_id": chat}))
+                self.events.publish(
+                    MemoryEvent(
+                        type=f"session.{kind}", user_id=user, data={"session_id": s.id, "chat_id": chat}
+                    )
+                )
         return stored
 
-    def record_message(self, text: str, *, user_id: str, chat_id: str, sender: str | None = None,
-                       role: str = "user", at: datetime | str | None = None) -> SessionMessage:
+    def record_message(
+        self,
+        text: str,
+        *,
+        user_id: str,
+        chat_id: str,
+        sender: str | None = None,
+        role: str = "user",
+        at: datetime | str | None = None,
+    ) -> SessionMessage:
         """Record one chat message (see :meth:`record_messages`)."""
         item: dict[str, Any] = {"role": role, "content": text, "name": sender, "at": v.when("at", at)}
         return self.record_messages([item], user_id=user_id, chat_id=chat_id)[0]
 
-    def sessions(self, *, user_id: str, chat_id: str | None = None, status: str | None = None,
-                 limit: int = 100) -> builtins.list[ChatSession]:
+    def sessions(
+        self, *, user_id: str, chat_id: str | None = None, status: str | None = None, limit: int = 100
+    ) -> builtins.list[ChatSession]:
         """The user's chat sessions, oldest first, of one chat and status when given."""
         state = v.choice("session status", status, SessionStatus)
-        where = SessionFilter(chat_id=v.optional_scope("chat_id", chat_id), statuses=(state,) if state else ())
+        where = SessionFilter(
+            chat_id=v.optional_scope("chat_id", chat_id), statuses=(state,) if state else ()
+        )
         return self.backend.chat_sessions(v.user_id(user_id), where, limit=v.positive("limit", limit))
 
-    def session_messages(self, session_id: str, *, user_id: str, limit: int = 1000) -> builtins.list[SessionMessage]:
+    def session_messages(
+        self, session_id: str, *, user_id: str, limit: int = 1000
+    ) -> builtins.list[SessionMessage]:
         """A session's messages, oldest first."""
-        return self.backend.session_messages(v.user_id(user_id), v.required_id("session_id", session_id),
-                                             limit=v.positive("limit", limit))
+        return self.backend.session_messages(
+            v.user_id(user_id), v.required_id("session_id", session_id), limit=v.positive("limit", limit)
+        )
 
     def session(self, session_id: str, *, user_id: str) -> ChatSession:
         """One of the user's sessions (NotFoundError when they have none of that id)."""
@@ -101,8 +144,9 @@ class SessionsAPI:
         user, chat = v.user_id(user_id), v.required_id("chat_id", chat_id, "the group chat")
         return self.backend.latest_sessions(user, [chat]).get(chat)
 
-    def delete_session(self, session_id: str, *, user_id: str, actor: str = "api",
-                       reason: str | None = None) -> ChatSession:
+    def delete_session(
+        self, session_id: str, *, user_id: str, actor: str = "api", reason: str | None = None
+    ) -> ChatSession:
         """Forget a session for good: its raw messages, the session itself and its summary memory (purged
         through the write path, with a history row); returns the session as it was. The same happens
         when the summary memory is purged (:meth:`purge`)."""
@@ -120,5 +164,7 @@ class SessionsAPI:
 
         ids = [deterministic_id(user, "session", sid)]  # the id the sessions task gives its summary
         known = self.session(sid, user_id=user).memory_id
-        commit_planned(self.backend, self.events, {user: ids + ([known] if known and known not in ids else [])}, plan)
+        commit_planned(
+            self.backend, self.events, {user: ids + ([known] if known and known not in ids else [])}, plan
+        )
         return gone[0]

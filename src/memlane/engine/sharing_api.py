@@ -44,8 +44,9 @@ class SharingAPI:
     def _build(self, summary: str, user: str, fields: dict[str, Any]) -> MemoryRecord:
         raise NotImplementedError
 
-    def _store(self, items: Sequence[Mapping[str, Any]], built: builtins.list[MemoryRecord], actor: str
-               ) -> builtins.list[MemoryRecord]:
+    def _store(
+        self, items: Sequence[Mapping[str, Any]], built: builtins.list[MemoryRecord], actor: str
+    ) -> builtins.list[MemoryRecord]:
         raise NotImplementedError
 
     def _purge(self, user: str, memory_id: str, actor: str, reason: str | None) -> None:
@@ -55,8 +56,9 @@ class SharingAPI:
         raise NotImplementedError
 
     # --- sharing ---------------------------------------------------------------------------------
-    def share(self, memory_id: str, *, user_id: str, with_users: Sequence[str], actor: str = "api"
-              ) -> builtins.list[MemoryLink]:
+    def share(
+        self, memory_id: str, *, user_id: str, with_users: Sequence[str], actor: str = "api"
+    ) -> builtins.list[MemoryLink]:
         """Let ``with_users`` see the user's active memory ``memory_id`` (read, search, context; never
         change it). Sharing again with a user who has it does nothing; one who unshared it sees it again.
         Returns the links of ``with_users``."""
@@ -69,12 +71,16 @@ class SharingAPI:
             if user in targets:
                 raise ConflictError(f"memory {mid} already belongs to {user!r}; share it with other users")
             if rec.state is not MemoryState.ACTIVE:
-                raise ValidationError(f"cannot share memory {mid}: it is {rec.state.value}; only active memories "
-                                      "can be shared")
+                raise ValidationError(
+                    f"cannot share memory {mid}: it is {rec.state.value}; only active memories can be shared"
+                )
             held = {k.user_id: k for k in self.backend.links(user, mid) if k.is_open}
             m = Mutation(actor=actor)
-            fresh = [MemoryLink(user_id=t, memory_id=mid, linked_at=m.at, linked_by=user) for t in targets
-                     if t not in held]
+            fresh = [
+                MemoryLink(user_id=t, memory_id=mid, linked_at=m.at, linked_by=user)
+                for t in targets
+                if t not in held
+            ]
             m.share(rec, fresh, f"shared by {user}")
             made = {k.user_id: k for k in fresh}
             out[:] = [held.get(t) or made[t] for t in targets]
@@ -83,8 +89,15 @@ class SharingAPI:
         commit_planned(self.backend, self.events, {user: [mid]}, plan)
         return out
 
-    def unshare(self, memory_id: str, *, user_id: str, from_users: Sequence[str] | None = None,
-                actor: str = "api", reason: str | None = None) -> builtins.list[MemoryLink]:
+    def unshare(
+        self,
+        memory_id: str,
+        *,
+        user_id: str,
+        from_users: Sequence[str] | None = None,
+        actor: str = "api",
+        reason: str | None = None,
+    ) -> builtins.list[MemoryLink]:
         """Close links to ``memory_id``; the other users' links stay. Its owner closes those of
         ``from_users`` (default: all); a user it is shared with closes their own (``from_users`` omitted
         or just themselves). Returns the links as closed."""
@@ -105,8 +118,12 @@ class SharingAPI:
                 raise NotFoundError(f"memory {mid} is not shared with {', '.join(map(repr, missing))}")
             m = Mutation(actor=actor)
             for name in chosen:
-                m.unshare(name, mid, why or ("unshared by its owner" if owner else "unshared"),
-                          owner=user if owner else None)
+                m.unshare(
+                    name,
+                    mid,
+                    why or ("unshared by its owner" if owner else "unshared"),
+                    owner=user if owner else None,
+                )
                 out.append(held[name].model_copy(update={"unlinked_at": m.at}))
             return m
 
@@ -126,16 +143,27 @@ class SharingAPI:
     def put_global(self, summary: str, *, actor: str = "admin", **fields: Any) -> MemoryRecord:
         """Store a global memory (the fields of :meth:`put`; with ``key`` a put updates it in place).
         Users with few memories of their own are linked to it when they next read."""
-        rec = self._store([{"summary": summary, **fields}], [self._build(summary, GLOBAL_USER, dict(fields))],
-                          actor)[0]
+        rec = self._store(
+            [{"summary": summary, **fields}], [self._build(summary, GLOBAL_USER, dict(fields))], actor
+        )[0]
         self.bootstrap.forget()
         return rec
 
-    def list_global(self, *, filters: Mapping[str, Any] | None = None, limit: int = 100, offset: int = 0,
-                    include_inactive: bool = False) -> builtins.list[MemoryRecord]:
+    def list_global(
+        self,
+        *,
+        filters: Mapping[str, Any] | None = None,
+        limit: int = 100,
+        offset: int = 0,
+        include_inactive: bool = False,
+    ) -> builtins.list[MemoryRecord]:
         conds = self._conditions(GLOBAL_USER, filters, include_inactive)
-        return self.backend.list(GLOBAL_USER, conds, limit=v.positive("limit", limit),
-                                 offset=v.positive("offset", offset, allow_zero=True, maximum=10**9))
+        return self.backend.list(
+            GLOBAL_USER,
+            conds,
+            limit=v.positive("limit", limit),
+            offset=v.positive("offset", offset, allow_zero=True, maximum=10**9),
+        )
 
     def purge_global(self, memory_id: str, *, actor: str = "admin", reason: str | None = None) -> None:
         """Forget a global memory for every user (as :meth:`purge` does for a user's own)."""

@@ -54,7 +54,9 @@ def choice(name: str, value: Any, kind: type[E]) -> E | None:
     try:
         return kind(value if isinstance(value, str) else repr(value))
     except ValueError:
-        raise ValidationError(f"unknown {name} {value!r}; use one of {', '.join(m.value for m in kind)}") from None
+        raise ValidationError(
+            f"unknown {name} {value!r}; use one of {', '.join(m.value for m in kind)}"
+        ) from None
 
 
 def user_id(value: Any) -> str:
@@ -120,7 +122,9 @@ def source(value: Any) -> Source:
     try:
         return Source(value)
     except ValueError:
-        raise ValidationError(f"unknown source {value!r}; use one of {', '.join(s.value for s in Source)}") from None
+        raise ValidationError(
+            f"unknown source {value!r}; use one of {', '.join(s.value for s in Source)}"
+        ) from None
 
 
 def importance(value: Any) -> int:
@@ -153,7 +157,9 @@ def idempotency_key(value: Any) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str) or not value.strip() or len(value) > 255:
-        raise ValidationError(f"idempotency_key must be a non-empty string of at most 255 characters, got {value!r}")
+        raise ValidationError(
+            f"idempotency_key must be a non-empty string of at most 255 characters, got {value!r}"
+        )
     return value.strip()
 
 
@@ -165,7 +171,9 @@ def when(name: str, value: Any) -> datetime | None:
     try:
         return as_utc(datetime.fromisoformat(str(value).replace("Z", "+00:00")))
     except ValueError:
-        raise ValidationError(f"{name} must be an ISO-8601 time such as 2026-01-31T09:00:00Z, got {value!r}") from None
+        raise ValidationError(
+            f"{name} must be an ISO-8601 time such as 2026-01-31T09:00:00Z, got {value!r}"
+        ) from None
 
 
 def positive(name: str, value: Any, *, allow_zero: bool = False, maximum: int = 10_000) -> int:
@@ -203,7 +211,9 @@ def messages(value: Any, at: datetime) -> list[ChatMessage]:
 
 def candidates(value: Any, max_chars: int) -> list[Candidate]:
     if isinstance(value, Mapping | Candidate) or not isinstance(value, list | tuple) or not value:
-        raise ValidationError("facts must be a non-empty list of candidate memories ({summary, type, category, ...})")
+        raise ValidationError(
+            "facts must be a non-empty list of candidate memories ({summary, type, category, ...})"
+        )
     out: list[Candidate] = []
     for n, item in enumerate(value):
         if isinstance(item, Mapping) and "pinned" in item:
@@ -213,10 +223,16 @@ def candidates(value: Any, max_chars: int) -> list[Candidate]:
         except PydanticError as exc:
             err = exc.errors()[0]
             raise ValidationError(f"facts[{n}].{'.'.join(map(str, err['loc']))}: {err['msg']}") from None
-        out.append(cand.model_copy(update={
-            "summary": summary(cand.summary, max_chars), "key": key(cand.key),
-            "tags": string_list(f"facts[{n}].tags", cand.tags),
-            "entities": string_list(f"facts[{n}].entities", cand.entities)}))
+        out.append(
+            cand.model_copy(
+                update={
+                    "summary": summary(cand.summary, max_chars),
+                    "key": key(cand.key),
+                    "tags": string_list(f"facts[{n}].tags", cand.tags),
+                    "entities": string_list(f"facts[{n}].entities", cand.entities),
+                }
+            )
+        )
     return out
 
 

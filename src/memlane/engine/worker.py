@@ -14,8 +14,14 @@ log = logging.getLogger("memlane.worker")
 
 
 class Worker(threading.Thread):
-    def __init__(self, formation: Formation, lifecycle: Lifecycle | None = None, *, poll_seconds: float = 0.2,
-                 seed_seconds: float = 600.0) -> None:
+    def __init__(
+        self,
+        formation: Formation,
+        lifecycle: Lifecycle | None = None,
+        *,
+        poll_seconds: float = 0.2,
+        seed_seconds: float = 600.0,
+    ) -> None:
         super().__init__(name="memlane-worker", daemon=True)
         self.formation, self.lifecycle = formation, lifecycle
         self.poll, self.seed_seconds = poll_seconds, seed_seconds

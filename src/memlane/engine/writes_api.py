@@ -61,8 +61,10 @@ class WritesAPI:
         if seen is None:
             raise NotFoundError(f"no memory {memory_id!r} for user {user_id!r}")
         owner = "a global memory" if seen.user_id == GLOBAL_USER else f"shared with them by {seen.user_id!r}"
-        raise ForbiddenError(f"memory {memory_id} is {owner}: user {user_id!r} may read it but not change it; "
-                             "unshare it to remove it from their memories")
+        raise ForbiddenError(
+            f"memory {memory_id} is {owner}: user {user_id!r} may read it but not change it; "
+            "unshare it to remove it from their memories"
+        )
 
     def build_record(self, summary: str, *, user_id: str, **fields: Any) -> MemoryRecord:
         """Validate a new memory's fields and return the record (nothing is written)."""
@@ -76,8 +78,9 @@ class WritesAPI:
         at = v.when("at", fields.pop("at", None)) or utcnow()
         valid_from = v.when("valid_from", fields.pop("valid_from", None)) or at
         record = MemoryRecord(
-            id=deterministic_id(user, mtype.value, key) if key else (
-                deterministic_id(user, "idempotency", retry_key) if retry_key else new_id()),
+            id=deterministic_id(user, mtype.value, key)
+            if key
+            else (deterministic_id(user, "idempotency", retry_key) if retry_key else new_id()),
             user_id=user,
             type=mtype,
             key=key,
@@ -94,8 +97,10 @@ class WritesAPI:
             metadata=v.metadata(fields.pop("metadata", None), self.settings.memory_metadata_max_bytes),
             created_at=at,
             updated_at=at,
-            **{n: v.optional_scope(n, fields.pop(n, None))
-               for n in ("agent_id", "run_id", "actor_id", "thread_id", "chat_id")},
+            **{
+                n: v.optional_scope(n, fields.pop(n, None))
+                for n in ("agent_id", "run_id", "actor_id", "thread_id", "chat_id")
+            },
         )
         if fields:
             raise ValidationError(f"unknown field(s) for a memory: {', '.join(sorted(fields))}")
@@ -124,11 +129,14 @@ class WritesAPI:
         built = [self.build_record(**{"user_id": user_id, **dict(item)}) for item in items]
         return self._store(items, built, actor)
 
-    def _store(self, items: Sequence[Mapping[str, Any]], built: builtins.list[MemoryRecord], actor: str
-               ) -> builtins.list[MemoryRecord]:
+    def _store(
+        self, items: Sequence[Mapping[str, Any]], built: builtins.list[MemoryRecord], actor: str
+    ) -> builtins.list[MemoryRecord]:
         """:meth:`put_many` once the records are built."""
         given = {b.id: set(dict(i)) for i, b in zip(items, built, strict=True)}
-        retried = {b.id for i, b in zip(items, built, strict=True) if b.key is None and i.get("idempotency_key")}
+        retried = {
+            b.id for i, b in zip(items, built, strict=True) if b.key is None and i.get("idempotency_key")
+        }
         records = list({r.id: r for r in built}.values())  # the same key twice in one call: last wins
         reads: dict[str, builtins.list[str]] = {}
         for r in records:  # only a keyed or idempotent id can already exist; fresh ids are random
@@ -136,8 +144,11 @@ class WritesAPI:
                 reads.setdefault(r.user_id, []).append(r.id)
         seen = {r.id: r for user, ids in reads.items() for r in self.backend.get_many(user, ids)}
         vectors = _Vectors(self)  # embed outside the lock the texts the stored records suggest
-        planned = [r if r.id not in seen else _given(seen[r.id], r, given[r.id]) for r in records
-                   if r.id not in seen or r.id not in retried]
+        planned = [
+            r if r.id not in seen else _given(seen[r.id], r, given[r.id])
+            for r in records
+            if r.id not in seen or r.id not in retried
+        ]
         vectors.prepare([r for r in planned if r.id not in seen or r.summary != seen[r.id].summary])
         out: dict[str, MemoryRecord] = {}
 
@@ -150,8 +161,10 @@ class WritesAPI:
                     out[rec.id] = rec
                 elif rec.id in retried:
                     if old.summary != rec.summary and old.state is not MemoryState.PURGED:
-                        raise ConflictError(f"idempotency key already used for memory {old.id} with another "
-                                            "summary; use a new key for a new memory")
+                        raise ConflictError(
+                            f"idempotency key already used for memory {old.id} with another "
+                            "summary; use a new key for a new memory"
+                        )
                     out[rec.id] = old  # a retry: the first call's result
                 else:
                     new = _given(old, rec, given[rec.id])
@@ -159,8 +172,12 @@ class WritesAPI:
                         out[rec.id] = old
                         continue
                     new.updated_at, new.state = rec.updated_at, MemoryState.ACTIVE
-                    m.update(old, new, vectors.of(new) if new.summary != old.summary else None,
-                             "put with existing key")
+                    m.update(
+                        old,
+                        new,
+                        vectors.of(new) if new.summary != old.summary else None,
+                        "put with existing key",
+                    )
                     out[rec.id] = new
             return m
 
@@ -172,10 +189,21 @@ class WritesAPI:
     ) -> MemoryRecord:
         """Change fields of a memory; re-embeds when the summary changes."""
         user = v.user_id(user_id)
-        allowed = {"summary", "category", "importance", "pinned", "tags", "entities", "metadata", "expires_at"}
+        allowed = {
+            "summary",
+            "category",
+            "importance",
+            "pinned",
+            "tags",
+            "entities",
+            "metadata",
+            "expires_at",
+        }
         unknown = set(changes) - allowed
         if unknown:
-            raise ValidationError(f"cannot update {', '.join(sorted(unknown))}; updatable: {', '.join(sorted(allowed))}")
+            raise ValidationError(
+                f"cannot update {', '.join(sorted(unknown))}; updatable: {', '.join(sorted(allowed))}"
+            )
         clean: dict[str, Any] = {}
         if changes.get("summary") is not None:
             clean["summary"] = v.summary(changes["summary"], self.settings.memory_summary_max_chars)
@@ -196,7 +224,9 @@ class WritesAPI:
         def changed(old: MemoryRecord) -> MemoryRecord:
             if old.state is MemoryState.PURGED:
                 raise ValidationError(f"memory {memory_id} was purged and cannot be updated")
-            return MemoryRecord.model_validate(old.model_copy(update={**clean, "updated_at": utcnow()}).model_dump())
+            return MemoryRecord.model_validate(
+                old.model_copy(update={**clean, "updated_at": utcnow()}).model_dump()
+            )
 
         vectors = _Vectors(self)
         if "summary" in clean:
@@ -218,8 +248,13 @@ class WritesAPI:
         return result[0]
 
     def _change_state(
-        self, memory_id: str, user_id: str, verb: str, allowed_from: tuple[MemoryState, ...],
-        write: Callable[[Mutation, MemoryRecord], MemoryRecord | None], actor: str,
+        self,
+        memory_id: str,
+        user_id: str,
+        verb: str,
+        allowed_from: tuple[MemoryState, ...],
+        write: Callable[[Mutation, MemoryRecord], MemoryRecord | None],
+        actor: str,
     ) -> MemoryRecord | None:
         """Soft delete, restore or purge under the write lock, from the states ``allowed_from``."""
         user = v.user_id(user_id)
@@ -228,8 +263,10 @@ class WritesAPI:
         def plan(stored: dict[str, MemoryRecord]) -> Mutation:
             old = self._owned(stored, user, memory_id)
             if old.state not in allowed_from:
-                raise ValidationError(f"cannot {verb} memory {memory_id}: it is {old.state.value} "
-                                      f"(allowed from: {', '.join(s.value for s in allowed_from)})")
+                raise ValidationError(
+                    f"cannot {verb} memory {memory_id}: it is {old.state.value} "
+                    f"(allowed from: {', '.join(s.value for s in allowed_from)})"
+                )
             m = Mutation(actor=actor)
             result.append(write(m, old))
             return m
@@ -237,17 +274,33 @@ class WritesAPI:
         commit_planned(self.backend, self.events, {user: [v.memory_id(memory_id)]}, plan)
         return result[0]
 
-    def delete(self, memory_id: str, *, user_id: str, actor: str = "api", reason: str | None = None) -> MemoryRecord:
+    def delete(
+        self, memory_id: str, *, user_id: str, actor: str = "api", reason: str | None = None
+    ) -> MemoryRecord:
         """Soft delete: the memory leaves retrieval and can be restored until it is purged."""
         purge_at = utcnow() + timedelta(days=self.settings.memory_purge_after_days)
-        rec = self._change_state(memory_id, user_id, "delete", (MemoryState.ACTIVE, MemoryState.SUPERSEDED),
-                                 lambda m, old: m.delete(old, purge_at, reason or "delete"), actor)
+        rec = self._change_state(
+            memory_id,
+            user_id,
+            "delete",
+            (MemoryState.ACTIVE, MemoryState.SUPERSEDED),
+            lambda m, old: m.delete(old, purge_at, reason or "delete"),
+            actor,
+        )
         assert rec is not None
         return rec
 
-    def restore(self, memory_id: str, *, user_id: str, actor: str = "api", reason: str | None = None) -> MemoryRecord:
-        rec = self._change_state(memory_id, user_id, "restore", (MemoryState.SOFT_DELETED,),
-                                 lambda m, old: m.restore(old, reason or "restore"), actor)
+    def restore(
+        self, memory_id: str, *, user_id: str, actor: str = "api", reason: str | None = None
+    ) -> MemoryRecord:
+        rec = self._change_state(
+            memory_id,
+            user_id,
+            "restore",
+            (MemoryState.SOFT_DELETED,),
+            lambda m, old: m.restore(old, reason or "restore"),
+            actor,
+        )
         assert rec is not None
         return rec
 
@@ -273,8 +326,16 @@ class WritesAPI:
 
         commit_planned(self.backend, self.events, {user: reach.ids}, plan)
 
-    def link(self, from_id: str, to_id: str, *, user_id: str, relation_type: str = "related",
-             strength: float = 1.0, actor: str = "api") -> Relation:
+    def link(
+        self,
+        from_id: str,
+        to_id: str,
+        *,
+        user_id: str,
+        relation_type: str = "related",
+        strength: float = 1.0,
+        actor: str = "api",
+    ) -> Relation:
         """Relate two memories of the user (an edge retrieval follows); linking them again does nothing."""
         user = v.user_id(user_id)
         if from_id == to_id:
@@ -283,15 +344,23 @@ class WritesAPI:
             raise ValidationError("relation_type must be a non-empty string of at most 64 characters")
         if isinstance(strength, bool) or not isinstance(strength, int | float) or not 0.0 <= strength <= 1.0:
             raise ValidationError(f"strength must be a number between 0 and 1, got {strength!r}")
-        rel = Relation(from_id=from_id, to_id=to_id, user_id=user, relation_type=relation_type.strip(),
-                       strength=float(strength), created_at=utcnow())
+        rel = Relation(
+            from_id=from_id,
+            to_id=to_id,
+            user_id=user,
+            relation_type=relation_type.strip(),
+            strength=float(strength),
+            created_at=utcnow(),
+        )
 
         def plan(stored: dict[str, MemoryRecord]) -> Mutation:
             for mid in (from_id, to_id):
                 if self._owned(stored, user, mid).state is MemoryState.PURGED:
                     raise ValidationError(f"memory {mid} was purged and cannot be linked")
             m = Mutation(actor=actor)
-            if not any(r.to_id == to_id for r in self.backend.relations(user, [from_id]) if r.from_id == from_id):
+            if not any(
+                r.to_id == to_id for r in self.backend.relations(user, [from_id]) if r.from_id == from_id
+            ):
                 m.link(stored[from_id], rel, f"linked to {to_id} ({rel.relation_type})")
             return m
 
@@ -299,7 +368,17 @@ class WritesAPI:
         return rel
 
 
-PUT_FIELDS = ("summary", "category", "importance", "pinned", "tags", "entities", "metadata", "source_ref", "expires_at")
+PUT_FIELDS = (
+    "summary",
+    "category",
+    "importance",
+    "pinned",
+    "tags",
+    "entities",
+    "metadata",
+    "source_ref",
+    "expires_at",
+)
 
 
 def _category(mtype: MemoryType, value: Any, allowed: Sequence[str]) -> str:
@@ -308,8 +387,11 @@ def _category(mtype: MemoryType, value: Any, allowed: Sequence[str]) -> str:
     if mtype is not MemoryType.PROCEDURAL:
         return v.category(value, allowed)
     if value is not None and title_case(str(value)) != PROCEDURAL:
-        warnings.warn(f"a procedural memory is filed under {PROCEDURAL}, not {value!r}",
-                      v.UnknownCategoryWarning, stacklevel=4)
+        warnings.warn(
+            f"a procedural memory is filed under {PROCEDURAL}, not {value!r}",
+            v.UnknownCategoryWarning,
+            stacklevel=4,
+        )
     return PROCEDURAL
 
 

@@ -28,7 +28,7 @@ class DiskCachedEmbedder(Embedder):
         keys = [self._key(t) for t in texts]
         found: dict[str, list[float]] = {}
         for start in range(0, len(keys), 500):
-            chunk = keys[start: start + 500]
+            chunk = keys[start : start + 500]
             marks = ",".join("?" for _ in chunk)
             for key, blob in self._db.execute(f"SELECT key, vec FROM vectors WHERE key IN ({marks})", chunk):
                 found[key] = list(struct.unpack(f"{len(blob) // 4}f", blob))

@@ -62,7 +62,9 @@ Progress = Callable[[str, int, int], None]
 class Scores:
     """Per-question figures of one method, grouped by category."""
 
-    recall: dict[str, dict[int, list[float]]] = field(default_factory=lambda: defaultdict(lambda: defaultdict(list)))
+    recall: dict[str, dict[int, list[float]]] = field(
+        default_factory=lambda: defaultdict(lambda: defaultdict(list))
+    )
     ndcg: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     latency_ms: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
 
@@ -89,7 +91,9 @@ def eval_settings(settings: Settings, *, header: bool = True) -> Settings:
     if not header:
         return settings.model_copy(update={"memory_embedding_header": False})
     fields = list(dict.fromkeys([*settings.memory_embedding_header_fields, "context", "speaker"]))
-    return settings.model_copy(update={"memory_embedding_header": True, "memory_embedding_header_fields": fields})
+    return settings.model_copy(
+        update={"memory_embedding_header": True, "memory_embedding_header_fields": fields}
+    )
 
 
 def ingest(mem: Memory, conv: Conversation) -> int:
@@ -98,15 +102,25 @@ def ingest(mem: Memory, conv: Conversation) -> int:
     items = []
     for i, turn in enumerate(conv.turns):
         prev = conv.turns[i - 1] if i and conv.turns[i - 1].session == turn.session else None
-        items.append({
-            "summary": turn.summary, "type": "episodic", "key": f"locomo:{turn.dia_id}", "source": "external",
-            "source_ref": turn.dia_id, "at": turn.at, "thread_id": f"session_{turn.session}",
-            "actor_id": turn.speaker, "metadata": {"context": prev.summary} if prev else {},
-        })
+        items.append(
+            {
+                "summary": turn.summary,
+                "type": "episodic",
+                "key": f"locomo:{turn.dia_id}",
+                "source": "external",
+                "source_ref": turn.dia_id,
+                "at": turn.at,
+                "thread_id": f"session_{turn.session}",
+                "actor_id": turn.speaker,
+                "metadata": {"context": prev.summary} if prev else {},
+            }
+        )
     records = mem.put_many(items, user_id=user, actor="locomo")
-    links = [Relation(from_id=a.id, to_id=b.id, user_id=user, relation_type="follows", strength=1.0)
-             for a, b, ta, tb in zip(records, records[1:], conv.turns, conv.turns[1:], strict=False)
-             if ta.session == tb.session]
+    links = [
+        Relation(from_id=a.id, to_id=b.id, user_id=user, relation_type="follows", strength=1.0)
+        for a, b, ta, tb in zip(records, records[1:], conv.turns, conv.turns[1:], strict=False)
+        if ta.session == tb.session
+    ]
     if links:
         mem.backend.apply(WriteBatch(relations=links))
     return len(records)
@@ -115,11 +129,21 @@ def ingest(mem: Memory, conv: Conversation) -> int:
 def record_chat(mem: Memory, conv: Conversation) -> dict[str, str]:
     """Record the conversation as a group chat (a minute between turns) and run the sessions task (it
     embeds the messages and summarises the sessions); returns message id -> dia_id."""
-    turns = [{"role": "user", "name": t.speaker, "content": t.summary.split(": ", 1)[-1], "ref": t.dia_id,
-              "at": t.at + timedelta(minutes=n)} for n, t in enumerate(conv.turns)]
+    turns = [
+        {
+            "role": "user",
+            "name": t.speaker,
+            "content": t.summary.split(": ", 1)[-1],
+            "ref": t.dia_id,
+            "at": t.at + timedelta(minutes=n),
+        }
+        for n, t in enumerate(conv.turns)
+    ]
     refs: dict[str, str] = {}
     for start in range(0, len(turns), 1000):
-        for m in mem.record_messages(turns[start:start + 1000], user_id=conv.sample_id, chat_id=conv.sample_id):
+        for m in mem.record_messages(
+            turns[start : start + 1000], user_id=conv.sample_id, chat_id=conv.sample_id
+        ):
             refs[m.id] = m.ref or ""
     # recording scheduled the task an hour after the recording (wall clock), not after the chat's 2023 end
     later = utcnow() + timedelta(hours=2)
@@ -128,21 +152,31 @@ def record_chat(mem: Memory, conv: Conversation) -> dict[str, str]:
     return refs
 
 
-def chat_cited(mem: Memory, conv: Conversation, q: Question, method: str, refs: dict[str, str],
-               limit: int) -> tuple[list[str], float]:
+def chat_cited(
+    mem: Memory, conv: Conversation, q: Question, method: str, refs: dict[str, str], limit: int
+) -> tuple[list[str], float]:
     """Cited dia_ids of the group-chat recall (see the module's docstring)."""
     start = time.perf_counter()
-    items = chat_recall.recall(mem.backend, mem.embedder, mem.settings, query=q.text, user_id=conv.sample_id,
-                               chat_id=None, now=conv.last_at + ASK_AFTER,
-                               max_messages=0 if method == "chat-sessions" else limit,
-                               max_sessions=0 if method == "chat-messages" else mem.settings.context_session_max_retrieved)
+    items = chat_recall.recall(
+        mem.backend,
+        mem.embedder,
+        mem.settings,
+        query=q.text,
+        user_id=conv.sample_id,
+        chat_id=None,
+        now=conv.last_at + ASK_AFTER,
+        max_messages=0 if method == "chat-sessions" else limit,
+        max_sessions=0 if method == "chat-messages" else mem.settings.context_session_max_retrieved,
+    )
     ms = (time.perf_counter() - start) * 1000.0
     out: list[str] = []
     for item in items:
         if item.message is not None:
             out.append(item.message.ref or "")
         elif item.session is not None:
-            out += [refs.get(i, "") for i in item.session.memory.metadata.get("session", {}).get("quoted", [])]
+            out += [
+                refs.get(i, "") for i in item.session.memory.metadata.get("session", {}).get("quoted", [])
+            ]
     return [d for d in out if d], ms
 
 
@@ -160,13 +194,20 @@ def cited(hits: Sequence[SearchHit]) -> list[str]:
     return [d for h in hits for d in re.split(r"[,;\s]+", h.memory.source_ref or "") if d]
 
 
-def ask(mem: Memory, conv: Conversation, q: Question, method: str, limit: int,
-        turns_only: bool = False) -> tuple[list[str], float]:
+def ask(
+    mem: Memory, conv: Conversation, q: Question, method: str, limit: int, turns_only: bool = False
+) -> tuple[list[str], float]:
     conds = [Condition("state", "$eq", MemoryState.ACTIVE.value)]
     if turns_only:  # the session summaries are the chat methods' (see run)
         conds.append(Condition("type", "$eq", MemoryType.EPISODIC.value))
-    req = SearchRequest(user_id=conv.sample_id, query=q.text, now=conv.last_at + ASK_AFTER, limit=limit,
-                        conditions=conds, mode="hybrid" if method == "memlane" else method)
+    req = SearchRequest(
+        user_id=conv.sample_id,
+        query=q.text,
+        now=conv.last_at + ASK_AFTER,
+        limit=limit,
+        conditions=conds,
+        mode="hybrid" if method == "memlane" else method,
+    )
     start = time.perf_counter()
     hits = search(mem.backend, mem.embedder, mem.settings, req)
     return cited(hits), (time.perf_counter() - start) * 1000.0
@@ -226,7 +267,9 @@ def run(
                             ranked, ms = ask(mem, conv, q, method, max(ks), turns_only=sessions)
                         ranks[method] = ranked
                         recalls = {k: recall_at(ranked, q.evidence, k) for k in ks}
-                        scores[method].add(q.category_name, recalls, ndcg_at(distinct(ranked), q.evidence, 10), ms)
+                        scores[method].add(
+                            q.category_name, recalls, ndcg_at(distinct(ranked), q.evidence, 10), ms
+                        )
                     asked += 1
                     if progress:
                         progress("asked", asked, total_q)
@@ -241,7 +284,8 @@ def run(
         "k": ks,
         "embedder": embedder.identity,
         "embedding": "header:" + ",".join(settings.memory_embedding_header_fields)
-        if settings.memory_embedding_header else "summary",
+        if settings.memory_embedding_header
+        else "summary",
         "ingest_seconds": round(ingest_s, 2),
         "query_embed_ms": round(embed_s * 1000.0 / max(asked, 1), 2),
         "chat_sessions": dict(chat_sessions),

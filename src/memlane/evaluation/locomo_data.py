@@ -97,13 +97,26 @@ def parse_sample(sample: dict[str, Any]) -> Conversation:
     while f"session_{n}" in conv:
         at = parse_date(conv[f"session_{n}_date_time"])
         for t in conv[f"session_{n}"]:
-            out.turns.append(Turn(dia_id=str(t["dia_id"]), speaker=str(t["speaker"]), text=str(t.get("text", "")),
-                                  session=n, at=at, image=_image(t)))
+            out.turns.append(
+                Turn(
+                    dia_id=str(t["dia_id"]),
+                    speaker=str(t["speaker"]),
+                    text=str(t.get("text", "")),
+                    session=n,
+                    at=at,
+                    image=_image(t),
+                )
+            )
         n += 1
     known = {t.dia_id for t in out.turns}
     for qa in sample.get("qa", []):
-        out.questions.append(Question(text=str(qa["question"]), category=int(qa.get("category", 0)),
-                                      evidence=clean_evidence(qa.get("evidence", []), known)))
+        out.questions.append(
+            Question(
+                text=str(qa["question"]),
+                category=int(qa.get("category", 0)),
+                evidence=clean_evidence(qa.get("evidence", []), known),
+            )
+        )
     return out
 
 

@@ -80,9 +80,12 @@ def _apply_op(mem: Memory, step: dict[str, Any]) -> None:
 def _answered(steps: list[dict[str, Any]], n: int) -> bool:
     """Whether the chat step ``n`` (a user message) gets an assistant reply next in its thread."""
     step = steps[n]
-    for later in steps[n + 1:]:
-        if "text" in later and later.get("user", "u1") == step.get("user", "u1") \
-                and later.get("thread", "t1") == step.get("thread", "t1"):
+    for later in steps[n + 1 :]:
+        if (
+            "text" in later
+            and later.get("user", "u1") == step.get("user", "u1")
+            and later.get("thread", "t1") == step.get("thread", "t1")
+        ):
             return later.get("role", "user") == "assistant"
     return False
 
@@ -115,8 +118,13 @@ def replay(mem: Memory, scenario: dict[str, Any], *, accept: bool = False) -> in
             _apply_op(mem, step)
         elif "fact" in step:
             fact = {k: step[k] for k in ("type", "category", "key", "importance", "pinned") if k in step}
-            mem.add_facts([{"summary": step["fact"], **fact}], user_id=user, thread_id=step.get("thread"),
-                          at=step["at"], wait=True)
+            mem.add_facts(
+                [{"summary": step["fact"], **fact}],
+                user_id=user,
+                thread_id=step.get("thread"),
+                at=step["at"],
+                wait=True,
+            )
         else:
             thread = step.get("thread", "t1")
             history = threads[(user, thread)]
@@ -134,11 +142,18 @@ def check(mem: Memory, scenario: dict[str, Any], events: Counter[str]) -> list[s
     exp, bad = scenario.get("expect", {}), []
     for e in exp.get("active", []):
         user = e.get("user", "u1")
-        ok = [r for r in mem.list(user_id=user, limit=10_000) if _match(e["matches"], r.summary)
-              and (not e.get("type") or r.type.value == e["type"])
-              and (not e.get("category") or r.category == e["category"])]
+        ok = [
+            r
+            for r in mem.list(user_id=user, limit=10_000)
+            if _match(e["matches"], r.summary)
+            and (not e.get("type") or r.type.value == e["type"])
+            and (not e.get("category") or r.category == e["category"])
+        ]
         if not ok:
-            bad.append(f"no active memory of {user} matches {e['matches']!r}" + (f" ({e.get('type')})" if e.get("type") else ""))
+            bad.append(
+                f"no active memory of {user} matches {e['matches']!r}"
+                + (f" ({e.get('type')})" if e.get("type") else "")
+            )
     for e in exp.get("not_active", []):
         user = e.get("user", "u1")
         hits = [r.summary for r in mem.list(user_id=user, limit=10_000) if _match(e["matches"], r.summary)]
@@ -147,17 +162,26 @@ def check(mem: Memory, scenario: dict[str, Any], events: Counter[str]) -> list[s
     for e in exp.get("superseded", []):
         user = e.get("user", "u1")
         old = [r for r in _all(mem, user) if not r.is_active and _match(e["matches"], r.summary)]
-        explained = [r for r in old if any(h.event in WHY_EVENTS and h.reason
-                                           for h in mem.history(r.id, user_id=user))]
+        explained = [
+            r for r in old if any(h.event in WHY_EVENTS and h.reason for h in mem.history(r.id, user_id=user))
+        ]
         if not explained:
             bad.append(f"no inactive memory of {user} with a reason in history matches {e['matches']!r}")
     if "active_count" in exp:
         e = exp["active_count"]
         user = e.get("user", "u1")
-        n = len([r for r in mem.list(user_id=user, limit=10_000) if not e.get("type") or r.type.value == e["type"]])
+        n = len(
+            [
+                r
+                for r in mem.list(user_id=user, limit=10_000)
+                if not e.get("type") or r.type.value == e["type"]
+            ]
+        )
         if n < e.get("min", 0) or n > e.get("max", 10**9):
             summaries = [r.summary for r in mem.list(user_id=user, limit=10_000)]
-            bad.append(f"{n} active memories of {user} (want {e.get('min', 0)}..{e.get('max', '∞')}): {summaries}")
+            bad.append(
+                f"{n} active memories of {user} (want {e.get('min', 0)}..{e.get('max', '∞')}): {summaries}"
+            )
     for kind, want in exp.get("events", {}).items():
         if events[f"memory.{kind}"] != want:
             bad.append(f"{events[f'memory.{kind}']} memory.{kind} events, want {want}")
@@ -180,13 +204,20 @@ def ask(mem: Memory, scenario: dict[str, Any], search: Callable[..., list[Any]] 
     return bad
 
 
-def run_one(scenario: dict[str, Any], embedder: Embedder, workdir: Path, llm: str | None = None,
-            consent: str = "accept") -> Outcome:
+def run_one(
+    scenario: dict[str, Any],
+    embedder: Embedder,
+    workdir: Path,
+    llm: str | None = None,
+    consent: str = "accept",
+) -> Outcome:
     if consent not in CONSENT_MODES:
         raise ValueError(f"consent must be one of {', '.join(CONSENT_MODES)}, got {consent!r}")
     settings = Settings()
     if consent == "off":
-        settings = settings.model_copy(update={"memory_consent_fields": [], "memory_consent_benign_fields": []})
+        settings = settings.model_copy(
+            update={"memory_consent_fields": [], "memory_consent_benign_fields": []}
+        )
     mem = Memory(str(workdir / f"{scenario['id']}.db"), embedder=embedder, llm=llm, settings=settings)
     events: Counter[str] = Counter()
     mem.events.subscribe(lambda ev: events.update([ev.type]))
@@ -201,8 +232,14 @@ def run_one(scenario: dict[str, Any], embedder: Embedder, workdir: Path, llm: st
     return Outcome(scenario["id"], not reasons, reasons, accepted)
 
 
-def run(scenarios: Sequence[dict[str, Any]], embedder: Embedder, *, llm: str | None = None,
-        report: Callable[[Outcome], None] | None = None, consent: str = "accept") -> list[Outcome]:
+def run(
+    scenarios: Sequence[dict[str, Any]],
+    embedder: Embedder,
+    *,
+    llm: str | None = None,
+    report: Callable[[Outcome], None] | None = None,
+    consent: str = "accept",
+) -> list[Outcome]:
     outcomes = []
     with tempfile.TemporaryDirectory(prefix="memlane-scenarios-") as tmp:
         for scenario in scenarios:

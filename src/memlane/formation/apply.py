@@ -41,15 +41,32 @@ class Context:
 
 
 def _op(ctx: Context, op: str, d: Decision, memory_id: str | None, category: str | None) -> OpEvent:
-    return OpEvent(id=new_id(), user_id=ctx.user_id, thread_id=ctx.thread_id, node=ctx.node, op=op,
-                   status="ok" if op != "ignore" else "skipped", memory_id=memory_id, category=category,
-                   sim=d.score, at=ctx.at)
+    return OpEvent(
+        id=new_id(),
+        user_id=ctx.user_id,
+        thread_id=ctx.thread_id,
+        node=ctx.node,
+        op=op,
+        status="ok" if op != "ignore" else "skipped",
+        memory_id=memory_id,
+        category=category,
+        sim=d.score,
+        at=ctx.at,
+    )
 
 
 def _links(ctx: Context, rec: MemoryRecord, neighbours: Sequence[ScoredRecord]) -> list[Relation]:
-    return [Relation(from_id=rec.id, to_id=n.record.id, user_id=ctx.user_id, strength=round(n.score, 4),
-                     created_at=ctx.at)
-            for n in neighbours if n.score >= ctx.link_min and n.record.id != rec.id]
+    return [
+        Relation(
+            from_id=rec.id,
+            to_id=n.record.id,
+            user_id=ctx.user_id,
+            strength=round(n.score, 4),
+            created_at=ctx.at,
+        )
+        for n in neighbours
+        if n.score >= ctx.link_min and n.record.id != rec.id
+    ]
 
 
 def plan(
@@ -69,8 +86,14 @@ def plan(
         b.op_events.append(_op(ctx, "ignore", d, d.target.id if d.target else None, cand.category))
         return Planned(m, d.target.id if d.target else None)
     if d.action == "create":
-        rec = record_from_candidate(cand, user_id=ctx.user_id, thread_id=ctx.thread_id, at=ctx.at,
-                                    categories=ctx.categories, tz=ctx.tz)
+        rec = record_from_candidate(
+            cand,
+            user_id=ctx.user_id,
+            thread_id=ctx.thread_id,
+            at=ctx.at,
+            categories=ctx.categories,
+            tz=ctx.tz,
+        )
         m.create(rec, vector, d.reason, _links(ctx, rec, neighbours))
         b.op_events.append(_op(ctx, "create", d, rec.id, rec.category))
         return Planned(m, rec.id, "create")
@@ -91,35 +114,69 @@ def plan(
         b.op_events.append(_op(ctx, "merge", d, target.id, target.category))
         return Planned(m, target.id, "merge")
     # supersede: the old fact closes (valid_to, superseded_by) and stays in history
-    keyed = target.key is not None and target.id == deterministic_id(ctx.user_id, target.type.value, target.key)
+    keyed = target.key is not None and target.id == deterministic_id(
+        ctx.user_id, target.type.value, target.key
+    )
     takes_key = keyed and cand.key in (None, target.key)
-    fresh = record_from_candidate(cand, user_id=ctx.user_id, thread_id=ctx.thread_id, at=ctx.at,
-                                  categories=ctx.categories, tz=ctx.tz,
-                                  memory_id=target.id if takes_key else new_id())
+    fresh = record_from_candidate(
+        cand,
+        user_id=ctx.user_id,
+        thread_id=ctx.thread_id,
+        at=ctx.at,
+        categories=ctx.categories,
+        tz=ctx.tz,
+        memory_id=target.id if takes_key else new_id(),
+    )
     if fresh.id == target.id:  # the key keeps naming the current fact; the old one moves to an archive id
-        fresh = fresh.model_copy(update={"created_at": target.created_at, "key": target.key,
-                                         "pinned": target.pinned or cand.pinned})
+        fresh = fresh.model_copy(
+            update={
+                "created_at": target.created_at,
+                "key": target.key,
+                "pinned": target.pinned or cand.pinned,
+            }
+        )
         old = closed(target, at=ctx.at, superseded_by=fresh.id, memory_id=new_id())
     else:
         old, old_vector = closed(target, at=ctx.at, superseded_by=fresh.id), None
     closed_ids = {target.id, *(o.id for o in d.also)}
-    m.supersede(target, fresh, old, vector, old_vector, d.reason,
-                _links(ctx, fresh, [n for n in neighbours if n.record.id not in closed_ids]))
+    m.supersede(
+        target,
+        fresh,
+        old,
+        vector,
+        old_vector,
+        d.reason,
+        _links(ctx, fresh, [n for n in neighbours if n.record.id not in closed_ids]),
+    )
     _close_others(ctx, m, d, fresh)
     b.op_events.append(_op(ctx, "supersede", d, fresh.id, fresh.category))
     return Planned(m, fresh.id, "supersede")
 
 
-def _history(ctx: Context, cand: Candidate, d: Decision, target: MemoryRecord, vector: Sequence[float],
-             m: Mutation) -> Planned:
+def _history(
+    ctx: Context, cand: Candidate, d: Decision, target: MemoryRecord, vector: Sequence[float], m: Mutation
+) -> Planned:
     """A statement observed before ``target`` arrived after it (turns processed out of order): it is
     stored as ``target``'s earlier version, superseded by it from the time ``target`` was observed,
     so the history holds both and the current fact stays."""
-    fresh = record_from_candidate(cand, user_id=ctx.user_id, thread_id=ctx.thread_id, at=ctx.at,
-                                  categories=ctx.categories, tz=ctx.tz, memory_id=new_id())
+    fresh = record_from_candidate(
+        cand,
+        user_id=ctx.user_id,
+        thread_id=ctx.thread_id,
+        at=ctx.at,
+        categories=ctx.categories,
+        tz=ctx.tz,
+        memory_id=new_id(),
+    )
     until = target.valid_from or target.created_at
-    old = fresh.model_copy(update={"state": MemoryState.SUPERSEDED, "superseded_by": target.id, "key": None,
-                                   "valid_to": max(until, fresh.valid_from or until)})
+    old = fresh.model_copy(
+        update={
+            "state": MemoryState.SUPERSEDED,
+            "superseded_by": target.id,
+            "key": None,
+            "valid_to": max(until, fresh.valid_from or until),
+        }
+    )
     m.archive(old, vector, target, d.reason)
     m.batch.op_events.append(_op(ctx, "history", d, old.id, old.category))
     return Planned(m, old.id, "history")
@@ -135,23 +192,39 @@ def _close_others(ctx: Context, m: Mutation, d: Decision, fresh: MemoryRecord) -
             m.unshare(ctx.user_id, other.id, f"contradicted by {fresh.id}", replaced_by=fresh.id)
 
 
-def _over_linked(ctx: Context, cand: Candidate, d: Decision, target: MemoryRecord, vector: Sequence[float],
-                 neighbours: Sequence[ScoredRecord], m: Mutation) -> Planned:
+def _over_linked(
+    ctx: Context,
+    cand: Candidate,
+    d: Decision,
+    target: MemoryRecord,
+    vector: Sequence[float],
+    neighbours: Sequence[ScoredRecord],
+    m: Mutation,
+) -> Planned:
     """A decision about a memory the user sees through a link (shared with them, or global): it is not
     theirs to change, and it is not what they said. A correction unlinks it for this user and creates
     their own memory (seed 003: old link removed, new memory inserted, audit row). ``decide()`` never
     merges a candidate into it; should a merge come, the user's words still become their own memory and
     the link stays (the owner's retraction must not take the user's statement with it)."""
-    fresh = record_from_candidate(cand, user_id=ctx.user_id, thread_id=ctx.thread_id, at=ctx.at,
-                                  categories=ctx.categories, tz=ctx.tz)
+    fresh = record_from_candidate(
+        cand, user_id=ctx.user_id, thread_id=ctx.thread_id, at=ctx.at, categories=ctx.categories, tz=ctx.tz
+    )
     if d.action == "merge":
-        m.create(fresh, vector, f"the user's own statement, not merged into a memory shared with them: {d.reason}",
-                 _links(ctx, fresh, neighbours))
+        m.create(
+            fresh,
+            vector,
+            f"the user's own statement, not merged into a memory shared with them: {d.reason}",
+            _links(ctx, fresh, neighbours),
+        )
         m.batch.op_events.append(_op(ctx, "create", d, fresh.id, fresh.category))
         return Planned(m, fresh.id, "create")
     closed_ids = {target.id, *(o.id for o in d.also)}
-    m.create(fresh, vector, f"replaces shared memory {target.id} for this user: {d.reason}",
-             _links(ctx, fresh, [n for n in neighbours if n.record.id not in closed_ids]))
+    m.create(
+        fresh,
+        vector,
+        f"replaces shared memory {target.id} for this user: {d.reason}",
+        _links(ctx, fresh, [n for n in neighbours if n.record.id not in closed_ids]),
+    )
     m.unshare(ctx.user_id, target.id, f"superseded by {fresh.id}: {d.reason}", replaced_by=fresh.id)
     _close_others(ctx, m, d, fresh)
     m.batch.op_events.append(_op(ctx, "supersede", d, fresh.id, fresh.category))

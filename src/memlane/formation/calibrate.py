@@ -45,8 +45,10 @@ from memlane.storage.base import ScoredRecord
 Label = Literal["same", "different"]
 TYPES = ("semantic", "episodic")
 KINDS = ("paraphrase", "update", "related", "unrelated")
-ENV_NAMES = {"semantic": ("SEMANTIC_AUTO_UPDATE", "SEMANTIC_CHECK_LOW"),
-             "episodic": ("EPISODIC_AUTO_UPDATE", "EPISODIC_CHECK_LOW")}
+ENV_NAMES = {
+    "semantic": ("SEMANTIC_AUTO_UPDATE", "SEMANTIC_CHECK_LOW"),
+    "episodic": ("EPISODIC_AUTO_UPDATE", "EPISODIC_CHECK_LOW"),
+}
 
 
 @dataclass(frozen=True)
@@ -177,8 +179,14 @@ def _down(x: float) -> float:
 def _fit_auto(scores: np.ndarray, same: np.ndarray, target: float) -> tuple[float, float, bool]:
     """(suggested, exact, reached): the lowest threshold with precision >= target, rounded to 0.01
     at or below it when that keeps the target, else the next 0.01 step that does."""
-    exact = next((float(t) for t in np.unique(scores[same])
-                  if (p := _precision(scores, same, float(t))) is not None and p >= target), None)
+    exact = next(
+        (
+            float(t)
+            for t in np.unique(scores[same])
+            if (p := _precision(scores, same, float(t))) is not None and p >= target
+        ),
+        None,
+    )
     reached = exact is not None
     if exact is None:  # not reachable: put auto above every "different" pair
         exact = min(1.0, float(scores[~same].max()) + 1e-6)
@@ -191,8 +199,14 @@ def _fit_auto(scores: np.ndarray, same: np.ndarray, target: float) -> tuple[floa
     return min(step, 1.0), exact, reached
 
 
-def _band(name: str, lower: float | None, upper: float | None, scores: np.ndarray, same: np.ndarray,
-          kinds: Sequence[str | None]) -> BandStats:
+def _band(
+    name: str,
+    lower: float | None,
+    upper: float | None,
+    scores: np.ndarray,
+    same: np.ndarray,
+    kinds: Sequence[str | None],
+) -> BandStats:
     inside = np.ones(len(scores), dtype=bool)
     if lower is not None:
         inside &= scores >= lower
@@ -206,8 +220,14 @@ def _band(name: str, lower: float | None, upper: float | None, scores: np.ndarra
     return BandStats(name, lower, upper, n_same, n_diff, precision, recall, f1, dict(by_kind))
 
 
-def fit_type(mem_type: str, pairs: Sequence[Pair], scores: np.ndarray, precision: float, recall: float,
-             ignore_updates: bool = False) -> TypeFit:
+def fit_type(
+    mem_type: str,
+    pairs: Sequence[Pair],
+    scores: np.ndarray,
+    precision: float,
+    recall: float,
+    ignore_updates: bool = False,
+) -> TypeFit:
     same = np.array([p.label == "same" for p in pairs])
     if same.all() or not same.any():
         raise ValidationError(f"{mem_type}: need both 'same' and 'different' pairs to fit bands")
@@ -225,9 +245,11 @@ def fit_type(mem_type: str, pairs: Sequence[Pair], scores: np.ndarray, precision
         exact["floor"] = _recall_threshold(scores, close, recall)
         floor = min(_down(exact["floor"]), low)
     kinds = [p.kind for p in pairs]
-    bands = [_band(">= auto", auto, None, scores, same, kinds),
-             _band("[low, auto)", low, auto, scores, same, kinds),
-             _band("< low", None, low, scores, same, kinds)]
+    bands = [
+        _band(">= auto", auto, None, scores, same, kinds),
+        _band("[low, auto)", low, auto, scores, same, kinds),
+        _band("< low", None, low, scores, same, kinds),
+    ]
     by_kind: dict[str, tuple[float, float, float]] = {}
     for kind in sorted({k or p.label for k, p in zip(kinds, pairs, strict=True)}):
         s = scores[[(k or p.label) == kind for k, p in zip(kinds, pairs, strict=True)]]
@@ -235,8 +257,15 @@ def fit_type(mem_type: str, pairs: Sequence[Pair], scores: np.ndarray, precision
     return TypeFit(mem_type, len(pairs), auto, low, floor, exact, reached, bands, by_kind)
 
 
-def calibrate(embedder: Embedder, pairs: Sequence[Pair], *, precision: float = 0.98, recall: float = 0.95,
-              ignore_updates: bool = False, scores: np.ndarray | None = None) -> Calibration:
+def calibrate(
+    embedder: Embedder,
+    pairs: Sequence[Pair],
+    *,
+    precision: float = 0.98,
+    recall: float = 0.95,
+    ignore_updates: bool = False,
+    scores: np.ndarray | None = None,
+) -> Calibration:
     """Score every pair with ``embedder`` and fit the bands of each memory type present.
 
     ``ignore_updates`` leaves "update" pairs out of auto's precision: ``decide`` asks the conflict check
@@ -249,13 +278,21 @@ def calibrate(embedder: Embedder, pairs: Sequence[Pair], *, precision: float = 0
     for mem_type in TYPES:
         chosen = [i for i, p in enumerate(pairs) if p.type == mem_type]
         if chosen:
-            fits.append(fit_type(mem_type, [pairs[i] for i in chosen], scores[chosen], precision, recall,
-                                 ignore_updates))
+            fits.append(
+                fit_type(
+                    mem_type, [pairs[i] for i in chosen], scores[chosen], precision, recall, ignore_updates
+                )
+            )
     return Calibration(embedder.name, embedder.model, precision, recall, ignore_updates, fits)
 
 
 # --- replaying the decision ---------------------------------------------------------------------
-EXPECTED = {"paraphrase": ("merge",), "update": ("supersede",), "related": ("create",), "unrelated": ("create",)}
+EXPECTED = {
+    "paraphrase": ("merge",),
+    "update": ("supersede",),
+    "related": ("create",),
+    "unrelated": ("create",),
+}
 
 
 @dataclass(frozen=True)
@@ -287,7 +324,9 @@ def action_scores(outcomes: Sequence[tuple[str, str]]) -> dict[str, ActionScore]
         wanted = sum(w == action for w, _ in outcomes)
         taken = sum(t == action for _, t in outcomes)
         hits = sum(w == t == action for w, t in outcomes)
-        out[action] = ActionScore(wanted, taken, hits / taken if taken else None, hits / wanted if wanted else None)
+        out[action] = ActionScore(
+            wanted, taken, hits / taken if taken else None, hits / wanted if wanted else None
+        )
     return out
 
 
@@ -297,8 +336,16 @@ def expected(pair: Pair) -> tuple[str, ...]:
     return ("merge",) if pair.label == "same" else ("create", "supersede")
 
 
-def replay(name: str, pairs: Sequence[Pair], scores: np.ndarray, bands: Mapping[str, Bands], llm: MemoryLLM,
-           *, merge_window: timedelta = timedelta(hours=72), heuristics: bool = True) -> Replay:
+def replay(
+    name: str,
+    pairs: Sequence[Pair],
+    scores: np.ndarray,
+    bands: Mapping[str, Bands],
+    llm: MemoryLLM,
+    *,
+    merge_window: timedelta = timedelta(hours=72),
+    heuristics: bool = True,
+) -> Replay:
     """Run ``decide`` on every pair with the real same-fact and conflict checks of ``llm``."""
     stored_at = datetime(2026, 1, 1, 9, tzinfo=UTC)
     actions: dict[str, Counter[str]] = {}
@@ -306,13 +353,32 @@ def replay(name: str, pairs: Sequence[Pair], scores: np.ndarray, bands: Mapping[
     outcomes: list[tuple[str, str]] = []
     for i, (pair, score) in enumerate(zip(pairs, scores, strict=True)):
         mem_type = MemoryType(pair.type)
-        stored = MemoryRecord(id=f"pair-{i}", user_id="calibrate", type=mem_type, summary=pair.text_a,
-                              valid_from=stored_at, created_at=stored_at)
-        d = decide(Candidate(summary=pair.text_b, type=mem_type), at=stored_at + timedelta(hours=1), keyed=None,
-                   neighbours=[ScoredRecord(stored, float(score))], llm=llm, bands=bands[pair.type],
-                   merge_window=merge_window, heuristics=heuristics)
+        stored = MemoryRecord(
+            id=f"pair-{i}",
+            user_id="calibrate",
+            type=mem_type,
+            summary=pair.text_a,
+            valid_from=stored_at,
+            created_at=stored_at,
+        )
+        d = decide(
+            Candidate(summary=pair.text_b, type=mem_type),
+            at=stored_at + timedelta(hours=1),
+            keyed=None,
+            neighbours=[ScoredRecord(stored, float(score))],
+            llm=llm,
+            bands=bands[pair.type],
+            merge_window=merge_window,
+            heuristics=heuristics,
+        )
         actions.setdefault(f"{pair.type} {pair.kind or pair.label}", Counter())[d.action] += 1
         correct += d.action in expected(pair)
         outcomes.append((d.action if d.action in expected(pair) else expected(pair)[0], d.action))
-    return Replay(name, dict(bands), {k: dict(v) for k, v in sorted(actions.items())}, correct, len(pairs),
-                  action_scores(outcomes))
+    return Replay(
+        name,
+        dict(bands),
+        {k: dict(v) for k, v in sorted(actions.items())},
+        correct,
+        len(pairs),
+        action_scores(outcomes),
+    )

@@ -32,9 +32,14 @@ from memlane.providers.llm.structured import fit
 CAPTURE = "capture"
 
 
-def capture_job(user_id: str, thread_id: str | None, messages: Sequence[ChatMessage], at: datetime,
-                time_zone: str) -> Job:
-    payload = {"messages": [m.model_dump(mode="json") for m in messages], "at": at.isoformat(), "tz": time_zone}
+def capture_job(
+    user_id: str, thread_id: str | None, messages: Sequence[ChatMessage], at: datetime, time_zone: str
+) -> Job:
+    payload = {
+        "messages": [m.model_dump(mode="json") for m in messages],
+        "at": at.isoformat(),
+        "tz": time_zone,
+    }
     return Job(id=new_id(), user_id=user_id, thread_id=thread_id, kind=CAPTURE, payload=payload)
 
 
@@ -51,19 +56,26 @@ def episode_candidate(episode: Episode, at: datetime, time_zone: str, max_chars:
     summary = episode_summary(episode, at, time_zone, max_chars)
     if not episode.should_create or not summary:
         return None
-    return Candidate(summary=summary, type=MemoryType.EPISODIC, category=episode.category or "Other",
-                     importance=episode.importance, tags=[t.strip().lower() for t in episode.tags if t.strip()][:3])
+    return Candidate(
+        summary=summary,
+        type=MemoryType.EPISODIC,
+        category=episode.category or "Other",
+        importance=episode.importance,
+        tags=[t.strip().lower() for t in episode.tags if t.strip()][:3],
+    )
 
 
-def episodes(job: Job, llm: MemoryLLM, guard: EpisodicGuard,
-             settings: Settings) -> tuple[Episode, list[Candidate], list[Dropped]]:
+def episodes(
+    job: Job, llm: MemoryLLM, guard: EpisodicGuard, settings: Settings
+) -> tuple[Episode, list[Candidate], list[Dropped]]:
     """The turn's episode and the candidate the guard keeps (none for a routine turn), with what the
     guard dropped. A provider error propagates: the job is retried."""
-    messages = [ChatMessage.model_validate(m) for m in job.payload["messages"]][-settings.episodic_window_n:]
+    messages = [ChatMessage.model_validate(m) for m in job.payload["messages"]][-settings.episodic_window_n :]
     at = datetime.fromisoformat(job.payload["at"])
     episode = llm.summarize_episode(messages)
-    cand = episode_candidate(episode, at, job.payload.get("tz") or settings.timezone,
-                             settings.memory_candidate_max_chars)
+    cand = episode_candidate(
+        episode, at, job.payload.get("tz") or settings.timezone, settings.memory_candidate_max_chars
+    )
     if cand is None:
         return episode, [], []
     kept, dropped = guard.filter(job, at, [cand])

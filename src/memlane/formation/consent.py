@@ -58,25 +58,54 @@ def field_for(settings: Settings, cand: Candidate, d: Decision) -> tuple[str, bo
     return found
 
 
-def gate(field: tuple[str, bool], cand: Candidate, d: Decision, pending: list[Proposal], ctx: Context,
-         settings: Settings) -> Gate:
+def gate(
+    field: tuple[str, bool],
+    cand: Candidate,
+    d: Decision,
+    pending: list[Proposal],
+    ctx: Context,
+    settings: Settings,
+) -> Gate:
     """What to write for a change of ``field``, given the memory's pending proposals."""
     target = d.target
     assert target is not None
     name, sensitive = field
     now = max(ctx.at, utcnow())
-    same = next((p for p in pending if p.expires_at > now and p.current == target.summary
-                 and normalise(p.candidate.summary) == normalise(cand.summary)), None)
+    same = next(
+        (
+            p
+            for p in pending
+            if p.expires_at > now
+            and p.current == target.summary
+            and normalise(p.candidate.summary) == normalise(cand.summary)
+        ),
+        None,
+    )
     if same is not None:
         p = same.model_copy(update={"signals": same.signals + 1})
     else:
-        p = Proposal(id=new_id(), user_id=ctx.user_id, thread_id=ctx.thread_id, field=name, sensitive=sensitive,
-                     memory_id=target.id, current=target.summary, candidate=cand, observed_at=ctx.at,
-                     reason=d.reason, also=[o.id for o in d.also], created_at=ctx.at,
-                     expires_at=now + timedelta(days=settings.memory_consent_ttl_days))
-    closed = tuple(expired(o, ctx.at) if o.expires_at <= now else
-                   o.decided(ProposalStatus.REPLACED, SYSTEM, f"replaced by proposal {p.id}", ctx.at)
-                   for o in pending if o.id != p.id)
+        p = Proposal(
+            id=new_id(),
+            user_id=ctx.user_id,
+            thread_id=ctx.thread_id,
+            field=name,
+            sensitive=sensitive,
+            memory_id=target.id,
+            current=target.summary,
+            candidate=cand,
+            observed_at=ctx.at,
+            reason=d.reason,
+            also=[o.id for o in d.also],
+            created_at=ctx.at,
+            expires_at=now + timedelta(days=settings.memory_consent_ttl_days),
+        )
+    closed = tuple(
+        expired(o, ctx.at)
+        if o.expires_at <= now
+        else o.decided(ProposalStatus.REPLACED, SYSTEM, f"replaced by proposal {p.id}", ctx.at)
+        for o in pending
+        if o.id != p.id
+    )
     if not sensitive and p.signals >= settings.memory_consent_signals:
         p = p.decided(ProposalStatus.ACCEPTED, SYSTEM, f"corroborated by {p.signals} statements", ctx.at)
     return Gate(p, closed)
@@ -88,7 +117,9 @@ def expired(p: Proposal, at: datetime) -> Proposal:
 
 def why(p: Proposal) -> str:
     """The history reason of a decision on ``p``."""
-    return f"{p.status.value} proposal {p.id} ({p.field}) by {p.decided_by}" + (f": {p.note}" if p.note else "")
+    return f"{p.status.value} proposal {p.id} ({p.field}) by {p.decided_by}" + (
+        f": {p.note}" if p.note else ""
+    )
 
 
 def record(m: Mutation, g: Gate, target: MemoryRecord, proposed: MemoryRecord | None = None) -> None:
@@ -106,10 +137,27 @@ def record(m: Mutation, g: Gate, target: MemoryRecord, proposed: MemoryRecord | 
 def hold(ctx: Context, cand: Candidate, g: Gate, target: MemoryRecord) -> Planned:
     """The writes of a held change: the proposal, nothing else of the memory."""
     m = Mutation(actor=ctx.actor, thread_id=ctx.thread_id, at=ctx.at)
-    proposed = record_from_candidate(cand, user_id=ctx.user_id, thread_id=ctx.thread_id, at=ctx.at,
-                                     categories=ctx.categories, tz=ctx.tz, memory_id=target.id)
+    proposed = record_from_candidate(
+        cand,
+        user_id=ctx.user_id,
+        thread_id=ctx.thread_id,
+        at=ctx.at,
+        categories=ctx.categories,
+        tz=ctx.tz,
+        memory_id=target.id,
+    )
     record(m, g, target, proposed)
-    m.batch.op_events.append(OpEvent(id=new_id(), user_id=ctx.user_id, thread_id=ctx.thread_id, node="worker",
-                                     op="propose", status="skipped", memory_id=target.id, category=target.category,
-                                     at=ctx.at))
+    m.batch.op_events.append(
+        OpEvent(
+            id=new_id(),
+            user_id=ctx.user_id,
+            thread_id=ctx.thread_id,
+            node="worker",
+            op="propose",
+            status="skipped",
+            memory_id=target.id,
+            category=target.category,
+            at=ctx.at,
+        )
+    )
     return Planned(m, target.id, "propose")

@@ -30,16 +30,21 @@ def open_proposal(backend: Backend, user_id: str, proposal_id: str, now: datetim
     if p is None:
         raise NotFoundError(f"no proposal {proposal_id!r} for user {user_id!r}")
     if p.status is not ProposalStatus.PENDING:
-        raise ConflictError(f"proposal {proposal_id} was already {p.status.value} by {p.decided_by} at "
-                            f"{p.decided_at:%Y-%m-%d %H:%M} UTC; nothing was changed")
+        raise ConflictError(
+            f"proposal {proposal_id} was already {p.status.value} by {p.decided_by} at "
+            f"{p.decided_at:%Y-%m-%d %H:%M} UTC; nothing was changed"
+        )
     if p.expires_at <= now:
-        raise ConflictError(f"proposal {proposal_id} expired at {p.expires_at:%Y-%m-%d %H:%M} UTC and can no longer "
-                            "be decided; nothing was changed")
+        raise ConflictError(
+            f"proposal {proposal_id} expired at {p.expires_at:%Y-%m-%d %H:%M} UTC and can no longer "
+            "be decided; nothing was changed"
+        )
     return p
 
 
-def accept(formation: Formation, user_id: str, proposal_id: str, *, actor: str, note: str | None,
-           now: datetime) -> Proposal:
+def accept(
+    formation: Formation, user_id: str, proposal_id: str, *, actor: str, note: str | None, now: datetime
+) -> Proposal:
     """Apply the proposed change: the memory is superseded as formation would have done it."""
     backend, settings = formation.backend, formation.settings
     p = open_proposal(backend, user_id, proposal_id, now)
@@ -55,12 +60,16 @@ def accept(formation: Formation, user_id: str, proposal_id: str, *, actor: str, 
         target = stored.get(q.memory_id)
         if target is None or not target.is_active or target.summary != q.current:
             now_says = f"it now says {target.summary!r} ({target.state.value})" if target else "it is gone"
-            raise ConflictError(f"memory {q.memory_id} changed since proposal {q.id} was made ({now_says}); "
-                                "reject the proposal, or state the new value again; nothing was changed")
+            raise ConflictError(
+                f"memory {q.memory_id} changed since proposal {q.id} was made ({now_says}); "
+                "reject the proposal, or state the new value again; nothing was changed"
+            )
         also = tuple(r for i in q.also if (r := stored.get(i)) is not None and r.is_active)
         d = Decision("supersede", f"{q.reason}; accepted by {actor}", target, None, also)
         # the fact holds from when it was said; the writes are dated when the decision was made
-        ctx = Context(user_id, q.thread_id, q.observed_at, settings.categories, settings.timezone, link, actor, now)
+        ctx = Context(
+            user_id, q.thread_id, q.observed_at, settings.categories, settings.timezone, link, actor, now
+        )
         m = formation.planned(ctx, cand, d, vector, neighbours, gated=False).mutation
         done.append(q.decided(ProposalStatus.ACCEPTED, actor, note, now))
         m.consent(done[0], why(done[0]))
@@ -70,16 +79,20 @@ def accept(formation: Formation, user_id: str, proposal_id: str, *, actor: str, 
     return done[0]
 
 
-def reject(formation: Formation, user_id: str, proposal_id: str, *, actor: str, note: str | None,
-           now: datetime) -> Proposal:
+def reject(
+    formation: Formation, user_id: str, proposal_id: str, *, actor: str, note: str | None, now: datetime
+) -> Proposal:
     """Close the proposal; the memory stays as it is."""
     backend = formation.backend
     open_proposal(backend, user_id, proposal_id, now)
     done: list[Proposal] = []
 
     def build(_: dict[str, MemoryRecord]) -> Mutation:
-        done.append(open_proposal(backend, user_id, proposal_id, now).decided(ProposalStatus.REJECTED, actor,
-                                                                               note, now))
+        done.append(
+            open_proposal(backend, user_id, proposal_id, now).decided(
+                ProposalStatus.REJECTED, actor, note, now
+            )
+        )
         m = Mutation(actor=actor, at=now)
         m.consent(done[0], why(done[0]))
         return m

@@ -24,8 +24,9 @@ _APPROACH = " Approach: "
 _SENTENCE = re.compile(r"[^.!?]+[.!?]+(?:\s+|$)")
 
 
-def running_episode(backend: Backend, user_id: str, thread_id: str | None, at: datetime,
-                    minutes: float) -> MemoryRecord | None:
+def running_episode(
+    backend: Backend, user_id: str, thread_id: str | None, at: datetime, minutes: float
+) -> MemoryRecord | None:
     """The episode a turn within the cooldown continues, or None (another thread, or too long ago)."""
     newest = backend.list(user_id, [*live(), Condition("type", "$eq", MemoryType.EPISODIC.value)], limit=1)
     if not newest or newest[0].thread_id != thread_id:
@@ -54,6 +55,9 @@ def extended(episode: str, later: str, max_chars: int) -> str | None:
 
 def extend(episode: MemoryRecord, text: str, vector: Sequence[float], at: datetime, m: Mutation) -> None:
     """Write ``text`` as the episode's summary (with its history row) into ``m``."""
-    new = episode.model_copy(update={"summary": text, "updated_at": max(at, episode.updated_at),
-                                     "last_verified_at": at})
-    m.update(episode, new, vector, "episodic.extend: a later outcome of the running episode, within the cooldown")
+    new = episode.model_copy(
+        update={"summary": text, "updated_at": max(at, episode.updated_at), "last_verified_at": at}
+    )
+    m.update(
+        episode, new, vector, "episodic.extend: a later outcome of the running episode, within the cooldown"
+    )

@@ -56,13 +56,18 @@ def _replace(target: MemoryRecord, cand: Candidate, at: datetime, why: str, scor
     """Flip-flop rule: only a statement observed later than the stored one replaces it. One observed
     before it (a turn processed out of order) is kept as the stored memory's earlier version."""
     if at <= _observed(target):
-        return Decision("history", f"{why}, but observed before the stored memory (flip-flop rule): kept as "
-                        "its earlier version", target, score)
+        return Decision(
+            "history",
+            f"{why}, but observed before the stored memory (flip-flop rule): kept as its earlier version",
+            target,
+            score,
+        )
     return Decision("supersede", why, target, score)
 
 
-def _by_verdict(verdict: ConflictVerdict, target: MemoryRecord, cand: Candidate, at: datetime,
-                score: float | None) -> Decision | None:
+def _by_verdict(
+    verdict: ConflictVerdict, target: MemoryRecord, cand: Candidate, at: datetime, score: float | None
+) -> Decision | None:
     """A replacement or a merge the verdict settles; None for "new" and "unsure"."""
     why = f"{verdict.relation}: {verdict.reason}" if verdict.reason else verdict.relation
     if verdict.relation in ("contradiction", "refinement"):
@@ -92,15 +97,25 @@ def _decide_one(
         decided = _by_verdict(verdict, n.record, cand, at, n.score)
         if decided is None and verdict.relation == "unsure":
             why = f"unsure: {verdict.reason}" if verdict.reason else "unsure"
-            if n.score >= bands.auto:  # told with a number or a name more, the merged memory keeps those words
+            if (
+                n.score >= bands.auto
+            ):  # told with a number or a name more, the merged memory keeps those words
                 reword = says_more(undated(n.record.summary), undated(cand.summary))
-                decided = Decision("merge", f"same fact by similarity{', said more precisely' if reword else ''}; {why}",
-                                   n.record, n.score, reword=reword)
+                decided = Decision(
+                    "merge",
+                    f"same fact by similarity{', said more precisely' if reword else ''}; {why}",
+                    n.record,
+                    n.score,
+                    reword=reword,
+                )
             elif n.score >= bands.low:
-                same = llm.same_fact(undated(n.record.summary), undated(cand.summary),
-                                     cand.category if heuristics else None)
+                same = llm.same_fact(
+                    undated(n.record.summary), undated(cand.summary), cand.category if heuristics else None
+                )
                 if same.same_fact:
-                    decided = Decision("merge", f"same fact: {same.reason or 'check band'}", n.record, n.score)
+                    decided = Decision(
+                        "merge", f"same fact: {same.reason or 'check band'}", n.record, n.score
+                    )
         if decided is not None:
             return decided
     return Decision("create", "new information", None, None)
@@ -144,19 +159,36 @@ def decide(
         if own(rec) and normalise(text(rec.summary)) == norm and in_window(rec):
             return Decision("merge", "redundancy: same text", rec, 1.0)
     pool = [ScoredRecord(keyed, 1.0)] if keyed else []
-    pool += [n for n in neighbours if n.score >= bands.floor and in_window(n.record)
-             and (keyed is None or n.record.id != keyed.id)]
+    pool += [
+        n
+        for n in neighbours
+        if n.score >= bands.floor and in_window(n.record) and (keyed is None or n.record.id != keyed.id)
+    ]
     near = {p.record.id for p in pool}
     # an episode out of the merge window is judged only while the day it names is still ahead (a scan
     # "scheduled for 2026-03-12", moved five days later); one that has happened is another occasion
-    ahead = [n for n in neighbours if episodic and n.score >= bands.floor and not in_window(n.record)
-             and _still_ahead(n.record, at) and n.record.id not in near]
+    ahead = [
+        n
+        for n in neighbours
+        if episodic
+        and n.score >= bands.floor
+        and not in_window(n.record)
+        and _still_ahead(n.record, at)
+        and n.record.id not in near
+    ]
     near |= {n.record.id for n in ahead}
-    below = [] if episodic else [n for n in neighbours if n.score < bands.floor and n.record.id not in near][:BELOW_FLOOR]
+    below = (
+        []
+        if episodic
+        else [n for n in neighbours if n.score < bands.floor and n.record.id not in near][:BELOW_FLOOR]
+    )
     near |= {n.record.id for n in below}
-    far = ahead + below + [n for n in implied if n.record.id not in near]  # found by what the candidate retires
+    far = (
+        ahead + below + [n for n in implied if n.record.id not in near]
+    )  # found by what the candidate retires
     pool += far
     verdicts = llm.judge(text(cand.summary), [text(n.record.summary) for n in pool]) if pool else []
+
     # a memory far in meaning is only ever closed by a contradiction or a refinement ("into water sports" /
     # "goes kitesurfing every weekend"), never merged or decided by a band; so is one shared with the user
     def counts(n: ScoredRecord, v: ConflictVerdict) -> bool:
@@ -170,6 +202,9 @@ def decide(
         return Decision("create", d.reason, None, best)
     if d.action != "supersede" or d.target is None:
         return d
-    also = tuple(n.record for n, v in judged if n.record.id != d.target.id and at > _observed(n.record)
-                 and v.relation == "contradiction")
+    also = tuple(
+        n.record
+        for n, v in judged
+        if n.record.id != d.target.id and at > _observed(n.record) and v.relation == "contradiction"
+    )
     return Decision(d.action, d.reason, d.target, d.score, also)

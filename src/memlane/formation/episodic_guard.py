@@ -39,8 +39,9 @@ class EpisodicGuard:
     def __init__(self, backend: Backend, embedder: Embedder, settings: Settings) -> None:
         self.backend, self.embedder, self.settings = backend, embedder, settings
 
-    def filter(self, turn: Job, at: datetime,
-               candidates: Sequence[Candidate]) -> tuple[list[Candidate], list[Dropped]]:
+    def filter(
+        self, turn: Job, at: datetime, candidates: Sequence[Candidate]
+    ) -> tuple[list[Candidate], list[Dropped]]:
         """The turn's candidates the guard keeps (in their order) and what each rule dropped."""
         episodic = [c for c in candidates if c.type is MemoryType.EPISODIC]
         if not episodic:
@@ -58,11 +59,16 @@ class EpisodicGuard:
             novel, not_novel = self._novel(turn.user_id, episodic, [summary for _, summary in queued])
             dropped += not_novel
         ranked = sorted(novel, key=lambda c: -c.importance)
-        kept, over = ranked[:max(0, room)], ranked[max(0, room):]
+        kept, over = ranked[: max(0, room)], ranked[max(0, room) :]
         if over:
-            dropped.append(Dropped("episodic_daily_cap", len(over),
-                                   f"{len(over)} episodic candidate(s) over EPISODIC_MAX_PER_DAY "
-                                   f"({self.settings.episodic_max_per_day}) on {day}"))
+            dropped.append(
+                Dropped(
+                    "episodic_daily_cap",
+                    len(over),
+                    f"{len(over)} episodic candidate(s) over EPISODIC_MAX_PER_DAY "
+                    f"({self.settings.episodic_max_per_day}) on {day}",
+                )
+            )
         return _without(candidates, _without(episodic, kept)), dropped
 
     def _episodes_on(self, user_id: str, day: str, queued: list[tuple[datetime, str]]) -> int:
@@ -81,20 +87,29 @@ class EpisodicGuard:
             if job.payload.get("episodic") and "at" in job.payload:
                 gap = abs(at - datetime.fromisoformat(job.payload["at"]))
                 if gap < timedelta(minutes=minutes):
-                    return (f"the last episode was {ago} turn(s) and {gap.total_seconds() / 60:.0f} minute(s) ago, "
-                            f"within EPISODIC_COOLDOWN_TURNS ({turns}) and EPISODIC_COOLDOWN_MINUTES ({minutes:g})")
+                    return (
+                        f"the last episode was {ago} turn(s) and {gap.total_seconds() / 60:.0f} minute(s) ago, "
+                        f"within EPISODIC_COOLDOWN_TURNS ({turns}) and EPISODIC_COOLDOWN_MINUTES ({minutes:g})"
+                    )
                 return None
         return None
 
     def _queued(self, user_id: str) -> list[tuple[datetime, str]]:
         """Episodic candidates still waiting for their decision: (observed time, summary)."""
-        jobs = [j for status in (JobStatus.PENDING, JobStatus.RUNNING)
-                for j in self.backend.list_jobs(status, user_id=user_id, limit=QUEUED_LIMIT)]
-        return [(datetime.fromisoformat(j.payload["at"]), j.payload["candidate"]["summary"]) for j in jobs
-                if j.kind == CANDIDATE and j.payload.get("candidate", {}).get("type") == MemoryType.EPISODIC.value]
+        jobs = [
+            j
+            for status in (JobStatus.PENDING, JobStatus.RUNNING)
+            for j in self.backend.list_jobs(status, user_id=user_id, limit=QUEUED_LIMIT)
+        ]
+        return [
+            (datetime.fromisoformat(j.payload["at"]), j.payload["candidate"]["summary"])
+            for j in jobs
+            if j.kind == CANDIDATE and j.payload.get("candidate", {}).get("type") == MemoryType.EPISODIC.value
+        ]
 
-    def _novel(self, user_id: str, candidates: list[Candidate],
-               queued: list[str]) -> tuple[list[Candidate], list[Dropped]]:
+    def _novel(
+        self, user_id: str, candidates: list[Candidate], queued: list[str]
+    ) -> tuple[list[Candidate], list[Dropped]]:
         """The candidates new enough against the last episodes (and the turn's candidates kept before
         them), and the report of the others."""
         minimum, window = self.settings.episodic_novelty_min, self.settings.episodic_window_n
@@ -105,7 +120,7 @@ class EpisodicGuard:
         recent = self.backend.list(user_id, [*live(), *EPISODIC], limit=room) if room > 0 else []
         known = dict(self.backend.vectors(user_id, [r.id for r in recent]))
         vectors = self.embedder.embed([c.summary for c in candidates] + queued)
-        known.update({f"queued-{i}": v for i, v in enumerate(vectors[len(candidates):])})
+        known.update({f"queued-{i}": v for i, v in enumerate(vectors[len(candidates) :])})
         kept: list[Candidate] = []
         lowest = 1.0
         for i, (cand, vector) in enumerate(zip(candidates, vectors, strict=False)):
@@ -118,8 +133,14 @@ class EpisodicGuard:
         n = len(candidates) - len(kept)
         if not n:
             return kept, []
-        return kept, [Dropped("episodic_not_novel", n, f"{n} episodic candidate(s) too close to a recent episode: "
-                                                       f"novelty {lowest:.2f} below EPISODIC_NOVELTY_MIN ({minimum:g})")]
+        return kept, [
+            Dropped(
+                "episodic_not_novel",
+                n,
+                f"{n} episodic candidate(s) too close to a recent episode: "
+                f"novelty {lowest:.2f} below EPISODIC_NOVELTY_MIN ({minimum:g})",
+            )
+        ]
 
 
 def _without(candidates: Sequence[Candidate], drop: Sequence[Candidate]) -> list[Candidate]:

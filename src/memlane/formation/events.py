@@ -15,9 +15,21 @@ from memlane.model.record import utcnow
 log = logging.getLogger("memlane.events")
 
 EVENT_TYPES = (
-    "memory.candidate", "memory.created", "memory.updated", "memory.merged", "memory.changed_fact",
-    "memory.superseded", "memory.deleted", "memory.restored", "memory.purged", "memory.linked",
-    "memory.shared", "memory.unshared", "memory.proposed", "memory.proposal_decided", "memory.error",
+    "memory.candidate",
+    "memory.created",
+    "memory.updated",
+    "memory.merged",
+    "memory.changed_fact",
+    "memory.superseded",
+    "memory.deleted",
+    "memory.restored",
+    "memory.purged",
+    "memory.linked",
+    "memory.shared",
+    "memory.unshared",
+    "memory.proposed",
+    "memory.proposal_decided",
+    "memory.error",
 )
 
 

@@ -21,8 +21,9 @@ from memlane.storage.base import Backend, WriteBatch
 TURN, CANDIDATE = "turn", "candidate"
 
 
-def turn_job(user_id: str, thread_id: str | None, messages: Sequence[ChatMessage], at: datetime,
-             lease_s: float | None) -> Job:
+def turn_job(
+    user_id: str, thread_id: str | None, messages: Sequence[ChatMessage], at: datetime, lease_s: float | None
+) -> Job:
     """The accepted turn: leased to the hot path for ``lease_s`` seconds so a worker does not extract it
     twice, or with ``None`` pending, for the background worker to extract."""
     payload = {"messages": [m.model_dump(mode="json") for m in messages], "at": at.isoformat()}
@@ -30,25 +31,35 @@ def turn_job(user_id: str, thread_id: str | None, messages: Sequence[ChatMessage
     if lease_s is None:
         return Job(id=job_id, user_id=user_id, thread_id=thread_id, kind=TURN, payload=payload)
     return Job(  # the lease names this call, so its commit fails if a worker took the turn over meanwhile
-        id=job_id, user_id=user_id, thread_id=thread_id, kind=TURN, status=JobStatus.RUNNING, payload=payload,
-        attempts=1, locked_by=f"hotpath:{job_id}", locked_until=utcnow() + timedelta(seconds=lease_s),
+        id=job_id,
+        user_id=user_id,
+        thread_id=thread_id,
+        kind=TURN,
+        status=JobStatus.RUNNING,
+        payload=payload,
+        attempts=1,
+        locked_by=f"hotpath:{job_id}",
+        locked_until=utcnow() + timedelta(seconds=lease_s),
     )
 
 
-def extract(llm: MemoryLLM, messages: Sequence[ChatMessage], settings: Settings,
-            existing: Sequence[str] = ()) -> Extraction:
+def extract(
+    llm: MemoryLLM, messages: Sequence[ChatMessage], settings: Settings, existing: Sequence[str] = ()
+) -> Extraction:
     """Candidates from the last user turn; empty when the last message is not the user's.
     ``existing``: stored memories related to the turn, so known facts are completed, not repeated."""
     if not messages or messages[-1].role != "user":
         return Extraction(should_create=False, reason="last message is not a user turn")
-    window = list(messages)[-settings.episodic_window_n:]
-    result = enforce_writing_constraints(llm.extract(window, existing),
-                                         max_chars=settings.memory_candidate_max_chars)
+    window = list(messages)[-settings.episodic_window_n :]
+    result = enforce_writing_constraints(
+        llm.extract(window, existing), max_chars=settings.memory_candidate_max_chars
+    )
     return result
 
 
-def related_memories(backend: Backend, llm: MemoryLLM, user_id: str, messages: Sequence[ChatMessage],
-                     limit: int = 5) -> list[str]:
+def related_memories(
+    backend: Backend, llm: MemoryLLM, user_id: str, messages: Sequence[ChatMessage], limit: int = 5
+) -> list[str]:
     """A few of the user's own stored summaries sharing words with the last user turn, or with the words
     the LLM adds to look them up by (keyword search: no embedding on the hot path). Memories shared with
     the user are left out: they are another user's words, and the extractor would take them for known."""
@@ -74,19 +85,25 @@ class Dropped:
         return "rate_limit" if self.code == "rate_limited" else self.code
 
 
-def cap_candidates(candidates: Sequence[Candidate], settings: Settings) -> tuple[list[Candidate], list[Dropped]]:
+def cap_candidates(
+    candidates: Sequence[Candidate], settings: Settings
+) -> tuple[list[Candidate], list[Dropped]]:
     """The first ``MEMORY_MAX_CANDIDATES_PER_TURN`` proposals in the extractor's order: the rest are not
     considered by the episodic guard or the write caps."""
     cap = settings.memory_max_candidates_per_turn
     over = len(candidates) - cap
     if over <= 0:
         return list(candidates), []
-    return list(candidates[:cap]), [Dropped("candidate_cap", over,
-                                            f"{over} candidate(s) over MEMORY_MAX_CANDIDATES_PER_TURN not considered")]
+    return list(candidates[:cap]), [
+        Dropped(
+            "candidate_cap", over, f"{over} candidate(s) over MEMORY_MAX_CANDIDATES_PER_TURN not considered"
+        )
+    ]
 
 
-def select(candidates: Sequence[Candidate], settings: Settings,
-           last_hour: int, last_day: int) -> tuple[list[Candidate], list[Dropped]]:
+def select(
+    candidates: Sequence[Candidate], settings: Settings, last_hour: int, last_day: int
+) -> tuple[list[Candidate], list[Dropped]]:
     """The most important candidates within ``MEMORY_MAX_WRITES_PER_TURN`` and the hourly and daily caps
     (``last_hour``/``last_day``: the user's candidate jobs in that time), in their original order."""
     per_turn = settings.memory_max_writes_per_turn
@@ -98,41 +115,102 @@ def select(candidates: Sequence[Candidate], settings: Settings,
     limited = len(candidates) - over_turn - len(keep)
     dropped = []
     if over_turn:
-        dropped.append(Dropped("turn_cap", over_turn,
-                               f"{over_turn} candidate(s) over MEMORY_MAX_WRITES_PER_TURN not stored"))
+        dropped.append(
+            Dropped(
+                "turn_cap", over_turn, f"{over_turn} candidate(s) over MEMORY_MAX_WRITES_PER_TURN not stored"
+            )
+        )
     if limited and hour_room <= day_room:
-        dropped.append(Dropped("rate_limited", limited,
-                               f"rate limited: {limited} candidate(s) over MEMORY_WRITE_RATE_LIMIT_PER_HOUR"))
+        dropped.append(
+            Dropped(
+                "rate_limited",
+                limited,
+                f"rate limited: {limited} candidate(s) over MEMORY_WRITE_RATE_LIMIT_PER_HOUR",
+            )
+        )
     elif limited:
-        dropped.append(Dropped("daily_cap", limited,
-                               f"rate limited: {limited} candidate(s) over MEMORY_WRITE_RATE_LIMIT_PER_DAY"))
+        dropped.append(
+            Dropped(
+                "daily_cap",
+                limited,
+                f"rate limited: {limited} candidate(s) over MEMORY_WRITE_RATE_LIMIT_PER_DAY",
+            )
+        )
     return [candidates[i] for i in keep], dropped
 
 
 def enqueue_candidates(
-    backend: Backend, user_id: str, thread_id: str | None, candidates: Sequence[Candidate], at: datetime,
-    *, dropped: Sequence[Dropped] = (), turn_id: str | None = None, owner: str | None = None,
-    time_zone: str | None = None, node: str = "hotpath",
+    backend: Backend,
+    user_id: str,
+    thread_id: str | None,
+    candidates: Sequence[Candidate],
+    at: datetime,
+    *,
+    dropped: Sequence[Dropped] = (),
+    turn_id: str | None = None,
+    owner: str | None = None,
+    time_zone: str | None = None,
+    node: str = "hotpath",
 ) -> list[Job]:
     """Commit one candidate job per candidate (and close the turn job, if ``owner`` still holds its lease:
     else :class:`LeaseLostError` and nothing is written), atomically. The turn's result keeps its
     observed time and how many episodic candidates it kept (the episodic cooldown reads them).
     The candidates of one turn come in the order they were said: each is observed a microsecond after the
     one before, so a later clause is the later word ("I quit, ... on Monday I start at KPMG")."""
-    jobs = [Job(id=new_id(), user_id=user_id, thread_id=thread_id, kind=CANDIDATE,
-                payload={"candidate": c.model_dump(mode="json"), "at": (at + timedelta(microseconds=i)).isoformat(),
-                         "turn": turn_id, **({"tz": time_zone} if time_zone else {})})
-            for i, c in enumerate(candidates)]
-    ops = [OpEvent(id=new_id(), user_id=user_id, thread_id=thread_id, node=node, op="classify",
-                   status="ok" if candidates else "skipped", at=at)]
-    ops += [OpEvent(id=new_id(), user_id=user_id, thread_id=thread_id, node=node, op=d.op,
-                    status="skipped", at=at) for d in dropped]
+    jobs = [
+        Job(
+            id=new_id(),
+            user_id=user_id,
+            thread_id=thread_id,
+            kind=CANDIDATE,
+            payload={
+                "candidate": c.model_dump(mode="json"),
+                "at": (at + timedelta(microseconds=i)).isoformat(),
+                "turn": turn_id,
+                **({"tz": time_zone} if time_zone else {}),
+            },
+        )
+        for i, c in enumerate(candidates)
+    ]
+    ops = [
+        OpEvent(
+            id=new_id(),
+            user_id=user_id,
+            thread_id=thread_id,
+            node=node,
+            op="classify",
+            status="ok" if candidates else "skipped",
+            at=at,
+        )
+    ]
+    ops += [
+        OpEvent(
+            id=new_id(), user_id=user_id, thread_id=thread_id, node=node, op=d.op, status="skipped", at=at
+        )
+        for d in dropped
+    ]
     episodic = sum(c.type is MemoryType.EPISODIC for c in candidates)
     result = {"candidate_jobs": [j.id for j in jobs], "at": at.isoformat(), "episodic": episodic}
-    backend.apply(WriteBatch(jobs=jobs, op_events=ops, complete_job=turn_id, job_result=result if turn_id else None,
-                             job_owner=owner if turn_id else None))
+    backend.apply(
+        WriteBatch(
+            jobs=jobs,
+            op_events=ops,
+            complete_job=turn_id,
+            job_result=result if turn_id else None,
+            job_owner=owner if turn_id else None,
+        )
+    )
     return jobs
 
 
-__all__ = ["CANDIDATE", "TURN", "Dropped", "ProviderError", "cap_candidates", "enqueue_candidates", "extract",
-           "select", "turn_job"]
+__all__ = [
+    "CANDIDATE",
+    "TURN",
+    "Dropped",
+    "ProviderError",
+    "cap_candidates",
+    "enqueue_candidates",
+    "extract",
+    "select",
+    "turn_job",
+]

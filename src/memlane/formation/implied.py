@@ -17,13 +17,20 @@ from memlane.storage.cosine import cosines
 _WORDS_PER_QUERY = 30  # keyword queries read at most 32 words (storage/keywords.py)
 
 
-def implied_memories(backend: Backend, user_id: str, vector: Sequence[float], terms: Sequence[str],
-                     conditions: Sequence[Condition], *, limit: int) -> list[ScoredRecord]:
+def implied_memories(
+    backend: Backend,
+    user_id: str,
+    vector: Sequence[float],
+    terms: Sequence[str],
+    conditions: Sequence[Condition],
+    *,
+    limit: int,
+) -> list[ScoredRecord]:
     """Up to ``limit`` memories matching any of ``terms`` (none when there are no terms), each scored by
     its cosine similarity to ``vector`` (``decide()`` leaves out those it judges already)."""
     found: dict[str, ScoredRecord] = {}
     for start in range(0, len(terms), _WORDS_PER_QUERY):
-        query = " ".join(terms[start:start + _WORDS_PER_QUERY])
+        query = " ".join(terms[start : start + _WORDS_PER_QUERY])
         for hit in backend.keyword_search(user_id, query, conditions, limit=limit, shared=True):
             found.setdefault(hit.record.id, hit)
     if not found:

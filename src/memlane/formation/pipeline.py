@@ -60,13 +60,25 @@ def fault(point: str) -> None:
 
 
 # a candidate's decision -> its count in the per-run decision record
-DECIDED = {"create": "created", "merge": "merged", "supersede": "superseded", "ignore": "ignored",
-           "history": "kept_as_history", "propose": "proposed"}
+DECIDED = {
+    "create": "created",
+    "merge": "merged",
+    "supersede": "superseded",
+    "ignore": "ignored",
+    "history": "kept_as_history",
+    "propose": "proposed",
+}
 
 
 class Formation:
-    def __init__(self, backend: Backend, embedder: Embedder, llm_factory: Callable[[], MemoryLLM],
-                 settings: Settings, bus: EventBus) -> None:
+    def __init__(
+        self,
+        backend: Backend,
+        embedder: Embedder,
+        llm_factory: Callable[[], MemoryLLM],
+        settings: Settings,
+        bus: EventBus,
+    ) -> None:
         self.backend, self.embedder, self.settings, self.bus = backend, embedder, settings, bus
         self._llm_factory = llm_factory
         self._llm: MemoryLLM | None = None
@@ -80,14 +92,16 @@ class Formation:
         return self._llm
 
     # --- hot path ------------------------------------------------------------------------------
-    def accept(self, messages: Sequence[ChatMessage], *, user_id: str, thread_id: str | None,
-               at: datetime) -> tuple[str, list[Candidate]]:
+    def accept(
+        self, messages: Sequence[ChatMessage], *, user_id: str, thread_id: str | None, at: datetime
+    ) -> tuple[str, list[Candidate]]:
         """The turn's job id and the candidates extracted from it."""
         job = self.lease_turn(messages, user_id=user_id, thread_id=thread_id, at=at)
         return job.id, self.extract_leased(job, messages, at)
 
-    def lease_turn(self, messages: Sequence[ChatMessage], *, user_id: str, thread_id: str | None,
-                   at: datetime) -> Job:
+    def lease_turn(
+        self, messages: Sequence[ChatMessage], *, user_id: str, thread_id: str | None, at: datetime
+    ) -> Job:
         """Commit the turn as a job leased to this call (the hot path extracts it next)."""
         job = turn_job(user_id, thread_id, messages, at, self.lease_seconds)
         self.backend.apply(WriteBatch(jobs=[job]))  # durable before anything else happens
@@ -108,22 +122,31 @@ class Formation:
             self.failed(job, exc)
             return []
 
-    def enqueue_turn(self, messages: Sequence[ChatMessage], *, user_id: str, thread_id: str | None,
-                     at: datetime) -> str:
+    def enqueue_turn(
+        self, messages: Sequence[ChatMessage], *, user_id: str, thread_id: str | None, at: datetime
+    ) -> str:
         """Commit the turn as a pending job and return its id; nothing is extracted here (the worker does it)."""
         job = turn_job(user_id, thread_id, messages, at, None)
         self.backend.apply(WriteBatch(jobs=[job]))
         return job.id
 
-    def enqueue_capture(self, messages: Sequence[ChatMessage], *, user_id: str, thread_id: str | None,
-                        at: datetime, time_zone: str) -> str:
+    def enqueue_capture(
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        user_id: str,
+        thread_id: str | None,
+        at: datetime,
+        time_zone: str,
+    ) -> str:
         """Commit a finished turn for episodic capture (the worker decides it) and return the job's id."""
         job = capture_job(user_id, thread_id, messages, at, time_zone)
         self.backend.apply(WriteBatch(jobs=[job]))
         return job.id
 
-    def enqueue_facts(self, facts: Sequence[Candidate], *, user_id: str, thread_id: str | None,
-                      at: datetime) -> list[str]:
+    def enqueue_facts(
+        self, facts: Sequence[Candidate], *, user_id: str, thread_id: str | None, at: datetime
+    ) -> list[str]:
         """Ready candidates skip extraction: one committed candidate job each; returns their ids."""
         return [j.id for j in enqueue_candidates(self.backend, user_id, thread_id, facts, at)]
 
@@ -133,26 +156,45 @@ class Formation:
             record(current, candidates=len(kept), dropped=len(dropped))
         return kept
 
-    def _extract(self, job: Job, messages: list[ChatMessage], at: datetime) -> tuple[list[Candidate], list[Dropped]]:
+    def _extract(
+        self, job: Job, messages: list[ChatMessage], at: datetime
+    ) -> tuple[list[Candidate], list[Dropped]]:
         existing = related_memories(self.backend, self.llm, job.user_id, messages)
-        extraction = extract(self.llm, messages, self.settings, existing)  # ProviderError: the caller keeps the job
+        extraction = extract(
+            self.llm, messages, self.settings, existing
+        )  # ProviderError: the caller keeps the job
         found = extraction.candidates
         if self.settings.episodic_capture:  # seed 002: episodes come from the capture after the answer
             found = [c for c in found if c.type is not MemoryType.EPISODIC]
         proposed, dropped = cap_candidates(found, self.settings)
-        guard = EpisodicGuard(self.backend, self.embedder, self.settings)  # the current embedder (metrics wrap it)
+        guard = EpisodicGuard(
+            self.backend, self.embedder, self.settings
+        )  # the current embedder (metrics wrap it)
         guarded, skipped = guard.filter(job, at, proposed)
         now = utcnow()
         last_hour = self.backend.count_jobs(job.user_id, CANDIDATE, now - timedelta(hours=1))
         last_day = self.backend.count_jobs(job.user_id, CANDIDATE, now - timedelta(days=1))
         kept, capped = select(guarded, self.settings, last_hour, last_day)
         dropped += skipped + capped
-        jobs = enqueue_candidates(self.backend, job.user_id, job.thread_id, kept, at, dropped=dropped,
-                                  turn_id=job.id, owner=job.locked_by)
+        jobs = enqueue_candidates(
+            self.backend,
+            job.user_id,
+            job.thread_id,
+            kept,
+            at,
+            dropped=dropped,
+            turn_id=job.id,
+            owner=job.locked_by,
+        )
         for cand, cjob in zip(kept, jobs, strict=True):  # the candidate job's id names the candidate
-            self.bus.publish(MemoryEvent(type="memory.candidate", user_id=job.user_id, thread_id=job.thread_id,
-                                         data={**cand.model_dump(mode="json"), "turn": job.id,
-                                               "candidate_id": cjob.id}))
+            self.bus.publish(
+                MemoryEvent(
+                    type="memory.candidate",
+                    user_id=job.user_id,
+                    thread_id=job.thread_id,
+                    data={**cand.model_dump(mode="json"), "turn": job.id, "candidate_id": cjob.id},
+                )
+            )
         for d in dropped:  # reported, never silently lost
             self._error(job, d.message, d.code)
         return kept, dropped
@@ -165,8 +207,12 @@ class Formation:
     def _claim_and_run(self) -> str | None:
         """Claim and process one job: None when none is runnable, else what it did: a candidate's decision,
         "failed", or "" (other work)."""
-        job = self.backend.claim_job(self.worker_id, lease_seconds=self.lease_seconds, now=utcnow(),
-                                     kinds=(TURN, CANDIDATE, CAPTURE, *self.backend.job_kinds))
+        job = self.backend.claim_job(
+            self.worker_id,
+            lease_seconds=self.lease_seconds,
+            now=utcnow(),
+            kinds=(TURN, CANDIDATE, CAPTURE, *self.backend.job_kinds),
+        )
         if job is None:
             return None
         with span("job", kind=job.kind, attempt=job.attempts):
@@ -176,7 +222,9 @@ class Formation:
         try:
             if job.kind in self.backend.job_kinds:  # the backend's own work (a vector channel's sync)
                 result = self.backend.run_job(job)
-                self.backend.apply(WriteBatch(complete_job=job.id, job_owner=self.worker_id, job_result=result))
+                self.backend.apply(
+                    WriteBatch(complete_job=job.id, job_owner=self.worker_id, job_result=result)
+                )
             elif job.kind == TURN:
                 messages = [ChatMessage.model_validate(m) for m in job.payload["messages"]]
                 self._extract_turn(job, messages, datetime.fromisoformat(job.payload["at"]))
@@ -193,7 +241,9 @@ class Formation:
             return "failed"
         return None
 
-    def finish(self, user_id: str, job_ids: Sequence[str], poll: float = 0.02, until: float | None = None) -> None:
+    def finish(
+        self, user_id: str, job_ids: Sequence[str], poll: float = 0.02, until: float | None = None
+    ) -> None:
         """Run what is runnable here, then wait while another worker (this process's background one, or
         a ``memlane worker``) still runs one of ``job_ids`` or the candidate jobs they made: a caller that
         asked to wait sees every decision. A job waiting out a retry backoff is not waited for; a worker
@@ -224,7 +274,9 @@ class Formation:
             done[outcome] += 1
         decided = {DECIDED.get(k, k): n for k, n in done.items() if k not in ("", "failed")}
         if decided or done["failed"]:  # one record per run (seed 002's decision log), no user's words
-            log.info(json.dumps({"event": "memory.decisions", "jobs": ran, **decided, "failed": done["failed"]}))
+            log.info(
+                json.dumps({"event": "memory.decisions", "jobs": ran, **decided, "failed": done["failed"]})
+            )
         return ran
 
     def failed(self, job: Job, exc: Exception) -> None:
@@ -236,13 +288,24 @@ class Formation:
         if retry_at is None:
             log.error("job %s parked after %d attempts: %s", job.id, job.attempts, error)
         else:
-            log.warning("job %s failed (attempt %d), retry in %.1fs: %s", job.id, job.attempts,
-                        (retry_at - now).total_seconds(), error)
+            log.warning(
+                "job %s failed (attempt %d), retry in %.1fs: %s",
+                job.id,
+                job.attempts,
+                (retry_at - now).total_seconds(),
+                error,
+            )
         self._error(job, error, "job_failed")
 
     def _error(self, job: Job, message: str, code: str) -> None:
-        self.bus.publish(MemoryEvent(type="memory.error", user_id=job.user_id, thread_id=job.thread_id,
-                                     data={"code": code, "message": message, "job": job.id}))
+        self.bus.publish(
+            MemoryEvent(
+                type="memory.error",
+                user_id=job.user_id,
+                thread_id=job.thread_id,
+                data={"code": code, "message": message, "job": job.id},
+            )
+        )
 
     def _capture(self, job: Job) -> None:
         with span("formation.capture") as current:
@@ -258,23 +321,65 @@ class Formation:
         if any(d.code == "episodic_cooldown" for d in dropped) and self._continue(job, episode, at):
             return 1, 0
         if not episode.should_create or not (kept or dropped):
-            self.backend.apply(WriteBatch(
-                op_events=[OpEvent(id=new_id(), user_id=job.user_id, thread_id=job.thread_id, node="episodic",
-                                   op="skip", status="skipped", at=at)],
-                complete_job=job.id, job_owner=job.locked_by,
-                job_result={"action": "skip", "reason": episode.reason, "at": at.isoformat(), "episodic": 0}))
+            self.backend.apply(
+                WriteBatch(
+                    op_events=[
+                        OpEvent(
+                            id=new_id(),
+                            user_id=job.user_id,
+                            thread_id=job.thread_id,
+                            node="episodic",
+                            op="skip",
+                            status="skipped",
+                            at=at,
+                        )
+                    ],
+                    complete_job=job.id,
+                    job_owner=job.locked_by,
+                    job_result={
+                        "action": "skip",
+                        "reason": episode.reason,
+                        "at": at.isoformat(),
+                        "episodic": 0,
+                    },
+                )
+            )
             log.info(json.dumps({"event": "episodic.skip", "user_id": job.user_id, "job": job.id}))
             log.debug(json.dumps({"event": "episodic.skip", "job": job.id, "reason": episode.reason}))
             return 0, 0
-        jobs = enqueue_candidates(self.backend, job.user_id, job.thread_id, kept, at, dropped=dropped,
-                                  turn_id=job.id, owner=job.locked_by, time_zone=job.payload.get("tz"),
-                                  node="episodic")
-        log.info(json.dumps({"event": "episodic.decide", "user_id": job.user_id, "job": job.id,
-                             "outcome": episode.outcome, "kept": len(kept), "dropped": [d.code for d in dropped]}))
+        jobs = enqueue_candidates(
+            self.backend,
+            job.user_id,
+            job.thread_id,
+            kept,
+            at,
+            dropped=dropped,
+            turn_id=job.id,
+            owner=job.locked_by,
+            time_zone=job.payload.get("tz"),
+            node="episodic",
+        )
+        log.info(
+            json.dumps(
+                {
+                    "event": "episodic.decide",
+                    "user_id": job.user_id,
+                    "job": job.id,
+                    "outcome": episode.outcome,
+                    "kept": len(kept),
+                    "dropped": [d.code for d in dropped],
+                }
+            )
+        )
         for cand, cjob in zip(kept, jobs, strict=True):
-            self.bus.publish(MemoryEvent(type="memory.candidate", user_id=job.user_id, thread_id=job.thread_id,
-                                         data={**cand.model_dump(mode="json"), "turn": job.id,
-                                               "candidate_id": cjob.id}))
+            self.bus.publish(
+                MemoryEvent(
+                    type="memory.candidate",
+                    user_id=job.user_id,
+                    thread_id=job.thread_id,
+                    data={**cand.model_dump(mode="json"), "turn": job.id, "candidate_id": cjob.id},
+                )
+            )
         for d in dropped:
             self._error(job, d.message, d.code)
         return len(kept), len(dropped)
@@ -285,25 +390,61 @@ class Formation:
         tz = job.payload.get("tz") or self.settings.timezone
         cand = episode_candidate(episode, at, tz, self.settings.memory_candidate_max_chars)
         with self.backend.user_lock(job.user_id):
-            running = running_episode(self.backend, job.user_id, job.thread_id, at,
-                                      self.settings.episodic_cooldown_minutes)
-            text = running and cand and extended(running.summary, cand.summary,
-                                                 self.settings.memory_candidate_max_chars)
+            running = running_episode(
+                self.backend, job.user_id, job.thread_id, at, self.settings.episodic_cooldown_minutes
+            )
+            text = (
+                running
+                and cand
+                and extended(running.summary, cand.summary, self.settings.memory_candidate_max_chars)
+            )
             if not running or not text:
                 return False
             m = Mutation(actor="episodic", thread_id=job.thread_id, at=at)
             extend(running, text, self.embedder.embed_one(text), at, m)
-            m.batch.op_events.append(OpEvent(id=new_id(), user_id=job.user_id, thread_id=job.thread_id,
-                                             node="episodic", op="merge", status="ok", at=at))
+            m.batch.op_events.append(
+                OpEvent(
+                    id=new_id(),
+                    user_id=job.user_id,
+                    thread_id=job.thread_id,
+                    node="episodic",
+                    op="merge",
+                    status="ok",
+                    at=at,
+                )
+            )
             m.batch.complete_job, m.batch.job_owner = job.id, job.locked_by
-            m.batch.job_result = {"action": "extend", "memory_id": running.id, "at": at.isoformat(), "episodic": 0}
+            m.batch.job_result = {
+                "action": "extend",
+                "memory_id": running.id,
+                "at": at.isoformat(),
+                "episodic": 0,
+            }
             commit(self.backend, self.bus, m)
-        log.info(json.dumps({"event": "episodic.merge", "user_id": job.user_id, "job": job.id,
-                             "memory_id": running.id, "reason": "a later outcome within the cooldown"}))
+        log.info(
+            json.dumps(
+                {
+                    "event": "episodic.merge",
+                    "user_id": job.user_id,
+                    "job": job.id,
+                    "memory_id": running.id,
+                    "reason": "a later outcome within the cooldown",
+                }
+            )
+        )
         return True
 
-    def planned(self, ctx: Context, cand: Candidate, d: Decision, vector: Sequence[float],
-                neighbours: Sequence[ScoredRecord], *, gated: bool = True, candidate_id: str | None = None) -> Planned:
+    def planned(
+        self,
+        ctx: Context,
+        cand: Candidate,
+        d: Decision,
+        vector: Sequence[float],
+        neighbours: Sequence[ScoredRecord],
+        *,
+        gated: bool = True,
+        candidate_id: str | None = None,
+    ) -> Planned:
         """The writes of decision ``d``. ``gated``: a change to a consent field is held as a proposal
         instead, or applied with the proposal it corroborates (formation/consent.py)."""
         held = None
@@ -315,7 +456,12 @@ class Formation:
                 return consent.hold(ctx, cand, held, d.target)
             d = replace(d, reason=f"{d.reason}; {held.proposal.note}")
         old_vector = None
-        if d.action == "supersede" and d.target is not None and d.target.key and d.target.user_id == ctx.user_id:
+        if (
+            d.action == "supersede"
+            and d.target is not None
+            and d.target.key
+            and d.target.user_id == ctx.user_id
+        ):
             old_vector = self.backend.vectors(ctx.user_id, [d.target.id]).get(d.target.id)
         planned = plan(ctx, cand, d, vector, neighbours, old_vector, candidate_id=candidate_id)
         if held is not None and d.target is not None:
@@ -347,34 +493,82 @@ class Formation:
                 keyed = found if found is not None and found.state is MemoryState.ACTIVE else None
             conds = [*live(), Condition("type", "$eq", cand.type.value)]
             # memories linked to the user too: a correction of a shared fact unlinks it for this user
-            neighbours = self.backend.vector_search(user, vector, conds, limit=self.settings.memory_neighbors_k,
-                                                    shared=True)
+            neighbours = self.backend.vector_search(
+                user, vector, conds, limit=self.settings.memory_neighbors_k, shared=True
+            )
             bands = bands_for(self.embedder.name, cand.type, self.settings)
             # an event ("sold my car") may retire a fact ("drives a Golf to work"): those are searched too
-            kinds = [cand.type.value, MemoryType.SEMANTIC.value] if cand.type is MemoryType.EPISODIC else [cand.type.value]
-            implied = implied_memories(self.backend, user, vector, self.llm.implied_terms(cand.summary),
-                                       [*live(), Condition("type", "$in", kinds)], limit=self.settings.memory_neighbors_k)
-            d = decide(cand, at=at, keyed=keyed, neighbours=neighbours, llm=self.llm, bands=bands,
-                       merge_window=timedelta(hours=self.settings.episodic_merge_window_hours),
-                       heuristics=self.settings.memory_enable_entity_heuristics, implied=implied,
-                       user_id=user)
-            ctx = Context(user, job.thread_id, at, self.settings.categories,
-                          job.payload.get("tz") or self.settings.timezone, bands.link,
-                          node="episodic" if cand.type is MemoryType.EPISODIC else "worker")
+            kinds = (
+                [cand.type.value, MemoryType.SEMANTIC.value]
+                if cand.type is MemoryType.EPISODIC
+                else [cand.type.value]
+            )
+            implied = implied_memories(
+                self.backend,
+                user,
+                vector,
+                self.llm.implied_terms(cand.summary),
+                [*live(), Condition("type", "$in", kinds)],
+                limit=self.settings.memory_neighbors_k,
+            )
+            d = decide(
+                cand,
+                at=at,
+                keyed=keyed,
+                neighbours=neighbours,
+                llm=self.llm,
+                bands=bands,
+                merge_window=timedelta(hours=self.settings.episodic_merge_window_hours),
+                heuristics=self.settings.memory_enable_entity_heuristics,
+                implied=implied,
+                user_id=user,
+            )
+            ctx = Context(
+                user,
+                job.thread_id,
+                at,
+                self.settings.categories,
+                job.payload.get("tz") or self.settings.timezone,
+                bands.link,
+                node="episodic" if cand.type is MemoryType.EPISODIC else "worker",
+            )
             planned = self.planned(ctx, cand, d, vector, neighbours, candidate_id=job.id)
             batch = planned.mutation.batch
-            batch.op_events.insert(0, OpEvent(
-                id=new_id(), user_id=user, thread_id=job.thread_id, node=ctx.node, op="search", category=cand.category,
-                sim=neighbours[0].score if neighbours else None, at=at))
+            batch.op_events.insert(
+                0,
+                OpEvent(
+                    id=new_id(),
+                    user_id=user,
+                    thread_id=job.thread_id,
+                    node=ctx.node,
+                    op="search",
+                    category=cand.category,
+                    sim=neighbours[0].score if neighbours else None,
+                    at=at,
+                ),
+            )
             batch.complete_job, batch.job_owner = job.id, self.worker_id
-            batch.job_result = {"action": planned.action, "memory_id": planned.memory_id,
-                                "summary": cand.summary, "turn": job.payload.get("turn")}
+            batch.job_result = {
+                "action": planned.action,
+                "memory_id": planned.memory_id,
+                "summary": cand.summary,
+                "turn": job.payload.get("turn"),
+            }
             fault("before_commit")
             commit(self.backend, self.bus, planned.mutation)
         event = f"episodic.{planned.action}" if cand.type is MemoryType.EPISODIC else "memory_decision"
         # a user's words (the fact, a reason quoting it) only at DEBUG: INFO logs reach stderr and log stores
-        log.info(json.dumps({"event": event, "user_id": user, "job": job.id, "action": planned.action,
-                             "target_id": d.target.id if d.target else None, "score": d.score}))
+        log.info(
+            json.dumps(
+                {
+                    "event": event,
+                    "user_id": user,
+                    "job": job.id,
+                    "action": planned.action,
+                    "target_id": d.target.id if d.target else None,
+                    "score": d.score,
+                }
+            )
+        )
         log.debug(json.dumps({"event": event, "job": job.id, "fact": cand.summary, "reason": d.reason}))
         return planned.action, len(neighbours)
-

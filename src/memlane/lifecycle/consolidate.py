@@ -75,15 +75,23 @@ def worth_judging(a: MemoryRecord, b: MemoryRecord, now: datetime) -> bool:
 
 
 def pool(backend: Backend, user_id: str, now: datetime) -> list[MemoryRecord]:
-    recs = backend.list(user_id, [*live(), Condition("type", "$eq", MemoryType.SEMANTIC.value)], limit=POOL_LIMIT)
+    recs = backend.list(
+        user_id, [*live(), Condition("type", "$eq", MemoryType.SEMANTIC.value)], limit=POOL_LIMIT
+    )
     reads = sorted(r.access_count for r in recs)
     decile = reads[int(0.9 * (len(reads) - 1))] if reads else 0
-    return [r for r in recs if now - r.updated_at <= RECENT or r.importance >= 3
-            or (r.access_count > 0 and r.access_count >= decile)]
+    return [
+        r
+        for r in recs
+        if now - r.updated_at <= RECENT
+        or r.importance >= 3
+        or (r.access_count > 0 and r.access_count >= decile)
+    ]
 
 
-def find_pairs(backend: Backend, user_id: str, members: Sequence[MemoryRecord], bands: Bands, now: datetime,
-               cap: int) -> list[Pair]:
+def find_pairs(
+    backend: Backend, user_id: str, members: Sequence[MemoryRecord], bands: Bands, now: datetime, cap: int
+) -> list[Pair]:
     """The best-scoring pairs worth judging, at most ``cap``; pairs judged within RECHECK are skipped."""
     seen = backend.checked_pairs(user_id, now - RECHECK)
     vectors = backend.vectors(user_id, [r.id for r in members])
@@ -112,7 +120,7 @@ def judge(llm: MemoryLLM, pairs: Sequence[Pair], token_budget: int) -> Judged:
     out = Judged()
     for group in groups.values():
         for i in range(0, len(group), PAIRS_PER_CALL):
-            chunk = group[i: i + PAIRS_PER_CALL]
+            chunk = group[i : i + PAIRS_PER_CALL]
             cost = 150 + sum(len(p.newer.summary) + len(p.older.summary) for p in chunk) // 4
             if out.tokens + cost > token_budget:
                 return out
@@ -131,16 +139,28 @@ def apply(m: Mutation, judged: Judged, stored: dict[str, MemoryRecord], now: dat
     for pair, verdict in judged.verdicts:
         m.batch.pair_checks.append((pair.newer.user_id, pair.fingerprint, now))
         newer, older = stored.get(pair.newer.id), stored.get(pair.older.id)
-        if (newer is None or older is None or {newer.id, older.id} & touched
-                or newer.updated_at != pair.newer.updated_at or older.updated_at != pair.older.updated_at
-                or newer.state is not MemoryState.ACTIVE or older.state is not MemoryState.ACTIVE):
+        if (
+            newer is None
+            or older is None
+            or {newer.id, older.id} & touched
+            or newer.updated_at != pair.newer.updated_at
+            or older.updated_at != pair.older.updated_at
+            or newer.state is not MemoryState.ACTIVE
+            or older.state is not MemoryState.ACTIVE
+        ):
             continue
         # Unlike a new candidate, both are stored facts: only a definite verdict changes them ("unsure"
         # leaves both; measured: letting the merge band decide merged "sister Zoe" into "colleague Zoe").
         relation = verdict.relation
         reason = f"consolidation: {relation} (cosine {pair.score:.2f}): {verdict.reason or '-'}"
         if relation == "redundancy":
-            m.absorb(older, absorbed(older, newer, now), newer, closed(newer, at=now, superseded_by=older.id), reason)
+            m.absorb(
+                older,
+                absorbed(older, newer, now),
+                newer,
+                closed(newer, at=now, superseded_by=older.id),
+                reason,
+            )
             merged += 1
         elif relation in ("contradiction", "refinement"):
             m.close(older, closed(older, at=now, superseded_by=newer.id), newer, reason)
@@ -148,6 +168,10 @@ def apply(m: Mutation, judged: Judged, stored: dict[str, MemoryRecord], now: dat
         else:
             continue
         touched |= {newer.id, older.id}
-    return {"pairs": len(judged.verdicts), "calls": judged.calls, "tokens": judged.tokens,
-            "merged": merged, "superseded": superseded}
-
+    return {
+        "pairs": len(judged.verdicts),
+        "calls": judged.calls,
+        "tokens": judged.tokens,
+        "merged": merged,
+        "superseded": superseded,
+    }

@@ -31,8 +31,9 @@ CATEGORY = "Relationship_Dynamic"
 COOLDOWN = timedelta(hours=24)
 FIRST_WINDOW = timedelta(days=7)
 ACTIVITY_N, FACTS_K, SNIPPET_CHARS, MAX_CHARS = 5, 3, 1000, 280
-_NOT_THIRD_PERSON = re.compile(r"\b(?:i|me|my|mine|we|us|our|you|your|yours)\b|\b(?:assistant|ai|chatbot)\b",
-                               re.IGNORECASE)
+_NOT_THIRD_PERSON = re.compile(
+    r"\b(?:i|me|my|mine|we|us|our|you|your|yours)\b|\b(?:assistant|ai|chatbot)\b", re.IGNORECASE
+)
 
 
 @dataclass
@@ -44,6 +45,7 @@ class Inputs:
 
 def gather(backend: Backend, user_id: str, now: datetime) -> Inputs:
     """What the model is shown, or why it is not asked."""
+
     def newest(mtype: MemoryType, limit: int, *extra: Condition) -> list[MemoryRecord]:
         conds = [*live(), Condition("type", "$eq", mtype.value), Condition("created_at", "$lte", now), *extra]
         rows = backend.list(user_id, conds, limit=max(limit, 50))
@@ -60,8 +62,11 @@ def gather(backend: Backend, user_id: str, now: datetime) -> Inputs:
 
 
 def ask(llm: MemoryLLM, inputs: Inputs, snippet: str = "") -> list[InsightProposal]:
-    reply = llm.insights([r.summary for r in inputs.activity], [r.summary for r in inputs.facts],
-                         snippet.strip()[-SNIPPET_CHARS:])
+    reply = llm.insights(
+        [r.summary for r in inputs.activity],
+        [r.summary for r in inputs.facts],
+        snippet.strip()[-SNIPPET_CHARS:],
+    )
     return reply.insights
 
 
@@ -79,9 +84,17 @@ def valid(proposals: Sequence[InsightProposal]) -> tuple[list[InsightProposal], 
 
 def record(user_id: str, proposal: InsightProposal, inputs: Inputs, now: datetime) -> MemoryRecord:
     return MemoryRecord(
-        id=new_id(), user_id=user_id, type=MemoryType.INSIGHT, category=CATEGORY, summary=proposal.summary,
-        tags=proposal.tags, importance=proposal.importance, source=Source.SYSTEM, valid_from=now,
-        created_at=now, updated_at=now,
+        id=new_id(),
+        user_id=user_id,
+        type=MemoryType.INSIGHT,
+        category=CATEGORY,
+        summary=proposal.summary,
+        tags=proposal.tags,
+        importance=proposal.importance,
+        source=Source.SYSTEM,
+        valid_from=now,
+        created_at=now,
+        updated_at=now,
         metadata={"inferred_from": [r.id for r in [*inputs.facts, *inputs.activity]]},
     )
 

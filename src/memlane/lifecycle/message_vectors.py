@@ -47,8 +47,9 @@ def embed_missing(backend: Backend, embedder: Embedder, user_id: str, *, limit: 
         if not todo:
             return done, False
         vectors = embedder.embed(embed_texts(backend, user_id, todo))
-        stored = backend.put_message_vectors(user_id, embedder.identity,
-                                             {m.id: v for m, v in zip(todo, vectors, strict=True)})
+        stored = backend.put_message_vectors(
+            user_id, embedder.identity, {m.id: v for m, v in zip(todo, vectors, strict=True)}
+        )
         done += len(todo)
         if stored < len(todo):  # a message went away meanwhile (a deleted session): look again next run
             return done, True

@@ -44,8 +44,11 @@ def with_superseded(backend: Backend, user_id: str, memory_ids: Sequence[str]) -
     """``memory_ids`` and, transitively, the versions they superseded (which point at their successor)."""
     chain, frontier = list(memory_ids), list(memory_ids)
     while frontier:
-        frontier = [r.id for r in backend.list(user_id, [Condition("superseded_by", "$in", frontier)],
-                                               limit=_MANY) if r.id not in chain]
+        frontier = [
+            r.id
+            for r in backend.list(user_id, [Condition("superseded_by", "$in", frontier)], limit=_MANY)
+            if r.id not in chain
+        ]
         chain += frontier
     return chain
 
@@ -60,8 +63,12 @@ def derived(insight: MemoryRecord, purged: Mapping[str, MemoryRecord]) -> bool:
     replaced one under the same id (a keyed fact) and was made while the purged version held."""
     sources = inferred_from(insight)
     return bool(sources & set(purged)) or any(
-        p.superseded_by in sources and p.valid_to is not None and insight.created_at <= p.valid_to
-        and (p.valid_from is None or p.valid_from <= insight.created_at) for p in purged.values())
+        p.superseded_by in sources
+        and p.valid_to is not None
+        and insight.created_at <= p.valid_to
+        and (p.valid_from is None or p.valid_from <= insight.created_at)
+        for p in purged.values()
+    )
 
 
 def scope(backend: Backend, user_id: str, memory_ids: Sequence[str]) -> Scope:
@@ -80,25 +87,39 @@ def scope(backend: Backend, user_id: str, memory_ids: Sequence[str]) -> Scope:
         survivor = rec.superseded_by
         if survivor is None or survivor in chain:
             continue
-        rows = [h for h in backend.history(user_id, survivor, limit=_MANY)
-                if h.event is HistoryEvent.MERGE and (h.reason or "").startswith(f"absorbed {rec.id}")]
+        rows = [
+            h
+            for h in backend.history(user_id, survivor, limit=_MANY)
+            if h.event is HistoryEvent.MERGE and (h.reason or "").startswith(f"absorbed {rec.id}")
+        ]
         if rows and rows[0].old_value is not None and rows[0].new_value is not None:
             before, after = rows[0].old_value, rows[0].new_value
-            added = [w for f in ("tags", "entities") for w in after.get(f) or [] if w not in (before.get(f) or [])]
+            added = [
+                w for f in ("tags", "entities") for w in after.get(f) or [] if w not in (before.get(f) or [])
+            ]
             out.brought[rec.id] = tuple(dict.fromkeys(added))
             out.ids.append(survivor)
     return out
 
 
-def purge_all(m: Mutation, stored: Mapping[str, MemoryRecord], targets: Iterable[str], reason: str,
-              brought: Mapping[str, tuple[str, ...]]) -> None:
+def purge_all(
+    m: Mutation,
+    stored: Mapping[str, MemoryRecord],
+    targets: Iterable[str],
+    reason: str,
+    brought: Mapping[str, tuple[str, ...]],
+) -> None:
     """Purge ``targets`` (as stored under the lock), the versions they superseded and the insights
     inferred from them; survivors of merges lose what a purged duplicate brought them."""
     chosen = {i for i in targets if i in stored}
     keep, grown = set(chosen), True
     while grown:
         purged = {i: stored[i] for i in keep}
-        more = {r.id for r in stored.values() if r.id not in keep and (r.superseded_by in keep or derived(r, purged))}
+        more = {
+            r.id
+            for r in stored.values()
+            if r.id not in keep and (r.superseded_by in keep or derived(r, purged))
+        }
         keep |= more
         grown = bool(more)
     current = dict(stored)
@@ -106,7 +127,9 @@ def purge_all(m: Mutation, stored: Mapping[str, MemoryRecord], targets: Iterable
         rec = stored[rid]
         if rec.state is MemoryState.PURGED:
             continue
-        why = reason if rid in chosen or not inferred_from(rec) else f"{reason} (inferred from a purged memory)"
+        why = (
+            reason if rid in chosen or not inferred_from(rec) else f"{reason} (inferred from a purged memory)"
+        )
         survivor = current.get(rec.superseded_by or "")
         if survivor is not None and survivor.id not in keep and rid in survivor.merged_from:
             kept = m.purge(rec, why, absorbed_by=survivor, brought=brought.get(rid, ()))
@@ -120,11 +143,22 @@ def due_ids(backend: Backend, user_id: str, now: datetime, limit: int) -> list[s
     return [r.id for r in backend.list(user_id, conds, limit=limit)]
 
 
-def purge_due(m: Mutation, stored: Mapping[str, MemoryRecord], due: Sequence[str], now: datetime,
-              brought: Mapping[str, tuple[str, ...]]) -> int:
+def purge_due(
+    m: Mutation,
+    stored: Mapping[str, MemoryRecord],
+    due: Sequence[str],
+    now: datetime,
+    brought: Mapping[str, tuple[str, ...]],
+) -> int:
     """Purge the due memories that are still soft deleted and due (a restore since cancels it), with
     what goes along (:func:`purge_all`). ``stored``: the scope as read under the write lock."""
-    heads = [r for r in (stored.get(i) for i in due) if r is not None and r.state is MemoryState.SOFT_DELETED
-             and r.purge_at is not None and r.purge_at <= now]
+    heads = [
+        r
+        for r in (stored.get(i) for i in due)
+        if r is not None
+        and r.state is MemoryState.SOFT_DELETED
+        and r.purge_at is not None
+        and r.purge_at <= now
+    ]
     purge_all(m, stored, [r.id for r in heads], "purge: soft deleted and past purge_at", brought)
     return len(heads)

@@ -40,17 +40,41 @@ Plan = Callable[[Mutation, dict[str, MemoryRecord]], dict[str, Any]]
 
 
 # op events (seed 001 §14): what a change-log row of a task's run counts as
-OP_OF = {"created": "create", "merged": "merge", "changed_fact": "supersede", "superseded": "supersede",
-         "deleted": "ttl", "purged": "purge"}
+OP_OF = {
+    "created": "create",
+    "merged": "merge",
+    "changed_fact": "supersede",
+    "superseded": "supersede",
+    "deleted": "ttl",
+    "purged": "purge",
+}
 
 
 def task_ops(task: str, user_id: str, m: Mutation, now: datetime) -> list[OpEvent]:
     """One op event for the run (``skipped`` when it changed nothing) and one per change it made."""
     changes = m.batch.changes
-    ops = [OpEvent(id=new_id(), user_id=user_id, node="worker", op=task, status="ok" if changes else "skipped",
-                   at=now)]
-    return ops + [OpEvent(id=new_id(), user_id=user_id, node="worker", op=OP_OF.get(c.event, c.event),
-                          memory_id=c.memory_id, category=c.meta.get("category"), at=now) for c in changes]
+    ops = [
+        OpEvent(
+            id=new_id(),
+            user_id=user_id,
+            node="worker",
+            op=task,
+            status="ok" if changes else "skipped",
+            at=now,
+        )
+    ]
+    return ops + [
+        OpEvent(
+            id=new_id(),
+            user_id=user_id,
+            node="worker",
+            op=OP_OF.get(c.event, c.event),
+            memory_id=c.memory_id,
+            category=c.meta.get("category"),
+            at=now,
+        )
+        for c in changes
+    ]
 
 
 class Lifecycle:
@@ -64,8 +88,12 @@ class Lifecycle:
         self.worker_id = formation.worker_id
         self.lease_seconds = LEASE_SECONDS
         self._tasks: dict[str, Callable[[Job, datetime], tuple[Sequence[str], Plan, bool]]] = {
-            "ttl": self._ttl, "purge": self._purge, "consolidate": self._consolidate, "insights": self._insights,
-            "consent": self._consent, "sessions": self._sessions,
+            "ttl": self._ttl,
+            "purge": self._purge,
+            "consolidate": self._consolidate,
+            "insights": self._insights,
+            "consent": self._consent,
+            "sessions": self._sessions,
         }
 
     @property
@@ -86,8 +114,12 @@ class Lifecycle:
         many were enqueued (from any number of workers at once: a run's job id is its slot)."""
         now = now or utcnow()
         users = self.backend.list_users()
-        jobs = [task_job(user, task, every, now) for task, every in self.schedule.items() if task not in BY_USE
-                for user in sorted(set(users) - self.backend.scheduled_users(kind_of(task)))]
+        jobs = [
+            task_job(user, task, every, now)
+            for task, every in self.schedule.items()
+            if task not in BY_USE
+            for user in sorted(set(users) - self.backend.scheduled_users(kind_of(task)))
+        ]
         if jobs:
             self.backend.apply(WriteBatch(schedule=jobs))
         return len(jobs)
@@ -167,8 +199,9 @@ class Lifecycle:
     def _consolidate(self, job: Job, now: datetime) -> tuple[Sequence[str], Plan, bool]:
         bands = bands_for(self.formation.embedder.name, MemoryType.SEMANTIC, self.settings)
         members = consolidate.pool(self.backend, job.user_id, now)
-        pairs = consolidate.find_pairs(self.backend, job.user_id, members, bands, now,
-                                       self.settings.memory_consolidation_max_pairs)
+        pairs = consolidate.find_pairs(
+            self.backend, job.user_id, members, bands, now, self.settings.memory_consolidation_max_pairs
+        )
         judged = consolidate.judge(self.formation.llm, pairs, self.settings.memory_consolidation_token_budget)
         ids = sorted({r.id for p, _ in judged.verdicts for r in (p.newer, p.older)})
 
@@ -210,8 +243,12 @@ class Lifecycle:
                 near = self.backend.vector_search(user_id, vec, same, limit=1)
                 if not (near and near[0].score >= repeat):  # a live insight says it already
                     fresh.append((rec, vec))
-            report = {"proposed": len(kept) + dropped, "dropped": dropped,
-                      "repeats": len(records) - len(fresh), "created": [r.id for r, _ in fresh]}
+            report = {
+                "proposed": len(kept) + dropped,
+                "dropped": dropped,
+                "repeats": len(records) - len(fresh),
+                "created": [r.id for r, _ in fresh],
+            }
 
         def plan(m: Mutation, stored: dict[str, MemoryRecord]) -> dict[str, Any]:
             insights.store(m, fresh)
@@ -230,13 +267,16 @@ class Lifecycle:
     def _sessions(self, job: Job, now: datetime) -> tuple[Sequence[str], Plan, bool]:
         """The model (or the extractive digest) runs outside the write lock; the run reads the summary
         memories it re-summarises."""
-        embedded, behind = message_vectors.embed_missing(self.backend, self.formation.embedder, job.user_id,
-                                                         limit=MESSAGE_VECTORS_PER_RUN)
+        embedded, behind = message_vectors.embed_missing(
+            self.backend, self.formation.embedder, job.user_id, limit=MESSAGE_VECTORS_PER_RUN
+        )
         work = sessions.due(self.backend, job.user_id, self.settings, now)
         sessions.summarize(work, self.backend, self.summary_llm, self.formation.embedder, self.settings)
 
         def plan(m: Mutation, stored: dict[str, MemoryRecord]) -> dict[str, Any]:
-            sessions.keep_existing(work, self.backend, job.user_id)  # under the write lock: none deleted since
+            sessions.keep_existing(
+                work, self.backend, job.user_id
+            )  # under the write lock: none deleted since
             return {**sessions.apply(m, work, stored, self.settings, now), "messages_embedded": embedded}
 
         return sessions.memory_ids(work), plan, work.more or behind

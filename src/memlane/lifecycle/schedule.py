@@ -37,5 +37,12 @@ def next_slot(user_id: str, task: str, every: timedelta, now: datetime) -> tuple
 def task_job(user_id: str, task: str, every: timedelta, now: datetime) -> Job:
     """The job of the user's next ``task`` run after ``now``."""
     slot, due = next_slot(user_id, task, every, now)
-    return Job(id=deterministic_id(user_id, "task", f"{task}@{slot}"), user_id=user_id, kind=kind_of(task),
-               payload={"task": task, "slot": slot}, run_after=due, created_at=now, updated_at=now)
+    return Job(
+        id=deterministic_id(user_id, "task", f"{task}@{slot}"),
+        user_id=user_id,
+        kind=kind_of(task),
+        payload={"task": task, "slot": slot},
+        run_after=due,
+        created_at=now,
+        updated_at=now,
+    )

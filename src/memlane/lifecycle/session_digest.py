@@ -23,13 +23,15 @@ from memlane.retrieval.tokens import truncate
 from memlane.storage.keywords import STOP_WORDS, query_words
 
 CENTRAL, LIST_MAX, LINE_CHARS = 3, 3, 160
-_DECISION = re.compile(r"\b(?:let'?s|we'?ll|we will|decided|agreed|agree|deal|booked|i'?ll|i will|settled)\b",
-                       re.IGNORECASE)
+_DECISION = re.compile(
+    r"\b(?:let'?s|we'?ll|we will|decided|agreed|agree|deal|booked|i'?ll|i will|settled)\b", re.IGNORECASE
+)
 _NAME = re.compile(r"(?<=[\w,;:] )[A-Z][\w'-]*[a-z0-9][\w'-]*")  # a capitalised word after another word
 
 
-def digest(messages: Sequence[SessionMessage], llm: MemoryLLM,
-           embedder: Embedder) -> tuple[SessionDigest, str, list[str]]:
+def digest(
+    messages: Sequence[SessionMessage], llm: MemoryLLM, embedder: Embedder
+) -> tuple[SessionDigest, str, list[str]]:
     """The payload, who wrote it (the model's name, or ``extractive``) and the ids of the messages it
     quotes (extractive only: a model's words quote none). A provider error propagates."""
     chat = [ChatMessage(role=m.role, content=m.text, at=m.at, name=m.sender) for m in messages]
@@ -50,11 +52,18 @@ def extractive(messages: Sequence[SessionMessage], embedder: Embedder) -> tuple[
     vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
     centroid = vectors.mean(axis=0)
     central = sorted(np.argsort(-(vectors @ centroid), kind="stable")[:CENTRAL])
-    words = Counter(w for m in messages for w in query_words(m.text, limit=64)
-                    if w not in STOP_WORDS and len(w) > 3 and not w.isdigit())
+    words = Counter(
+        w
+        for m in messages
+        for w in query_words(m.text, limit=64)
+        if w not in STOP_WORDS and len(w) > 3 and not w.isdigit()
+    )
     names = dict.fromkeys(n for m in messages for n in _NAME.findall(m.text))
-    unanswered = [m for i, m in enumerate(messages) if m.text.rstrip().endswith("?")
-                  and not any(later.sender != m.sender for later in messages[i + 1:])]
+    unanswered = [
+        m
+        for i, m in enumerate(messages)
+        if m.text.rstrip().endswith("?") and not any(later.sender != m.sender for later in messages[i + 1 :])
+    ]
     decisions = [m for m in messages if _DECISION.search(m.text)][-LIST_MAX:]
     questions = unanswered[-LIST_MAX:]
     quoted = {m.id for m in [*(messages[i] for i in central), *decisions, *questions]}
@@ -70,11 +79,17 @@ def extractive(messages: Sequence[SessionMessage], embedder: Embedder) -> tuple[
 def flatten(session: ChatSession, payload: SessionDigest) -> str:
     """The memory's text: a header (chat, time range, participants, topics), then the payload."""
     start, end = session.started_at, session.ended_at
-    span = f"{start:%Y-%m-%d %H:%M}–{end:%H:%M}" if start.date() == end.date() else \
-        f"{start:%Y-%m-%d %H:%M}–{end:%Y-%m-%d %H:%M}"
-    parts = [f"Chat {session.chat_id}, {span} UTC, {session.message_count} messages from "
-             f"{', '.join(session.participants)}" + (f"; topics: {', '.join(payload.topics)}." if payload.topics
-                                                       else "."), payload.summary.strip()]
+    span = (
+        f"{start:%Y-%m-%d %H:%M}–{end:%H:%M}"
+        if start.date() == end.date()
+        else f"{start:%Y-%m-%d %H:%M}–{end:%Y-%m-%d %H:%M}"
+    )
+    parts = [
+        f"Chat {session.chat_id}, {span} UTC, {session.message_count} messages from "
+        f"{', '.join(session.participants)}"
+        + (f"; topics: {', '.join(payload.topics)}." if payload.topics else "."),
+        payload.summary.strip(),
+    ]
     if payload.decisions:
         parts.append("Decisions: " + " | ".join(payload.decisions))
     if payload.open_questions:

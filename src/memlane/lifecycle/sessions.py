@@ -59,18 +59,29 @@ class Work:
 
 def due(backend: Backend, user_id: str, settings: Settings, now: datetime) -> Work:
     gap = timedelta(minutes=settings.context_session_gap_minutes)
-    idle = backend.chat_sessions(user_id, SessionFilter(statuses=(SessionStatus.OPEN,), ended_before=now - gap),
-                                 limit=BATCH)
+    idle = backend.chat_sessions(
+        user_id, SessionFilter(statuses=(SessionStatus.OPEN,), ended_before=now - gap), limit=BATCH
+    )
     closed = [s.model_copy(update={"status": SessionStatus.CLOSED, "updated_at": now}) for s in idle]
     todo: list[ChatSession] = []
     if settings.context_session_summarization_enabled:
+
         def find(statuses: tuple[SessionStatus, ...], updated_before: datetime | None) -> list[ChatSession]:
-            return backend.chat_sessions(user_id, SessionFilter(
-                statuses=statuses, min_messages=settings.context_session_min_messages,
-                version_below=settings.context_session_summary_version, updated_before=updated_before), limit=BATCH)
+            return backend.chat_sessions(
+                user_id,
+                SessionFilter(
+                    statuses=statuses,
+                    min_messages=settings.context_session_min_messages,
+                    version_below=settings.context_session_summary_version,
+                    updated_before=updated_before,
+                ),
+                limit=BATCH,
+            )
 
         # a failure is retried by a later run, not by a full run's immediate successor (same time)
-        todo = find((SessionStatus.CLOSED, SessionStatus.SUMMARIZED), None) + find((SessionStatus.FAILED,), now)
+        todo = find((SessionStatus.CLOSED, SessionStatus.SUMMARIZED), None) + find(
+            (SessionStatus.FAILED,), now
+        )
         todo += [s for s in closed if s.message_count >= settings.context_session_min_messages]
     return Work(closed, [Summary(s) for s in todo[:BATCH]], len(idle) >= BATCH or len(todo) >= BATCH)
 
@@ -83,8 +94,13 @@ def summarize(work: Work, backend: Backend, llm: MemoryLLM, embedder: Embedder, 
             s.payload, s.model, s.quoted = digest(messages, llm, embedder)
         except Exception as exc:  # noqa: BLE001 - recorded on the session as failed, tried again next run
             s.error = f"{type(exc).__name__}: {exc}"
-            log.warning("session %s of user %s not summarised: %s", s.session.id, s.session.user_id, s.error,
-                        exc_info=not isinstance(exc, ProviderError))  # a bug, not a provider outage: its trace
+            log.warning(
+                "session %s of user %s not summarised: %s",
+                s.session.id,
+                s.session.user_id,
+                s.error,
+                exc_info=not isinstance(exc, ProviderError),
+            )  # a bug, not a provider outage: its trace
     done = [s for s in work.summaries if s.payload is not None]
     texts = [memory_text(record(s, settings, s.session.updated_at), settings) for s in done]
     for s, vector in zip(done, embedder.embed(texts) if texts else [], strict=True):
@@ -94,30 +110,55 @@ def summarize(work: Work, backend: Backend, llm: MemoryLLM, embedder: Embedder, 
 def record(s: Summary, settings: Settings, now: datetime, old: MemoryRecord | None = None) -> MemoryRecord:
     session, payload = s.session, s.payload
     assert payload is not None
-    meta = {"session": {"id": session.id, "chat_id": session.chat_id, "started_at": session.started_at.isoformat(),
-                        "ended_at": session.ended_at.isoformat(), "message_count": session.message_count,
-                        "participants": session.participants, "summary_version": settings.context_session_summary_version,
-                        "model": s.model, "quoted": s.quoted, **payload.model_dump()}}
-    fields = {"summary": flatten(session, payload), "tags": [t.strip().lower() for t in payload.topics if t.strip()][:4],
-              "entities": payload.entities, "metadata": meta, "valid_from": session.started_at,
-              "valid_to": session.ended_at, "updated_at": now}
+    meta = {
+        "session": {
+            "id": session.id,
+            "chat_id": session.chat_id,
+            "started_at": session.started_at.isoformat(),
+            "ended_at": session.ended_at.isoformat(),
+            "message_count": session.message_count,
+            "participants": session.participants,
+            "summary_version": settings.context_session_summary_version,
+            "model": s.model,
+            "quoted": s.quoted,
+            **payload.model_dump(),
+        }
+    }
+    fields = {
+        "summary": flatten(session, payload),
+        "tags": [t.strip().lower() for t in payload.topics if t.strip()][:4],
+        "entities": payload.entities,
+        "metadata": meta,
+        "valid_from": session.started_at,
+        "valid_to": session.ended_at,
+        "updated_at": now,
+    }
     if old is not None:
         return old.model_copy(update=fields)
-    return MemoryRecord(id=deterministic_id(session.user_id, "session", session.id), user_id=session.user_id,
-                        chat_id=session.chat_id, type=MemoryType.SESSION, importance=2, source=Source.SYSTEM,
-                        created_at=now, **fields)
+    return MemoryRecord(
+        id=deterministic_id(session.user_id, "session", session.id),
+        user_id=session.user_id,
+        chat_id=session.chat_id,
+        type=MemoryType.SESSION,
+        importance=2,
+        source=Source.SYSTEM,
+        created_at=now,
+        **fields,
+    )
 
 
-def apply(m: Mutation, work: Work, stored: dict[str, MemoryRecord], settings: Settings,
-          now: datetime) -> dict[str, object]:
+def apply(
+    m: Mutation, work: Work, stored: dict[str, MemoryRecord], settings: Settings, now: datetime
+) -> dict[str, object]:
     rows = {s.id: s for s in work.close}
     summarized: list[str] = []
     failed: list[str] = []
     for s in work.summaries:
         session = rows.get(s.session.id, s.session)
         if s.payload is None:
-            rows[session.id] = session.model_copy(update={"status": SessionStatus.FAILED, "error": s.error,
-                                                          "updated_at": now})
+            rows[session.id] = session.model_copy(
+                update={"status": SessionStatus.FAILED, "error": s.error, "updated_at": now}
+            )
             failed.append(session.id)
             continue
         old = stored.get(session.memory_id or "")
@@ -125,23 +166,46 @@ def apply(m: Mutation, work: Work, stored: dict[str, MemoryRecord], settings: Se
         if old is None:
             m.create(rec, s.vector, f"summary of chat session {session.id}")
         elif old.state is MemoryState.ACTIVE:
-            m.update(old, rec, s.vector, f"summary of chat session {session.id}, version "
-                                         f"{settings.context_session_summary_version}")
+            m.update(
+                old,
+                rec,
+                s.vector,
+                f"summary of chat session {session.id}, version {settings.context_session_summary_version}",
+            )
         # else: the user deleted (or purged) the summary; a new version does not bring it back
-        rows[session.id] = session.model_copy(update={
-            "status": SessionStatus.SUMMARIZED, "summary_version": settings.context_session_summary_version,
-            "memory_id": rec.id, "error": None, "updated_at": now})
+        rows[session.id] = session.model_copy(
+            update={
+                "status": SessionStatus.SUMMARIZED,
+                "summary_version": settings.context_session_summary_version,
+                "memory_id": rec.id,
+                "error": None,
+                "updated_at": now,
+            }
+        )
         summarized.append(session.id)
     m.batch.sessions.extend(rows.values())
-    small = [s.id for s in work.close if settings.context_session_summarization_enabled
-             and s.message_count < settings.context_session_min_messages]
-    return {"closed": [s.id for s in work.close], "skipped": small, "summarized": summarized, "failed": failed}
+    small = [
+        s.id
+        for s in work.close
+        if settings.context_session_summarization_enabled
+        and s.message_count < settings.context_session_min_messages
+    ]
+    return {
+        "closed": [s.id for s in work.close],
+        "skipped": small,
+        "summarized": summarized,
+        "failed": failed,
+    }
 
 
 def keep_existing(work: Work, backend: Backend, user_id: str) -> None:
     """Leave out of ``work`` the sessions deleted since it was planned (a run must not bring one back)."""
     ids = tuple({s.id for s in work.close} | {s.session.id for s in work.summaries})
-    alive = {s.id for s in backend.chat_sessions(user_id, SessionFilter(ids=ids), limit=len(ids))} if ids else set()
+    alive = (
+        {s.id for s in backend.chat_sessions(user_id, SessionFilter(ids=ids), limit=len(ids))}
+        if ids
+        else set()
+    )
     work.close = [s for s in work.close if s.id in alive]
     work.summaries = [s for s in work.summaries if s.session.id in alive]
 

@@ -24,17 +24,23 @@ def unused_since(rec: MemoryRecord) -> datetime:
 
 
 def is_stale(rec: MemoryRecord, settings: Settings, now: datetime) -> bool:
-    return (rec.state is MemoryState.ACTIVE and not rec.pinned
-            and rec.importance < settings.memory_ttl_importance_below
-            and unused_since(rec) < now - timedelta(days=settings.memory_ttl_days))
+    return (
+        rec.state is MemoryState.ACTIVE
+        and not rec.pinned
+        and rec.importance < settings.memory_ttl_importance_below
+        and unused_since(rec) < now - timedelta(days=settings.memory_ttl_days)
+    )
 
 
 def stale_ids(backend: Backend, user_id: str, settings: Settings, now: datetime, limit: int) -> list[str]:
     """Ids of the user's memories the policy retires, oldest write first (at most ``limit``)."""
     cutoff = now - timedelta(days=settings.memory_ttl_days)
-    conds = [Condition("state", "$eq", MemoryState.ACTIVE.value), Condition("pinned", "$eq", False),
-             Condition("importance", "$lt", settings.memory_ttl_importance_below),
-             Condition("updated_at", "$lt", cutoff)]
+    conds = [
+        Condition("state", "$eq", MemoryState.ACTIVE.value),
+        Condition("pinned", "$eq", False),
+        Condition("importance", "$lt", settings.memory_ttl_importance_below),
+        Condition("updated_at", "$lt", cutoff),
+    ]
     found: list[str] = []
     offset = 0
     while len(found) < limit:
@@ -52,7 +58,10 @@ def expire(m: Mutation, stored: Sequence[MemoryRecord], settings: Settings, now:
     done = 0
     for rec in stored:
         if is_stale(rec, settings, now):
-            m.expire(rec, purge_at, f"ttl: unused since {unused_since(rec).date().isoformat()}, "
-                                    f"importance {rec.importance}")
+            m.expire(
+                rec,
+                purge_at,
+                f"ttl: unused since {unused_since(rec).date().isoformat()}, importance {rec.importance}",
+            )
             done += 1
     return done

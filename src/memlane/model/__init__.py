@@ -54,9 +54,19 @@ __all__ = [
 _MODULES = {
     "category": ("normalise_category",),
     "enums": ("HistoryEvent", "MemoryState", "MemoryType", "Source"),
-    "errors": ("BackendError", "DimensionMismatchError", "EmbedderMismatchError", "FilterError", "ForbiddenError",
-               "MemlaneError", "NotFoundError", "ProviderError", "RateLimitError", "SchemaVersionError",
-               "ValidationError"),
+    "errors": (
+        "BackendError",
+        "DimensionMismatchError",
+        "EmbedderMismatchError",
+        "FilterError",
+        "ForbiddenError",
+        "MemlaneError",
+        "NotFoundError",
+        "ProviderError",
+        "RateLimitError",
+        "SchemaVersionError",
+        "ValidationError",
+    ),
     "link": ("MemoryLink",),
     "record": ("HistoryEntry", "MemoryRecord", "Relation", "ScoreBreakdown", "SearchHit"),
 }

@@ -14,14 +14,18 @@ def check_api_keys(entries: list[str]) -> list[tuple[str, str | None]]:
     for n, entry in enumerate(entries, start=1):
         key, sep, user = entry.partition(":")
         if not key.strip() or key != key.strip():
-            raise ValidationError(f"MEMLANE_API_KEYS entry #{n} has an empty key or spaces around it; "
-                                  "write KEY or KEY:USER")
+            raise ValidationError(
+                f"MEMLANE_API_KEYS entry #{n} has an empty key or spaces around it; write KEY or KEY:USER"
+            )
         if sep and not is_valid_user_id(user):
-            raise ValidationError(f"MEMLANE_API_KEYS entry #{n} binds its key to the user id {user!r}, "
-                                  f"which is not valid: {USER_ID_RULE}")
+            raise ValidationError(
+                f"MEMLANE_API_KEYS entry #{n} binds its key to the user id {user!r}, "
+                f"which is not valid: {USER_ID_RULE}"
+            )
         if key in seen:
-            raise ValidationError(f"MEMLANE_API_KEYS entries #{seen[key]} and #{n} have the same key; "
-                                  "give every key once")
+            raise ValidationError(
+                f"MEMLANE_API_KEYS entries #{seen[key]} and #{n} have the same key; give every key once"
+            )
         seen[key] = n
         out.append((key, user if sep else None))
     return out

@@ -21,7 +21,13 @@ def history_entry(
     at: datetime | None = None,
 ) -> HistoryEntry:
     return HistoryEntry(
-        id=new_id(), memory_id=memory_id, user_id=user_id, event=event,
-        old_value=old.snapshot() if old else None, new_value=new.snapshot() if new else None,
-        reason=reason, actor=actor, at=at or utcnow(),
+        id=new_id(),
+        memory_id=memory_id,
+        user_id=user_id,
+        event=event,
+        old_value=old.snapshot() if old else None,
+        new_value=new.snapshot() if new else None,
+        reason=reason,
+        actor=actor,
+        at=at or utcnow(),
     )

@@ -36,8 +36,13 @@ class Candidate(BaseModel):
     pinned: bool = False
 
     def __repr_args__(self) -> list[tuple[str, Any]]:
-        return brief(summary=cut(self.summary), type=self.type, category=self.category, key=self.key,
-                     pinned=self.pinned or None)
+        return brief(
+            summary=cut(self.summary),
+            type=self.type,
+            category=self.category,
+            key=self.key,
+            pinned=self.pinned or None,
+        )
 
 
 class Extraction(BaseModel):
@@ -110,7 +115,9 @@ class Episode(BaseModel):
 
     should_create: bool
     topic: str = Field("", description="What was discussed, as a short noun phrase (at most 80 characters).")
-    approach: str = Field("", description="Past tense, 1-2 sentences: what was decided, done or set as next step.")
+    approach: str = Field(
+        "", description="Past tense, 1-2 sentences: what was decided, done or set as next step."
+    )
     outcome: Outcome = "none"
     category: str = "Other"
     importance: int = Field(2, ge=1, le=5)

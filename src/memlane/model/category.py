@@ -51,7 +51,14 @@ class UnknownCategoryWarning(UserWarning):
 def category_notice(name: str | None, allowed: Iterable[str] = DEFAULT_CATEGORIES) -> str | None:
     """What to tell the caller when ``name`` is not a configured category (it is stored as ``Other``)."""
     allowed = list(allowed)
-    if not name or not name.strip() or normalise_category(name, allowed) != OTHER or title_case(name) == OTHER:
+    if (
+        not name
+        or not name.strip()
+        or normalise_category(name, allowed) != OTHER
+        or title_case(name) == OTHER
+    ):
         return None
-    return (f"category {name!r} is not configured and was stored as {OTHER!r}; "
-            f"use one of {', '.join(allowed)} (or add it to MEMLANE_CATEGORIES)")
+    return (
+        f"category {name!r} is not configured and was stored as {OTHER!r}; "
+        f"use one of {', '.join(allowed)} (or add it to MEMLANE_CATEGORIES)"
+    )

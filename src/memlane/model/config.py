@@ -29,7 +29,14 @@ from memlane.model.config_check import check_environment, check_keys, setting_na
 from memlane.model.consent import BENIGN_FIELDS, SENSITIVE_FIELDS, ConsentPolicy, check_fields
 
 DEFAULT_HOME = Path("~/.memlane").expanduser()
-TASKS = ("ttl", "purge", "consolidate", "insights", "consent", "sessions")  # the periodic tasks a worker can run (memlane.lifecycle)
+TASKS = (
+    "ttl",
+    "purge",
+    "consolidate",
+    "insights",
+    "consent",
+    "sessions",
+)  # the periodic tasks a worker can run (memlane.lifecycle)
 
 
 def _alias(*names: str) -> AliasChoices:
@@ -47,9 +54,7 @@ class Settings(BaseSettings):
     db: str = Field(str(DEFAULT_HOME / "memlane.db"), validation_alias=_alias("MEMLANE_DB"))
     # SQLite overwrites deleted content with zeros (a purge leaves no text in free pages; docs/lifecycle.md)
     sqlite_secure_delete: bool = Field(True, validation_alias=_alias("MEMLANE_SQLITE_SECURE_DELETE"))
-    embedder: str = Field(
-        "local", validation_alias=_alias("MEMLANE_EMBEDDER", "VECTOR_EMBEDDING_PROVIDER")
-    )
+    embedder: str = Field("local", validation_alias=_alias("MEMLANE_EMBEDDER", "VECTOR_EMBEDDING_PROVIDER"))
     embed_model: str | None = Field(
         None, validation_alias=_alias("MEMLANE_EMBED_MODEL", "VECTOR_EMBEDDING_MODEL")
     )
@@ -58,15 +63,24 @@ class Settings(BaseSettings):
     embed_cache_size: int = Field(10_000, validation_alias=_alias("MEMLANE_EMBED_CACHE_SIZE"))
     # a remote embedder's request timeout (openai, mistral, bedrock); texts cut to this many characters
     # before any embedder sees them (None: the embedder's own limit; seed 004's timeout and max-input knobs)
-    embed_timeout_s: float = Field(30.0, gt=0, le=600, validation_alias=_alias(
-        "MEMLANE_EMBED_TIMEOUT_S", "VECTOR_EMBEDDING_TIMEOUT_S"))
-    embed_max_input_chars: int | None = Field(None, ge=16, le=1_000_000, validation_alias=_alias(
-        "MEMLANE_EMBED_MAX_INPUT_CHARS", "VECTOR_EMBEDDING_MAX_INPUT_CHARS"))
+    embed_timeout_s: float = Field(
+        30.0, gt=0, le=600, validation_alias=_alias("MEMLANE_EMBED_TIMEOUT_S", "VECTOR_EMBEDDING_TIMEOUT_S")
+    )
+    embed_max_input_chars: int | None = Field(
+        None,
+        ge=16,
+        le=1_000_000,
+        validation_alias=_alias("MEMLANE_EMBED_MAX_INPUT_CHARS", "VECTOR_EMBEDDING_MAX_INPUT_CHARS"),
+    )
     # CPU threads of the local model; None: OMP_NUM_THREADS if set, else half the cores, at least 1
     # (providers/embed/local.py; docs/benchmarks.md has the measured effect).
     torch_threads: int | None = Field(None, ge=1, le=256, validation_alias=_alias("MEMLANE_TORCH_THREADS"))
-    openai_base_url: str | None = Field(None, validation_alias=_alias("MEMLANE_OPENAI_BASE_URL", "OPENAI_BASE_URL"))
-    openai_api_key: str | None = Field(None, validation_alias=_alias("MEMLANE_OPENAI_API_KEY", "OPENAI_API_KEY"))
+    openai_base_url: str | None = Field(
+        None, validation_alias=_alias("MEMLANE_OPENAI_BASE_URL", "OPENAI_BASE_URL")
+    )
+    openai_api_key: str | None = Field(
+        None, validation_alias=_alias("MEMLANE_OPENAI_API_KEY", "OPENAI_API_KEY")
+    )
     aws_region: str = Field("us-east-1", validation_alias=_alias("AWS_REGION"))
     bedrock_embed_model_id: str = Field(
         "amazon.titan-embed-text-v2:0", validation_alias=_alias("BEDROCK_EMBED_MODEL_ID")
@@ -89,7 +103,9 @@ class Settings(BaseSettings):
     decision_model_dir: str | None = Field(None, validation_alias=_alias("MEMLANE_DECISION_MODEL_DIR"))
     # openai / bedrock: the decision model answers a pair first when its verdict is at least this probable,
     # and the LLM judges only the rest (providers/llm/first_stage.py); None: the LLM judges every pair
-    llm_first_stage: float | None = Field(None, ge=0.5, le=1.0, validation_alias=_alias("MEMLANE_LLM_FIRST_STAGE"))
+    llm_first_stage: float | None = Field(
+        None, ge=0.5, le=1.0, validation_alias=_alias("MEMLANE_LLM_FIRST_STAGE")
+    )
     memory_tiny_llm_model_id: str = Field(
         "amazon.nova-micro-v1:0", validation_alias=_alias("MEMORY_TINY_LLM_MODEL_ID")
     )
@@ -161,7 +177,9 @@ class Settings(BaseSettings):
     # Inferred insights rank low (seed 001 §3): their final score is multiplied by this.
     memory_insight_weight: float = Field(0.5, ge=0, le=1, validation_alias=_alias("MEMORY_INSIGHT_WEIGHT"))
     memory_relation_weight: float = Field(0.05, validation_alias=_alias("MEMORY_RELATION_WEIGHT"))
-    memory_recency_half_life_days: float = Field(30.0, validation_alias=_alias("MEMORY_RECENCY_HALF_LIFE_DAYS"))
+    memory_recency_half_life_days: float = Field(
+        30.0, validation_alias=_alias("MEMORY_RECENCY_HALF_LIFE_DAYS")
+    )
     memory_decay_enabled: bool = Field(False, validation_alias=_alias("MEMORY_DECAY_ENABLED"))
     memory_decay_half_life_days: float = Field(180.0, validation_alias=_alias("MEMORY_DECAY_HALF_LIFE_DAYS"))
     memory_score_threshold: float = Field(0.0, validation_alias=_alias("MEMORY_SCORE_THRESHOLD"))
@@ -170,7 +188,8 @@ class Settings(BaseSettings):
     # Hybrid search and rerank: the keyword share is in cosine units per standard deviation
     # of the keyword score; relation weights by relation type (others use memory_relation_weight).
     memory_embedding_header_fields: Annotated[list[str], NoDecode] = Field(
-        default_factory=lambda: ["context", "speaker"], validation_alias=_alias("MEMORY_EMBEDDING_HEADER_FIELDS")
+        default_factory=lambda: ["context", "speaker"],
+        validation_alias=_alias("MEMORY_EMBEDDING_HEADER_FIELDS"),
     )
     memory_keyword_weight: float = Field(0.08, validation_alias=_alias("MEMORY_KEYWORD_WEIGHT"))
     memory_relation_type_weights: Annotated[dict[str, float], NoDecode] = Field(
@@ -184,34 +203,51 @@ class Settings(BaseSettings):
     memory_subject_penalty: float = Field(0.25, ge=0, validation_alias=_alias("MEMORY_SUBJECT_PENALTY"))
     # A memory holding no answer of the kind a question asks for (a job, a home, an age) loses this
     # (retrieval/answer_kind.py).
-    memory_answer_kind_penalty: float = Field(0.2, ge=0, validation_alias=_alias("MEMORY_ANSWER_KIND_PENALTY"))
+    memory_answer_kind_penalty: float = Field(
+        0.2, ge=0, validation_alias=_alias("MEMORY_ANSWER_KIND_PENALTY")
+    )
     memory_time_phrases: bool = Field(True, validation_alias=_alias("MEMORY_TIME_PHRASES"))
     memory_time_phrase_mode: str = Field("boost", validation_alias=_alias("MEMORY_TIME_PHRASE_MODE"))
     memory_time_phrase_weight: float = Field(0.5, validation_alias=_alias("MEMORY_TIME_PHRASE_WEIGHT"))
     memory_recall_recency_factor: float = Field(2.0, validation_alias=_alias("MEMORY_RECALL_RECENCY_FACTOR"))
     # A question asking what to be careful about (retrieval/intent.py CAUTION) multiplies the importance weight.
-    memory_caution_importance_factor: float = Field(3.0, ge=1, validation_alias=_alias("MEMORY_CAUTION_IMPORTANCE_FACTOR"))
+    memory_caution_importance_factor: float = Field(
+        3.0, ge=1, validation_alias=_alias("MEMORY_CAUTION_IMPORTANCE_FACTOR")
+    )
     memory_history_recency_factor: float = Field(
         1 / 3, validation_alias=_alias("MEMORY_HISTORY_RECENCY_FACTOR")
     )
-    context_session_memory_enabled: bool = Field(True, validation_alias=_alias("CONTEXT_SESSION_MEMORY_ENABLED"))
+    context_session_memory_enabled: bool = Field(
+        True, validation_alias=_alias("CONTEXT_SESSION_MEMORY_ENABLED")
+    )
     context_session_max_retrieved: int = Field(3, validation_alias=_alias("CONTEXT_SESSION_MAX_RETRIEVED"))
     # Recorded group-chat messages the context block shows at most (message-level recall, seed 004).
-    context_session_max_messages: int = Field(4, ge=0, validation_alias=_alias("CONTEXT_SESSION_MAX_MESSAGES"))
+    context_session_max_messages: int = Field(
+        4, ge=0, validation_alias=_alias("CONTEXT_SESSION_MAX_MESSAGES")
+    )
     # Group chats (seed 004): a silence longer than this closes a chat's session and opens a new one.
-    context_session_gap_minutes: float = Field(30, gt=0, validation_alias=_alias("CONTEXT_SESSION_GAP_MINUTES"))
+    context_session_gap_minutes: float = Field(
+        30, gt=0, validation_alias=_alias("CONTEXT_SESSION_GAP_MINUTES")
+    )
     # The sessions task summarises closed sessions of at least this many messages; a new version
     # re-summarises those summarised under an older one.
-    context_session_min_messages: int = Field(4, ge=1, validation_alias=_alias("CONTEXT_SESSION_MIN_MESSAGES"))
-    context_session_summary_version: int = Field(1, ge=1, validation_alias=_alias("CONTEXT_SESSION_SUMMARY_VERSION"))
+    context_session_min_messages: int = Field(
+        4, ge=1, validation_alias=_alias("CONTEXT_SESSION_MIN_MESSAGES")
+    )
+    context_session_summary_version: int = Field(
+        1, ge=1, validation_alias=_alias("CONTEXT_SESSION_SUMMARY_VERSION")
+    )
     context_session_summarization_enabled: bool = Field(
-        True, validation_alias=_alias("CONTEXT_SESSION_SUMMARIZATION_ENABLED"))
+        True, validation_alias=_alias("CONTEXT_SESSION_SUMMARIZATION_ENABLED")
+    )
     # The model of session summaries, with the configured provider (MEMLANE_LLM); None: MEMLANE_LLM_MODEL's.
     context_session_summary_model: str | None = Field(
-        None, min_length=1, validation_alias=_alias("CONTEXT_SESSION_SUMMARY_MODEL"))
+        None, min_length=1, validation_alias=_alias("CONTEXT_SESSION_SUMMARY_MODEL")
+    )
     # The chat proxy records a named chat's new user messages and the answer (docs/sessions.md).
     context_session_proxy_recording_enabled: bool = Field(
-        True, validation_alias=_alias("CONTEXT_SESSION_PROXY_RECORDING_ENABLED"))
+        True, validation_alias=_alias("CONTEXT_SESSION_PROXY_RECORDING_ENABLED")
+    )
 
     # --- lifecycle (expiry of unimportant memories, purge of deleted ones) and limits -------------
     memory_ttl_days: float = Field(60, validation_alias=_alias("MEMORY_TTL_DAYS"))
@@ -219,9 +255,13 @@ class Settings(BaseSettings):
     memory_purge_after_days: float = Field(30, validation_alias=_alias("MEMORY_PURGE_AFTER_DAYS"))
     # Global memories are linked to a user with fewer than this many personal (own, active) memories
     # when they read (seed 003 §4.5); 0 = never. Links made stay when the user has more memories.
-    memory_global_bootstrap_below: int = Field(5, ge=0, validation_alias=_alias("MEMORY_GLOBAL_BOOTSTRAP_BELOW"))
+    memory_global_bootstrap_below: int = Field(
+        5, ge=0, validation_alias=_alias("MEMORY_GLOBAL_BOOTSTRAP_BELOW")
+    )
     # Daily consolidation, per user and run: pairs judged at most, and the judge's token budget.
-    memory_consolidation_max_pairs: int = Field(50, ge=0, validation_alias=_alias("MEMORY_CONSOLIDATION_MAX_PAIRS"))
+    memory_consolidation_max_pairs: int = Field(
+        50, ge=0, validation_alias=_alias("MEMORY_CONSOLIDATION_MAX_PAIRS")
+    )
     memory_consolidation_token_budget: int = Field(
         20_000, ge=0, validation_alias=_alias("MEMORY_CONSOLIDATION_TOKEN_BUDGET")
     )
@@ -230,8 +270,14 @@ class Settings(BaseSettings):
     worker: bool = Field(True, validation_alias=_alias("MEMLANE_WORKER"))
     # The periodic tasks a worker runs and every how many hours, per user ("ttl=24,purge=24"; 0 = off).
     memlane_schedule: Annotated[dict[str, float], NoDecode] = Field(
-        default_factory=lambda: {"ttl": 24.0, "purge": 24.0, "consolidate": 24.0, "insights": 24.0, "consent": 24.0,
-                                 "sessions": 1.0},
+        default_factory=lambda: {
+            "ttl": 24.0,
+            "purge": 24.0,
+            "consolidate": 24.0,
+            "insights": 24.0,
+            "consent": 24.0,
+            "sessions": 1.0,
+        },
         validation_alias=_alias("MEMLANE_SCHEDULE"),
     )
     # Consent (seed 001 §10, docs/consent.md): formation's changes to these fields wait as proposals
@@ -263,7 +309,10 @@ class Settings(BaseSettings):
     # Open WebUI's FORWARD_USER_INFO_HEADER_JWT_SECRET: the chat proxy verifies the X-OpenWebUI-User-Jwt header
     # with it and acts for the token's user (server/owui_jwt.py).
     openwebui_jwt_secret: str | None = Field(
-        None, min_length=1, validation_alias=_alias("MEMLANE_OPENWEBUI_JWT_SECRET", "FORWARD_USER_INFO_HEADER_JWT_SECRET"))
+        None,
+        min_length=1,
+        validation_alias=_alias("MEMLANE_OPENWEBUI_JWT_SECRET", "FORWARD_USER_INFO_HEADER_JWT_SECRET"),
+    )
     # Requests with a larger body are refused (413) before they are read or parsed.
     server_max_body_bytes: int = Field(1_048_576, ge=1024, validation_alias=_alias("MEMLANE_MAX_BODY_BYTES"))
 
@@ -271,8 +320,10 @@ class Settings(BaseSettings):
     @classmethod
     def _summary_model_needs_a_provider(cls, value: str | None, info: ValidationInfo) -> str | None:
         if value is not None and str(info.data.get("llm", "")).strip().lower() in ("rules", "learned"):
-            raise ValueError("CONTEXT_SESSION_SUMMARY_MODEL names a model of the configured provider; "
-                             "set MEMLANE_LLM=openai or bedrock (the offline rules digest has no model)")
+            raise ValueError(
+                "CONTEXT_SESSION_SUMMARY_MODEL names a model of the configured provider; "
+                "set MEMLANE_LLM=openai or bedrock (the offline rules digest has no model)"
+            )
         return value
 
     @field_validator("api_keys", mode="before")
@@ -281,7 +332,11 @@ class Settings(BaseSettings):
         """``"k1,k2:maya"`` or a JSON list, from the environment; a list from the config file."""
         if isinstance(value, str):
             text = value.strip()
-            return json.loads(text) if text.startswith("[") else [k.strip() for k in text.split(",") if k.strip()]
+            return (
+                json.loads(text)
+                if text.startswith("[")
+                else [k.strip() for k in text.split(",") if k.strip()]
+            )
         return value
 
     @field_validator("api_keys")
@@ -300,7 +355,9 @@ class Settings(BaseSettings):
             names = ("similarity", "importance", "recency", "pinned")
             parts = [float(p) for p in value.split(",")]
             if len(parts) != len(names):
-                raise ValueError("MEMORY_RERANK_WEIGHTS needs 4 numbers: similarity,importance,recency,pinned")
+                raise ValueError(
+                    "MEMORY_RERANK_WEIGHTS needs 4 numbers: similarity,importance,recency,pinned"
+                )
             return dict(zip(names, parts, strict=True))
         return value
 
@@ -324,7 +381,9 @@ class Settings(BaseSettings):
     def _schedule_valid(cls, value: dict[str, float]) -> dict[str, float]:
         unknown = sorted(set(value) - set(TASKS))
         if unknown:
-            raise ValueError(f"MEMLANE_SCHEDULE: unknown task(s) {', '.join(unknown)}; known: {', '.join(TASKS)}")
+            raise ValueError(
+                f"MEMLANE_SCHEDULE: unknown task(s) {', '.join(unknown)}; known: {', '.join(TASKS)}"
+            )
         if any(h < 0 for h in value.values()):
             raise ValueError("MEMLANE_SCHEDULE: hours must be >= 0 (0 turns a task off)")
         return value
@@ -347,14 +406,19 @@ class Settings(BaseSettings):
     def _benign_fields_valid(cls, value: list[str], info: ValidationInfo) -> list[str]:
         both = sorted(set(value) & set(info.data.get("memory_consent_fields", ())))
         if both:
-            raise ValueError(f"MEMORY_CONSENT_BENIGN_FIELDS: {', '.join(both)} is also a sensitive field "
-                             "(MEMORY_CONSENT_FIELDS); a field is one or the other")
+            raise ValueError(
+                f"MEMORY_CONSENT_BENIGN_FIELDS: {', '.join(both)} is also a sensitive field "
+                "(MEMORY_CONSENT_FIELDS); a field is one or the other"
+            )
         return check_fields(value, "MEMORY_CONSENT_BENIGN_FIELDS")
 
     @property
     def consent(self) -> ConsentPolicy:
-        return ConsentPolicy(tuple(self.memory_consent_fields), tuple(self.memory_consent_benign_fields),
-                             self.memory_consent_signals)
+        return ConsentPolicy(
+            tuple(self.memory_consent_fields),
+            tuple(self.memory_consent_benign_fields),
+            self.memory_consent_signals,
+        )
 
     @field_validator("categories", mode="before")
     @classmethod

@@ -19,13 +19,19 @@ from memlane.model.errors import ConfigError
 OWNED_PREFIXES = ("MEMLANE_", "MEMORY_", "SEMANTIC_", "EPISODIC_", "CONTEXT_", "S3V_", "VECTOR_EMBEDDING_")
 
 # Variables under those prefixes that the process reads itself (not settings).
-PROCESS_VARIABLES = frozenset({
-    "MEMLANE_CONFIG",  # where the config file is
-    "MEMLANE_USER",  # the CLI's --user
-    "MEMLANE_FAULT",  # crash-test hook of the formation worker
-    "MEMLANE_TEST_POSTGRES_URL", "MEMLANE_SCHEMATHESIS_EXAMPLES",  # the test suite's
-    "MEMLANE_LANGGRAPH_SUITES_CACHE", "MEMLANE_LG_SUITE", "MEMLANE_LG_BACKEND", "MEMLANE_LG_PG_URL",
-})
+PROCESS_VARIABLES = frozenset(
+    {
+        "MEMLANE_CONFIG",  # where the config file is
+        "MEMLANE_USER",  # the CLI's --user
+        "MEMLANE_FAULT",  # crash-test hook of the formation worker
+        "MEMLANE_TEST_POSTGRES_URL",
+        "MEMLANE_SCHEMATHESIS_EXAMPLES",  # the test suite's
+        "MEMLANE_LANGGRAPH_SUITES_CACHE",
+        "MEMLANE_LG_SUITE",
+        "MEMLANE_LG_BACKEND",
+        "MEMLANE_LG_PG_URL",
+    }
+)
 
 # Knobs that were documented but never implemented, removed until the issue that owns them builds them.
 NOT_AVAILABLE: dict[str, str] = {}
@@ -46,8 +52,13 @@ def setting_names(fields: Mapping[str, object], *, field_names: bool) -> frozens
 
 def check_environment(environ: Mapping[str, str], known: frozenset[str]) -> None:
     """Raise :class:`ConfigError` for a variable under an owned prefix that configures nothing."""
-    unknown = sorted(name for name in environ if name.upper().startswith(OWNED_PREFIXES)
-                     and name.upper() not in known and name.upper() not in PROCESS_VARIABLES)
+    unknown = sorted(
+        name
+        for name in environ
+        if name.upper().startswith(OWNED_PREFIXES)
+        and name.upper() not in known
+        and name.upper() not in PROCESS_VARIABLES
+    )
     if unknown:
         raise ConfigError(_message(unknown[0], "in the environment", known))
 

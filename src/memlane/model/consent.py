@@ -38,8 +38,10 @@ def check_fields(names: Sequence[str], setting: str) -> list[str]:
     """The configured names, each a known field or a key (it holds a ``:``); ValueError otherwise."""
     unknown = [n for n in names if n not in FIELD_KEYS and ":" not in n]
     if unknown:
-        raise ValueError(f"{setting}: unknown field(s) {', '.join(unknown)}; known: {', '.join(FIELD_KEYS)} "
-                         "(or give a memory key such as profile:employer)")
+        raise ValueError(
+            f"{setting}: unknown field(s) {', '.join(unknown)}; known: {', '.join(FIELD_KEYS)} "
+            "(or give a memory key such as profile:employer)"
+        )
     return list(dict.fromkeys(names))
 
 
@@ -91,8 +93,9 @@ class Proposal(BaseModel):
     user_id: str
     thread_id: str | None = None
     field: str = Field(description="The consent field, e.g. city (or a configured key)")
-    sensitive: bool = Field(description="True: needs the user's or an admin's consent; False: benign, "
-                                        "applies once corroborated")
+    sensitive: bool = Field(
+        description="True: needs the user's or an admin's consent; False: benign, applies once corroborated"
+    )
     memory_id: str = Field(description="The memory the change would supersede")
     current: str = Field(description="That memory's summary when the change was proposed")
     candidate: Candidate = Field(description="The proposed new fact")
@@ -104,7 +107,9 @@ class Proposal(BaseModel):
     created_at: datetime
     expires_at: datetime
     decided_at: datetime | None = None
-    decided_by: str | None = Field(None, description="Who decided: user:<id>, admin:<key>, cli, system:consent")
+    decided_by: str | None = Field(
+        None, description="Who decided: user:<id>, admin:<key>, cli, system:consent"
+    )
     note: str | None = Field(None, description="The decider's reason")
 
     @field_validator("observed_at", "created_at", "expires_at", "decided_at")
@@ -113,8 +118,16 @@ class Proposal(BaseModel):
         return None if value is None else as_utc(value)
 
     def __repr_args__(self) -> list[tuple[str, Any]]:
-        return brief(id=self.id, user_id=self.user_id, field=self.field, status=self.status, current=cut(self.current),
-                     proposed=cut(self.candidate.summary), memory_id=self.memory_id, expires_at=self.expires_at)
+        return brief(
+            id=self.id,
+            user_id=self.user_id,
+            field=self.field,
+            status=self.status,
+            current=cut(self.current),
+            proposed=cut(self.candidate.summary),
+            memory_id=self.memory_id,
+            expires_at=self.expires_at,
+        )
 
     def decided(self, status: ProposalStatus, by: str, note: str | None, at: datetime) -> Proposal:
         """This proposal closed with ``status`` by ``by`` at ``at``."""

@@ -56,9 +56,11 @@ SHORTHANDS: dict[str, tuple[str, str]] = {
     "created_before": ("created_at", "$lt"),
 }
 # Filter fields other libraries have that memlane's records cannot answer, and why (seed 001 names "role")
-NOT_FILTERS = {"role": "memories have no message role: memlane keeps what the user said and never stores the "
-                       "assistant's words as memories; filter on source (chat, external, system), actor_id or "
-                       "agent_id instead"}
+NOT_FILTERS = {
+    "role": "memories have no message role: memlane keeps what the user said and never stores the "
+    "assistant's words as memories; filter on source (chat, external, system), actor_id or "
+    "agent_id instead"
+}
 _ORDERED_KINDS = {"int", "datetime", "str"}
 UNEXPIRED = "$unexpired"  # not a filter operator users write: ``expires_at`` is null or after the value
 
@@ -73,8 +75,10 @@ class Condition:
 def live(now: datetime | None = None) -> list[Condition]:
     """What a read of current memories asks for: active, and not past ``expires_at`` (at ``now``).
     Expired memories are left out in the database query, like soft-deleted ones."""
-    return [Condition("state", "$eq", MemoryState.ACTIVE.value),
-            Condition("expires_at", UNEXPIRED, as_utc(now or datetime.now(UTC)))]
+    return [
+        Condition("state", "$eq", MemoryState.ACTIVE.value),
+        Condition("expires_at", UNEXPIRED, as_utc(now or datetime.now(UTC))),
+    ]
 
 
 def _coerce_one(field: str, kind: Kind, value: Any) -> Any:

@@ -9,9 +9,35 @@ from typing import Any
 
 from pydantic import ValidationError
 
-TYPE_NAMES = frozenset({"int", "float", "str", "bool", "none", "bytes", "list", "dict", "set", "tuple", "datetime",
-                        "date", "time", "decimal", "uuid", "url"})
-INTERNAL_PREFIXES = ("constrained-", "function-", "json-or-python", "lax-", "nullable", "tagged-union", "union")
+TYPE_NAMES = frozenset(
+    {
+        "int",
+        "float",
+        "str",
+        "bool",
+        "none",
+        "bytes",
+        "list",
+        "dict",
+        "set",
+        "tuple",
+        "datetime",
+        "date",
+        "time",
+        "decimal",
+        "uuid",
+        "url",
+    }
+)
+INTERNAL_PREFIXES = (
+    "constrained-",
+    "function-",
+    "json-or-python",
+    "lax-",
+    "nullable",
+    "tagged-union",
+    "union",
+)
 
 
 def is_branch(part: Any) -> bool:
@@ -36,14 +62,19 @@ def plain(error: Mapping[str, Any], patterns: Mapping[str, str]) -> str:
         return "is required"
     if kind == "extra_forbidden":
         loc = error.get("loc", ())
-        return "is not an operator this field takes" if loc and str(loc[-1]).startswith("$") else \
-            "is not a known field here"
+        return (
+            "is not an operator this field takes"
+            if loc and str(loc[-1]).startswith("$")
+            else "is not a known field here"
+        )
     if kind in ("model_attributes_type", "model_type", "dict_type"):
         return "should be a JSON object"
     if kind == "json_invalid":
         return "is not valid JSON"
     if kind == "string_pattern_mismatch":
-        return patterns.get(str((error.get("ctx") or {}).get("pattern", "")), "does not have the expected form")
+        return patterns.get(
+            str((error.get("ctx") or {}).get("pattern", "")), "does not have the expected form"
+        )
     msg = str(error.get("msg", "is not valid"))
     for prefix in ("Value error, ", "Assertion failed, "):
         msg = msg.removeprefix(prefix)
@@ -63,8 +94,9 @@ def _rank(error: Mapping[str, Any]) -> tuple[int, bool]:
     return len(error.get("loc", ())), not str(error.get("type", "")).endswith("_type")
 
 
-def field_errors(errors: Sequence[Mapping[str, Any]], patterns: Mapping[str, str] | None = None
-                 ) -> list[tuple[Sequence[Any], str]]:
+def field_errors(
+    errors: Sequence[Mapping[str, Any]], patterns: Mapping[str, str] | None = None
+) -> list[tuple[Sequence[Any], str]]:
     """(location, message) per wrong field. Of a union whose every branch failed, the branch the input
     came closest to (the deepest error, a wrong value before a wrong type); when the input matched no
     branch's type at all, the types it could have had."""

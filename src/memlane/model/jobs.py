@@ -42,8 +42,15 @@ class Job(BaseModel):
         return None if value is None else as_utc(value)
 
     def __repr_args__(self) -> list[tuple[str, Any]]:
-        return brief(id=self.id, user_id=self.user_id, kind=self.kind, status=self.status,
-                     attempts=self.attempts or None, last_error=cut(self.last_error), created_at=self.created_at)
+        return brief(
+            id=self.id,
+            user_id=self.user_id,
+            kind=self.kind,
+            status=self.status,
+            attempts=self.attempts or None,
+            last_error=cut(self.last_error),
+            created_at=self.created_at,
+        )
 
 
 class Outcome(BaseModel):
@@ -51,19 +58,26 @@ class Outcome(BaseModel):
 
     job_id: str
     summary: str
-    action: str = Field(description="create | merge | supersede | history | ignore | propose (a change held for consent) "
-                                    "once decided; else the job's status (pending | running | parked)")
-    memory_id: str | None = Field(None, description="The memory created, merged into, written by the supersede "
-                                                    "or that a proposal would change")
+    action: str = Field(
+        description="create | merge | supersede | history | ignore | propose (a change held for consent) "
+        "once decided; else the job's status (pending | running | parked)"
+    )
+    memory_id: str | None = Field(
+        None,
+        description="The memory created, merged into, written by the supersede "
+        "or that a proposal would change",
+    )
 
 
 class Pending(BaseModel):
     """Why a turn's (or facts') formation has not finished yet; it goes on in the background."""
 
-    code: str = Field(description="llm_unavailable: a model (or embedder) call failed, the job is retried with "
-                                  "backoff | job_failed: another failure, retried | parked: failed for good, "
-                                  "waits for a retry by a person | timeout: still running when the wait ended "
-                                  "(MEMLANE_WAIT_TIMEOUT_S) | background: not waited for")
+    code: str = Field(
+        description="llm_unavailable: a model (or embedder) call failed, the job is retried with "
+        "backoff | job_failed: another failure, retried | parked: failed for good, "
+        "waits for a retry by a person | timeout: still running when the wait ended "
+        "(MEMLANE_WAIT_TIMEOUT_S) | background: not waited for"
+    )
     message: str
     job_id: str | None = Field(None, description="The job the reason is about")
 
@@ -78,7 +92,9 @@ class Change(BaseModel):
     rev: int = 0  # the thread's revision, assigned on commit
     seq: int = 0  # the user's change sequence (every thread), assigned on commit
     memory_id: str
-    event: str  # created | updated | merged | changed_fact | superseded | deleted | restored | purged | linked
+    event: (
+        str  # created | updated | merged | changed_fact | superseded | deleted | restored | purged | linked
+    )
     meta: dict[str, Any] = Field(default_factory=dict)
     at: datetime = Field(default_factory=utcnow)
 

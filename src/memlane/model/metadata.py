@@ -53,7 +53,9 @@ def check_metadata(value: Any, max_bytes: int) -> dict[str, Any]:
     if value is None:
         return {}
     if not isinstance(value, Mapping):
-        raise ValidationError(f"metadata must be an object (a dict of string keys), got {type(value).__name__}")
+        raise ValidationError(
+            f"metadata must be an object (a dict of string keys), got {type(value).__name__}"
+        )
     _walk("metadata", value, 0)
     text = json.dumps(value, ensure_ascii=False, allow_nan=False)
     size = len(text.encode("utf-8"))

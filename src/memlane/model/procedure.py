@@ -68,8 +68,10 @@ def _instruction(raw: str, number: int) -> str:
         raise ValidationError(f"step {number} is empty once its numbering is removed: {raw!r}")
     words = text.lower().split()
     if words[0] in _SUBJECTS or " ".join(words[:2]) in _SUBJECTS:
-        raise ValidationError(f"step {number} is a statement, not an instruction: {raw.strip()!r}; "
-                              "write it as what to do ('Run the tests.')")
+        raise ValidationError(
+            f"step {number} is a statement, not an instruction: {raw.strip()!r}; "
+            "write it as what to do ('Run the tests.')"
+        )
     if len(text) > MAX_STEP_CHARS:
         raise ValidationError(f"step {number} is {len(text)} characters, over {MAX_STEP_CHARS}")
     text = text[0].upper() + text[1:]

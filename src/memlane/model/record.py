@@ -69,8 +69,14 @@ class MemoryRecord(BaseModel):
     metadata: dict[str, Any] = Field(default_factory=dict)
 
     @field_validator(
-        "valid_from", "valid_to", "created_at", "updated_at", "last_accessed",
-        "last_verified_at", "expires_at", "purge_at",
+        "valid_from",
+        "valid_to",
+        "created_at",
+        "updated_at",
+        "last_accessed",
+        "last_verified_at",
+        "expires_at",
+        "purge_at",
     )
     @classmethod
     def _utc(cls, value: datetime | None) -> datetime | None:
@@ -85,9 +91,18 @@ class MemoryRecord(BaseModel):
         return self.model_dump(mode="json")
 
     def __repr_args__(self) -> list[tuple[str, Any]]:
-        return brief(id=self.id, user_id=self.user_id, type=self.type, category=self.category, key=self.key,
-                     summary=cut(self.summary), state=self.state, pinned=self.pinned or None,
-                     date=self.date_iso, superseded_by=self.superseded_by)
+        return brief(
+            id=self.id,
+            user_id=self.user_id,
+            type=self.type,
+            category=self.category,
+            key=self.key,
+            summary=cut(self.summary),
+            state=self.state,
+            pinned=self.pinned or None,
+            date=self.date_iso,
+            superseded_by=self.superseded_by,
+        )
 
 
 class HistoryEntry(BaseModel):
@@ -111,10 +126,18 @@ class HistoryEntry(BaseModel):
     def __repr_args__(self) -> list[tuple[str, Any]]:
         old, new = self.old_value or {}, self.new_value or {}
         summary, was = new.get("summary", old.get("summary")), old.get("summary")
-        changed = sorted(k for k in old.keys() & new.keys() - BOOKKEEPING if k != "summary" and old[k] != new[k])
-        return brief(event=self.event, at=self.at, actor=self.actor, reason=cut(self.reason),
-                     summary=cut(summary), was=cut(was) if new and was != summary else None,
-                     changed=changed or None)
+        changed = sorted(
+            k for k in old.keys() & new.keys() - BOOKKEEPING if k != "summary" and old[k] != new[k]
+        )
+        return brief(
+            event=self.event,
+            at=self.at,
+            actor=self.actor,
+            reason=cut(self.reason),
+            summary=cut(summary),
+            was=cut(was) if new and was != summary else None,
+            changed=changed or None,
+        )
 
 
 class ScoreBreakdown(BaseModel):

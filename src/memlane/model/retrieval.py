@@ -31,8 +31,13 @@ class ContextBlock(BaseModel):
     dropped: int = 0
 
     def __repr_args__(self) -> list[tuple[str, Any]]:
-        return brief(text=cut(self.text), tokens=self.tokens, budget_tokens=self.budget_tokens, rev=self.rev,
-                     dropped=self.dropped or None)
+        return brief(
+            text=cut(self.text),
+            tokens=self.tokens,
+            budget_tokens=self.budget_tokens,
+            rev=self.rev,
+            dropped=self.dropped or None,
+        )
 
 
 class QueryResult(BaseModel):

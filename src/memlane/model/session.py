@@ -38,8 +38,14 @@ class SessionMessage(BaseModel):
     ref: str | None = None  # the client's own id of the message (an import's source id), if it gave one
 
     def __repr_args__(self) -> list[tuple[str, Any]]:
-        return brief(id=self.id, chat_id=self.chat_id, role=self.role, sender=self.sender, text=cut(self.text),
-                     at=self.at)
+        return brief(
+            id=self.id,
+            chat_id=self.chat_id,
+            role=self.role,
+            sender=self.sender,
+            text=cut(self.text),
+            at=self.at,
+        )
 
 
 class ChatSession(BaseModel):
@@ -76,9 +82,13 @@ class SessionDigest(BaseModel):
 
     summary: str = Field(description="3-6 short factual sentences about what the session covered.")
     topics: list[str] = Field(default_factory=list, max_length=6, description="Short topic tags.")
-    decisions: list[str] = Field(default_factory=list, max_length=6, description="Explicit decisions or agreements.")
+    decisions: list[str] = Field(
+        default_factory=list, max_length=6, description="Explicit decisions or agreements."
+    )
     open_questions: list[str] = Field(default_factory=list, max_length=6, description="Asks left unresolved.")
-    entities: list[str] = Field(default_factory=list, max_length=12, description="People, places, tools named.")
+    entities: list[str] = Field(
+        default_factory=list, max_length=12, description="People, places, tools named."
+    )
 
 
 class MessageHit(BaseModel):

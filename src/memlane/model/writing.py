@@ -17,8 +17,11 @@ from memlane.model.enums import MemoryType
 MAX_SENTENCES = 2
 # a sentence ends at . ! ? (and a closing quote or bracket) before a space and a capital or digit
 SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]?(?=\s+[A-Z0-9\"'(])")
-_FIRST_SECOND = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|me|my|mine|myself|we|us|our|ours|you|your|yours)\b"
-                           r"|\b(?:assistant)\b", re.IGNORECASE)
+_FIRST_SECOND = re.compile(
+    r"\b(?:I|I'm|I've|I'd|I'll|me|my|mine|myself|we|us|our|ours|you|your|yours)\b"
+    r"|\b(?:assistant)\b",
+    re.IGNORECASE,
+)
 _THIRD = re.compile(r"\b(?:he|she|him|her|his|hers|they|them|their|theirs)\b", re.IGNORECASE)
 _PAST = re.compile(
     r"\b(?:\w{2,}ed|was|were|had|did|went|made|took|got|gave|told|said|met|left|bought|began|became|came|"
@@ -32,7 +35,7 @@ def sentences(text: str) -> list[str]:
     """``text`` split into sentences (an abbreviation such as "Dr. Smith" splits too: it errs on more)."""
     parts, start = [], 0
     for m in SENTENCE_END.finditer(text):
-        parts.append(text[start:m.end()].strip())
+        parts.append(text[start : m.end()].strip())
         start = m.end()
     tail = text[start:].strip()
     return [p for p in [*parts, tail] if p]

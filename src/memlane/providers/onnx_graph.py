@@ -101,17 +101,20 @@ def fast_tokenizer(model_dir: Path, max_length: int) -> Any:
 def encode(tokenizer: Any, texts: Sequence[str] | Sequence[tuple[str, str]]) -> dict[str, np.ndarray]:
     """The graph inputs for a batch of texts or of text pairs."""
     rows = tokenizer.encode_batch(list(texts))
-    return {"input_ids": np.array([r.ids for r in rows], dtype=np.int64),
-            "attention_mask": np.array([r.attention_mask for r in rows], dtype=np.int64),
-            "token_type_ids": np.array([r.type_ids for r in rows], dtype=np.int64)}
+    return {
+        "input_ids": np.array([r.ids for r in rows], dtype=np.int64),
+        "attention_mask": np.array([r.attention_mask for r in rows], dtype=np.int64),
+        "token_type_ids": np.array([r.type_ids for r in rows], dtype=np.int64),
+    }
 
 
-def batches(tokenizer: Any, texts: Sequence[str] | Sequence[tuple[str, str]], size: int
-            ) -> Iterator[tuple[np.ndarray, dict[str, np.ndarray]]]:
+def batches(
+    tokenizer: Any, texts: Sequence[str] | Sequence[tuple[str, str]], size: int
+) -> Iterator[tuple[np.ndarray, dict[str, np.ndarray]]]:
     """The graph inputs for ``texts`` in batches of ``size``, longest first so that a batch holds texts of
     similar length (less padding, as sentence-transformers does), each with the positions of its rows."""
     lengths = [-(len(t) if isinstance(t, str) else len(t[0]) + len(t[1])) for t in texts]
     order = np.argsort(lengths, kind="stable")
     for start in range(0, len(texts), size):
-        rows = order[start:start + size]
+        rows = order[start : start + size]
         yield rows, encode(tokenizer, [texts[i] for i in rows])

@@ -120,7 +120,9 @@ def _load(path: str, _mtime: int, _size: int, configured: tuple[str, ...]) -> Ca
     return parse_categories(data, source=path, configured=configured)
 
 
-def parse_categories(data: Any, *, source: str = "<config>", configured: Iterable[str] = ()) -> CategoryConfig:
+def parse_categories(
+    data: Any, *, source: str = "<config>", configured: Iterable[str] = ()
+) -> CategoryConfig:
     """Validate the file's shape: ``categories: {system: [...], custom: [...]}``, ``allowlists``."""
 
     def fail(msg: str) -> CategoryConfigError:
@@ -157,8 +159,10 @@ def parse_categories(data: Any, *, source: str = "<config>", configured: Iterabl
         cats_tc = tuple(dict.fromkeys(title_case(c) for c in names))
         unknown = [lower(c) for c in cats_tc if c not in known]
         if unknown:
-            raise fail(f"allowlists.{agent} names unknown categories {', '.join(unknown)}; add them under "
-                       f"categories.custom (known: {', '.join(sorted(lower(c) for c in known))})")
+            raise fail(
+                f"allowlists.{agent} names unknown categories {', '.join(unknown)}; add them under "
+                f"categories.custom (known: {', '.join(sorted(lower(c) for c in known))})"
+            )
         key = agent.strip().lower()
         if key in allowlists:
             raise fail(f"agent {key!r} has two allowlists")

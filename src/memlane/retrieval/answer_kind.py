@@ -37,8 +37,7 @@ _WORKING = re.compile(
     r"(?:business|company|shop|practice|firm|clinic|bakery|cafe|restaurant|studio)|promoted)\b",
     _I,
 )
-_HOME = re.compile(
-    r"\b(?:live[sd]?|living|moved|relocat\w+|based|resid\w+|home|settled|grew up|from)\b", _I)
+_HOME = re.compile(r"\b(?:live[sd]?|living|moved|relocat\w+|based|resid\w+|home|settled|grew up|from)\b", _I)
 _AGE = re.compile(
     rf"\b(?:{_NUMBER}(?:[- ]years?[- ]old| yo\b)|aged? {_NUMBER}|turn(?:s|ed)? {_NUMBER}|born|birthday|"
     rf"{_NUMBER}(?:st|nd|rd|th) birthday)\b",
@@ -58,8 +57,11 @@ def _holds_occupation(summary: str) -> bool:
     if _WORKING.search(summary):
         return True
     words = re.findall(r"[a-z][a-z-]*", summary.lower())
-    return any((w in OCCUPATIONS or w.rstrip("s") in OCCUPATIONS or w.endswith(OCCUPATION_SUFFIXES))
-               and w not in NOT_OCCUPATIONS for w in words)
+    return any(
+        (w in OCCUPATIONS or w.rstrip("s") in OCCUPATIONS or w.endswith(OCCUPATION_SUFFIXES))
+        and w not in NOT_OCCUPATIONS
+        for w in words
+    )
 
 
 _ANIMALS = frozenset({"pet", *PET_SPECIES, *DOG_BREEDS, *CAT_BREEDS})
@@ -73,19 +75,34 @@ def _holds_pet(summary: str) -> bool:
 
 # kind: (the question asks for it, the memory holds one)
 KINDS: dict[str, tuple[re.Pattern[str], Callable[[str], bool]]] = {
-    "decision": (re.compile(
-        r"\bwhat (?:did|have|had) (?:I|we|the user)(?: \w+){0,2}? (?:decided?|choose|chosen|choosing|pick(?:ed|ing)?|"
-        r"settle(?:d)? on|go(?:ne)? with|opt(?:ed)? for)\b|\b(?:my|our|the user's) (?:decision|choice)\b", _I),
-        lambda s: _DECISION.search(s) is not None),
-    "occupation": (re.compile(
-        r"\b(?:job|occupation|profession|career|(?:do|does|did) for (?:a )?(?:living|work)|work as|"
-        r"what (?:do|does|did) (?:I|the user|my \w+|the user's \w+|they|he|she) do)\b", _I), _holds_occupation),
-    "home": (re.compile(
-        r"\bwhere (?:do|does|did|am|is|are) (?:I|we|the user|my \w+|the user's \w+|they|he|she)(?: now| currently)? "
-        r"(?:live|living|based|reside|stay|staying)\b|\b(?:home ?town|which city|what city)\b", _I),
-        lambda s: _HOME.search(s) is not None),
-    "age": (re.compile(r"\bhow old\b|\bwhat age\b|\b(?:my|the user's|their|his|her) age\b", _I),
-            lambda s: _AGE.search(s) is not None),
+    "decision": (
+        re.compile(
+            r"\bwhat (?:did|have|had) (?:I|we|the user)(?: \w+){0,2}? (?:decided?|choose|chosen|choosing|pick(?:ed|ing)?|"
+            r"settle(?:d)? on|go(?:ne)? with|opt(?:ed)? for)\b|\b(?:my|our|the user's) (?:decision|choice)\b",
+            _I,
+        ),
+        lambda s: _DECISION.search(s) is not None,
+    ),
+    "occupation": (
+        re.compile(
+            r"\b(?:job|occupation|profession|career|(?:do|does|did) for (?:a )?(?:living|work)|work as|"
+            r"what (?:do|does|did) (?:I|the user|my \w+|the user's \w+|they|he|she) do)\b",
+            _I,
+        ),
+        _holds_occupation,
+    ),
+    "home": (
+        re.compile(
+            r"\bwhere (?:do|does|did|am|is|are) (?:I|we|the user|my \w+|the user's \w+|they|he|she)(?: now| currently)? "
+            r"(?:live|living|based|reside|stay|staying)\b|\b(?:home ?town|which city|what city)\b",
+            _I,
+        ),
+        lambda s: _HOME.search(s) is not None,
+    ),
+    "age": (
+        re.compile(r"\bhow old\b|\bwhat age\b|\b(?:my|the user's|their|his|her) age\b", _I),
+        lambda s: _AGE.search(s) is not None,
+    ),
     "pet": (re.compile(r"\bpets?\b", _I), _holds_pet),
 }
 

@@ -26,9 +26,19 @@ from memlane.storage.base import Backend
 POOL = 20  # candidates of each channel
 
 
-def recall(backend: Backend, embedder: Embedder, settings: Settings, *, query: str, user_id: str,
-           chat_id: str | None, now: datetime, max_messages: int, max_sessions: int,
-           scope: Sequence[Condition] | None = None) -> list[BlendItem]:
+def recall(
+    backend: Backend,
+    embedder: Embedder,
+    settings: Settings,
+    *,
+    query: str,
+    user_id: str,
+    chat_id: str | None,
+    now: datetime,
+    max_messages: int,
+    max_sessions: int,
+    scope: Sequence[Condition] | None = None,
+) -> list[BlendItem]:
     """The blended messages and session summaries for ``query`` (``scope``: the conditions session
     memories must meet, default live ones)."""
     conds = [*(live() if scope is None else scope), Condition("type", "$eq", MemoryType.SESSION.value)]
@@ -37,15 +47,29 @@ def recall(backend: Backend, embedder: Embedder, settings: Settings, *, query: s
     sessions = []
     if max_sessions > 0:
         asked = f"Chat {chat_id}. {query}" if chat_id is not None else query
-        sessions = search(backend, embedder, settings, SearchRequest(
-            user_id=user_id, query=asked, now=now, conditions=conds, limit=max(POOL, max_sessions)))
+        sessions = search(
+            backend,
+            embedder,
+            settings,
+            SearchRequest(
+                user_id=user_id, query=asked, now=now, conditions=conds, limit=max(POOL, max_sessions)
+            ),
+        )
     hits = []
     if max_messages > 0:
-        hits = backend.search_messages(user_id, text=query, vector=embedder.embed_one(query),
-                                       embedder=embedder.identity, chat_id=chat_id, limit=POOL)
+        hits = backend.search_messages(
+            user_id,
+            text=query,
+            vector=embedder.embed_one(query),
+            embedder=embedder.identity,
+            chat_id=chat_id,
+            limit=POOL,
+        )
         if chat_id is not None and hits:
             latest = backend.latest_sessions(user_id, [chat_id]).get(chat_id)
             if latest is not None and latest.status is SessionStatus.OPEN:
                 hits = [h for h in hits if h.message.session_id != latest.id]
     plan = plan_query(query, now, tz=settings.timezone, time_phrases=settings.memory_time_phrases)
-    return blend(query, plan, now, settings, hits, sessions, max_messages=max_messages, max_sessions=max_sessions)
+    return blend(
+        query, plan, now, settings, hits, sessions, max_messages=max_messages, max_sessions=max_sessions
+    )

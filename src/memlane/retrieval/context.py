@@ -46,9 +46,17 @@ SESSION_MAX_CHARS = 420  # max chars per session summary snippet
 ALWAYS_POOL = 10  # newest memories of context-mode `all` categories considered per block
 DELTA_MAX = 3  # the delta header has at most 3 bullets
 DELTA_WINDOW = 50  # the newest change-log rows considered
-DELTA_LABELS = {"created": "+created", "updated": "↑updated", "changed_fact": "↑updated", "merged": "↔merged",
-                "superseded": "↑superseded",
-                "deleted": "−deleted", "soft_deleted": "−deleted", "purged": "−purged", "restored": "↺restored"}
+DELTA_LABELS = {
+    "created": "+created",
+    "updated": "↑updated",
+    "changed_fact": "↑updated",
+    "merged": "↔merged",
+    "superseded": "↑superseded",
+    "deleted": "−deleted",
+    "soft_deleted": "−deleted",
+    "purged": "−purged",
+    "restored": "↺restored",
+}
 SEMANTIC_TYPES = [MemoryType.SEMANTIC.value, MemoryType.INSIGHT.value]
 HEADERS = {
     "semantic": "Known about the user:",
@@ -94,9 +102,13 @@ def build_context(
     (None: all the user's chats)."""
     text = check_query(query)
     limit = check_budget(budget_tokens, settings.memory_context_budget_tokens)
-    if since_rev is not None and (isinstance(since_rev, bool) or not isinstance(since_rev, int) or since_rev < 0):
-        raise ValidationError(f"since_rev must be a revision number (an integer from 0), got {since_rev!r}; "
-                              "pass the `rev` of the previous context block, or omit it on a thread's first turn")
+    if since_rev is not None and (
+        isinstance(since_rev, bool) or not isinstance(since_rev, int) or since_rev < 0
+    ):
+        raise ValidationError(
+            f"since_rev must be a revision number (an integer from 0), got {since_rev!r}; "
+            "pass the `rev` of the previous context block, or omit it on a thread's first turn"
+        )
     cfg = load_categories(settings)
     allowed = None if agent is None else cfg.allowed(agent)
     once = _OnceEmbedder(embedder)
@@ -110,8 +122,16 @@ def build_context(
 
 
 def _retrieve(
-    backend: Backend, embedder: Embedder, settings: Settings, cfg: CategoryConfig, query: str,
-    user_id: str, thread_id: str | None, chat_id: str | None, allowed: tuple[str, ...] | None, now: datetime,
+    backend: Backend,
+    embedder: Embedder,
+    settings: Settings,
+    cfg: CategoryConfig,
+    query: str,
+    user_id: str,
+    thread_id: str | None,
+    chat_id: str | None,
+    allowed: tuple[str, ...] | None,
+    now: datetime,
 ) -> dict[str, list[Any]]:
     """Separate retrievals, so no channel can crowd another out of a shared candidate pool; context-mode
     ``all`` categories are listed."""
@@ -123,52 +143,86 @@ def _retrieve(
         scope.append(Condition("category", "$in", list(allowed)))
 
     def run(types: list[str], limit: int, pool: Settings) -> list[SearchHit]:
-        req = SearchRequest(user_id=user_id, query=query, now=now, limit=limit, thread_id=thread_id,
-                            conditions=[*scope, Condition("type", "$in", types)],
-                            threshold=settings.memory_score_threshold or None)
+        req = SearchRequest(
+            user_id=user_id,
+            query=query,
+            now=now,
+            limit=limit,
+            thread_id=thread_id,
+            conditions=[*scope, Condition("type", "$in", types)],
+            threshold=settings.memory_score_threshold or None,
+        )
         return search(backend, embedder, pool, req)
 
     topn = settings.memory_context_topn
     always = cfg.always(allowed)
-    listed = _always(backend, settings, user_id, [*scope, Condition("type", "$in", SEMANTIC_TYPES)], always,
-                     now) if always else []
+    listed = (
+        _always(backend, settings, user_id, [*scope, Condition("type", "$in", SEMANTIC_TYPES)], always, now)
+        if always
+        else []
+    )
     found = run(SEMANTIC_TYPES, topn, settings)
     if always:
         seen = {h.memory.id: h for h in found}
         picked = [seen.get(h.memory.id, h) for h in listed]  # a searched hit keeps its similarity
         ids = {h.memory.id for h in picked}
         found = picked + [h for h in found if h.memory.id not in ids]
-    small = settings.model_copy(update={"memory_context_topk": min(EPISODIC_TOPK, settings.memory_context_topk)})
+    small = settings.model_copy(
+        update={"memory_context_topk": min(EPISODIC_TOPK, settings.memory_context_topk)}
+    )
     episodic = run([MemoryType.EPISODIC.value], EPISODIC_MAX, small)
     # what others shared is kept apart from what the user said, below it
     out["semantic"] = [h for h in found if h.memory.user_id == user_id]
     out["episodic"] = [h for h in episodic if h.memory.user_id == user_id]
     out["shared"] = [h for h in [*found, *episodic] if h.memory.user_id != user_id]
     if settings.context_session_memory_enabled:
-        items = recall(backend, embedder, small, query=query, user_id=user_id, chat_id=chat_id, now=now,
-                       max_messages=settings.context_session_max_messages if allowed is None else 0,
-                       max_sessions=settings.context_session_max_retrieved, scope=scope)
+        items = recall(
+            backend,
+            embedder,
+            small,
+            query=query,
+            user_id=user_id,
+            chat_id=chat_id,
+            now=now,
+            max_messages=settings.context_session_max_messages if allowed is None else 0,
+            max_sessions=settings.context_session_max_retrieved,
+            scope=scope,
+        )
         out["sessions"] = [i.session for i in items if i.session is not None]
         out["messages"] = [i.message for i in items if i.message is not None]
     return out
 
 
 def _always(
-    backend: Backend, settings: Settings, user_id: str, conds: list[Condition], always: tuple[str, ...],
+    backend: Backend,
+    settings: Settings,
+    user_id: str,
+    conds: list[Condition],
+    always: tuple[str, ...],
     now: datetime,
 ) -> list[SearchHit]:
     """Context mode ``all``: the categories' pinned and newest memories (a listing, not a search: their
     breakdown has similarity 0), best ``memory_context_topn`` by importance, recency and pinning."""
     conds = [*conds, Condition("category", "$in", list(always))]
     topn = settings.memory_context_topn
-    pool = {r.id: r for r in backend.list(user_id, [*conds, Condition("pinned", "$eq", True)], limit=topn,
-                                          shared=True)}
-    pool.update((r.id, r) for r in backend.list(user_id, conds, limit=ALWAYS_POOL, shared=True) if r.id not in pool)
+    pool = {
+        r.id: r
+        for r in backend.list(user_id, [*conds, Condition("pinned", "$eq", True)], limit=topn, shared=True)
+    }
+    pool.update(
+        (r.id, r) for r in backend.list(user_id, conds, limit=ALWAYS_POOL, shared=True) if r.id not in pool
+    )
     decay = settings.memory_decay_half_life_days if settings.memory_decay_enabled else None
     hits = []
     for rec in pool.values():
-        b = composite(rec, 0.0, now, settings.memory_rerank_weights,
-                      half_life_days=settings.memory_recency_half_life_days, decay_half_life_days=decay)
+        b = composite(
+            rec,
+            0.0,
+            now,
+            settings.memory_rerank_weights,
+            half_life_days=settings.memory_recency_half_life_days,
+            decay_half_life_days=decay,
+        )
         hits.append(SearchHit(memory=rec, score=b.final, breakdown=b))
     hits.sort(key=lambda h: h.score, reverse=True)
     return hits[:topn]
@@ -181,8 +235,13 @@ def delta_lines(
     first, at most :data:`DELTA_MAX`, as bullets; with an agent, only changes in its allowlist."""
     if since_rev >= rev:
         return []
-    rows = [c for c in backend.changes_since(user_id, thread, max(since_rev, rev - DELTA_WINDOW),
-                                             limit=DELTA_WINDOW) if c.rev <= rev and c.event in DELTA_LABELS]
+    rows = [
+        c
+        for c in backend.changes_since(
+            user_id, thread, max(since_rev, rev - DELTA_WINDOW), limit=DELTA_WINDOW
+        )
+        if c.rev <= rev and c.event in DELTA_LABELS
+    ]
     latest = sorted({c.memory_id: c for c in rows}.values(), key=lambda c: c.rev, reverse=True)
     lookup = [c.memory_id for c in latest if "category" not in c.meta or c.event == "merged"]
     records = {r.id: r for r in backend.get_many(user_id, lookup, shared=True)} if lookup else {}
@@ -204,8 +263,13 @@ def delta_lines(
 
 
 def _render(
-    block: ContextBlock, changes: list[tuple[Change, str]], sections: dict[str, list[Any]],
-    cfg: CategoryConfig, tz: str, budget: Budget, reader: str,
+    block: ContextBlock,
+    changes: list[tuple[Change, str]],
+    sections: dict[str, list[Any]],
+    cfg: CategoryConfig,
+    tz: str,
+    budget: Budget,
+    reader: str,
 ) -> None:
     lines: list[str] = []
     pending = len(changes) + sum(len(v) for v in sections.values())
@@ -222,7 +286,11 @@ def _render(
         for name, hits in sections.items():
             shown: list[Any] = getattr(block, name)
             for hit in hits:
-                line = _message_line(hit, zone) if name == "messages" else _line(name, hit.memory, cfg, zone, reader)
+                line = (
+                    _message_line(hit, zone)
+                    if name == "messages"
+                    else _line(name, hit.memory, cfg, zone, reader)
+                )
                 first = [HEADERS[name]] if not shown else []
                 if not budget.take("\n".join([*first, line]) + "\n"):
                     block.dropped = pending

@@ -32,7 +32,9 @@ def header_fields(settings: Settings) -> tuple[str, ...]:
         return ()
     unknown = [f for f in settings.memory_embedding_header_fields if f not in FIELDS]
     if unknown:
-        raise ValueError(f"unknown MEMORY_EMBEDDING_HEADER_FIELDS {', '.join(unknown)}; use {', '.join(FIELDS)}")
+        raise ValueError(
+            f"unknown MEMORY_EMBEDDING_HEADER_FIELDS {', '.join(unknown)}; use {', '.join(FIELDS)}"
+        )
     return tuple(f for f in FIELDS if f in settings.memory_embedding_header_fields)
 
 
@@ -75,7 +77,9 @@ def memory_text(record: MemoryRecord, settings: Settings) -> str:
     return "\n".join(lines)
 
 
-def query_text(query: str, settings: Settings, *, thread_id: str | None = None, topic: str | None = None) -> str:
+def query_text(
+    query: str, settings: Settings, *, thread_id: str | None = None, topic: str | None = None
+) -> str:
     """The text embedded for a question: the header fields a question can have, then the question."""
     head = _line(header_fields(settings), thread_id, topic, None)
     return f"{head}. {query}" if head else query

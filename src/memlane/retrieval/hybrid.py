@@ -88,8 +88,13 @@ def gather(
     conds = list(conditions)
     channels = [conds] if dense else []
     if dense and plan.window is not None:
-        channels.append([*conds, Condition("valid_from", "$gte", plan.window.start),
-                         Condition("valid_from", "$lt", plan.window.end)])
+        channels.append(
+            [
+                *conds,
+                Condition("valid_from", "$gte", plan.window.start),
+                Condition("valid_from", "$lt", plan.window.end),
+            ]
+        )
     if dense and plan.recall and not any(c.field == "type" for c in conds):
         channels.append([*conds, Condition("type", "$in", RECALL_TYPES)])
     records: dict[str, MemoryRecord] = {}
@@ -129,7 +134,9 @@ def gather(
     return pool
 
 
-def neighbour_similarity(backend: Backend, user_id: str, vector: Sequence[float], ids: Sequence[str]) -> dict[str, float]:
+def neighbour_similarity(
+    backend: Backend, user_id: str, vector: Sequence[float], ids: Sequence[str]
+) -> dict[str, float]:
     """Cosine of memories outside the pool (relation neighbours), from their stored vectors."""
     if not ids:
         return {}

@@ -55,12 +55,17 @@ def is_recall(query: str) -> bool:
     return RECALL.search(query) is not None
 
 
-def plan_query(query: str, now: datetime, *, tz: str = "UTC", intent: str | None = None,
-               time_phrases: bool = True) -> QueryPlan:
+def plan_query(
+    query: str, now: datetime, *, tz: str = "UTC", intent: str | None = None, time_phrases: bool = True
+) -> QueryPlan:
     """``intent``: None or "auto" detects recall intent, "recall" / "plain" force it on / off."""
     if intent not in (None, *INTENTS):
         raise ValueError(f"intent must be one of {', '.join(INTENTS)}, got {intent!r}")
     recall = is_recall(query) if intent in (None, "auto") else intent == "recall"
     window = find_window(query, now, tz) if time_phrases else None
-    return QueryPlan(recall=recall, window=window, history=not recall and is_history(query),
-                     caution=CAUTION.search(query) is not None)
+    return QueryPlan(
+        recall=recall,
+        window=window,
+        history=not recall and is_history(query),
+        caution=CAUTION.search(query) is not None,
+    )

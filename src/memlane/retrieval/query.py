@@ -37,7 +37,9 @@ def check_threshold(value: Any, settings: Settings) -> float | None:
     if value is None:
         return settings.memory_score_threshold or None
     if isinstance(value, bool) or not isinstance(value, int | float) or not -1.0 <= value <= 1.0:
-        raise ValidationError(f"threshold must be a cosine similarity from -1 to 1 (e.g. 0.65), got {value!r}")
+        raise ValidationError(
+            f"threshold must be a cosine similarity from -1 to 1 (e.g. 0.65), got {value!r}"
+        )
     return float(value)
 
 
@@ -91,8 +93,12 @@ def memory_query(
     conds = scoped_conditions(filters, user_id, scope)
     if not scope:
         return result
-    hits = search(backend, embedder, settings, SearchRequest(
-        user_id=user_id, query=text, conditions=conds, now=now, limit=top_k, threshold=floor))
+    hits = search(
+        backend,
+        embedder,
+        settings,
+        SearchRequest(user_id=user_id, query=text, conditions=conds, now=now, limit=top_k, threshold=floor),
+    )
     for n, hit in enumerate(hits):
         item = bullet(hit, cfg, user_id) if return_ == "bullets" else full(hit, user_id)
         rendered = item["text"] if return_ == "bullets" else json.dumps(item, ensure_ascii=False)
@@ -111,7 +117,12 @@ def bullet(hit: SearchHit, cfg: CategoryConfig, reader: str) -> dict[str, Any]:
     name = lower(rec.category)
     summary = attributed(truncate(rec.summary, cfg.policy(rec.category).rag_length), rec, reader)
     owner = shared_by(rec, reader)
-    return {"id": rec.id, "category": name, "text": f"[{name}] {summary}", **({"shared_by": owner} if owner else {})}
+    return {
+        "id": rec.id,
+        "category": name,
+        "text": f"[{name}] {summary}",
+        **({"shared_by": owner} if owner else {}),
+    }
 
 
 def full(hit: SearchHit, reader: str) -> dict[str, Any]:
@@ -119,9 +130,17 @@ def full(hit: SearchHit, reader: str) -> dict[str, Any]:
     ``"shared_by"`` names the owner of a memory shared with ``reader`` (None for their own)."""
     rec = hit.memory
     # read bookkeeping (moved by this very read) is left out: it is not what the memory says
-    meta = rec.model_dump(mode="json", exclude={"summary", "category", "id", "user_id", "last_accessed",
-                                               "access_count"}, exclude_none=True)
+    meta = rec.model_dump(
+        mode="json",
+        exclude={"summary", "category", "id", "user_id", "last_accessed", "access_count"},
+        exclude_none=True,
+    )
     return {
-        "id": rec.id, "category": lower(rec.category), "summary": rec.summary, "shared_by": shared_by(rec, reader),
-        "score": hit.score, "breakdown": hit.breakdown.model_dump(), "metadata": meta,
+        "id": rec.id,
+        "category": lower(rec.category),
+        "summary": rec.summary,
+        "shared_by": shared_by(rec, reader),
+        "score": hit.score,
+        "breakdown": hit.breakdown.model_dump(),
+        "metadata": meta,
     }

@@ -46,31 +46,47 @@ PIN_CLOSEST = 3  # a pin counts only for one of the 3 candidates closest to the 
 
 # a question asking what the user likes, and a memory saying what they like: evidence as good as a shared
 # word ("What do I like to read?" / the pinned "User's favourite author is Octavia Butler.")
-_ASKS_LIKING = re.compile(r"\b(?:(?:do|does|did) (?:I|the user|we) (?:\w+ )?(?:like|love|enjoy|prefer)|favou?rites?)\b",
-                          re.IGNORECASE)
+_ASKS_LIKING = re.compile(
+    r"\b(?:(?:do|does|did) (?:I|the user|we) (?:\w+ )?(?:like|love|enjoy|prefer)|favou?rites?)\b",
+    re.IGNORECASE,
+)
 _STATES_LIKING = re.compile(r"\b(?:likes?|loves?|enjoys?|prefers?|favou?rite|fan of|into)\b", re.IGNORECASE)
 
 
 # a question asking whom the user supports, and a memory saying whom they support ("Which team does the user
 # follow?" / the pinned "User is a lifelong Hibernian supporter.")
 _ASKS_SUPPORT = re.compile(r"\b(?:follows?|supports?|root(?:s)? for|cheers? (?:for|on))\b", re.IGNORECASE)
-_STATES_SUPPORT = re.compile(r"\b(?:follows?|supports?|supporter|fan|roots? for|season ticket)\b", re.IGNORECASE)
+_STATES_SUPPORT = re.compile(
+    r"\b(?:follows?|supports?|supporter|fan|roots? for|season ticket)\b", re.IGNORECASE
+)
 
 
 # a question about what the user eats, and a memory saying what they must not or do not eat ("What should you
 # know about my food?" / the pinned "User is coeliac.")
-_ASKS_FOOD = re.compile(r"\b(?:food|foods|eat|eating|eats|diet|meals?|dinner|lunch|breakfast|cook|cooking|recipes?|"
-                        r"restaurants?|snacks?|allerg\w*|intoleran\w*)\b", re.IGNORECASE)
-_STATES_DIET = re.compile(r"\b(?:allerg\w*|intoleran\w*|coeliac|celiac|gluten|lactose|vegan|vegetarian|pescatarian|"
-                          r"halal|kosher|diabetic|keto)\b", re.IGNORECASE)
+_ASKS_FOOD = re.compile(
+    r"\b(?:food|foods|eat|eating|eats|diet|meals?|dinner|lunch|breakfast|cook|cooking|recipes?|"
+    r"restaurants?|snacks?|allerg\w*|intoleran\w*)\b",
+    re.IGNORECASE,
+)
+_STATES_DIET = re.compile(
+    r"\b(?:allerg\w*|intoleran\w*|coeliac|celiac|gluten|lactose|vegan|vegetarian|pescatarian|"
+    r"halal|kosher|diabetic|keto)\b",
+    re.IGNORECASE,
+)
 
 
 # a question about how the assistant should answer, and a memory saying how the user wants answers ("Which
 # units should you use for my oven?" / the pinned "User prefers answers in celsius.")
-_ASKS_HOW = re.compile(r"\b(?:should|would|do|will) you (?:use|give|write|answer|reply|explain|format|show)\b|"
-                       r"\bhow (?:should|do) you (?:answer|reply|explain|write)\b", re.IGNORECASE)
-_STATES_STYLE = re.compile(r"\bprefers? (?:answers|replies|responses|explanations)\b|"
-                           r"\b(?:answers|replies|responses) (?:in|with|that|kept)\b", re.IGNORECASE)
+_ASKS_HOW = re.compile(
+    r"\b(?:should|would|do|will) you (?:use|give|write|answer|reply|explain|format|show)\b|"
+    r"\bhow (?:should|do) you (?:answer|reply|explain|write)\b",
+    re.IGNORECASE,
+)
+_STATES_STYLE = re.compile(
+    r"\bprefers? (?:answers|replies|responses|explanations)\b|"
+    r"\b(?:answers|replies|responses) (?:in|with|that|kept)\b",
+    re.IGNORECASE,
+)
 
 
 _ASPECTS = ((_ASKS_SUPPORT, _STATES_SUPPORT), (_ASKS_FOOD, _STATES_DIET), (_ASKS_HOW, _STATES_STYLE))
@@ -82,11 +98,18 @@ def same_aspect(query: str, record: MemoryRecord) -> bool:
     if any(asks.search(query) and states.search(record.summary) for asks, states in _ASPECTS):
         return True
     return bool(_ASKS_LIKING.search(query)) and (
-        (record.key or "").startswith("pref:") or bool(_STATES_LIKING.search(record.summary)))
+        (record.key or "").startswith("pref:") or bool(_STATES_LIKING.search(record.summary))
+    )
 
 
-def pin_signal(record: MemoryRecord, cosine: float, closest: Sequence[float], margin: float, *,
-               shares_words: bool = False) -> float:
+def pin_signal(
+    record: MemoryRecord,
+    cosine: float,
+    closest: Sequence[float],
+    margin: float,
+    *,
+    shares_words: bool = False,
+) -> float:
     """1.0 when ``record`` is pinned and relevant: its ``cosine`` to the question at least the
     :data:`PIN_CLOSEST`-th of the search's candidates' cosines (``closest``, any order) and within
     ``margin`` of the best, or within twice the margin when it ``shares_words`` with the question
@@ -161,8 +184,12 @@ def composite(
     fresh = recency_decay(record, now, half_life_days) if recency is None else recency
     pinned = (1.0 if record.pinned else 0.0) if pin is None else pin
     relations = relation_weight * relation_strength + boost
-    used = {"similarity": w["similarity"], "importance": w["importance"],
-            "recency": w["recency"] if recency_weight is None else recency_weight, "pinned": w["pinned"]}
+    used = {
+        "similarity": w["similarity"],
+        "importance": w["importance"],
+        "recency": w["recency"] if recency_weight is None else recency_weight,
+        "pinned": w["pinned"],
+    }
     final = (
         used["similarity"] * (similarity + keyword)
         + used["importance"] * importance
@@ -178,7 +205,17 @@ def composite(
         age_days = max(0.0, (now - record.created_at).total_seconds() / 86400.0)
         decay = math.pow(0.5, age_days / decay_half_life_days)
     return ScoreBreakdown(
-        similarity=similarity + keyword, keyword=keyword, importance=importance, recency=fresh,
-        pinned=pinned, relations=relations, brevity=brevity, subject=subject, kind=kind, decay=decay, type_weight=type_weight, weights=used,
+        similarity=similarity + keyword,
+        keyword=keyword,
+        importance=importance,
+        recency=fresh,
+        pinned=pinned,
+        relations=relations,
+        brevity=brevity,
+        subject=subject,
+        kind=kind,
+        decay=decay,
+        type_weight=type_weight,
+        weights=used,
         final=final * decay * type_weight,
     )

@@ -76,21 +76,33 @@ def search(backend: Backend, embedder: Embedder, settings: Settings, req: Search
     plan = plan_query(req.query, req.now, tz=settings.timezone, intent=req.intent, time_phrases=use_phrases)
     conditions = list(req.conditions)
     if plan.window is not None and settings.memory_time_phrase_mode == "filter":
-        conditions += [Condition("valid_from", "$gte", plan.window.start),
-                       Condition("valid_from", "$lt", plan.window.end)]
+        conditions += [
+            Condition("valid_from", "$gte", plan.window.start),
+            Condition("valid_from", "$lt", plan.window.end),
+        ]
     pool_size = max(settings.memory_context_topk, req.limit + req.offset)
     if req.mode == "keyword":
-        found = backend.keyword_search(req.user_id, req.query, conditions, limit=req.limit, offset=req.offset,
-                                       shared=True)
-        return [SearchHit(memory=h.record, score=h.score, breakdown=ScoreBreakdown(keyword=h.score, final=h.score))
-                for h in found]
+        found = backend.keyword_search(
+            req.user_id, req.query, conditions, limit=req.limit, offset=req.offset, shared=True
+        )
+        return [
+            SearchHit(
+                memory=h.record, score=h.score, breakdown=ScoreBreakdown(keyword=h.score, final=h.score)
+            )
+            for h in found
+        ]
     thread = req.thread_id or _scope_value(conditions, "thread_id")
     text = query_text(req.query, settings, thread_id=thread, topic=_scope_value(conditions, "category"))
     if req.mode == "dense":
-        found = backend.vector_search(req.user_id, embedder.embed_one(text), conditions, limit=req.limit,
-                                      offset=req.offset, shared=True)
-        return [SearchHit(memory=h.record, score=h.score,
-                          breakdown=ScoreBreakdown(similarity=h.score, final=h.score)) for h in found]
+        found = backend.vector_search(
+            req.user_id, embedder.embed_one(text), conditions, limit=req.limit, offset=req.offset, shared=True
+        )
+        return [
+            SearchHit(
+                memory=h.record, score=h.score, breakdown=ScoreBreakdown(similarity=h.score, final=h.score)
+            )
+            for h in found
+        ]
     vector = embedder.embed_one(text)
     pool = gather(backend, req.user_id, req.query, vector, conditions, plan, pool_size=pool_size)
     add_neighbours(backend, settings, req.user_id, vector, conditions, pool)
@@ -98,11 +110,16 @@ def search(backend: Backend, embedder: Embedder, settings: Settings, req: Search
     if threshold is not None:
         pool.candidates = {cid: c for cid, c in pool.candidates.items() if (c.similarity or 0.0) >= threshold}
     hits = rerank(backend, settings, req, vector, pool, plan)
-    return hits[req.offset: req.offset + req.limit]
+    return hits[req.offset : req.offset + req.limit]
 
 
 def rerank(
-    backend: Backend, settings: Settings, req: SearchRequest, vector: Sequence[float], pool: Pool, plan: QueryPlan
+    backend: Backend,
+    settings: Settings,
+    req: SearchRequest,
+    vector: Sequence[float],
+    pool: Pool,
+    plan: QueryPlan,
 ) -> list[SearchHit]:
     kw = settings.memory_keyword_weight
     relevance = {cid: c.relevance(kw) for cid, c in pool.candidates.items()}
@@ -110,14 +127,20 @@ def rerank(
     threads = thread_boosts(settings, pool, relevance)
     weights = dict(settings.memory_rerank_weights)
     if plan.caution:  # what to be careful about: what matters most about the user counts more
-        weights["importance"] = weights.get("importance", DEFAULT_WEIGHTS["importance"]) * settings.memory_caution_importance_factor
+        weights["importance"] = (
+            weights.get("importance", DEFAULT_WEIGHTS["importance"])
+            * settings.memory_caution_importance_factor
+        )
     recency_weight = question_recency_weight(settings, plan)
     decay = settings.memory_decay_half_life_days if settings.memory_decay_enabled else None
     closest = sorted((c.similarity or 0.0 for c in pool.candidates.values()), reverse=True)[:PIN_CLOSEST]
     hits = []
     for cid, cand in pool.candidates.items():
         breakdown = composite(
-            cand.record, cand.similarity or 0.0, req.now, weights,
+            cand.record,
+            cand.similarity or 0.0,
+            req.now,
+            weights,
             half_life_days=settings.memory_recency_half_life_days,
             keyword=kw * cand.keyword_norm,
             decay_half_life_days=decay,
@@ -127,8 +150,13 @@ def rerank(
             brevity=brevity_penalty(cand.record, settings),
             subject=subject_penalty(req.query, cand.record.summary, settings.memory_subject_penalty),
             kind=kind_penalty(req.query, cand.record.summary, settings.memory_answer_kind_penalty),
-            pin=pin_signal(cand.record, cand.similarity or 0.0, closest, settings.memory_pin_margin,
-                           shares_words=cand.keyword > 0 or same_aspect(req.query, cand.record)),
+            pin=pin_signal(
+                cand.record,
+                cand.similarity or 0.0,
+                closest,
+                settings.memory_pin_margin,
+                shares_words=cand.keyword > 0 or same_aspect(req.query, cand.record),
+            ),
             type_weight=settings.memory_insight_weight if cand.record.type is MemoryType.INSIGHT else 1.0,
         )
         hits.append(SearchHit(memory=cand.record, score=breakdown.final, breakdown=breakdown))

@@ -64,8 +64,17 @@ def _recency(at: datetime, now: datetime) -> float:
     return math.pow(0.5, hours / HALF_LIFE_HOURS)
 
 
-def blend(query: str, plan: QueryPlan, now: datetime, settings: Settings, messages: Sequence[MessageHit],
-          sessions: Sequence[SearchHit], *, max_messages: int, max_sessions: int) -> list[BlendItem]:
+def blend(
+    query: str,
+    plan: QueryPlan,
+    now: datetime,
+    settings: Settings,
+    messages: Sequence[MessageHit],
+    sessions: Sequence[SearchHit],
+    *,
+    max_messages: int,
+    max_sessions: int,
+) -> list[BlendItem]:
     """The reranked messages and session summaries, best first (see the module's docstring)."""
     words = set(query_words(query))
     w_recency = question_recency_weight(settings, plan)
@@ -73,19 +82,33 @@ def blend(query: str, plan: QueryPlan, now: datetime, settings: Settings, messag
     items: list[BlendItem] = []
     for s in sessions:
         rec = s.memory
-        parts = {"relevance": s.breakdown.similarity, "recency": _recency(rec.valid_to or rec.created_at, now),
-                 "overlap": _overlap(words, rec.summary), "bonus": SESSION_BONUS, "coverage": 1.0}
+        parts = {
+            "relevance": s.breakdown.similarity,
+            "recency": _recency(rec.valid_to or rec.created_at, now),
+            "overlap": _overlap(words, rec.summary),
+            "bonus": SESSION_BONUS,
+            "coverage": 1.0,
+        }
         items.append(BlendItem("session", 0.0, parts, session=s))
     ranked_sessions = sorted(items, key=lambda i: -_score(i.parts, w_recency))[:max_sessions]
-    windows = [(i.session.memory.chat_id, i.session.memory.valid_from, i.session.memory.valid_to)
-               for i in ranked_sessions if i.session is not None]
+    windows = [
+        (i.session.memory.chat_id, i.session.memory.valid_from, i.session.memory.valid_to)
+        for i in ranked_sessions
+        if i.session is not None
+    ]
     for h in messages:
         m = h.message
-        covered = any(chat == m.chat_id and start is not None and end is not None and start <= m.at <= end
-                      for chat, start, end in windows)
-        parts = {"relevance": (h.similarity or 0.0) + (kw * h.keyword / sd if sd else 0.0),
-                 "recency": _recency(m.at, now), "overlap": _overlap(words, m.text), "bonus": 1.0,
-                 "coverage": COVERED if covered else 1.0}
+        covered = any(
+            chat == m.chat_id and start is not None and end is not None and start <= m.at <= end
+            for chat, start, end in windows
+        )
+        parts = {
+            "relevance": (h.similarity or 0.0) + (kw * h.keyword / sd if sd else 0.0),
+            "recency": _recency(m.at, now),
+            "overlap": _overlap(words, m.text),
+            "bonus": 1.0,
+            "coverage": COVERED if covered else 1.0,
+        }
         items.append(BlendItem("message", 0.0, parts, message=m))
     for item in items:
         item.score = _score(item.parts, w_recency)

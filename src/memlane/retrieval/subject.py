@@ -30,22 +30,53 @@ from functools import lru_cache
 from memlane.providers.llm.rules.lexicon import PET_SPECIES, RELATION_ALIASES, RELATIONS
 
 # a friend by the words people use for one (the extractor's aliases have "best friend", "bff")
-_FRIEND_WORDS = {w: "friend" for w in ("mate", "best mate", "pal", "buddy", "bestie", "best pal", "best buddy")}
+_FRIEND_WORDS = {
+    w: "friend" for w in ("mate", "best mate", "pal", "buddy", "bestie", "best pal", "best buddy")
+}
 _NOUNS = {**{w: w for w in (*RELATIONS, *PET_SPECIES)}, **RELATION_ALIASES, **_FRIEND_WORDS}
 _NOUN = "|".join(sorted((re.escape(w) for w in _NOUNS), key=len, reverse=True))
-_OWNED = re.compile(rf"\b(?:my|our|(?:the )?user's|their)\s+(?:[a-z-]+\s+)?(?P<noun>{_NOUN})(?:'s|s)?\b", re.I)
+_OWNED = re.compile(
+    rf"\b(?:my|our|(?:the )?user's|their)\s+(?:[a-z-]+\s+)?(?P<noun>{_NOUN})(?:'s|s)?\b", re.I
+)
 _NAME = re.compile(r"(?<!^)(?<![.?!] )\b(?!I\b)[A-Z][\w'-]+")
-_USER = re.compile(r"\b(?:I|my|myself|(?:the )?user(?:'s)?)\b", re.I)  # "me" is an object: "tell me about ..."
+_USER = re.compile(
+    r"\b(?:I|my|myself|(?:the )?user(?:'s)?)\b", re.I
+)  # "me" is an object: "tell me about ..."
 _SENTENCES = re.compile(r"[.!?]+\s+\S")
 _WHO = re.compile(r"^\s*(?:who|whom|whose)\b", re.I)
 _MEMORY_USER = re.compile(r"^\s*(?:the )?user\b", re.I)
 _MEMORY_HEAD = re.compile(rf"^\s*(?:the )?user's\s+(?:(?:[a-z-]+)\s+)?(?P<noun>{_NOUN})(?:'s)?\b", re.I)
 # "User's climbing partner Theo lives in Leeds": someone the user knows, named after the words saying who
 # (a liking is no person: "User's favourite author Ursula ...")
-_NAMED_HEAD = re.compile(r"^\s*(?:[Tt]he )?[Uu]ser's\s+(?!favou?rite\b)(?P<who>(?:[a-z-]+\s+){0,2}(?P<noun>[a-z-]+))\s+"
-                         r"[A-Z][a-z'-]+\b")
-_NOT_WHO = frozenset({"a", "an", "the", "in", "at", "on", "to", "for", "from", "with", "of", "by", "and", "or", "is",
-                      "was", "are", "were", "has", "had", "will"})
+_NAMED_HEAD = re.compile(
+    r"^\s*(?:[Tt]he )?[Uu]ser's\s+(?!favou?rite\b)(?P<who>(?:[a-z-]+\s+){0,2}(?P<noun>[a-z-]+))\s+"
+    r"[A-Z][a-z'-]+\b"
+)
+_NOT_WHO = frozenset(
+    {
+        "a",
+        "an",
+        "the",
+        "in",
+        "at",
+        "on",
+        "to",
+        "for",
+        "from",
+        "with",
+        "of",
+        "by",
+        "and",
+        "or",
+        "is",
+        "was",
+        "are",
+        "were",
+        "has",
+        "had",
+        "will",
+    }
+)
 _APPOSITION = re.compile(rf"^\s*[A-Z][\w'-]+,? (?:the )?(?:user's|their) (?:[a-z-]+ )?(?P<noun>{_NOUN})\b")
 
 
@@ -96,8 +127,11 @@ def memory_about(summary: str) -> Subject | None:
     """Whom a third-person summary is about, or None when it is in another form."""
     if m := _MEMORY_HEAD.match(summary) or _APPOSITION.match(summary):
         return Subject(canonical(m.group("noun")))
-    if (m := _NAMED_HEAD.match(summary)) and not _NOT_WHO & set(words := m.group("who").split()) and (
-            words[-1] in _NOUNS or not words[-1].endswith("s")):  # "User's passport expires Monday": no one
+    if (
+        (m := _NAMED_HEAD.match(summary))
+        and not _NOT_WHO & set(words := m.group("who").split())
+        and (words[-1] in _NOUNS or not words[-1].endswith("s"))
+    ):  # "User's passport expires Monday": no one
         return Subject(canonical(m.group("noun")))
     return USER if _MEMORY_USER.match(summary) else None
 
@@ -119,7 +153,9 @@ def subject_penalty(query: str, summary: str, weight: float) -> float:
     if asked is None or about is None:
         return 0.0
     if any(name in summary for name in _NAME.findall(query)):
-        return 0.0  # the question names someone or something the memory mentions: "What do I know about Noor?"
+        return (
+            0.0  # the question names someone or something the memory mentions: "What do I know about Noor?"
+        )
     if asked.is_user:
         named = about.is_user or about.noun in PET_SPECIES or about.noun in named_relations(query)
         return 0.0 if named else weight

@@ -53,7 +53,11 @@ def pool_edges(backend: Backend, user_id: str, pool: Pool) -> list[Relation]:
 
 
 def add_neighbours(
-    backend: Backend, settings: Settings, user_id: str, vector: Sequence[float], conditions: Sequence[Condition],
+    backend: Backend,
+    settings: Settings,
+    user_id: str,
+    vector: Sequence[float],
+    conditions: Sequence[Condition],
     pool: Pool,
 ) -> None:
     """Add the memories linked to a candidate (by a relation type that lifts) that pass ``conditions``."""
@@ -61,12 +65,16 @@ def add_neighbours(
     types = _linked_types(settings)
     if not ids or types == set():
         return
-    outside = {e.to_id if e.from_id in pool.candidates else e.from_id for e in pool_edges(backend, user_id, pool)
-               if types is None or e.relation_type in types} - set(pool.candidates)
+    outside = {
+        e.to_id if e.from_id in pool.candidates else e.from_id
+        for e in pool_edges(backend, user_id, pool)
+        if types is None or e.relation_type in types
+    } - set(pool.candidates)
     if not outside:
         return
-    found = backend.list(user_id, [*conditions, Condition("id", "$in", sorted(outside))], limit=len(outside),
-                         shared=True)
+    found = backend.list(
+        user_id, [*conditions, Condition("id", "$in", sorted(outside))], limit=len(outside), shared=True
+    )
     sims = cosines(vector, backend.vectors(user_id, [r.id for r in found], shared=True))
     for record in found:
         pool.add(record).similarity = sims.get(record.id, 0.0)
@@ -77,7 +85,12 @@ def _asks(summary: str) -> bool:
 
 
 def relation_boosts(
-    backend: Backend, settings: Settings, user_id: str, vector: Sequence[float], pool: Pool, relevance: dict[str, float]
+    backend: Backend,
+    settings: Settings,
+    user_id: str,
+    vector: Sequence[float],
+    pool: Pool,
+    relevance: dict[str, float],
 ) -> dict[str, float]:
     """Best weighted edge to a relevant memory, per candidate (absent: no edge)."""
     edges = pool_edges(backend, user_id, pool)
@@ -96,7 +109,9 @@ def relation_boosts(
             if here not in pool.candidates or here == there:
                 continue
             rel = relevance.get(there, far.get(there, 0.0))
-            lift = w * REPLY_FACTOR if e.relation_type == "follows" and here == e.to_id and there in asks else w
+            lift = (
+                w * REPLY_FACTOR if e.relation_type == "follows" and here == e.to_id and there in asks else w
+            )
             boosts[here] = max(boosts.get(here, 0.0), lift * max(rel, 0.0))
     return boosts
 

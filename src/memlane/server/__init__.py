@@ -10,7 +10,9 @@ if TYPE_CHECKING:
 __all__ = ["create_app"]
 
 
-def __getattr__(name: str) -> Any:  # imported on first use: `memlane serve` checks its port before FastAPI loads
+def __getattr__(
+    name: str,
+) -> Any:  # imported on first use: `memlane serve` checks its port before FastAPI loads
     if name == "create_app":
         from memlane.server.app import create_app
 

@@ -67,8 +67,11 @@ def build_memory(settings: Settings, metrics: ServerMetrics) -> Memory:
     from memlane.providers.llm.registry import llm_from_settings, summary_llm_from_settings
 
     summaries = summary_llm_from_settings(settings)
-    return Memory(settings=settings, llm=TimedLLM(llm_from_settings(settings), metrics.llm),
-                  summary_llm=None if summaries is None else TimedLLM(summaries, metrics.llm))
+    return Memory(
+        settings=settings,
+        llm=TimedLLM(llm_from_settings(settings), metrics.llm),
+        summary_llm=None if summaries is None else TimedLLM(summaries, metrics.llm),
+    )
 
 
 def _warm_up(memory: Memory) -> None:
@@ -91,8 +94,13 @@ def create_app(memory: Memory | None = None, settings: Settings | None = None) -
     instrument_embedder(mem, metrics)
     state = ServerState(mem, settings, keys, metrics, owns)
     if settings.upstream_base_url:
-        state.upstream = Upstream(settings.upstream_base_url, settings.upstream_api_key, settings.upstream_model,
-                                  settings.upstream_timeout_s, metrics)
+        state.upstream = Upstream(
+            settings.upstream_base_url,
+            settings.upstream_api_key,
+            settings.upstream_model,
+            settings.upstream_timeout_s,
+            metrics,
+        )
     unsubscribe = mem.events.subscribe(metrics.on_event)
     metrics.watch_queue(mem)
 
@@ -111,8 +119,15 @@ def create_app(memory: Memory | None = None, settings: Settings | None = None) -
             if owns:
                 await anyio.to_thread.run_sync(mem.close)
 
-    app = FastAPI(title="memlane", version=__version__, description=DESCRIPTION, lifespan=lifespan,
-                  dependencies=[Depends(openapi.known_query)], docs_url=None, redoc_url=None)
+    app = FastAPI(
+        title="memlane",
+        version=__version__,
+        description=DESCRIPTION,
+        lifespan=lifespan,
+        dependencies=[Depends(openapi.known_query)],
+        docs_url=None,
+        redoc_url=None,
+    )
     app.state.memlane = state
     errors.install(app)
     schema_errors.install(app)
@@ -129,18 +144,36 @@ def create_app(memory: Memory | None = None, settings: Settings | None = None) -
     ui.install(app)  # the memory inspector at /ui
     api_docs.install(app)  # /docs and /redoc, with their assets from a package (no CDN)
 
-    @app.get("/healthz", response_model=Health, tags=["service"], summary="Liveness and what is configured",
-             responses=errors.error_responses(503))
+    @app.get(
+        "/healthz",
+        response_model=Health,
+        tags=["service"],
+        summary="Liveness and what is configured",
+        responses=errors.error_responses(503),
+    )
     def healthz(st: State) -> Health:
         st.memory.backend.schema_version()  # the store answers (BackendError -> 503)
-        return Health(version=__version__, backend=type(st.memory.backend).__name__.removesuffix("Backend").lower(),
-                      embedder=st.memory.embedder.identity, llm=st.settings.llm,
-                      upstream=st.upstream.base_url if st.upstream else None)
+        return Health(
+            version=__version__,
+            backend=type(st.memory.backend).__name__.removesuffix("Backend").lower(),
+            embedder=st.memory.embedder.identity,
+            llm=st.settings.llm,
+            upstream=st.upstream.base_url if st.upstream else None,
+        )
 
-    @app.get("/metrics", tags=["service"], summary="Prometheus metrics (admin key)", response_class=Response,
-             responses={200: {"description": "Prometheus text format",
-                              "content": {CONTENT_TYPE_LATEST.split(";")[0]: {"schema": {"type": "string"}}}},
-                        **errors.error_responses(401, 403)})
+    @app.get(
+        "/metrics",
+        tags=["service"],
+        summary="Prometheus metrics (admin key)",
+        response_class=Response,
+        responses={
+            200: {
+                "description": "Prometheus text format",
+                "content": {CONTENT_TYPE_LATEST.split(";")[0]: {"schema": {"type": "string"}}},
+            },
+            **errors.error_responses(401, 403),
+        },
+    )
     def prometheus(_: Admin, st: State) -> Response:
         return Response(generate_latest(st.metrics.registry), media_type=CONTENT_TYPE_LATEST)
 

@@ -44,8 +44,10 @@ class Principal:
 
 class KeyRing:
     def __init__(self, entries: list[str]) -> None:
-        self.keys = [(key.encode(), Principal(f"key#{n}", user))
-                     for n, (key, user) in enumerate(check_api_keys(entries), start=1)]
+        self.keys = [
+            (key.encode(), Principal(f"key#{n}", user))
+            for n, (key, user) in enumerate(check_api_keys(entries), start=1)
+        ]
 
     @property
     def enabled(self) -> bool:
@@ -75,12 +77,20 @@ async def authenticate(
     ring: KeyRing = request.app.state.memlane.keys
     if not ring.enabled:
         if not is_loopback(request.client.host if request.client else None):
-            raise ApiError(403, "forbidden", "this server has no API keys configured and serves loopback "
-                                             "clients only; set MEMLANE_API_KEYS")
+            raise ApiError(
+                403,
+                "forbidden",
+                "this server has no API keys configured and serves loopback "
+                "clients only; set MEMLANE_API_KEYS",
+            )
         return Principal("loopback")
     if credentials is None or credentials.scheme.lower() != "bearer":
-        raise ApiError(401, "unauthorized", "missing API key: send 'Authorization: Bearer <key>'",
-                       headers={"WWW-Authenticate": "Bearer"})
+        raise ApiError(
+            401,
+            "unauthorized",
+            "missing API key: send 'Authorization: Bearer <key>'",
+            headers={"WWW-Authenticate": "Bearer"},
+        )
     who = ring.lookup(credentials.credentials)
     if who is None:
         raise ApiError(401, "unauthorized", "unknown API key", headers={"WWW-Authenticate": "Bearer"})
@@ -93,11 +103,25 @@ async def require_admin(who: Annotated[Principal, Depends(authenticate)]) -> Pri
     return who
 
 
-UserHeader = Annotated[str | None, Header(alias=USER_HEADER, pattern=USER_PATTERN, description=(
-    f"The user to act for (admin keys). {OWUI_USER_HEADER} is accepted too."))]
-OwuiUserHeader = Annotated[str | None, Header(alias=OWUI_USER_HEADER, pattern=USER_PATTERN, description=(
-    f"Open WebUI's user id: the user to act for (admin keys); without it, anonymous mode. "
-    f"{USER_HEADER} is accepted too."))]
+UserHeader = Annotated[
+    str | None,
+    Header(
+        alias=USER_HEADER,
+        pattern=USER_PATTERN,
+        description=(f"The user to act for (admin keys). {OWUI_USER_HEADER} is accepted too."),
+    ),
+]
+OwuiUserHeader = Annotated[
+    str | None,
+    Header(
+        alias=OWUI_USER_HEADER,
+        pattern=USER_PATTERN,
+        description=(
+            f"Open WebUI's user id: the user to act for (admin keys); without it, anonymous mode. "
+            f"{USER_HEADER} is accepted too."
+        ),
+    ),
+]
 
 
 def _resolve(who: Principal, declared: str | None, other_name: str, other: str | None) -> str | None:
@@ -115,29 +139,38 @@ def _resolve(who: Principal, declared: str | None, other_name: str, other: str |
     return header_user
 
 
-async def acting_user(request: Request, who: Annotated[Principal, Depends(authenticate)],
-                      x_memlane_user: UserHeader = None) -> str | None:
+async def acting_user(
+    request: Request, who: Annotated[Principal, Depends(authenticate)], x_memlane_user: UserHeader = None
+) -> str | None:
     """REST: ``X-Memlane-User`` (documented) or ``X-OpenWebUI-User-Id``."""
     return _resolve(who, x_memlane_user, OWUI_USER_HEADER, request.headers.get(OWUI_USER_HEADER))
 
 
-async def chat_user(request: Request, who: Annotated[Principal, Depends(authenticate)],
-                    x_openwebui_user_id: OwuiUserHeader = None) -> str | None:
+async def chat_user(
+    request: Request,
+    who: Annotated[Principal, Depends(authenticate)],
+    x_openwebui_user_id: OwuiUserHeader = None,
+) -> str | None:
     """Chat proxy: ``X-OpenWebUI-User-Id`` (documented) or ``X-Memlane-User``; or Open WebUI's signed
     ``X-OpenWebUI-User-Jwt``, verified (a plain header naming another user is refused)."""
     token = request.headers.get(JWT_HEADER)
     if token is not None:
         signed = jwt_user(token, request.app.state.memlane.settings.openwebui_jwt_secret)
         if x_openwebui_user_id not in (None, signed):
-            raise ApiError(400, "validation_error", f"{OWUI_USER_HEADER} and {JWT_HEADER} name different users")
+            raise ApiError(
+                400, "validation_error", f"{OWUI_USER_HEADER} and {JWT_HEADER} name different users"
+            )
         x_openwebui_user_id = signed
     return _resolve(who, x_openwebui_user_id, USER_HEADER, request.headers.get(USER_HEADER))
 
 
 async def require_user(user: Annotated[str | None, Depends(acting_user)]) -> str:
     if user is None:
-        raise ApiError(400, "missing_user", f"name the user with the {USER_HEADER} header "
-                                            "(or use an API key bound to a user)")
+        raise ApiError(
+            400,
+            "missing_user",
+            f"name the user with the {USER_HEADER} header (or use an API key bound to a user)",
+        )
     return user
 
 

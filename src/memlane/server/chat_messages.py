@@ -16,9 +16,11 @@ TASK_PREFIX = "### Task:"  # Open WebUI's own requests (titles, tags, follow-ups
 # documents in <context>...</context>, in some versions the query again in <user_query>, then (or before) the
 # user's own message. Greedy up to the last </context>: no document text is ever taken for the user's.
 RETRIEVAL = re.compile(r"### Task:.*</context>\s*(?:<user_query>(?P<query>.*?)</user_query>)?", re.S)
-PREAMBLE = ("Memories about the user from earlier conversations (memlane). They may be incomplete or out "
-            "of date: use the ones that help with this turn, ignore the rest, and do not mention this list "
-            "unless asked.")
+PREAMBLE = (
+    "Memories about the user from earlier conversations (memlane). They may be incomplete or out "
+    "of date: use the ones that help with this turn, ignore the rest, and do not mention this list "
+    "unless asked."
+)
 
 
 class ChatMessageIn(BaseModel):
@@ -31,10 +33,18 @@ class ChatMessageIn(BaseModel):
 class ChatCompletionRequest(BaseModel):
     """An OpenAI chat completion request. Fields beyond these are passed to the upstream unchanged."""
 
-    model_config = ConfigDict(extra="allow", json_schema_extra={"examples": [
-        {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "What should I cook tonight?"}],
-         "stream": True},
-    ]})
+    model_config = ConfigDict(
+        extra="allow",
+        json_schema_extra={
+            "examples": [
+                {
+                    "model": "gpt-4o-mini",
+                    "messages": [{"role": "user", "content": "What should I cook tonight?"}],
+                    "stream": True,
+                },
+            ]
+        },
+    )
 
     model: str | None = Field(None, description="Upstream model (default: MEMLANE_UPSTREAM_MODEL).")
     messages: list[ChatMessageIn] = Field(min_length=1, max_length=2000)
@@ -51,8 +61,11 @@ def text_of(message: dict[str, Any]) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "\n".join(p["text"] for p in content
-                         if isinstance(p, dict) and p.get("type") == "text" and isinstance(p.get("text"), str))
+        return "\n".join(
+            p["text"]
+            for p in content
+            if isinstance(p, dict) and p.get("type") == "text" and isinstance(p.get("text"), str)
+        )
     return ""
 
 
@@ -67,7 +80,7 @@ def own_words(text: str) -> str:
     match = _retrieval(text)
     if match is None:
         return text
-    rest = (text[:match.start()] + text[match.end():]).strip()
+    rest = (text[: match.start()] + text[match.end() :]).strip()
     return rest or (match.group("query") or "").strip()
 
 

@@ -39,10 +39,19 @@ def trailing_turn(messages: Sequence[dict[str, Any]]) -> tuple[str | None, list[
     n = len(messages)
     while n > 0 and messages[n - 1].get("role") != "assistant":
         n -= 1
-    said = [Said(clean(user_text_of(m)), _sender(m)) for m in messages[n:]
-            if m.get("role") == "user" and clean(user_text_of(m))]
-    anchor = next((clean(text_of(m)) for m in reversed(messages[:n])
-                   if m.get("role") == "assistant" and clean(text_of(m))), None)
+    said = [
+        Said(clean(user_text_of(m)), _sender(m))
+        for m in messages[n:]
+        if m.get("role") == "user" and clean(user_text_of(m))
+    ]
+    anchor = next(
+        (
+            clean(text_of(m))
+            for m in reversed(messages[:n])
+            if m.get("role") == "assistant" and clean(text_of(m))
+        ),
+        None,
+    )
     return anchor, said
 
 
@@ -56,8 +65,14 @@ def unrecorded(anchor: str | None, said: Sequence[Said], stored: Sequence[Sessio
     after the anchor (see the module's docstring)."""
     start = 0
     if anchor is not None:
-        start = next((n + 1 for n in range(len(stored) - 1, -1, -1)
-                      if stored[n].role == "assistant" and stored[n].text == anchor), 0)
+        start = next(
+            (
+                n + 1
+                for n in range(len(stored) - 1, -1, -1)
+                if stored[n].role == "assistant" and stored[n].text == anchor
+            ),
+            0,
+        )
     done = 0
     for msg in stored[start:]:
         if msg.role != "user" or done == len(said) or msg.text != said[done].text:
@@ -71,8 +86,11 @@ def _new_messages(memory: Memory, user: str, chat: str, messages: Sequence[dict[
     if not said:
         return []
     latest = memory.latest_session(user_id=user, chat_id=chat)
-    stored = [] if latest is None else memory.session_messages(
-        latest.id, user_id=user, limit=min(latest.message_count, MAX_COMPARED))
+    stored = (
+        []
+        if latest is None
+        else memory.session_messages(latest.id, user_id=user, limit=min(latest.message_count, MAX_COMPARED))
+    )
     return unrecorded(anchor, said, stored)
 
 
@@ -80,8 +98,9 @@ def record_request(memory: Memory, user: str, chat: str, messages: Sequence[dict
     """Record the request's new user messages in the chat; returns how many."""
     new = _new_messages(memory, user, chat, messages)
     if new:
-        memory.record_messages([{"role": "user", "content": s.text, "name": s.sender} for s in new],
-                               user_id=user, chat_id=chat)
+        memory.record_messages(
+            [{"role": "user", "content": s.text, "name": s.sender} for s in new], user_id=user, chat_id=chat
+        )
     return len(new)
 
 

@@ -50,28 +50,50 @@ class ErrorBody(BaseModel):
 
     error: ErrorDetail
 
-    model_config = {"json_schema_extra": {"examples": [
-        {"error": {"type": "not_found", "message": "no memory 'abc' for user 'maya'", "details": None}},
-    ]}}
+    model_config = {
+        "json_schema_extra": {
+            "examples": [
+                {
+                    "error": {
+                        "type": "not_found",
+                        "message": "no memory 'abc' for user 'maya'",
+                        "details": None,
+                    }
+                },
+            ]
+        }
+    }
 
 
 class ApiError(Exception):
     """Raised by routes for an error that is not an engine error (auth, missing user, upstream)."""
 
-    def __init__(self, status: int, type_: str, message: str, details: Any = None,
-                 headers: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        status: int,
+        type_: str,
+        message: str,
+        details: Any = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
         super().__init__(message)
-        self.status, self.type, self.message, self.details, self.headers = status, type_, message, details, headers
+        self.status, self.type, self.message, self.details, self.headers = (
+            status,
+            type_,
+            message,
+            details,
+            headers,
+        )
 
 
 DESCRIPTIONS = {
     400: "Bad input: memlane refused a value (nothing was changed)",
     401: "Missing or unknown API key",
     403: "The key may not act for that user (or needs an admin key), the memory is only shared with the user "
-         "(read-only), or the category is not allowed for the agent",
+    "(read-only), or the category is not allowed for the agent",
     404: "No such memory for this user",
     409: "The embedder (or its dimensions) differs from the store's, an idempotency key was reused for another "
-         "memory, or a proposal was already decided, expired or its memory changed since",
+    "memory, or a proposal was already decided, expired or its memory changed since",
     413: "The request body is over MEMLANE_MAX_BODY_BYTES",
     422: "The request does not match the schema",
     429: "A per-user write cap was reached",
@@ -111,8 +133,9 @@ def classify(exc: MemlaneError) -> tuple[int, str]:
     return 500, "internal_error"
 
 
-def error_response(status: int, type_: str, message: str, details: Any = None,
-                   headers: dict[str, str] | None = None) -> JSONResponse:
+def error_response(
+    status: int, type_: str, message: str, details: Any = None, headers: dict[str, str] | None = None
+) -> JSONResponse:
     body = ErrorBody(error=ErrorDetail(type=type_, message=" ".join(str(message).split()), details=details))
     return JSONResponse(body.model_dump(mode="json"), status_code=status, headers=headers)
 
@@ -155,8 +178,12 @@ def install(app: FastAPI) -> None:
 
     async def on_http_error(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, StarletteHTTPException)
-        kind = {400: "invalid_request", 404: "not_found", 405: "method_not_allowed",
-                413: "payload_too_large"}.get(exc.status_code, "http_error")
+        kind = {
+            400: "invalid_request",
+            404: "not_found",
+            405: "method_not_allowed",
+            413: "payload_too_large",
+        }.get(exc.status_code, "http_error")
         headers = dict(getattr(exc, "headers", None) or {})
         if exc.status_code == 405:  # every method of the path, not only those of one route
             headers["Allow"] = ", ".join(allowed_methods(request))

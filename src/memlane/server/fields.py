@@ -31,13 +31,21 @@ HAS_TEXT = r"^[^\x00]*[^\x00-\x1f\x7f-\x9f\s\ufeff][^\x00]*$"
 # an id or name: no control character but tab and newline (the engine refuses them), and some text
 ID_TEXT = r"^[^\x00-\x08\x0b-\x1f\x7f-\x9f]*[^\x00-\x1f\x7f-\x9f\s\ufeff][^\x00-\x08\x0b-\x1f\x7f-\x9f]*$"
 # a key: the same, with a character left once zero-width ones are removed (model/text.py normal_key)
-KEY_TEXT = (r"^[^\x00-\x08\x0b-\x1f\x7f-\x9f]*[^\x00-\x1f\x7f-\x9f\s\ufeff\u200b\u200c\u200d\u2060]"
-            r"[^\x00-\x08\x0b-\x1f\x7f-\x9f]*$")
+KEY_TEXT = (
+    r"^[^\x00-\x08\x0b-\x1f\x7f-\x9f]*[^\x00-\x1f\x7f-\x9f\s\ufeff\u200b\u200c\u200d\u2060]"
+    r"[^\x00-\x08\x0b-\x1f\x7f-\x9f]*$"
+)
 INT64 = 2**63 - 1
 SAFE_INT = 2**53 - 1  # exact in every JSON parser (and in the validators that check the document)
-INSTANT_RE = re.compile(r"^[1-8][0-9]{3}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})$")
-INSTANT_SCHEMA = {"type": "string", "format": "date-time", "pattern": r"^[1-8][0-9]{3}-",
-                  "description": "RFC 3339 time with offset, years 1000-8999"}
+INSTANT_RE = re.compile(
+    r"^[1-8][0-9]{3}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})$"
+)
+INSTANT_SCHEMA = {
+    "type": "string",
+    "format": "date-time",
+    "pattern": r"^[1-8][0-9]{3}-",
+    "description": "RFC 3339 time with offset, years 1000-8999",
+}
 
 
 def clean_text(value: str) -> str:
@@ -50,8 +58,9 @@ def clean_text(value: str) -> str:
     return value
 
 
-def check_json(value: Any, *, int64: bool = False, allow_nul: bool = False, max_nodes: int = 100_000,
-               max_depth: int = 64) -> Any:
+def check_json(
+    value: Any, *, int64: bool = False, allow_nul: bool = False, max_nodes: int = 100_000, max_depth: int = 64
+) -> Any:
     """A JSON value the stores can keep: clean text, finite numbers, bounded size and depth; with
     ``int64`` integers that fit a database integer; ``allow_nul`` for text that is only passed on."""
     count = 0
@@ -87,7 +96,9 @@ def parse_instant(value: Any) -> Any:
     if isinstance(value, datetime):
         return value
     if not isinstance(value, str) or not INSTANT_RE.match(value):
-        raise ValueError("expected an RFC 3339 time with an offset, years 1000-8999, e.g. 2026-01-31T09:00:00Z")
+        raise ValueError(
+            "expected an RFC 3339 time with an offset, years 1000-8999, e.g. 2026-01-31T09:00:00Z"
+        )
     return value
 
 
@@ -106,11 +117,13 @@ class KeyPattern:
     """JSON Schema for a dict whose keys have a pattern: ``propertyNames`` (pydantic writes
     ``patternProperties``, which lets keys that do not match through unchecked)."""
 
-    def __get_pydantic_json_schema__(self, core_schema: Any, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+    def __get_pydantic_json_schema__(
+        self, core_schema: Any, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
         schema = handler(core_schema)
         patterns = schema.pop("patternProperties", None)
         if patterns:
-            (pattern, values), = patterns.items()
+            ((pattern, values),) = patterns.items()
             schema["propertyNames"] = {"pattern": pattern}
             schema["additionalProperties"] = values
         return schema
@@ -140,7 +153,9 @@ ShortName = Annotated[str, StringConstraints(min_length=1, max_length=128, patte
 QueryText = Annotated[str, StringConstraints(min_length=1, max_length=8000, pattern=HAS_TEXT), Clean]
 Reason = Annotated[str, StringConstraints(max_length=1000, pattern=NO_NUL), Clean]
 Labels = Annotated[list[ShortName], Field(max_length=64)]
-Instant = Annotated[datetime, BeforeValidator(parse_instant), AfterValidator(utc_instant), WithJsonSchema(INSTANT_SCHEMA)]
+Instant = Annotated[
+    datetime, BeforeValidator(parse_instant), AfterValidator(utc_instant), WithJsonSchema(INSTANT_SCHEMA)
+]
 JsonObject = Annotated[dict[JsonText, JsonValue], KeyPattern(), AfterValidator(check_json)]
 Flag = StrictBool
 Similarity = Annotated[float, Field(strict=True, ge=-1.0, le=1.0, allow_inf_nan=False)]
@@ -156,7 +171,9 @@ TopK: Any = _int(1, 100)
 Budget: Any = _int(1, 100_000)
 Revision: Any = _int(0, SAFE_INT)
 SearchLimit: Any = _int(1, 200)
-SearchOffset: Any = _int(0, 800)  # SQLite's vector index answers at most 4096 neighbours: 4 x (limit + offset)
+SearchOffset: Any = _int(
+    0, 800
+)  # SQLite's vector index answers at most 4096 neighbours: 4 x (limit + offset)
 ListLimit: Any = _int(1, 10_000)
 ListOffset: Any = _int(0, 1_000_000)
 SafeInt: Any = _int(-SAFE_INT, SAFE_INT)

@@ -24,8 +24,16 @@ from memlane.server.fields import NO_NUL, Instant, SafeInt
 
 Str = Annotated[str, StringConstraints(pattern=NO_NUL, max_length=1000)]
 Int = SafeInt
-SCALARS: dict[str, Any] = {"str": Str, "tags": Str, "int": Int, "bool": StrictBool, "datetime": Instant,
-                           "type": MemoryType, "state": MemoryState, "source": Source}
+SCALARS: dict[str, Any] = {
+    "str": Str,
+    "tags": Str,
+    "int": Int,
+    "bool": StrictBool,
+    "datetime": Instant,
+    "type": MemoryType,
+    "state": MemoryState,
+    "source": Source,
+}
 ORDERED = ("int", "datetime", "str")  # the kinds the engine compares with $gt/$gte/$lt/$lte
 NOT_NULL = ("tags", "type", "state")  # null is allowed with $eq / $ne on optional fields only
 MAX_LIST = 100
@@ -46,8 +54,12 @@ def ops_model(kind: str) -> type[BaseModel]:
     scalar = SCALARS[kind]
     eq = scalar if kind in NOT_NULL else scalar | None
     many = Annotated[list[scalar], Field(min_length=1, max_length=MAX_LIST)]  # type: ignore[valid-type]
-    fields: dict[str, Any] = {"eq": (eq, Field(None, alias="$eq")), "ne": (eq, Field(None, alias="$ne")),
-                              "in_": (many, Field(None, alias="$in")), "nin": (many, Field(None, alias="$nin"))}
+    fields: dict[str, Any] = {
+        "eq": (eq, Field(None, alias="$eq")),
+        "ne": (eq, Field(None, alias="$ne")),
+        "in_": (many, Field(None, alias="$in")),
+        "nin": (many, Field(None, alias="$nin")),
+    }
     if kind in ORDERED:
         for op in ("gt", "gte", "lt", "lte"):
             fields[op] = (scalar, Field(None, alias=f"${op}"))
@@ -61,8 +73,14 @@ def spec(kind: str) -> Any:
 
 
 class _FiltersBase(BaseModel):
-    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
-        {"category": "Finance", "importance": {"$gte": 3}, "updated_after": "2026-01-01T00:00:00Z"}]})
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {"category": "Finance", "importance": {"$gte": 3}, "updated_after": "2026-01-01T00:00:00Z"}
+            ]
+        },
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -79,8 +97,10 @@ def filters_model() -> type[BaseModel]:
     for name, (target, _) in SHORTHANDS.items():
         fields[name] = (SCALARS[FIELDS[target]] | None, Field(None))
     model = create_model("Filters", __base__=_FiltersBase, **fields)
-    model.__doc__ = ("Metadata filters: a bare value means $eq, a list $in, or an object of operators "
-                     "($eq $ne $gt $gte $lt $lte $in $nin; ordering operators on numbers, times and text).")
+    model.__doc__ = (
+        "Metadata filters: a bare value means $eq, a list $in, or an object of operators "
+        "($eq $ne $gt $gte $lt $lte $in $nin; ordering operators on numbers, times and text)."
+    )
     return model
 
 

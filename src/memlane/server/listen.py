@@ -42,8 +42,10 @@ def bind(host: str, port: int) -> socket.socket:
     except OSError as exc:
         sock.close()
         if exc.errno == errno.EADDRINUSE:
-            raise ValidationError(f"port {port} on {host} is already in use (another memlane serve?); stop it "
-                                  "or pick another port with --port (or MEMLANE_PORT)") from None
+            raise ValidationError(
+                f"port {port} on {host} is already in use (another memlane serve?); stop it "
+                "or pick another port with --port (or MEMLANE_PORT)"
+            ) from None
         raise ValidationError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     sock.set_inheritable(True)
     return sock

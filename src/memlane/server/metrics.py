@@ -33,29 +33,63 @@ class ServerMetrics:
     def __init__(self) -> None:
         self.registry = CollectorRegistry()
         r = self.registry
-        self.requests = Histogram("memlane_http_request_duration_seconds",
-                                  "Time to the response headers, by route template and status",
-                                  ["method", "route", "status"], buckets=FAST, registry=r)
-        self.formation = Counter("memlane_formation_events_total",
-                                 "Formation events: candidates, decisions (created, updated, merged, "
-                                 "changed_fact, deleted) and errors", ["type"], registry=r)
-        self.embed = Histogram("memlane_embedder_duration_seconds", "Embedder call latency (texts per call "
-                               "vary)", ["embedder"], buckets=FAST, registry=r)
-        self.llm = Histogram("memlane_llm_duration_seconds", "Memory LLM call latency by task",
-                             ["llm", "task"], buckets=SLOW, registry=r)
-        self.upstream = Histogram("memlane_upstream_duration_seconds", "Chat proxy upstream LLM latency: "
-                                  "to the first byte and in total", ["phase"], buckets=SLOW, registry=r)
-        self.proxy = Counter("memlane_chat_requests_total", "Chat proxy requests by memory mode",
-                             ["mode"], registry=r)
-        self.background_failures = Counter("memlane_chat_formation_failures_total",
-                                           "Chat turns whose formation could not be started", registry=r)
+        self.requests = Histogram(
+            "memlane_http_request_duration_seconds",
+            "Time to the response headers, by route template and status",
+            ["method", "route", "status"],
+            buckets=FAST,
+            registry=r,
+        )
+        self.formation = Counter(
+            "memlane_formation_events_total",
+            "Formation events: candidates, decisions (created, updated, merged, "
+            "changed_fact, deleted) and errors",
+            ["type"],
+            registry=r,
+        )
+        self.embed = Histogram(
+            "memlane_embedder_duration_seconds",
+            "Embedder call latency (texts per call vary)",
+            ["embedder"],
+            buckets=FAST,
+            registry=r,
+        )
+        self.llm = Histogram(
+            "memlane_llm_duration_seconds",
+            "Memory LLM call latency by task",
+            ["llm", "task"],
+            buckets=SLOW,
+            registry=r,
+        )
+        self.upstream = Histogram(
+            "memlane_upstream_duration_seconds",
+            "Chat proxy upstream LLM latency: to the first byte and in total",
+            ["phase"],
+            buckets=SLOW,
+            registry=r,
+        )
+        self.proxy = Counter(
+            "memlane_chat_requests_total", "Chat proxy requests by memory mode", ["mode"], registry=r
+        )
+        self.background_failures = Counter(
+            "memlane_chat_formation_failures_total",
+            "Chat turns whose formation could not be started",
+            registry=r,
+        )
         # group-chat sessions (seed 004), from the session.* events of this process's engine and worker
-        self.sessions = {kind: Counter(f"memlane_sessions_{kind}_total", text, registry=r) for kind, text in (
-            ("opened", "Chat sessions opened by recorded messages"),
-            ("closed", "Chat sessions closed after CONTEXT_SESSION_GAP_MINUTES of silence"),
-            ("skipped", "Closed chat sessions not summarised: fewer messages than CONTEXT_SESSION_MIN_MESSAGES"),
-            ("summarized", "Chat sessions summarised by the sessions task"),
-            ("failed", "Chat session summaries that failed (retried by a later run)"))}
+        self.sessions = {
+            kind: Counter(f"memlane_sessions_{kind}_total", text, registry=r)
+            for kind, text in (
+                ("opened", "Chat sessions opened by recorded messages"),
+                ("closed", "Chat sessions closed after CONTEXT_SESSION_GAP_MINUTES of silence"),
+                (
+                    "skipped",
+                    "Closed chat sessions not summarised: fewer messages than CONTEXT_SESSION_MIN_MESSAGES",
+                ),
+                ("summarized", "Chat sessions summarised by the sessions task"),
+                ("failed", "Chat session summaries that failed (retried by a later run)"),
+            )
+        }
 
     def on_event(self, event: MemoryEvent) -> None:
         kind, _, what = event.type.partition(".")
@@ -74,8 +108,11 @@ class QueueDepth(Collector):
         self.memory = memory
 
     def collect(self) -> Iterator[GaugeMetricFamily]:
-        gauge = GaugeMetricFamily("memlane_job_queue_depth", f"Formation jobs by status (counted up to "
-                                  f"{QUEUE_CAP})", labels=["status"])
+        gauge = GaugeMetricFamily(
+            "memlane_job_queue_depth",
+            f"Formation jobs by status (counted up to {QUEUE_CAP})",
+            labels=["status"],
+        )
         for status in (JobStatus.PENDING, JobStatus.RUNNING, JobStatus.PARKED):
             gauge.add_metric([status.value], len(self.memory.jobs(status.value, limit=QUEUE_CAP)))
         yield gauge
@@ -108,12 +145,15 @@ class TimedLLM(MemoryLLM):
         return result
 
     def same_fact(self, existing: str, candidate: str, category: str | None = None) -> SameFact:
-        result: SameFact = self._timed("same_fact", lambda: self.inner.same_fact(existing, candidate, category))
+        result: SameFact = self._timed(
+            "same_fact", lambda: self.inner.same_fact(existing, candidate, category)
+        )
         return result
 
     def classify_conflict(self, existing: str, candidate: str) -> ConflictVerdict:
-        result: ConflictVerdict = self._timed("classify_conflict",
-                                              lambda: self.inner.classify_conflict(existing, candidate))
+        result: ConflictVerdict = self._timed(
+            "classify_conflict", lambda: self.inner.classify_conflict(existing, candidate)
+        )
         return result
 
     def judge(self, candidate: str, existing: Sequence[str]) -> list[ConflictVerdict]:
@@ -127,8 +167,9 @@ class TimedLLM(MemoryLLM):
         return self.inner.lookup_terms(turn)
 
     def summarize_session(self, messages: Sequence[ChatMessage]) -> SessionDigest | None:
-        result: SessionDigest | None = self._timed("summarize_session",
-                                                   lambda: self.inner.summarize_session(messages))
+        result: SessionDigest | None = self._timed(
+            "summarize_session", lambda: self.inner.summarize_session(messages)
+        )
         return result
 
 
@@ -159,7 +200,8 @@ class RequestTimer:
                 seen = True
                 route = getattr(scope.get("route"), "path", "unmatched")
                 self.metrics.requests.labels(scope["method"], route, str(message["status"])).observe(
-                    time.perf_counter() - start)
+                    time.perf_counter() - start
+                )
             await send(message)
 
         await self.app(scope, receive, timed_send)

@@ -26,8 +26,13 @@ def _limit_summary(schemas: dict[str, Any], limit: int) -> None:
 def install(app: FastAPI, settings: Settings) -> None:
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
-            doc = get_openapi(title=app.title, version=app.version, description=app.description,
-                              routes=app.routes, tags=app.openapi_tags)
+            doc = get_openapi(
+                title=app.title,
+                version=app.version,
+                description=app.description,
+                routes=app.routes,
+                tags=app.openapi_tags,
+            )
             _limit_summary(doc.get("components", {}).get("schemas", {}), settings.memory_summary_max_chars)
             app.openapi_schema = doc
         return app.openapi_schema
@@ -44,5 +49,9 @@ async def known_query(request: Request) -> None:
     declared = {p["name"] for p in operation.get("parameters", []) if p.get("in") == "query"}
     unknown = sorted(set(request.query_params) - declared)
     if unknown:
-        raise ApiError(422, "invalid_request", f"unknown query parameter(s): {', '.join(map(repr, unknown))}; "
-                                               f"this operation takes: {', '.join(sorted(declared)) or 'none'}")
+        raise ApiError(
+            422,
+            "invalid_request",
+            f"unknown query parameter(s): {', '.join(map(repr, unknown))}; "
+            f"this operation takes: {', '.join(sorted(declared)) or 'none'}",
+        )

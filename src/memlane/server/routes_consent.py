@@ -21,8 +21,7 @@ ERRORS = error_responses(400, 401, 403, 413, 422, 503)
 ONE = {**ERRORS, **error_responses(404)}
 DECIDE = {**ONE, **error_responses(409)}
 State = Annotated[ServerState, Depends(get_state)]
-ProposalId = Annotated[str, Path(min_length=1, max_length=256, pattern=PATH_ID,
-                                 description="Proposal id.")]
+ProposalId = Annotated[str, Path(min_length=1, max_length=256, pattern=PATH_ID, description="Proposal id.")]
 Decision = Annotated[ReasonRequest | None, Body()]
 
 
@@ -31,10 +30,15 @@ def _actor(who: Principal, user: str) -> str:
 
 
 @router.get("", response_model=ProposalsResponse, responses=ERRORS, summary="The user's proposed changes")
-def proposals(user: User, state: State,
-              status: Annotated[Literal["pending", "accepted", "rejected", "expired", "replaced", "all"], Query(
-                  description="pending (default): those still open; all: every proposal")] = "pending",
-              limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> ProposalsResponse:
+def proposals(
+    user: User,
+    state: State,
+    status: Annotated[
+        Literal["pending", "accepted", "rejected", "expired", "replaced", "all"],
+        Query(description="pending (default): those still open; all: every proposal"),
+    ] = "pending",
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+) -> ProposalsResponse:
     found = state.memory.proposals(user_id=user, status=None if status == "all" else status, limit=limit)
     return ProposalsResponse(proposals=found)
 
@@ -44,15 +48,25 @@ def proposal(proposal_id: ProposalId, user: User, state: State) -> Proposal:
     return state.memory.proposal(proposal_id, user_id=user)
 
 
-@router.post("/{proposal_id}/accept", response_model=Proposal, responses=DECIDE,
-             summary="Accept a proposed change (the memory is superseded)")
+@router.post(
+    "/{proposal_id}/accept",
+    response_model=Proposal,
+    responses=DECIDE,
+    summary="Accept a proposed change (the memory is superseded)",
+)
 def accept(proposal_id: ProposalId, user: User, who: Caller, state: State, body: Decision = None) -> Proposal:
-    return state.memory.accept_proposal(proposal_id, user_id=user, actor=_actor(who, user),
-                                        reason=body.reason if body else None)
+    return state.memory.accept_proposal(
+        proposal_id, user_id=user, actor=_actor(who, user), reason=body.reason if body else None
+    )
 
 
-@router.post("/{proposal_id}/reject", response_model=Proposal, responses=DECIDE,
-             summary="Reject a proposed change (the memory stays)")
+@router.post(
+    "/{proposal_id}/reject",
+    response_model=Proposal,
+    responses=DECIDE,
+    summary="Reject a proposed change (the memory stays)",
+)
 def reject(proposal_id: ProposalId, user: User, who: Caller, state: State, body: Decision = None) -> Proposal:
-    return state.memory.reject_proposal(proposal_id, user_id=user, actor=_actor(who, user),
-                                        reason=body.reason if body else None)
+    return state.memory.reject_proposal(
+        proposal_id, user_id=user, actor=_actor(who, user), reason=body.reason if body else None
+    )

@@ -32,15 +32,24 @@ from memlane.server.state import ServerState, get_state
 router = APIRouter(prefix="/v1/memory", tags=["events"])
 QUEUE_MAX = 1000
 REPLAY_PAGE = 200
-TYPES_PATTERN = r"^(" + "|".join(t.replace(".", r"\.") for t in EVENT_TYPES) + r")(,(" + \
-    "|".join(t.replace(".", r"\.") for t in EVENT_TYPES) + r"))*$"
+TYPES_PATTERN = (
+    r"^("
+    + "|".join(t.replace(".", r"\.") for t in EVENT_TYPES)
+    + r")(,("
+    + "|".join(t.replace(".", r"\.") for t in EVENT_TYPES)
+    + r"))*$"
+)
 
 
 EVENT_SCHEMA = {
-    "type": "object", "description": "One event: `ready` first, then memory.* events; data is JSON (a MemoryEvent)",
-    "properties": {"event": {"enum": ["ready", *EVENT_TYPES]}, "id": {"type": "string"},
-                   "data": {"type": "string", "contentMediaType": "application/json"},
-                   "retry": {"type": "integer", "minimum": 0}},
+    "type": "object",
+    "description": "One event: `ready` first, then memory.* events; data is JSON (a MemoryEvent)",
+    "properties": {
+        "event": {"enum": ["ready", *EVENT_TYPES]},
+        "id": {"type": "string"},
+        "data": {"type": "string", "contentMediaType": "application/json"},
+        "retry": {"type": "integer", "minimum": 0},
+    },
     "required": ["event", "data"],
 }
 
@@ -74,21 +83,44 @@ class Subscription:
             self.queue.put_nowait(event)
 
 
-@router.get("/events", response_class=StreamingResponse, responses={
-    **error_responses(400, 401, 403, 422),
-    200: {"description": "text/event-stream of memory.* events (id, event, data = the event as JSON)",
-          "content": {"text/event-stream": {"schema": EVENT_SCHEMA}}},
-}, summary="Stream the user's memory events (SSE)")
+@router.get(
+    "/events",
+    response_class=StreamingResponse,
+    responses={
+        **error_responses(400, 401, 403, 422),
+        200: {
+            "description": "text/event-stream of memory.* events (id, event, data = the event as JSON)",
+            "content": {"text/event-stream": {"schema": EVENT_SCHEMA}},
+        },
+    },
+    summary="Stream the user's memory events (SSE)",
+)
 async def events(
     user: User,
     state: Annotated[ServerState, Depends(get_state)],
-    types: Annotated[str | None, Query(pattern=TYPES_PATTERN,
-                                       description="Comma-separated event types (default: all).")] = None,
-    thread_id: Annotated[str | None, Query(min_length=1, max_length=256, pattern=r"^[^\x00-\x1f\x7f]+$",
-                                           description="Only events of this thread.")] = None,
-    heartbeat: Annotated[float, Query(ge=0.5, le=300, description="Seconds between keep-alive comments.")] = 15.0,
-    last_event_id: Annotated[str | None, Header(description=(
-        "The id of the last event received: the writes after it are replayed from the change log first"))] = None,
+    types: Annotated[
+        str | None, Query(pattern=TYPES_PATTERN, description="Comma-separated event types (default: all).")
+    ] = None,
+    thread_id: Annotated[
+        str | None,
+        Query(
+            min_length=1,
+            max_length=256,
+            pattern=r"^[^\x00-\x1f\x7f]+$",
+            description="Only events of this thread.",
+        ),
+    ] = None,
+    heartbeat: Annotated[
+        float, Query(ge=0.5, le=300, description="Seconds between keep-alive comments.")
+    ] = 15.0,
+    last_event_id: Annotated[
+        str | None,
+        Header(
+            description=(
+                "The id of the last event received: the writes after it are replayed from the change log first"
+            )
+        ),
+    ] = None,
 ) -> StreamingResponse:
     wanted = set(types.split(",")) if types else set(EVENT_TYPES)
     after = _event_id(last_event_id)
@@ -111,9 +143,20 @@ async def events(
                     break
             while True:
                 if sub.overflowed and sub.queue.empty():
-                    yield frame("memory.error", json.dumps({"type": "memory.error", "user_id": user, "data": {
-                        "code": "overflow", "message": f"over {QUEUE_MAX} undelivered events; reconnect with "
-                                                       "Last-Event-ID to replay the writes missed"}}))
+                    yield frame(
+                        "memory.error",
+                        json.dumps(
+                            {
+                                "type": "memory.error",
+                                "user_id": user,
+                                "data": {
+                                    "code": "overflow",
+                                    "message": f"over {QUEUE_MAX} undelivered events; reconnect with "
+                                    "Last-Event-ID to replay the writes missed",
+                                },
+                            }
+                        ),
+                    )
                     return
                 try:
                     event = await asyncio.wait_for(sub.queue.get(), timeout=heartbeat)
@@ -128,8 +171,11 @@ async def events(
         finally:
             unsubscribe()
 
-    return StreamingResponse(stream(), media_type="text/event-stream",
-                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    return StreamingResponse(
+        stream(),
+        media_type="text/event-stream",
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )
 
 
 MAX_EVENT_ID = 2**63 - 1  # change-log sequences are 64-bit integers in both databases
@@ -142,6 +188,10 @@ def _event_id(value: str | None) -> int | None:
         return None
     digits = value.strip()
     if not (digits.isascii() and digits.isdigit() and len(digits) <= 19 and int(digits) <= MAX_EVENT_ID):
-        raise ApiError(400, "invalid_request", f"Last-Event-ID must be the id of an event of this stream "
-                                               f"(a whole number from 0 to {MAX_EVENT_ID}), got {value[:40]!r}")
+        raise ApiError(
+            400,
+            "invalid_request",
+            f"Last-Event-ID must be the id of an event of this stream "
+            f"(a whole number from 0 to {MAX_EVENT_ID}), got {value[:40]!r}",
+        )
     return int(digits)

@@ -17,25 +17,35 @@ from memlane.server.state import ServerState, get_state
 router = APIRouter(prefix="/v1/memory/procedures", tags=["procedures"])
 ERRORS = error_responses(400, 401, 403, 413, 422, 429, 503)
 State = Annotated[ServerState, Depends(get_state)]
-ProcedureName = Annotated[str, Path(min_length=1, max_length=120, pattern=PATH_NAME,
-                                    description="The procedure's name.")]
+ProcedureName = Annotated[
+    str, Path(min_length=1, max_length=120, pattern=PATH_NAME, description="The procedure's name.")
+]
 
 
-@router.post("", response_model=MemoryRecord, responses=ERRORS, summary="Save a procedure (replaces one of the same name)")
+@router.post(
+    "",
+    response_model=MemoryRecord,
+    responses=ERRORS,
+    summary="Save a procedure (replaces one of the same name)",
+)
 def save(body: ProcedureRequest, user: User, state: State) -> MemoryRecord:
     fields = body.model_dump(exclude_unset=True, exclude={"name", "steps"})
     return state.memory.add_procedure(body.name, body.steps, user_id=user, actor="api", **fields)
 
 
 @router.get("", response_model=ListResponse, responses=ERRORS, summary="The user's procedures")
-def list_procedures(user: User, state: State,
-                    limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> ListResponse:
+def list_procedures(
+    user: User, state: State, limit: Annotated[int, Query(ge=1, le=1000)] = 100
+) -> ListResponse:
     rows = state.memory.procedures(user_id=user, limit=limit)
     return ListResponse(memories=ListedMemory.of(rows, user), limit=limit, offset=0)
 
 
-@router.get("/{name}", response_model=MemoryRecord, responses={**ERRORS, **error_responses(404)},
-            summary="One procedure by name")
+@router.get(
+    "/{name}",
+    response_model=MemoryRecord,
+    responses={**ERRORS, **error_responses(404)},
+    summary="One procedure by name",
+)
 def get(name: ProcedureName, user: User, state: State) -> MemoryRecord:
     return state.memory.procedure(name, user_id=user)
-

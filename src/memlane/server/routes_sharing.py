@@ -31,31 +31,50 @@ router = APIRouter(tags=["sharing"])
 ADMIN_ACTOR = "admin"
 
 
-@router.post("/v1/memory/{memory_id}/share", response_model=LinksResponse, responses=ONE,
-             summary="Share a memory with other users (read-only for them)")
+@router.post(
+    "/v1/memory/{memory_id}/share",
+    response_model=LinksResponse,
+    responses=ONE,
+    summary="Share a memory with other users (read-only for them)",
+)
 def share(memory_id: MemoryId, body: ShareRequest, user: User, state: State) -> LinksResponse:
     links = state.memory.share(memory_id, user_id=user, with_users=body.with_users, actor=ACTOR)
     return LinksResponse(memory_id=memory_id, links=links)
 
 
-@router.post("/v1/memory/{memory_id}/unshare", response_model=LinksResponse, responses=ONE,
-             summary="Stop sharing a memory (the owner), or remove a shared memory from one's own")
-def unshare(memory_id: MemoryId, user: User, state: State,
-            body: Annotated[UnshareRequest | None, Body()] = None) -> LinksResponse:
+@router.post(
+    "/v1/memory/{memory_id}/unshare",
+    response_model=LinksResponse,
+    responses=ONE,
+    summary="Stop sharing a memory (the owner), or remove a shared memory from one's own",
+)
+def unshare(
+    memory_id: MemoryId, user: User, state: State, body: Annotated[UnshareRequest | None, Body()] = None
+) -> LinksResponse:
     given = body or UnshareRequest()
-    links = state.memory.unshare(memory_id, user_id=user, from_users=given.from_users, actor=ACTOR,
-                                 reason=given.reason)
+    links = state.memory.unshare(
+        memory_id, user_id=user, from_users=given.from_users, actor=ACTOR, reason=given.reason
+    )
     return LinksResponse(memory_id=memory_id, links=links)
 
 
-@router.get("/v1/memory/{memory_id}/shares", response_model=LinksResponse, responses=ONE,
-            summary="Whom a memory is shared with (the owner sees every link, others their own)")
+@router.get(
+    "/v1/memory/{memory_id}/shares",
+    response_model=LinksResponse,
+    responses=ONE,
+    summary="Whom a memory is shared with (the owner sees every link, others their own)",
+)
 def shares(memory_id: MemoryId, user: User, state: State) -> LinksResponse:
     return LinksResponse(memory_id=memory_id, links=state.memory.shared_with(memory_id, user_id=user))
 
 
-@router.post("/v1/global", response_model=StoredMemory, responses=ERRORS, tags=["global"],
-             summary="Store a global memory (admin key)")
+@router.post(
+    "/v1/global",
+    response_model=StoredMemory,
+    responses=ERRORS,
+    tags=["global"],
+    summary="Store a global memory (admin key)",
+)
 def put_global(body: PutRequest, _: Admin, state: State) -> StoredMemory:
     fits(state, body.summary)
     fields = body.model_dump(exclude_unset=True)
@@ -63,18 +82,33 @@ def put_global(body: PutRequest, _: Admin, state: State) -> StoredMemory:
     return stored(state, state.memory.put_global(summary, actor=ADMIN_ACTOR, **fields), body.category)
 
 
-@router.get("/v1/global", response_model=ListResponse, responses=ERRORS, tags=["global"],
-            summary="List the global memories (admin key)")
-def list_global(_: Admin, state: State, limit: Annotated[int, Query(ge=1, le=10_000)] = 100,
-                offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0, include_inactive: bool = False) -> ListResponse:
+@router.get(
+    "/v1/global",
+    response_model=ListResponse,
+    responses=ERRORS,
+    tags=["global"],
+    summary="List the global memories (admin key)",
+)
+def list_global(
+    _: Admin,
+    state: State,
+    limit: Annotated[int, Query(ge=1, le=10_000)] = 100,
+    offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
+    include_inactive: bool = False,
+) -> ListResponse:
     rows = state.memory.list_global(limit=limit, offset=offset, include_inactive=include_inactive)
     return ListResponse(memories=ListedMemory.of(rows, GLOBAL_USER), limit=limit, offset=offset)
 
 
-@router.post("/v1/global/{memory_id}/purge", response_model=PurgeResponse,
-             responses={**ERRORS, **error_responses(404)}, tags=["global"],
-             summary="Purge a global memory for every user (admin key)")
-def purge_global(memory_id: MemoryId, _: Admin, state: State,
-                 body: Annotated[ReasonRequest | None, Body()] = None) -> PurgeResponse:
+@router.post(
+    "/v1/global/{memory_id}/purge",
+    response_model=PurgeResponse,
+    responses={**ERRORS, **error_responses(404)},
+    tags=["global"],
+    summary="Purge a global memory for every user (admin key)",
+)
+def purge_global(
+    memory_id: MemoryId, _: Admin, state: State, body: Annotated[ReasonRequest | None, Body()] = None
+) -> PurgeResponse:
     state.memory.purge_global(memory_id, actor=ADMIN_ACTOR, reason=body.reason if body else None)
     return PurgeResponse(id=memory_id)

@@ -34,8 +34,15 @@ class Server(uvicorn.Server):
             self.on_ready(self.url)
 
 
-def serve(settings: Settings, *, host: str | None = None, port: int | None = None, log_level: str = "info",
-          on_ready: Callable[[str], None] = print, sock: socket.socket | None = None) -> None:
+def serve(
+    settings: Settings,
+    *,
+    host: str | None = None,
+    port: int | None = None,
+    log_level: str = "info",
+    on_ready: Callable[[str], None] = print,
+    sock: socket.socket | None = None,
+) -> None:
     """Bind the port (unless ``sock`` is bound already), then load the memory (and its model) and serve until stopped."""
     host = host or settings.server_host
     port = settings.server_port if port is None else port
@@ -43,8 +50,15 @@ def serve(settings: Settings, *, host: str | None = None, port: int | None = Non
     sock = sock or bind(host, port)
     try:
         app = create_app(settings=settings)
-        config = uvicorn.Config(app, host=host, port=port, log_level=log_level, lifespan="on",
-                                timeout_graceful_shutdown=5, proxy_headers=False)
+        config = uvicorn.Config(
+            app,
+            host=host,
+            port=port,
+            log_level=log_level,
+            lifespan="on",
+            timeout_graceful_shutdown=5,
+            proxy_headers=False,
+        )
         Server(config, on_ready).run(sockets=[sock])
     finally:
         sock.close()

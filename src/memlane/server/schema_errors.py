@@ -36,20 +36,27 @@ PATTERN_HELP = {  # every pattern of the OpenAPI document (tests/test_server_err
     HAS_LETTER: "must contain a letter or digit and no NUL characters",
     ID_TEXT: "must contain visible text and no control characters (tab and newline aside)",
     KEY_TEXT: "must contain visible text (zero-width characters do not count) and no control characters "
-              "(tab and newline aside)",
+    "(tab and newline aside)",
     PATH_ID: "must contain a visible character, and no control characters or %",
     PATH_NAME: "must contain a letter or digit, and no control characters or %",
     USER_PATTERN: "must be a user id: 1-128 letters, digits or _ . : @ -, starting with a letter or digit",
     TYPES_PATTERN: f"must be event types separated by commas, from: {', '.join(EVENT_TYPES)}",
-    INSTANT_SCHEMA["pattern"]: "must be an RFC 3339 time with an offset, years 1000-8999, e.g. 2026-01-31T09:00:00Z",
+    INSTANT_SCHEMA[
+        "pattern"
+    ]: "must be an RFC 3339 time with an offset, years 1000-8999, e.g. 2026-01-31T09:00:00Z",
     r"^[^\x00-\x1f\x7f]+$": "must not be empty or contain control characters",
     r"^[^\x00-\x1f\x7f%]+$": "must not be empty or contain control characters or %",
     r"^[!-~]([ -~]*[!-~])?$": "must be visible ASCII characters (spaces only between them)",
     r"^[\x21-\x7e]([\x20-\x7e]{0,254}[\x21-\x7e])?$": "must be 1-256 printable ASCII characters, without a "
-                                                       "leading or trailing space",
+    "leading or trailing space",
 }
-PLACES = {"body": "", "query": "query parameter ", "header": "header ", "path": "path parameter ",
-          "cookie": "cookie "}
+PLACES = {
+    "body": "",
+    "query": "query parameter ",
+    "header": "header ",
+    "path": "path parameter ",
+    "cookie": "cookie ",
+}
 
 
 def where(loc: Sequence[Any]) -> tuple[str, str]:

@@ -62,17 +62,29 @@ class TurnRequest(Strict):
     """A chat turn to run formation on: committed as a job, its candidates come back at once."""
 
     messages: Body | Annotated[list[TurnMessage], Field(min_length=1, max_length=50)] = Field(
-        description="One user message as text, or the turn's messages.")
+        description="One user message as text, or the turn's messages."
+    )
     thread_id: Name | None = None
     at: Instant | None = Field(None, description="When the turn happened (default: now).")
-    wait: Flag = Field(False, description=(
-        "Return once the decisions ran (200), or after MEMLANE_WAIT_TIMEOUT_S or a failed LLM call with "
-        "202, pending=true and the reason (the turn is kept and formed in the background)."))
+    wait: Flag = Field(
+        False,
+        description=(
+            "Return once the decisions ran (200), or after MEMLANE_WAIT_TIMEOUT_S or a failed LLM call with "
+            "202, pending=true and the reason (the turn is kept and formed in the background)."
+        ),
+    )
 
-    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
-        {"messages": [{"role": "user", "content": "I moved to Lisbon and my dog Luna is 3."}],
-         "thread_id": "chat-42"},
-    ]})
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {
+                    "messages": [{"role": "user", "content": "I moved to Lisbon and my dog Luna is 3."}],
+                    "thread_id": "chat-42",
+                },
+            ]
+        },
+    )
 
 
 class FactIn(Strict):
@@ -96,21 +108,38 @@ class FactsRequest(Strict):
     at: Instant | None = None
     wait: Flag = False
 
-    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
-        {"facts": [{"summary": "User prefers aisle seats.", "category": "Personal", "importance": 3}]},
-    ]})
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {
+                    "facts": [
+                        {"summary": "User prefers aisle seats.", "category": "Personal", "importance": 3}
+                    ]
+                },
+            ]
+        },
+    )
 
 
 class FormationResponse(BaseModel):
     candidates: list[Candidate]
     waited: bool = Field(description="True when the decisions already ran; else they run in the background.")
     turn_id: str | None = Field(None, description="The turn's job (POST /turns)")
-    decisions: list[Outcome] = Field(default_factory=list, description=(
-        "With wait=true (POST /turns and /facts): what was decided for each candidate and the resulting memory id; "
-        "a candidate still pending shows its job's status as the action"))
-    pending: bool = Field(False, description=(
-        "True while formation has not finished: it goes on in the background (the turn is kept); `reason` "
-        "says why, e.g. llm_unavailable when the LLM failed and the job waits for its retry"))
+    decisions: list[Outcome] = Field(
+        default_factory=list,
+        description=(
+            "With wait=true (POST /turns and /facts): what was decided for each candidate and the resulting memory id; "
+            "a candidate still pending shows its job's status as the action"
+        ),
+    )
+    pending: bool = Field(
+        False,
+        description=(
+            "True while formation has not finished: it goes on in the background (the turn is kept); `reason` "
+            "says why, e.g. llm_unavailable when the LLM failed and the job waits for its retry"
+        ),
+    )
     reason: Pending | None = Field(None, description="Why formation is pending (null when it is not)")
 
 
@@ -138,15 +167,23 @@ class PutRequest(Strict):
     thread_id: Name | None = None
     chat_id: Name | None = None
 
-    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
-        {"summary": "User lives in Lisbon.", "category": "Personal", "key": "profile:residence:city",
-         "importance": 4},
-    ]})
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {
+                    "summary": "User lives in Lisbon.",
+                    "category": "Personal",
+                    "key": "profile:residence:city",
+                    "importance": 4,
+                },
+            ]
+        },
+    )
 
 
 # a letter or digit (any script) among at most 120 characters: what memlane.model.procedure accepts
-ProcedureName = Annotated[str, StringConstraints(min_length=1, max_length=120, pattern=HAS_LETTER),
-                          Clean]
+ProcedureName = Annotated[str, StringConstraints(min_length=1, max_length=120, pattern=HAS_LETTER), Clean]
 
 
 class ProcedureRequest(Strict):
@@ -162,9 +199,14 @@ class ProcedureRequest(Strict):
     run_id: Name | None = None
     thread_id: Name | None = None
 
-    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
-        {"name": "deploy the blog", "steps": ["Run the tests", "Build the site", "Push to main"]},
-    ]})
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {"name": "deploy the blog", "steps": ["Run the tests", "Build the site", "Push to main"]},
+            ]
+        },
+    )
 
 
 class UpdateRequest(Strict):
@@ -181,14 +223,20 @@ class UpdateRequest(Strict):
     expires_at: Instant | None = None
     reason: Reason | None = None
 
-    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"pinned": True, "reason": "user asked"}]})
+    model_config = ConfigDict(
+        extra="forbid", json_schema_extra={"examples": [{"pinned": True, "reason": "user asked"}]}
+    )
 
 
 class StoredMemory(MemoryRecord):
     """The memory as stored, and anything the caller should know about how it was stored."""
 
-    warnings: list[str] = Field(default_factory=list, description=(
-        "Notices about the request, e.g. a category that is not configured and was stored as Other."))
+    warnings: list[str] = Field(
+        default_factory=list,
+        description=(
+            "Notices about the request, e.g. a category that is not configured and was stored as Other."
+        ),
+    )
 
 
 class ReasonRequest(Strict):
@@ -203,7 +251,9 @@ class ShareRequest(Strict):
 
     with_users: UserIds
 
-    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"with_users": ["lena", "sam"]}]})
+    model_config = ConfigDict(
+        extra="forbid", json_schema_extra={"examples": [{"with_users": ["lena", "sam"]}]}
+    )
 
 
 class UnshareRequest(Strict):
@@ -228,8 +278,9 @@ class SearchRequest(Strict):
     include_inactive: Flag = False
     at: Instant | None = None
 
-    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
-        {"query": "where does the user live?", "limit": 5}]})
+    model_config = ConfigDict(
+        extra="forbid", json_schema_extra={"examples": [{"query": "where does the user live?", "limit": 5}]}
+    )
 
 
 class SearchResponse(BaseModel):
@@ -244,8 +295,12 @@ class ListRequest(Strict):
     offset: ListOffset = 0
     include_inactive: Flag = False
 
-    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
-        {"filters": {"category": "Finance", "importance": {"$gte": 3}}, "limit": 20}]})
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [{"filters": {"category": "Finance", "importance": {"$gte": 3}}, "limit": 20}]
+        },
+    )
 
 
 class QueryRequest(Strict):
@@ -262,10 +317,22 @@ class QueryRequest(Strict):
     threshold: Similarity | None = None
     at: Instant | None = None
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=False, json_schema_extra={"examples": [
-        {"agent": "planner", "query": "deployment plan context", "categories": ["Goals"], "top_k": 3,
-         "return": "bullets", "budget_tokens": 512},
-    ]})
+    model_config = ConfigDict(
+        extra="forbid",
+        populate_by_name=False,
+        json_schema_extra={
+            "examples": [
+                {
+                    "agent": "planner",
+                    "query": "deployment plan context",
+                    "categories": ["Goals"],
+                    "top_k": 3,
+                    "return": "bullets",
+                    "budget_tokens": 512,
+                },
+            ]
+        },
+    )
 
 
 class ContextRequest(Strict):
@@ -273,16 +340,21 @@ class ContextRequest(Strict):
 
     query: QueryText
     thread_id: Name | None = None
-    chat_id: Name | None = Field(None, description="The group chat whose earlier sessions and messages to recall "
-                                                   "(or the X-OpenWebUI-Chat-Id header).")
+    chat_id: Name | None = Field(
+        None,
+        description="The group chat whose earlier sessions and messages to recall "
+        "(or the X-OpenWebUI-Chat-Id header).",
+    )
     since_rev: Revision | None = Field(
-        None, description="The `rev` of the thread's previous block: adds the delta header.")
+        None, description="The `rev` of the thread's previous block: adds the delta header."
+    )
     budget_tokens: Budget | None = None
     agent: ShortName | None = None
     at: Instant | None = None
 
-    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
-        {"query": "plan my weekend", "thread_id": "chat-42"}]})
+    model_config = ConfigDict(
+        extra="forbid", json_schema_extra={"examples": [{"query": "plan my weekend", "thread_id": "chat-42"}]}
+    )
 
 
 class HistoryResponse(BaseModel):
@@ -293,9 +365,13 @@ class HistoryResponse(BaseModel):
 class ListedMemory(MemoryRecord):
     """A memory as listed for the caller's user: their own, or one shared with them."""
 
-    shared_by: str | None = Field(None, description=(
-        "Who shared the memory with the user (its owner; 'the operator' for a global memory): their words, "
-        "not the user's. Null for the user's own memories."))
+    shared_by: str | None = Field(
+        None,
+        description=(
+            "Who shared the memory with the user (its owner; 'the operator' for a global memory): their words, "
+            "not the user's. Null for the user's own memories."
+        ),
+    )
 
     @classmethod
     def of(cls, rows: Sequence[MemoryRecord], reader: str) -> list[ListedMemory]:
@@ -324,8 +400,9 @@ class JobsResponse(BaseModel):
 
 
 class RetryJobsRequest(Strict):
-    job_ids: list[Name] | None = Field(None, max_length=1000, description=(
-        "The parked jobs to retry; absent: every parked job of the user"))
+    job_ids: list[Name] | None = Field(
+        None, max_length=1000, description=("The parked jobs to retry; absent: every parked job of the user")
+    )
 
 
 class RetryJobsResponse(BaseModel):
@@ -342,10 +419,28 @@ class RecordMessagesRequest(Strict):
     chat_id: Name | None = Field(None, description="The group chat (or the X-OpenWebUI-Chat-Id header).")
     messages: Annotated[list[TurnMessage], Field(min_length=1, max_length=1000)]
 
-    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{
-        "chat_id": "trip-planning", "messages": [
-            {"name": "ana", "content": "Shall we book the cabin for June?", "at": "2026-03-02T18:00:00Z"},
-            {"name": "ben", "content": "Yes, the one near the lake.", "at": "2026-03-02T18:10:00Z"}]}]})
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {
+                    "chat_id": "trip-planning",
+                    "messages": [
+                        {
+                            "name": "ana",
+                            "content": "Shall we book the cabin for June?",
+                            "at": "2026-03-02T18:00:00Z",
+                        },
+                        {
+                            "name": "ben",
+                            "content": "Yes, the one near the lake.",
+                            "at": "2026-03-02T18:10:00Z",
+                        },
+                    ],
+                }
+            ]
+        },
+    )
 
 
 class MessagesResponse(BaseModel):

@@ -42,9 +42,12 @@ class ServerState:
 
     def require_upstream(self) -> Upstream:
         if self.upstream is None:
-            raise ApiError(503, "upstream_not_configured",
-                           "no upstream LLM is configured for the chat proxy; set MEMLANE_UPSTREAM_BASE_URL "
-                           "(and MEMLANE_UPSTREAM_API_KEY, MEMLANE_UPSTREAM_MODEL)")
+            raise ApiError(
+                503,
+                "upstream_not_configured",
+                "no upstream LLM is configured for the chat proxy; set MEMLANE_UPSTREAM_BASE_URL "
+                "(and MEMLANE_UPSTREAM_API_KEY, MEMLANE_UPSTREAM_MODEL)",
+            )
         return self.upstream
 
 

@@ -20,15 +20,19 @@ from memlane.server.metrics import ServerMetrics
 
 
 class Upstream:
-    def __init__(self, base_url: str, api_key: str | None, model: str | None, timeout_s: float,
-                 metrics: ServerMetrics) -> None:
+    def __init__(
+        self, base_url: str, api_key: str | None, model: str | None, timeout_s: float, metrics: ServerMetrics
+    ) -> None:
         self.base_url = base_url.rstrip("/")
         self.model = model
         self.metrics = metrics
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self.client = httpx.AsyncClient(base_url=self.base_url, headers=headers,
-                                        timeout=httpx.Timeout(timeout_s, connect=min(10.0, timeout_s)),
-                                        limits=httpx.Limits(max_connections=200, max_keepalive_connections=50))
+        self.client = httpx.AsyncClient(
+            base_url=self.base_url,
+            headers=headers,
+            timeout=httpx.Timeout(timeout_s, connect=min(10.0, timeout_s)),
+            limits=httpx.Limits(max_connections=200, max_keepalive_connections=50),
+        )
 
     async def aclose(self) -> None:
         await self.client.aclose()
@@ -53,16 +57,23 @@ class Upstream:
             await reply.aclose()
             self.metrics.upstream.labels("total").observe(time.perf_counter() - started)
 
-    async def _send(self, method: str, path: str, body: dict[str, Any] | None, *, stream: bool) -> httpx.Response:
+    async def _send(
+        self, method: str, path: str, body: dict[str, Any] | None, *, stream: bool
+    ) -> httpx.Response:
         started = time.perf_counter()
         request = self.client.build_request(method, path, json=body)
         try:
             reply = await self.client.send(request, stream=True)
         except httpx.TimeoutException as exc:
-            raise ApiError(504, "upstream_timeout", f"the upstream LLM at {self.base_url} timed out: {exc}") from None
+            raise ApiError(
+                504, "upstream_timeout", f"the upstream LLM at {self.base_url} timed out: {exc}"
+            ) from None
         except httpx.HTTPError as exc:
-            raise ApiError(502, "upstream_unreachable",
-                           f"cannot reach the upstream LLM at {self.base_url}: {type(exc).__name__}: {exc}") from None
+            raise ApiError(
+                502,
+                "upstream_unreachable",
+                f"cannot reach the upstream LLM at {self.base_url}: {type(exc).__name__}: {exc}",
+            ) from None
         self.metrics.upstream.labels("first_byte").observe(time.perf_counter() - started)
         if reply.status_code >= 300:
             await self._raise(reply)
@@ -71,7 +82,9 @@ class Upstream:
                 await reply.aread()
             except httpx.HTTPError as exc:
                 await reply.aclose()
-                raise ApiError(502, "upstream_error", f"the upstream LLM broke off its answer: {exc}") from None
+                raise ApiError(
+                    502, "upstream_error", f"the upstream LLM broke off its answer: {exc}"
+                ) from None
             self.metrics.upstream.labels("total").observe(time.perf_counter() - started)
         return reply
 
@@ -88,12 +101,17 @@ class Upstream:
             details = raw.decode("utf-8", "replace")[:2000]
         message = _message(details) or f"HTTP {reply.status_code}"
         if reply.status_code in (401, 403):
-            raise ApiError(502, "upstream_auth_failed",
-                           f"the upstream LLM at {self.base_url} refused memlane's credentials "
-                           f"({reply.status_code}: {message}); check MEMLANE_UPSTREAM_API_KEY", details)
+            raise ApiError(
+                502,
+                "upstream_auth_failed",
+                f"the upstream LLM at {self.base_url} refused memlane's credentials "
+                f"({reply.status_code}: {message}); check MEMLANE_UPSTREAM_API_KEY",
+                details,
+            )
         status = reply.status_code if 400 <= reply.status_code < 500 else 502
-        raise ApiError(status, "upstream_error", f"the upstream LLM answered {reply.status_code}: {message}",
-                       details)
+        raise ApiError(
+            status, "upstream_error", f"the upstream LLM answered {reply.status_code}: {message}", details
+        )
 
     @staticmethod
     async def _json(reply: httpx.Response) -> bytes:
@@ -101,8 +119,12 @@ class Upstream:
         try:
             json.loads(reply.content)
         except ValueError:
-            raise ApiError(502, "upstream_error", "the upstream LLM answered with something that is not JSON",
-                           reply.text[:2000]) from None
+            raise ApiError(
+                502,
+                "upstream_error",
+                "the upstream LLM answered with something that is not JSON",
+                reply.text[:2000],
+            ) from None
         return reply.content
 
 

@@ -23,7 +23,9 @@ def open_backend(location: str, settings: Settings | None = None) -> Backend:
     else:
         from memlane.storage.sqlite.backend import SqliteBackend
 
-        inner = SqliteBackend(location, secure_delete=True if settings is None else settings.sqlite_secure_delete)
+        inner = SqliteBackend(
+            location, secure_delete=True if settings is None else settings.sqlite_secure_delete
+        )
     if settings is None or settings.vectors != "s3vectors":
         return inner
     try:

@@ -72,7 +72,9 @@ class WriteBatch:
     purges: builtins.list[Purge] = field(default_factory=list)
     links: builtins.list[MemoryLink] = field(default_factory=list)  # opened (or reopened), before any unlink
     unlinks: builtins.list[Unlink] = field(default_factory=list)
-    changes: builtins.list[Change] = field(default_factory=list)  # rev (per thread) and seq (per user) set on commit
+    changes: builtins.list[Change] = field(
+        default_factory=list
+    )  # rev (per thread) and seq (per user) set on commit
     op_events: builtins.list[OpEvent] = field(default_factory=list)
     jobs: builtins.list[Job] = field(default_factory=list)  # enqueued in the same transaction
     schedule: builtins.list[Job] = field(default_factory=list)  # enqueued unless a job of that id exists
@@ -195,8 +197,9 @@ class Backend(ABC):
     def get(self, user_id: str, memory_id: str, *, shared: bool = False) -> MemoryRecord | None: ...
 
     @abstractmethod
-    def get_many(self, user_id: str, memory_ids: Sequence[str], *, shared: bool = False
-                 ) -> builtins.list[MemoryRecord]: ...
+    def get_many(
+        self, user_id: str, memory_ids: Sequence[str], *, shared: bool = False
+    ) -> builtins.list[MemoryRecord]: ...
 
     @abstractmethod
     def list(
@@ -241,7 +244,12 @@ class Backend(ABC):
         """Full-text matches (FTS5 / tsvector), best first, filtered in the database."""
 
     def vector_ids(
-        self, user_id: str, embedding: Sequence[float], conditions: Sequence[Condition] = (), *, limit: int = 10,
+        self,
+        user_id: str,
+        embedding: Sequence[float],
+        conditions: Sequence[Condition] = (),
+        *,
+        limit: int = 10,
         shared: bool = False,
     ) -> builtins.list[tuple[str, float]]:
         """:meth:`vector_search`'s ids and scores only: with :attr:`local_reads`, retrieval reads its
@@ -250,16 +258,24 @@ class Backend(ABC):
         return [(h.record.id, h.score) for h in hits]
 
     def keyword_ids(
-        self, user_id: str, query: str, conditions: Sequence[Condition] = (), *, limit: int = 10,
+        self,
+        user_id: str,
+        query: str,
+        conditions: Sequence[Condition] = (),
+        *,
+        limit: int = 10,
         shared: bool = False,
     ) -> builtins.list[tuple[str, float]]:
         """:meth:`keyword_search`'s ids and scores only (see :meth:`vector_ids`)."""
-        return [(h.record.id, h.score) for h in self.keyword_search(user_id, query, conditions, limit=limit,
-                                                                     shared=shared)]
+        return [
+            (h.record.id, h.score)
+            for h in self.keyword_search(user_id, query, conditions, limit=limit, shared=shared)
+        ]
 
     @abstractmethod
-    def history(self, user_id: str, memory_id: str | None = None, *, limit: int = 100,
-                shared: bool = False) -> builtins.list[HistoryEntry]:
+    def history(
+        self, user_id: str, memory_id: str | None = None, *, limit: int = 100, shared: bool = False
+    ) -> builtins.list[HistoryEntry]:
         """History rows, oldest first; all of the user's when ``memory_id`` is None. With ``shared`` (and
         a ``memory_id``), also the owner's rows of a memory linked to the user (not their share rows)."""
 
@@ -268,8 +284,9 @@ class Backend(ABC):
         """Edges touching any of ``memory_ids`` (either end)."""
 
     @abstractmethod
-    def vectors(self, user_id: str, memory_ids: Sequence[str], *, shared: bool = False
-                ) -> dict[str, builtins.list[float]]:
+    def vectors(
+        self, user_id: str, memory_ids: Sequence[str], *, shared: bool = False
+    ) -> dict[str, builtins.list[float]]:
         """Stored vectors of the given memories (those that have one)."""
 
     @abstractmethod
@@ -282,15 +299,16 @@ class Backend(ABC):
         """Users with memories or history (not the owner of global memories, ``GLOBAL_USER``)."""
 
     @abstractmethod
-    def proposals(self, user_id: str, where: ProposalFilter, *,
-                  limit: int = 100) -> builtins.list[Proposal]:
+    def proposals(self, user_id: str, where: ProposalFilter, *, limit: int = 100) -> builtins.list[Proposal]:
         """The user's consent proposals matching ``where``, oldest first, filtered in the database."""
 
     @abstractmethod
     def get_proposal(self, user_id: str, proposal_id: str) -> Proposal | None: ...
 
     @abstractmethod
-    def chat_sessions(self, user_id: str, where: SessionFilter, *, limit: int = 100) -> builtins.list[ChatSession]:
+    def chat_sessions(
+        self, user_id: str, where: SessionFilter, *, limit: int = 100
+    ) -> builtins.list[ChatSession]:
         """The user's chat sessions matching ``where``, oldest first, filtered in the database."""
 
     @abstractmethod
@@ -298,7 +316,9 @@ class Backend(ABC):
         """Each of the chats' latest session (the last started), for the chats that have one."""
 
     @abstractmethod
-    def session_messages(self, user_id: str, session_id: str, *, limit: int = 1000) -> builtins.list[SessionMessage]:
+    def session_messages(
+        self, user_id: str, session_id: str, *, limit: int = 1000
+    ) -> builtins.list[SessionMessage]:
         """The messages of one of the user's sessions, oldest first."""
 
     @abstractmethod
@@ -306,15 +326,24 @@ class Backend(ABC):
         """The user's recorded messages among ``ids`` (an idempotent record reads what it stored before)."""
 
     @abstractmethod
-    def search_messages(self, user_id: str, *, text: str, vector: Sequence[float] | None, embedder: str,
-                        chat_id: str | None = None, limit: int = 20) -> builtins.list[MessageHit]:
+    def search_messages(
+        self,
+        user_id: str,
+        *,
+        text: str,
+        vector: Sequence[float] | None,
+        embedder: str,
+        chat_id: str | None = None,
+        limit: int = 20,
+    ) -> builtins.list[MessageHit]:
         """The user's recorded messages (of one chat when given) best matching ``text`` by keyword and
         ``vector`` by cosine (against the vectors ``embedder`` made), ``limit`` of each, merged by id;
         a keyword hit gets its similarity when it has a vector of that embedder."""
 
     @abstractmethod
-    def messages_without_vector(self, user_id: str, embedder: str, *,
-                                limit: int = 256) -> builtins.list[SessionMessage]:
+    def messages_without_vector(
+        self, user_id: str, embedder: str, *, limit: int = 256
+    ) -> builtins.list[SessionMessage]:
         """The user's messages with no vector of ``embedder`` yet, oldest first."""
 
     @abstractmethod
@@ -331,8 +360,9 @@ class Backend(ABC):
 
     # --- background jobs, change log, op events -----------------------------------------------
     @abstractmethod
-    def claim_job(self, worker_id: str, *, lease_seconds: float, now: datetime,
-                  kinds: Sequence[str] | None = None) -> Job | None:
+    def claim_job(
+        self, worker_id: str, *, lease_seconds: float, now: datetime, kinds: Sequence[str] | None = None
+    ) -> Job | None:
         """Take the oldest runnable job (pending and due, or running with an expired lease) of one of
         ``kinds`` (any kind when None) and lease it to ``worker_id``; attempts is incremented. Safe with
         many workers (SKIP LOCKED on Postgres, the write lock on SQLite)."""
@@ -346,8 +376,9 @@ class Backend(ABC):
         """Fingerprints of the user's pairs consolidation judged at or after ``since``."""
 
     @abstractmethod
-    def record_access(self, user_id: str, memory_ids: Sequence[str], at: datetime,
-                      ops: Sequence[OpEvent] = ()) -> None:
+    def record_access(
+        self, user_id: str, memory_ids: Sequence[str], at: datetime, ops: Sequence[OpEvent] = ()
+    ) -> None:
         """Retrieval bookkeeping: ``access_count`` + 1 and ``last_accessed`` moved forward to ``at``
         (never back) on the memories of those ids the user owns or has linked (a shared memory in use is
         not unused), and the read's op events, in one transaction; no history, no event."""
@@ -366,8 +397,9 @@ class Backend(ABC):
         """The user's jobs of those ids (those that exist), in no particular order."""
 
     @abstractmethod
-    def retry_jobs(self, job_ids: Sequence[str] | None = None, *,
-                   user_id: str | None = None) -> builtins.list[str]:
+    def retry_jobs(
+        self, job_ids: Sequence[str] | None = None, *, user_id: str | None = None
+    ) -> builtins.list[str]:
         """Parked -> pending now, attempts reset: the parked jobs of ``job_ids`` (every parked job when
         None), of ``user_id`` only when given; returns the ids retried, sorted."""
 
@@ -388,7 +420,9 @@ class Backend(ABC):
     def thread_revision(self, user_id: str, thread_id: str) -> int: ...
 
     @abstractmethod
-    def changes_since(self, user_id: str, thread_id: str, rev: int, *, limit: int = 50) -> builtins.list[Change]:
+    def changes_since(
+        self, user_id: str, thread_id: str, rev: int, *, limit: int = 50
+    ) -> builtins.list[Change]:
         """Change-log rows of the thread with ``rev`` greater than ``rev``, oldest first."""
 
     @abstractmethod
@@ -400,7 +434,9 @@ class Backend(ABC):
         """Newest first."""
 
     @abstractmethod
-    def op_counts(self, since: datetime, until: datetime, *, user_id: str | None = None) -> builtins.list[OpCount]:
+    def op_counts(
+        self, since: datetime, until: datetime, *, user_id: str | None = None
+    ) -> builtins.list[OpCount]:
         """Op events in ``[since, until)`` counted per UTC day, node, op and status (one user's, or
         everyone's: an operator's view, counts only), by day then node, op and status."""
 
@@ -417,7 +453,10 @@ class Backend(ABC):
 
     # --- conveniences built on the contract ------------------------------------------------
     def upsert(
-        self, record: MemoryRecord, embedding: Sequence[float] | None = None, history: Sequence[HistoryEntry] = ()
+        self,
+        record: MemoryRecord,
+        embedding: Sequence[float] | None = None,
+        history: Sequence[HistoryEntry] = (),
     ) -> None:
         self.apply(WriteBatch(upserts=[Upsert(record, embedding)], history=list(history)))
 

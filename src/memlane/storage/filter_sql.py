@@ -12,7 +12,17 @@ from memlane.model.filters import FIELDS, UNEXPIRED, Condition
 from memlane.model.session import SessionFilter
 
 _CMP = {"$eq": "=", "$ne": "!=", "$gt": ">", "$gte": ">=", "$lt": "<", "$lte": "<="}
-_NOT_NULL = {"type", "category", "state", "source", "pinned", "importance", "tags", "created_at", "updated_at"}
+_NOT_NULL = {
+    "type",
+    "category",
+    "state",
+    "source",
+    "pinned",
+    "importance",
+    "tags",
+    "created_at",
+    "updated_at",
+}
 
 
 @dataclass(frozen=True)
@@ -88,7 +98,9 @@ def compile_conditions(
         elif cond.value is None:
             parts.append(f"{col} IS {'NOT ' if cond.op == '$ne' else ''}NULL")
         elif d.name == "sqlite" and cond.op == "$eq" and isinstance(cond.value, bool):
-            parts.append(f"{col} = {int(cond.value)}")  # a literal, so the partial index on pinned = 1 applies
+            parts.append(
+                f"{col} = {int(cond.value)}"
+            )  # a literal, so the partial index on pinned = 1 applies
         elif cond.op == "$ne" and nullable:
             parts.append(f"({col} IS NULL OR {col} != {p})")
             params.append(d.value(cond.value))
@@ -101,17 +113,29 @@ def compile_conditions(
 def proposal_where(user_id: str, f: ProposalFilter, d: Dialect) -> tuple[str, list[Any]]:
     """The ``WHERE`` of a read of the user's proposals (the ``proposals`` table)."""
     p = d.placeholder
-    given = [(f"status = {p}", f.status and f.status.value), (f"memory_id = {p}", f.memory_id),
-             (f"expires_at > {p}", f.expires_after), (f"expires_at <= {p}", f.expires_before)]
+    given = [
+        (f"status = {p}", f.status and f.status.value),
+        (f"memory_id = {p}", f.memory_id),
+        (f"expires_at > {p}", f.expires_after),
+        (f"expires_at <= {p}", f.expires_before),
+    ]
     chosen = [(sql, value) for sql, value in given if value is not None]
-    return " AND ".join([f"user_id = {p}", *(sql for sql, _ in chosen)]), [user_id, *(d.value(v) for _, v in chosen)]
+    return " AND ".join([f"user_id = {p}", *(sql for sql, _ in chosen)]), [
+        user_id,
+        *(d.value(v) for _, v in chosen),
+    ]
 
 
 def session_where(user_id: str, f: SessionFilter, d: Dialect) -> tuple[str, list[Any]]:
     """The ``WHERE`` of a read of the user's chat sessions (the ``sessions`` table)."""
     p = d.placeholder
-    given = [(f"chat_id = {p}", f.chat_id), (f"ended_at < {p}", f.ended_before), (f"updated_at < {p}", f.updated_before),
-             (f"message_count >= {p}", f.min_messages), (f"summary_version < {p}", f.version_below)]
+    given = [
+        (f"chat_id = {p}", f.chat_id),
+        (f"ended_at < {p}", f.ended_before),
+        (f"updated_at < {p}", f.updated_before),
+        (f"message_count >= {p}", f.min_messages),
+        (f"summary_version < {p}", f.version_below),
+    ]
     chosen = [(sql, value) for sql, value in given if value is not None]
     parts = [f"user_id = {p}", *(sql for sql, _ in chosen)]
     params = [user_id, *(d.value(v) for _, v in chosen)]

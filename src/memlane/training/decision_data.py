@@ -66,23 +66,35 @@ def _family_examples(pairs: Sequence[Pair], rng: random.Random, per_family: int)
         said = [p.text_b for p in members if label_of(p) == "merge"]
         made = [(p.text_b, label_of(p)) for p in members if p.kind in ("update", "related")]
         found = [(a, b, "merge") for a in said for b in said if a != b]
-        found += [(a, b, "supersede" if label == "supersede" else "create") for a in said for b, label in made]
+        found += [
+            (a, b, "supersede" if label == "supersede" else "create") for a in said for b, label in made
+        ]
         rng.shuffle(found)
         out += [Example(a, b, LABELS.index(label), derived=True) for a, b, label in found[:per_family]]
     return out
 
 
-def derived_examples(pairs: Sequence[Pair], embed: Callable[[list[str]], np.ndarray], *, seed: int,
-                     unrelated_share: float = 0.15, per_family: int = 4, far_per_change: int = 2,
-                     at_most: float = 0.85) -> list[Example]:
+def derived_examples(
+    pairs: Sequence[Pair],
+    embed: Callable[[list[str]], np.ndarray],
+    *,
+    seed: int,
+    unrelated_share: float = 0.15,
+    per_family: int = 4,
+    far_per_change: int = 2,
+    at_most: float = 0.85,
+) -> list[Example]:
     """Each replacing candidate against ``far_per_change`` memories of other families under ``FAR`` (a
     word of change replaces nothing about another attribute: "moved to Berlin" leaves "works as a
     translator"), all kept; then, drawn with the seed up to ``at_most`` x len(pairs) in all (so training
     stays within its time on this machine): the written merge/create rows reversed, pairs within a family
     (:func:`_family_examples`) and ``unrelated_share`` x len(pairs) pairs far apart drawn at random."""
     rng = random.Random(seed)
-    others = [Example(p.text_b, p.text_a, LABELS.index(label_of(p)), derived=True)
-              for p in pairs if label_of(p) != "supersede"]
+    others = [
+        Example(p.text_b, p.text_a, LABELS.index(label_of(p)), derived=True)
+        for p in pairs
+        if label_of(p) != "supersede"
+    ]
     others += _family_examples(pairs, rng, per_family)
     texts = sorted({t for p in pairs for t in (p.text_a, p.text_b)})
     index = {t: i for i, t in enumerate(texts)}
@@ -98,8 +110,13 @@ def derived_examples(pairs: Sequence[Pair], embed: Callable[[list[str]], np.ndar
                 return other
         return None
 
-    changes = [Example(stored, p.text_b, create, derived=True) for p in pairs if label_of(p) == "supersede"
-               for _ in range(far_per_change) if (stored := far_from(p.text_b)) is not None]
+    changes = [
+        Example(stored, p.text_b, create, derived=True)
+        for p in pairs
+        if label_of(p) == "supersede"
+        for _ in range(far_per_change)
+        if (stored := far_from(p.text_b)) is not None
+    ]
     for _ in range(int(unrelated_share * len(pairs))):
         first = texts[rng.randrange(len(texts))]
         if (second := far_from(first)) is not None:

@@ -26,12 +26,17 @@ def _weight_key(array: np.ndarray, name: str, tensors: Mapping[str, np.ndarray])
     """The tensor ``array`` is (by the exporter's name, else by value), or None for a graph constant."""
     if name.startswith("net.") and name[4:] in tensors:
         return name[4:]
-    found = [key + suffix for key, value in tensors.items()
-             for suffix, form in (("", value), (TRANSPOSED, value.T))
-             if form.shape == array.shape and np.array_equal(form, array)]
+    found = [
+        key + suffix
+        for key, value in tensors.items()
+        for suffix, form in (("", value), (TRANSPOSED, value.T))
+        if form.shape == array.shape and np.array_equal(form, array)
+    ]
     if len(found) > 1:  # two weights with equal values (an untrained layer): the name cannot be told
-        raise ValueError(f"graph weight {name} equals several tensors ({', '.join(found[:3])}); "
-                         "export from trained weights")
+        raise ValueError(
+            f"graph weight {name} equals several tensors ({', '.join(found[:3])}); "
+            "export from trained weights"
+        )
     return found[0] if found else None
 
 
@@ -48,7 +53,9 @@ def export_graph(network: Any, output: str, out: Path) -> list[str]:
             self.net = network
 
         def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
-            result = self.net(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids)
+            result = self.net(
+                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
+            )
             return getattr(result, output)
 
     network.eval()
@@ -58,8 +65,17 @@ def export_graph(network: Any, output: str, out: Path) -> list[str]:
     out.parent.mkdir(parents=True, exist_ok=True)
     traced = out.with_suffix(".traced.onnx")
     axes = {name: {0: "batch", 1: "tokens"} for name in (*INPUTS, output)}
-    torch.onnx.export(Wrapped(), sample, str(traced), input_names=list(INPUTS), output_names=[output],
-                      dynamic_axes=axes, opset_version=OPSET, dynamo=False, do_constant_folding=True)
+    torch.onnx.export(
+        Wrapped(),
+        sample,
+        str(traced),
+        input_names=list(INPUTS),
+        output_names=[output],
+        dynamic_axes=axes,
+        opset_version=OPSET,
+        dynamo=False,
+        do_constant_folding=True,
+    )
     graph = onnx.load(str(traced))
     traced.unlink()
     renamed: dict[str, str] = {}
@@ -78,8 +94,12 @@ def export_graph(network: Any, output: str, out: Path) -> list[str]:
             node.input[i] = renamed.get(name, name)
     onnx.save(graph, str(out))
     names = list(renamed.values())
-    card = {"weights": names, "output": output, "opset": OPSET,
-            "exported_with": {"torch": torch.__version__.split("+")[0], "onnx": onnx.__version__}}
+    card = {
+        "weights": names,
+        "output": output,
+        "opset": OPSET,
+        "exported_with": {"torch": torch.__version__.split("+")[0], "onnx": onnx.__version__},
+    }
     out.with_suffix(".json").write_text(json.dumps(card, indent=1) + "\n", encoding="utf-8")
     return names
 

@@ -18,11 +18,28 @@ from pydantic import ValidationError as PydanticError
 from memlane.model.errors import ValidationError
 
 Kind = Literal["fact", "event", "answer_style", "other_person"]
-CATEGORIES = ("personal", "preferences", "health", "relationships", "work", "education", "finance", "goals",
-              "tasks", "projects", "travel", "interests", "other")
+CATEGORIES = (
+    "personal",
+    "preferences",
+    "health",
+    "relationships",
+    "work",
+    "education",
+    "finance",
+    "goals",
+    "tasks",
+    "projects",
+    "travel",
+    "interests",
+    "other",
+)
 # the memory type each kind is stored as (someone else's fact may be an event of theirs)
-_TYPES: dict[str, set[str]] = {"fact": {"semantic"}, "event": {"episodic"}, "answer_style": {"procedural"},
-                               "other_person": {"semantic", "episodic"}}
+_TYPES: dict[str, set[str]] = {
+    "fact": {"semantic"},
+    "event": {"episodic"},
+    "answer_style": {"procedural"},
+    "other_person": {"semantic", "episodic"},
+}
 
 
 class LabelledMemory(BaseModel):
@@ -38,7 +55,9 @@ class LabelledMemory(BaseModel):
     @model_validator(mode="after")
     def _consistent(self) -> LabelledMemory:
         if self.type not in _TYPES[self.kind]:
-            raise ValueError(f"a {self.kind} is stored as {' or '.join(sorted(_TYPES[self.kind]))}, not {self.type}")
+            raise ValueError(
+                f"a {self.kind} is stored as {' or '.join(sorted(_TYPES[self.kind]))}, not {self.type}"
+            )
         if not self.summary.startswith("User"):
             raise ValueError(f"a summary starts with 'User': {self.summary!r}")
         return self

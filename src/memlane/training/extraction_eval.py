@@ -60,8 +60,10 @@ class ExtractionScores:
 
     def line(self) -> str:
         kinds = f", kind {self.kind_agrees}/{self.kind_named}" if self.kind_named else ""
-        return (f"recall {self.found}/{self.gold} ({self.recall:.0%}), precision {self.found}/{self.proposed} "
-                f"({self.precision:.0%}), nothing-to-keep {self.empty_kept_empty}/{self.empty}{kinds}")
+        return (
+            f"recall {self.found}/{self.gold} ({self.recall:.0%}), precision {self.found}/{self.proposed} "
+            f"({self.precision:.0%}), nothing-to-keep {self.empty_kept_empty}/{self.empty}{kinds}"
+        )
 
 
 def score(rows: Sequence[LabelledMessage], proposals: Sequence[Sequence[Proposal]]) -> ExtractionScores:

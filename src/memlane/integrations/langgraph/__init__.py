@@ -23,7 +23,14 @@ from memlane.integrations.langgraph.example import build_graph, example_graph
 from memlane.integrations.langgraph.store import MemlaneStore
 from memlane.integrations.langgraph.vectors import LangChainEmbedder
 
-__all__ = ["AsyncMemlaneStore", "LangChainEmbedder", "MemlaneStore", "S3VectorsStore", "build_graph", "example_graph"]
+__all__ = [
+    "AsyncMemlaneStore",
+    "LangChainEmbedder",
+    "MemlaneStore",
+    "S3VectorsStore",
+    "build_graph",
+    "example_graph",
+]
 
 
 def __getattr__(name: str) -> Any:

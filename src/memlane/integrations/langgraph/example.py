@@ -46,15 +46,21 @@ def checkpointer_for(db: str) -> Iterator[BaseCheckpointSaver[Any]]:
     try:
         from langgraph.checkpoint.postgres import PostgresSaver
     except ImportError as exc:
-        raise ImportError("a PostgreSQL checkpointer needs langgraph-checkpoint-postgres: "
-                          "pip install 'memlane[langgraph]'") from exc
+        raise ImportError(
+            "a PostgreSQL checkpointer needs langgraph-checkpoint-postgres: pip install 'memlane[langgraph]'"
+        ) from exc
     with PostgresSaver.from_conn_string(db.replace("postgresql+psycopg://", "postgresql://", 1)) as saver:
         saver.setup()
         yield saver
 
 
-def build_graph(memory: Memory, model: BaseChatModel, *, checkpointer: BaseCheckpointSaver[Any] | None = None,
-                wait: bool = False) -> CompiledStateGraph[Any, Any, Any, Any]:
+def build_graph(
+    memory: Memory,
+    model: BaseChatModel,
+    *,
+    checkpointer: BaseCheckpointSaver[Any] | None = None,
+    wait: bool = False,
+) -> CompiledStateGraph[Any, Any, Any, Any]:
     """The graph over ``memory``; ``model`` answers with the context block in front of the messages."""
 
     def agent(state: MemoryState, config: RunnableConfig) -> dict[str, Any]:
@@ -77,8 +83,9 @@ def build_graph(memory: Memory, model: BaseChatModel, *, checkpointer: BaseCheck
 
 
 @contextmanager
-def example_graph(model: BaseChatModel, *, db: str | None = None, memory: Memory | None = None,
-                  wait: bool = False) -> Iterator[CompiledStateGraph[Any, Any, Any, Any]]:
+def example_graph(
+    model: BaseChatModel, *, db: str | None = None, memory: Memory | None = None, wait: bool = False
+) -> Iterator[CompiledStateGraph[Any, Any, Any, Any]]:
     """The compiled example graph with its checkpointer open (memories on ``db``, else ``MEMLANE_DB``)."""
     location = db or (memory.settings.db if memory is not None else Settings().db)
     mem = memory or Memory(location)

@@ -46,9 +46,15 @@ def user_position(spec: int | Sequence[str]) -> int:
         return spec
     if isinstance(spec, str) or not isinstance(spec, Sequence):
         raise ValueError(f"user_namespace_index must be an index or a namespace template, got {spec!r}")
-    marked = [n for n, label in enumerate(spec) if isinstance(label, str) and label.startswith("{") and label.endswith("}")]
+    marked = [
+        n
+        for n, label in enumerate(spec)
+        if isinstance(label, str) and label.startswith("{") and label.endswith("}")
+    ]
     if len(marked) != 1:
-        raise ValueError(f"namespace template {tuple(spec)!r} must have exactly one '{{...}}' label for the user")
+        raise ValueError(
+            f"namespace template {tuple(spec)!r} must have exactly one '{{...}}' label for the user"
+        )
     return marked[0]
 
 
@@ -115,11 +121,18 @@ class Derived:
     type: MemoryType
 
 
-def derive(value: dict[str, Any], namespace: Namespace, texts: Sequence[str], categories: Sequence[str],
-           max_chars: int) -> Derived:
+def derive(
+    value: dict[str, Any],
+    namespace: Namespace,
+    texts: Sequence[str],
+    categories: Sequence[str],
+    max_chars: int,
+) -> Derived:
     _, summary = summary_source(value, max_chars)
     if summary is None:
-        summary = strip_controls(texts[0] if texts else json.dumps(value, sort_keys=True, ensure_ascii=False))[:max_chars]
+        summary = strip_controls(
+            texts[0] if texts else json.dumps(value, sort_keys=True, ensure_ascii=False)
+        )[:max_chars]
     raw_type, raw_source = value.get("type"), value.get("source")
     mtype = namespace_type(namespace) or (MemoryType(raw_type) if raw_type in TYPES else MemoryType.SEMANTIC)
     category, pinned = value.get("category"), value.get("pinned")
@@ -161,9 +174,18 @@ def item_value(record: MemoryRecord, categories: Sequence[str], max_chars: int) 
 def native_value(r: MemoryRecord) -> dict[str, Any]:
     """The item value of a memory memlane formed itself: the record's fields, times in ISO 8601."""
     return {
-        "id": r.id, "user_id": r.user_id, "type": r.type.value, "summary": r.summary, "category": r.category,
-        "tags": list(r.tags), "entities": list(r.entities), "importance": r.importance, "pinned": r.pinned,
-        "source": r.source.value, "key": r.key, "created_at": r.created_at.isoformat(),
+        "id": r.id,
+        "user_id": r.user_id,
+        "type": r.type.value,
+        "summary": r.summary,
+        "category": r.category,
+        "tags": list(r.tags),
+        "entities": list(r.entities),
+        "importance": r.importance,
+        "pinned": r.pinned,
+        "source": r.source.value,
+        "key": r.key,
+        "created_at": r.created_at.isoformat(),
         "updated_at": r.updated_at.isoformat(),
         "last_accessed": r.last_accessed.isoformat() if r.last_accessed else None,
     }

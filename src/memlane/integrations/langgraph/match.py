@@ -33,8 +33,11 @@ def _compare(item: Any, spec: Any) -> bool:
             return all(_apply(item, op, arg) for op, arg in spec.items())
         return isinstance(item, Mapping) and all(_compare(item.get(k), v) for k, v in spec.items())
     if isinstance(spec, list | tuple):
-        return (isinstance(item, list | tuple) and len(item) == len(spec)
-                and all(_compare(i, s) for i, s in zip(item, spec, strict=True)))
+        return (
+            isinstance(item, list | tuple)
+            and len(item) == len(spec)
+            and all(_compare(i, s) for i, s in zip(item, spec, strict=True))
+        )
     return bool(item == spec)
 
 
@@ -66,7 +69,7 @@ def namespace_matches(namespace: Sequence[str], conds: Sequence[tuple[str, tuple
     for kind, path in conds:
         if len(namespace) < len(path):
             return False
-        labels = namespace[: len(path)] if kind == "prefix" else namespace[len(namespace) - len(path):]
+        labels = namespace[: len(path)] if kind == "prefix" else namespace[len(namespace) - len(path) :]
         if any(p != "*" and p != label for p, label in zip(path, labels, strict=True)):
             return False
     return True

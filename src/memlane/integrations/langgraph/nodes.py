@@ -80,8 +80,11 @@ def memory_hotpath(memory: Memory | None = None, *, wait: bool = False) -> Node:
             return {}
         mem, user = memory_of(memory), configured(config, "user_id")
         thread = configured(config, "thread_id", required=False)
-        _streaming(mem, user, lambda: mem.add([{"role": "user", "content": text}], user_id=user,
-                                              thread_id=thread, wait=wait))
+        _streaming(
+            mem,
+            user,
+            lambda: mem.add([{"role": "user", "content": text}], user_id=user, thread_id=thread, wait=wait),
+        )
         return {}
 
     return memory_hotpath
@@ -96,7 +99,11 @@ def last_turn(messages: list[Any]) -> list[dict[str, str]]:
     start = max((i for i, m in enumerate(found) if m.type == "human"), default=None)
     if start is None:
         return []
-    return [{"role": ROLES[m.type], "content": m.text} for m in found[start:] if m.type in ROLES and m.text.strip()]
+    return [
+        {"role": ROLES[m.type], "content": m.text}
+        for m in found[start:]
+        if m.type in ROLES and m.text.strip()
+    ]
 
 
 def episodic_capture(memory: Memory | None = None, *, wait: bool = False) -> Node:
@@ -108,16 +115,28 @@ def episodic_capture(memory: Memory | None = None, *, wait: bool = False) -> Nod
             return {}
         mem, user = memory_of(memory), configured(config, "user_id")
         conf = (config or {}).get("configurable") or {}
-        tz = conf.get("time_zone") or ((conf.get("user_context") or {}).get("locale_info") or {}).get("time_zone")
-        _streaming(mem, user, lambda: mem.capture_turn(turn, user_id=user, time_zone=tz, wait=wait,
-                                                       thread_id=configured(config, "thread_id", required=False)))
+        tz = conf.get("time_zone") or ((conf.get("user_context") or {}).get("locale_info") or {}).get(
+            "time_zone"
+        )
+        _streaming(
+            mem,
+            user,
+            lambda: mem.capture_turn(
+                turn,
+                user_id=user,
+                time_zone=tz,
+                wait=wait,
+                thread_id=configured(config, "thread_id", required=False),
+            ),
+        )
         return {}
 
     return episodic_capture
 
 
-def memory_context(memory: Memory | None = None, *, budget_tokens: int | None = None,
-                   agent: str | None = None) -> Node:
+def memory_context(
+    memory: Memory | None = None, *, budget_tokens: int | None = None, agent: str | None = None
+) -> Node:
     """A node that adds the context block for the last user message as a system message."""
 
     def memory_context(state: MemoryState, config: RunnableConfig) -> dict[str, Any]:
@@ -126,10 +145,19 @@ def memory_context(memory: Memory | None = None, *, budget_tokens: int | None = 
         if not text:
             return {}
         mem, user = memory_of(memory), configured(config, "user_id")
-        block = mem.context(text, user_id=user, thread_id=configured(config, "thread_id", required=False),
-                            since_rev=state.get("memory_rev"), budget_tokens=budget_tokens, agent=agent)
-        update: list[BaseMessage] = [RemoveMessage(id=m.id) for m in messages
-                                     if isinstance(m, BaseMessage) and m.id and m.id.startswith(CONTEXT_ID)]
+        block = mem.context(
+            text,
+            user_id=user,
+            thread_id=configured(config, "thread_id", required=False),
+            since_rev=state.get("memory_rev"),
+            budget_tokens=budget_tokens,
+            agent=agent,
+        )
+        update: list[BaseMessage] = [
+            RemoveMessage(id=m.id)
+            for m in messages
+            if isinstance(m, BaseMessage) and m.id and m.id.startswith(CONTEXT_ID)
+        ]
         if block.text.strip():
             update.append(SystemMessage(content=block.text, id=f"{CONTEXT_ID}{uuid.uuid4().hex[:12]}"))
         return {"messages": update, "memory_rev": block.rev}

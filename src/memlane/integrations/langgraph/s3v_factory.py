@@ -20,20 +20,35 @@ def aws_clients(settings: Settings) -> tuple[Any, Any]:
     return aws_client("s3vectors", settings), aws_client("bedrock-runtime", settings)
 
 
-def store_from_settings(settings: Settings | None = None, *, create_index: bool = False,
-                        s3v_client: Any = None, bedrock_client: Any = None, **options: Any) -> S3VectorsStore:
+def store_from_settings(
+    settings: Settings | None = None,
+    *,
+    create_index: bool = False,
+    s3v_client: Any = None,
+    bedrock_client: Any = None,
+    **options: Any,
+) -> S3VectorsStore:
     """The store the settings describe; ``create_index`` makes the bucket and index when missing (else
     they must exist). Clients given here are used as they are; ``options`` go to the constructor."""
     s = settings or Settings()
     if not s.s3v_bucket:
-        raise ConfigError("S3VectorsStore needs S3V_BUCKET (the vector bucket); S3V_INDEX_MEMORY names the index")
+        raise ConfigError(
+            "S3VectorsStore needs S3V_BUCKET (the vector bucket); S3V_INDEX_MEMORY names the index"
+        )
     if s3v_client is None or bedrock_client is None:
         made = aws_clients(s)
         s3v_client, bedrock_client = s3v_client or made[0], bedrock_client or made[1]
-    store = S3VectorsStore(s3v_client, bedrock_client, s.s3v_bucket, s.s3v_index_memory,
-                           dims=s.embed_dims or TITAN_DEFAULT_DIMS, model_id=s.bedrock_embed_model_id,
-                           distance=s.s3v_distance.upper(),  # type: ignore[arg-type]  # checked by the store
-                           validate_index=not create_index, **options)
+    store = S3VectorsStore(
+        s3v_client,
+        bedrock_client,
+        s.s3v_bucket,
+        s.s3v_index_memory,
+        dims=s.embed_dims or TITAN_DEFAULT_DIMS,
+        model_id=s.bedrock_embed_model_id,
+        distance=s.s3v_distance.upper(),  # type: ignore[arg-type]  # checked by the store
+        validate_index=not create_index,
+        **options,
+    )
     if create_index:
         store.setup()
     return store

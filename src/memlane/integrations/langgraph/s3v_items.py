@@ -48,8 +48,16 @@ def check_filterable_fields(fields: Sequence[str]) -> list[str]:
     return list(fields)
 
 
-def metadata(namespace: Namespace, key: str, value: Mapping[str, Any], *, is_indexed: bool, created_at: str,
-             updated_at: str, filterable_fields: Sequence[str]) -> dict[str, Any]:
+def metadata(
+    namespace: Namespace,
+    key: str,
+    value: Mapping[str, Any],
+    *,
+    is_indexed: bool,
+    created_at: str,
+    updated_at: str,
+    filterable_fields: Sequence[str],
+) -> dict[str, Any]:
     try:
         value_json = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     except (TypeError, ValueError) as e:
@@ -83,16 +91,25 @@ class StoredItem:
 def read(meta: Mapping[str, Any] | None) -> StoredItem:
     """The item a vector's metadata holds; a BackendError names what is missing."""
     if not isinstance(meta, Mapping):
-        raise BackendError("an S3 Vectors vector came back without metadata; was it written by S3VectorsStore?")
+        raise BackendError(
+            "an S3 Vectors vector came back without metadata; was it written by S3VectorsStore?"
+        )
     try:
         depth = int(meta["ns_depth"])
         namespace = tuple(str(meta[f"ns_{n}"]) for n in range(depth))
         value = json.loads(meta[VALUE_JSON])
-        return StoredItem(namespace, str(meta["doc_key"]), value, _when(meta["created_at"]),
-                          _when(meta["updated_at"]), bool(meta.get("is_indexed", False)))
+        return StoredItem(
+            namespace,
+            str(meta["doc_key"]),
+            value,
+            _when(meta["created_at"]),
+            _when(meta["updated_at"]),
+            bool(meta.get("is_indexed", False)),
+        )
     except (KeyError, TypeError, ValueError) as e:
-        raise BackendError(f"an S3 Vectors vector's metadata is not an item's ({e}); was it written by "
-                           "S3VectorsStore?") from e
+        raise BackendError(
+            f"an S3 Vectors vector's metadata is not an item's ({e}); was it written by S3VectorsStore?"
+        ) from e
 
 
 def _when(text: Any) -> datetime:

@@ -62,14 +62,26 @@ class S3VectorsStore(BaseStore):
 
     supports_ttl = False
 
-    def __init__(self, s3v_client: Any, bedrock_client: Any, vector_bucket_name: str, index_name: str,
-                 dims: int = 1024, model_id: str = "amazon.titan-embed-text-v2:0",
-                 distance: Literal["COSINE", "EUCLIDEAN"] = "COSINE",
-                 default_index_fields: Sequence[str] | None = None, supports_ttl: bool = False, *,
-                 filterable_fields: Sequence[str] = ("category",), embedder: Embedder | None = None,
-                 metrics: AwsMetrics | None = None, get_by: Literal["get_vectors", "query"] = "get_vectors",
-                 on_embed_error: Literal["raise", "unindexed"] = "raise", validate_index: bool = True,
-                 scope_labels: int = 2) -> None:
+    def __init__(
+        self,
+        s3v_client: Any,
+        bedrock_client: Any,
+        vector_bucket_name: str,
+        index_name: str,
+        dims: int = 1024,
+        model_id: str = "amazon.titan-embed-text-v2:0",
+        distance: Literal["COSINE", "EUCLIDEAN"] = "COSINE",
+        default_index_fields: Sequence[str] | None = None,
+        supports_ttl: bool = False,
+        *,
+        filterable_fields: Sequence[str] = ("category",),
+        embedder: Embedder | None = None,
+        metrics: AwsMetrics | None = None,
+        get_by: Literal["get_vectors", "query"] = "get_vectors",
+        on_embed_error: Literal["raise", "unindexed"] = "raise",
+        validate_index: bool = True,
+        scope_labels: int = 2,
+    ) -> None:
         """``embedder`` replaces Titan (any memlane embedder of ``dims``). ``on_embed_error="unindexed"``
         stores an item whose embedding failed with ``is_indexed=false`` instead of raising (the seed's
         explicit opt-in). ``validate_index`` checks at once that the index exists with ``dims``,
@@ -79,7 +91,9 @@ class S3VectorsStore(BaseStore):
         if supports_ttl:
             raise ValidationError("S3VectorsStore has no TTL: S3 Vectors cannot expire vectors")
         if get_by not in ("get_vectors", "query") or on_embed_error not in ("raise", "unindexed"):
-            raise ValidationError("get_by is 'get_vectors' or 'query'; on_embed_error is 'raise' or 'unindexed'")
+            raise ValidationError(
+                "get_by is 'get_vectors' or 'query'; on_embed_error is 'raise' or 'unindexed'"
+            )
         self.dims = limits.check_dims(dims)
         self.distance = limits.check_distance(distance)
         self.model_id = model_id
@@ -92,7 +106,9 @@ class S3VectorsStore(BaseStore):
 
             embedder = BedrockEmbedder(model=model_id, dims=dims, client=bedrock_client)
         if embedder.dims != self.dims:
-            raise ValidationError(f"the embedder makes {embedder.dims}-dim vectors but the store has dims={dims}")
+            raise ValidationError(
+                f"the embedder makes {embedder.dims}-dim vectors but the store has dims={dims}"
+            )
         self.embedder = embedder
         self.embed_service = "bedrock-runtime" if embedder.name == "bedrock" else f"embedder-{embedder.name}"
         self.get_by = get_by if hasattr(s3v_client, "get_vectors") else "query"
@@ -137,8 +153,10 @@ class S3VectorsStore(BaseStore):
 
     def _check(self, op: Op) -> None:
         if isinstance(op, ListNamespacesOp):
-            raise BackendError("S3VectorsStore cannot list namespaces: S3 Vectors has no listing by metadata "
-                               "(the seed leaves it out); keep the namespaces you need elsewhere")
+            raise BackendError(
+                "S3VectorsStore cannot list namespaces: S3 Vectors has no listing by metadata "
+                "(the seed leaves it out); keep the namespaces you need elsewhere"
+            )
         if not isinstance(op, GetOp | SearchOp | PutOp):
             raise ValueError(f"unknown store operation {type(op).__name__}")
         validate_op_namespace(op)
@@ -148,11 +166,14 @@ class S3VectorsStore(BaseStore):
             if len(op.namespace_prefix) < self.scope_labels:
                 raise InvalidNamespaceError(
                     f"S3VectorsStore searches need a namespace prefix of {self.scope_labels} label(s) (the seed's "
-                    f"user, type), got {tuple(op.namespace_prefix)!r}: they are mandatory filters (scope_labels)")
+                    f"user, type), got {tuple(op.namespace_prefix)!r}: they are mandatory filters (scope_labels)"
+                )
             self._filter_clauses(op.filter)
             if op.limit > 0 and op.offset + op.limit > limits.MAX_TOP_K:
-                raise ValidationError(f"offset + limit is {op.offset + op.limit}; S3 Vectors returns at most "
-                                      f"{limits.MAX_TOP_K} results per query")
+                raise ValidationError(
+                    f"offset + limit is {op.offset + op.limit}; S3 Vectors returns at most "
+                    f"{limits.MAX_TOP_K} results per query"
+                )
 
     # --- reads --------------------------------------------------------------------------------------
     def _fetch(self, keys: Mapping[tuple[s3v_items.Namespace, str], str]) -> dict[str, Vector]:
@@ -161,11 +182,17 @@ class S3VectorsStore(BaseStore):
             return self.index.get(list(keys.values()))
         stored: dict[str, Vector] = {}
         for ns, key in keys:
-            clauses = [clause("doc_key", "$eq", key), *self._namespace_clauses(ns), clause("ns_depth", "$eq", len(ns))]
+            clauses = [
+                clause("doc_key", "$eq", key),
+                *self._namespace_clauses(ns),
+                clause("ns_depth", "$eq", len(ns)),
+            ]
             stored.update((v["key"], v) for v in self.index.query_filtered(self.placeholder, 1, clauses))
         return stored
 
-    def _get(self, addresses: Sequence[tuple[s3v_items.Namespace, str]]) -> dict[tuple[s3v_items.Namespace, str], Item]:
+    def _get(
+        self, addresses: Sequence[tuple[s3v_items.Namespace, str]]
+    ) -> dict[tuple[s3v_items.Namespace, str], Item]:
         keys = {a: s3v_items.point_key(*a) for a in addresses}
         stored = self._fetch(keys)
         out: dict[tuple[s3v_items.Namespace, str], Item] = {}
@@ -173,23 +200,39 @@ class S3VectorsStore(BaseStore):
             if point in stored:
                 item = s3v_items.read(stored[point].get("metadata"))
                 if (item.namespace, item.key) == address:  # a uuid5 collision of two paths is not this item
-                    out[address] = Item(value=item.value, key=item.key, namespace=item.namespace,
-                                        created_at=item.created_at, updated_at=item.updated_at)
+                    out[address] = Item(
+                        value=item.value,
+                        key=item.key,
+                        namespace=item.namespace,
+                        created_at=item.created_at,
+                        updated_at=item.updated_at,
+                    )
         return out
 
     def _search(self, op: SearchOp) -> list[SearchItem]:
         if not op.query or op.limit <= 0:
             return []
-        clauses = [*self._namespace_clauses(tuple(op.namespace_prefix)), clause("is_indexed", "$eq", True),
-                   *self._filter_clauses(op.filter)]
+        clauses = [
+            *self._namespace_clauses(tuple(op.namespace_prefix)),
+            clause("is_indexed", "$eq", True),
+            *self._filter_clauses(op.filter),
+        ]
         with self.metrics.timed(self.embed_service, "embed", texts=1):
             vector = embed_query(self.embedder, op.query)
         hits = self.index.query_filtered(vector, op.offset + op.limit, clauses)
         out = []
-        for hit in hits[op.offset:]:
+        for hit in hits[op.offset :]:
             item = s3v_items.read(hit.get("metadata"))
-            out.append(SearchItem(item.namespace, item.key, item.value, item.created_at, item.updated_at,
-                                  self.similarity(hit.get("distance"))))
+            out.append(
+                SearchItem(
+                    item.namespace,
+                    item.key,
+                    item.value,
+                    item.created_at,
+                    item.updated_at,
+                    self.similarity(hit.get("distance")),
+                )
+            )
         return out
 
     def similarity(self, distance: Any) -> float | None:
@@ -207,15 +250,23 @@ class S3VectorsStore(BaseStore):
         out: list[Clause] = []
         for field, spec in (filter or {}).items():
             if field not in self.filterable_fields:
-                raise FilterError(f"S3VectorsStore cannot filter on {field!r}: only {self.filterable_fields} are "
-                                  "filterable metadata (the filterable_fields option, set before the items are put)")
+                raise FilterError(
+                    f"S3VectorsStore cannot filter on {field!r}: only {self.filterable_fields} are "
+                    "filterable metadata (the filterable_fields option, set before the items are put)"
+                )
             specs = spec.items() if isinstance(spec, Mapping) else [("$eq", spec)]
             for op, arg in specs:
                 if op not in LG_OPERATORS:
-                    raise FilterError(f"unsupported filter on {field!r}: {op!r}; use one of {', '.join(LG_OPERATORS)}")
-                if not isinstance(arg, str | int | float | bool) or (op not in ("$eq", "$ne") and isinstance(arg, str | bool)):
-                    raise FilterError(f"filter {field!r} {op} {arg!r}: S3 Vectors compares strings and booleans "
-                                      "for equality and numbers for order")
+                    raise FilterError(
+                        f"unsupported filter on {field!r}: {op!r}; use one of {', '.join(LG_OPERATORS)}"
+                    )
+                if not isinstance(arg, str | int | float | bool) or (
+                    op not in ("$eq", "$ne") and isinstance(arg, str | bool)
+                ):
+                    raise FilterError(
+                        f"filter {field!r} {op} {arg!r}: S3 Vectors compares strings and booleans "
+                        "for equality and numbers for order"
+                    )
                 out.append(clause(field, op, arg))
         return out
 
@@ -232,16 +283,29 @@ class S3VectorsStore(BaseStore):
             point = keys[(ns, key)]
             old = s3v_items.read(existing[point].get("metadata")) if point in existing else None
             if old is not None and (old.namespace, old.key) != (ns, key):
-                raise ValidationError(f"item {key!r} in {ns!r} has the vector key of item {old.key!r} in "
-                                      f"{old.namespace!r} (the seed's 'ns|ns::key' joins them alike); rename one")
+                raise ValidationError(
+                    f"item {key!r} in {ns!r} has the vector key of item {old.key!r} in "
+                    f"{old.namespace!r} (the seed's 'ns|ns::key' joins them alike); rename one"
+                )
             if op.value is None:
                 deletes.append(point)
                 continue
-            fields = None if op.index is False else (self.default_index_fields if op.index is None else list(op.index))
+            fields = (
+                None
+                if op.index is False
+                else (self.default_index_fields if op.index is None else list(op.index))
+            )
             text = "\n".join(index_texts(dict(op.value), fields)) if fields else ""
             created = old.created_at.isoformat() if old else now
-            meta = s3v_items.metadata(ns, key, op.value, is_indexed=bool(text), created_at=created, updated_at=now,
-                                      filterable_fields=self.filterable_fields)
+            meta = s3v_items.metadata(
+                ns,
+                key,
+                op.value,
+                is_indexed=bool(text),
+                created_at=created,
+                updated_at=now,
+                filterable_fields=self.filterable_fields,
+            )
             limits.check_metadata(point, meta, s3v_items.NON_FILTERABLE)
             if text:
                 texts.append((len(vectors), text))
@@ -263,8 +327,11 @@ class S3VectorsStore(BaseStore):
         except ProviderError:
             if self.on_embed_error == "raise":
                 raise
-            log.warning("embedding failed for %d item(s); storing them unindexed (on_embed_error='unindexed')",
-                        len(texts), exc_info=True)
+            log.warning(
+                "embedding failed for %d item(s); storing them unindexed (on_embed_error='unindexed')",
+                len(texts),
+                exc_info=True,
+            )
             for n, _ in texts:
                 vectors[n]["metadata"]["is_indexed"] = False
             return

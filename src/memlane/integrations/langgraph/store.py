@@ -90,9 +90,17 @@ class MemlaneStore(BaseStore):
 
     supports_ttl = True
 
-    def __init__(self, memory: Memory, *, index: IndexConfig | None = None, ttl: TTLConfig | None = None,
-                 actor: str = "langgraph", user_namespace_index: int | Sequence[str] | None = None,
-                 user_id: str | None = None, cross_user: bool = False) -> None:
+    def __init__(
+        self,
+        memory: Memory,
+        *,
+        index: IndexConfig | None = None,
+        ttl: TTLConfig | None = None,
+        actor: str = "langgraph",
+        user_namespace_index: int | Sequence[str] | None = None,
+        user_id: str | None = None,
+        cross_user: bool = False,
+    ) -> None:
         """``user_namespace_index``: which namespace label names the memlane user (0: ``(user, ...)``;
         LangMem's ``("memories", "{user_id}")``: 1), or a namespace template whose ``{...}`` label marks
         it; ``None`` (default) detects it (see ``user_label.py``). ``user_id`` binds the store to one user: namespaces naming another are refused, and reads
@@ -110,31 +118,53 @@ class MemlaneStore(BaseStore):
         if index:
             self.index_config = index.copy()
             embedder = memory.embedder
-            if "embed" in index and not (isinstance(embedder, LangChainEmbedder) and embedder.source is index["embed"]):
-                raise ValueError("the store embeds with memory.embedder: open it with MemlaneStore.open(db, "
-                                 "index=...), or drop 'embed' from the index config")
+            if "embed" in index and not (
+                isinstance(embedder, LangChainEmbedder) and embedder.source is index["embed"]
+            ):
+                raise ValueError(
+                    "the store embeds with memory.embedder: open it with MemlaneStore.open(db, "
+                    "index=...), or drop 'embed' from the index config"
+                )
             if index.get("dims") not in (None, embedder.dims):
-                raise ValueError(f"index dims={index.get('dims')} but the memory's embedder makes {embedder.dims}")
+                raise ValueError(
+                    f"index dims={index.get('dims')} but the memory's embedder makes {embedder.dims}"
+                )
             self.index_fields = list(index.get("fields") or ["$"])
             self.distance = str(index.get("distance_type", "cosine"))
             if self.distance not in DISTANCES:
-                raise ValueError(f"unsupported distance_type {self.distance!r}; use one of {', '.join(DISTANCES)}")
+                raise ValueError(
+                    f"unsupported distance_type {self.distance!r}; use one of {', '.join(DISTANCES)}"
+                )
         self.ttl_config = ttl  # kept by reference: LangGraph code tunes it on the live store
         self._owns_memory = False
         self._sweeper: tuple[threading.Thread, threading.Event, concurrent.futures.Future[None]] | None = None
 
     @classmethod
-    def open(cls, db: str | None = None, *, index: IndexConfig | None = None, ttl: TTLConfig | None = None,
-             user_namespace_index: int | Sequence[str] | None = None, user_id: str | None = None, cross_user: bool = False,
-             **memory_kwargs: Any) -> MemlaneStore:
+    def open(
+        cls,
+        db: str | None = None,
+        *,
+        index: IndexConfig | None = None,
+        ttl: TTLConfig | None = None,
+        user_namespace_index: int | Sequence[str] | None = None,
+        user_id: str | None = None,
+        cross_user: bool = False,
+        **memory_kwargs: Any,
+    ) -> MemlaneStore:
         """A store over a new :class:`Memory` on ``db``; with ``index["embed"]`` that model embeds. The
         scope options are the constructor's."""
         if index and index.get("embed") is not None:
             if not index.get("dims"):
                 raise ValueError("an index config with 'embed' needs 'dims'")
             memory_kwargs["embedder"] = LangChainEmbedder(index["embed"], index["dims"])
-        store = cls(Memory(db, **memory_kwargs), index=index, ttl=ttl, user_namespace_index=user_namespace_index,
-                    user_id=user_id, cross_user=cross_user)
+        store = cls(
+            Memory(db, **memory_kwargs),
+            index=index,
+            ttl=ttl,
+            user_namespace_index=user_namespace_index,
+            user_id=user_id,
+            cross_user=cross_user,
+        )
         store._owns_memory = True
         return store
 
@@ -199,7 +229,8 @@ class MemlaneStore(BaseStore):
         user = items.scope_user(self.user_label.label(namespace))
         if self.bound_user is not None and user != self.bound_user:
             raise InvalidNamespaceError(
-                f"this store acts for user {self.bound_user!r}; namespace {tuple(namespace)!r} names another user")
+                f"this store acts for user {self.bound_user!r}; namespace {tuple(namespace)!r} names another user"
+            )
         return user
 
     def _users(self, prefix: Sequence[str]) -> list[str]:
@@ -212,7 +243,8 @@ class MemlaneStore(BaseStore):
         if not self.cross_user:
             raise InvalidNamespaceError(
                 f"this read names no user: give the user {self.user_label.describe()}, open the store "
-                "for one user (user_id=...), or opt in to reads across users with cross_user=True")
+                "for one user (user_id=...), or opt in to reads across users with cross_user=True"
+            )
         return self.backend.list_users()
 
     # --- reads ----------------------------------------------------------------------------------
@@ -236,8 +268,14 @@ class MemlaneStore(BaseStore):
     def _item(self, rec: MemoryRecord, score: float | None = None) -> SearchItem:
         ns, key = items.address(rec)
         s = self.memory.settings
-        return SearchItem(ns, key, items.item_value(rec, s.categories, s.memory_summary_max_chars),
-                          rec.created_at, rec.updated_at, score)
+        return SearchItem(
+            ns,
+            key,
+            items.item_value(rec, s.categories, s.memory_summary_max_chars),
+            rec.created_at,
+            rec.updated_at,
+            score,
+        )
 
     def _get(self, gets: list[tuple[int, GetOp]], results: list[Result], touched: list[MemoryRecord]) -> None:
         by_user: dict[str, list[tuple[int, GetOp]]] = {}
@@ -249,8 +287,13 @@ class MemlaneStore(BaseStore):
                 rec = found.get((tuple(op.namespace), op.key))
                 if rec is not None and self._visible(rec):
                     item = self._item(rec)
-                    results[i] = Item(value=item.value, key=item.key, namespace=item.namespace,
-                                      created_at=item.created_at, updated_at=item.updated_at)
+                    results[i] = Item(
+                        value=item.value,
+                        key=item.key,
+                        namespace=item.namespace,
+                        created_at=item.created_at,
+                        updated_at=item.updated_at,
+                    )
                     if op.refresh_ttl:
                         touched.append(rec)
 
@@ -290,19 +333,28 @@ class MemlaneStore(BaseStore):
         if op.query and self.index_fields is None:
             found = self._ranked(users, op.query, conds, keep, wanted, candidates)
         else:
-            merged = heapq.merge(*[candidates(u) for u in users], key=lambda c: (c[0].updated_at, c[0].id),
-                                 reverse=True)
-            found = self._rank(list(merged), op.query) if op.query else \
-                [c for _, c in zip(range(wanted), merged, strict=False)]
-        page = found[op.offset: op.offset + op.limit]
+            merged = heapq.merge(
+                *[candidates(u) for u in users], key=lambda c: (c[0].updated_at, c[0].id), reverse=True
+            )
+            found = (
+                self._rank(list(merged), op.query)
+                if op.query
+                else [c for _, c in zip(range(wanted), merged, strict=False)]
+            )
+        page = found[op.offset : op.offset + op.limit]
         if op.refresh_ttl:
             touched.extend(rec for rec, _ in page)
         return [item for _, item in page]
 
-    def _ranked(self, users: list[str], query: str, conds: list[Condition],
-                keep: Callable[[MemoryRecord], SearchItem | None], wanted: int,
-                candidates: Callable[[str], Iterator[tuple[MemoryRecord, SearchItem]]],
-                ) -> list[tuple[MemoryRecord, SearchItem]]:
+    def _ranked(
+        self,
+        users: list[str],
+        query: str,
+        conds: list[Condition],
+        keep: Callable[[MemoryRecord], SearchItem | None],
+        wanted: int,
+        candidates: Callable[[str], Iterator[tuple[MemoryRecord, SearchItem]]],
+    ) -> list[tuple[MemoryRecord, SearchItem]]:
         """Items ranked by the database's vector search (cosine similarity of the item's summary
         vector), best first; the pool widens until the prefix and value filters leave ``wanted``.
         Items without a vector (``index=False``) follow, newest first, as LangGraph's stores do."""
@@ -313,7 +365,9 @@ class MemlaneStore(BaseStore):
             pool = max(4 * wanted, 40)
             while True:
                 hits = self.backend.vector_search(user, vector, db_conds, limit=pool)
-                kept = [(h.record, _scored(item, h.score)) for h in hits if (item := keep(h.record)) is not None]
+                kept = [
+                    (h.record, _scored(item, h.score)) for h in hits if (item := keep(h.record)) is not None
+                ]
                 if len(kept) >= wanted or len(hits) < pool:
                     break
                 pool *= 4
@@ -324,7 +378,9 @@ class MemlaneStore(BaseStore):
         scored = sorted((c for c in out if c[1].score is not None), key=lambda c: -(c[1].score or 0.0))
         return scored + [c for c in out if c[1].score is None]
 
-    def _rank(self, found: list[tuple[MemoryRecord, SearchItem]], query: str) -> list[tuple[MemoryRecord, SearchItem]]:
+    def _rank(
+        self, found: list[tuple[MemoryRecord, SearchItem]], query: str
+    ) -> list[tuple[MemoryRecord, SearchItem]]:
         """Score every candidate (best of its vectors), best first; items without vectors last."""
         own: dict[str, list[str]] = {}
         for rec, _ in found:
@@ -334,7 +390,7 @@ class MemlaneStore(BaseStore):
         stored: dict[str, list[float]] = {}
         for user, ids in own.items():
             for chunk in range(0, len(ids), PAGE):
-                stored.update(self.backend.vectors(user, ids[chunk:chunk + PAGE]))
+                stored.update(self.backend.vectors(user, ids[chunk : chunk + PAGE]))
         vectors = []
         for rec, _ in found:
             meta = items.store_meta(rec)
@@ -358,14 +414,16 @@ class MemlaneStore(BaseStore):
         names = [ns for ns in found if match.namespace_matches(ns, conds)]
         if op.max_depth is not None:
             names = list({ns[: op.max_depth] for ns in names})
-        return sorted(names)[op.offset: op.offset + op.limit]
+        return sorted(names)[op.offset : op.offset + op.limit]
 
     # --- TTL --------------------------------------------------------------------------------------
     def sweep_ttl(self) -> int:
         """Soft-delete the items whose TTL has run out; returns how many."""
         return writes.sweep(self)
 
-    def start_ttl_sweeper(self, sweep_interval_minutes: float | None = None) -> concurrent.futures.Future[None]:
+    def start_ttl_sweeper(
+        self, sweep_interval_minutes: float | None = None
+    ) -> concurrent.futures.Future[None]:
         """Sweep every ``sweep_interval_minutes`` (default: the TTL config's, else 5) in a daemon thread;
         the future completes when :meth:`stop_ttl_sweeper` stops it."""
         if self._sweeper is not None:

@@ -75,7 +75,9 @@ def as_array(vector: Sequence[float]) -> np.ndarray:
     return np.asarray(vector, dtype=np.float64)
 
 
-def best_scores(query: Sequence[float], vectors: Sequence[Sequence[np.ndarray]], distance: str) -> list[float | None]:
+def best_scores(
+    query: Sequence[float], vectors: Sequence[Sequence[np.ndarray]], distance: str
+) -> list[float | None]:
     """Per item, the best score of its vectors (max pooling), or None for an item with none.
     Scores as LangGraph reports them: cosine similarity, inner product, or negative L2 distance."""
     q = np.asarray(query, dtype=np.float64)

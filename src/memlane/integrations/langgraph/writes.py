@@ -63,8 +63,9 @@ def prepare(store: MemlaneStore, ops: Sequence[PutOp]) -> list[Prepared]:
         p.value = value = to_jsonable_python(dict(op.value))
         fields = None if op.index is False else (op.index if op.index is not None else store.index_fields)
         found = index_texts(value, fields) if fields else []
-        p.derived = items.derive(value, tuple(op.namespace), found, settings.categories,
-                                 settings.memory_summary_max_chars)
+        p.derived = items.derive(
+            value, tuple(op.namespace), found, settings.categories, settings.memory_summary_max_chars
+        )
         if op.index is False:
             continue
         wanted = found if fields else [p.derived.summary]
@@ -73,7 +74,7 @@ def prepare(store: MemlaneStore, ops: Sequence[PutOp]) -> list[Prepared]:
     vectors = store.memory.embedder.embed(texts) if texts else []
     for p, start, wanted in spans:
         assert p.derived is not None
-        own = vectors[start:start + len(wanted)]
+        own = vectors[start : start + len(wanted)]
         at = wanted.index(p.derived.summary) if p.derived.summary in wanted else len(wanted)
         p.summary_vector = vectors[start + at]
         p.vec = "summary" if wanted == [p.derived.summary] else [encode(v) for v in own]
@@ -102,36 +103,63 @@ def _plan(store: MemlaneStore, p: Prepared, old: MemoryRecord | None, m: Mutatio
     live = old if old is not None and old.state is MemoryState.ACTIVE else None
     if p.op.value is None:
         if live is not None:
-            m.delete(live, now + timedelta(days=store.memory.settings.memory_purge_after_days),
-                     "langgraph store delete")
+            m.delete(
+                live,
+                now + timedelta(days=store.memory.settings.memory_purge_after_days),
+                "langgraph store delete",
+            )
         return
     assert p.derived is not None
     d, ns, ttl = p.derived, tuple(p.op.namespace), p.op.ttl
     meta = {"ns": list(ns), "key": p.op.key, "value": p.value, "ttl": ttl, "vec": p.vec}
     expires = now + timedelta(minutes=ttl) if ttl is not None else None
     fields: dict[str, Any] = {
-        "summary": d.summary, "category": d.category, "tags": d.tags, "entities": d.entities,
-        "importance": d.importance, "pinned": d.pinned, "source": d.source, "type": d.type,
-        "expires_at": expires, "state": MemoryState.ACTIVE,
+        "summary": d.summary,
+        "category": d.category,
+        "tags": d.tags,
+        "entities": d.entities,
+        "importance": d.importance,
+        "pinned": d.pinned,
+        "source": d.source,
+        "type": d.type,
+        "expires_at": expires,
+        "state": MemoryState.ACTIVE,
     }
     if old is None:
-        base = MemoryRecord(id=p.id, user_id=p.user, summary=d.summary, created_at=now, updated_at=now,
-                            valid_from=now, metadata={})
+        base = MemoryRecord(
+            id=p.id,
+            user_id=p.user,
+            summary=d.summary,
+            created_at=now,
+            updated_at=now,
+            valid_from=now,
+            metadata={},
+        )
     else:
         base = old
-        if live is not None and items.store_meta(live) == meta and all(
-                getattr(live, k) == v for k, v in fields.items() if k != "expires_at"):
+        if (
+            live is not None
+            and items.store_meta(live) == meta
+            and all(getattr(live, k) == v for k, v in fields.items() if k != "expires_at")
+        ):
             if expires is not None:  # the same put again only restarts the TTL
                 m.touch(live.model_copy(update={"expires_at": expires}))
             return
     key = p.op.key if len(ns) == 2 and items.namespace_type(ns) else base.key
     if old is not None and old.key is None and p.op.key == old.id:
         key = None  # a key-less memory addressed by its id keeps having no key
-    record = MemoryRecord.model_validate({
-        **base.model_dump(), **fields, "key": key, "updated_at": now,
-        "metadata": {**base.metadata, items.LG: meta},
-        "valid_to": None, "superseded_by": None, "purge_at": None,
-    })
+    record = MemoryRecord.model_validate(
+        {
+            **base.model_dump(),
+            **fields,
+            "key": key,
+            "updated_at": now,
+            "metadata": {**base.metadata, items.LG: meta},
+            "valid_to": None,
+            "superseded_by": None,
+            "purge_at": None,
+        }
+    )
     if record.type in TIMED and record.date_iso is None and record.valid_from is not None:
         record.date_iso, record.week, record.year = buckets(record.valid_from, store.memory.settings.timezone)
     vector = p.summary_vector
@@ -170,15 +198,22 @@ def sweep(store: MemlaneStore) -> int:
     """Soft-delete items whose TTL ran out (with a history row); return how many."""
     now, count = utcnow(), 0
     for user in [store.bound_user] if store.bound_user else store.backend.list_users():
-        due = [r.id for r in store.scan(user) if expired(r, now) and (items.store_meta(r) or {}).get("ttl") is not None]
+        due = [
+            r.id
+            for r in store.scan(user)
+            if expired(r, now) and (items.store_meta(r) or {}).get("ttl") is not None
+        ]
         if not due:
             continue
         with store.backend.user_lock(user):
             m = Mutation(actor=store.actor)
             for rec in store.backend.get_many(user, due):
                 if rec.state is MemoryState.ACTIVE and expired(rec, utcnow()):
-                    m.delete(rec, utcnow() + timedelta(days=store.memory.settings.memory_purge_after_days),
-                             "ttl expired")
+                    m.delete(
+                        rec,
+                        utcnow() + timedelta(days=store.memory.settings.memory_purge_after_days),
+                        "ttl expired",
+                    )
             _commit(store, m)
             count += len(m.batch.upserts)
     return count

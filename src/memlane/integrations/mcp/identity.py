@@ -26,7 +26,9 @@ class Identity:
         """``headers`` and ``client_host``: the HTTP request's, or None over stdio."""
         if headers is None:
             if self.user is None:
-                raise AccessDeniedError("this MCP server was started without a user: run `memlane mcp --user ID`")
+                raise AccessDeniedError(
+                    "this MCP server was started without a user: run `memlane mcp --user ID`"
+                )
             return self.user
         lower = {k.lower(): v for k, v in headers.items()}
         named = lower.get(USER_HEADER.lower())
@@ -35,7 +37,9 @@ class Identity:
         bound = self._key_user(lower.get("authorization"), client_host)
         users = list(dict.fromkeys(u for u in (bound, self.user, named) if u is not None))
         if not users:
-            raise AccessDeniedError(f"name the user with the {USER_HEADER} header (or use a key bound to a user)")
+            raise AccessDeniedError(
+                f"name the user with the {USER_HEADER} header (or use a key bound to a user)"
+            )
         if len(users) > 1:  # a key, the server and a header that disagree: one user never acts for another
             raise AccessDeniedError(f"this connection acts for {users[0]!r} only, not {users[1]!r}")
         return users[0]
@@ -44,8 +48,10 @@ class Identity:
         """The user the caller's key is bound to (None for an admin key or a trusted loopback caller)."""
         if not self.keys.enabled:
             if not is_loopback(client_host):
-                raise AccessDeniedError("no API keys are configured: this MCP server serves loopback clients only; "
-                                        "set MEMLANE_API_KEYS")
+                raise AccessDeniedError(
+                    "no API keys are configured: this MCP server serves loopback clients only; "
+                    "set MEMLANE_API_KEYS"
+                )
             return None
         scheme, _, token = (authorization or "").partition(" ")
         who = self.keys.lookup(token.strip()) if scheme.lower() == "bearer" else None

@@ -17,8 +17,9 @@ REGISTRY: dict[str, str] = {
 }
 
 
-def get_embedder(name: str, *, cache_size: int = 10_000, max_input_chars: int | None = None,
-                 **options: Any) -> Embedder:
+def get_embedder(
+    name: str, *, cache_size: int = 10_000, max_input_chars: int | None = None, **options: Any
+) -> Embedder:
     """Build the embedder registered as ``name`` with ``options``, its texts cut to ``max_input_chars``
     when given, wrapped in the text-hash cache."""
     if name not in REGISTRY:

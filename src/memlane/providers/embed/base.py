@@ -44,7 +44,7 @@ class ClippedEmbedder(Embedder):
     def clip(self, text: str) -> str:
         if len(text) <= self.max_chars:
             return text
-        cut = text[:self.max_chars]
+        cut = text[: self.max_chars]
         space = cut.rfind(" ", self.max_chars - self.max_chars // 4)
         return cut[:space] if space > 0 else cut
 

@@ -30,7 +30,7 @@ class HashEmbedder(Embedder):
         feats = [f"w:{w}" for w in words]
         for w in words:
             padded = f"#{w}#"
-            feats.extend(f"c:{padded[i:i + 3]}" for i in range(len(padded) - 2))
+            feats.extend(f"c:{padded[i : i + 3]}" for i in range(len(padded) - 2))
         return feats
 
     def _vector(self, text: str) -> list[float]:

@@ -96,8 +96,13 @@ class _TorchEncoder:
         self.st = st
 
     def encode(self, texts: Sequence[str], batch_size: int) -> np.ndarray:
-        vectors: np.ndarray = self.st.encode(list(texts), batch_size=batch_size, normalize_embeddings=True,
-                                             convert_to_numpy=True, show_progress_bar=False)
+        vectors: np.ndarray = self.st.encode(
+            list(texts),
+            batch_size=batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
         return vectors
 
 
@@ -112,8 +117,14 @@ class LocalEmbedder(Embedder):
 
     name = "local"
 
-    def __init__(self, model: str | None = None, batch_size: int = 64, device: str = "cpu",
-                 threads: int | None = None, runtime: Runtime = "auto") -> None:
+    def __init__(
+        self,
+        model: str | None = None,
+        batch_size: int = 64,
+        device: str = "cpu",
+        threads: int | None = None,
+        runtime: Runtime = "auto",
+    ) -> None:
         if batch_size < 1:
             raise ValidationError("batch_size must be at least 1")
         if threads is not None and threads < 1:
@@ -137,8 +148,9 @@ class LocalEmbedder(Embedder):
         bundled = self.model == BUNDLED_MODEL
         if runtime == "onnx" and not (bundled and device == "cpu"):
             raise ValidationError("runtime 'onnx' runs the bundled all-MiniLM-L6-v2 on the CPU only")
-        self.runtime = "onnx" if runtime == "onnx" or (runtime == "auto" and bundled and device == "cpu") \
-            else "torch"
+        self.runtime = (
+            "onnx" if runtime == "onnx" or (runtime == "auto" and bundled and device == "cpu") else "torch"
+        )
         self.batch_size = batch_size
         self.device = device
         self._st: Any = None

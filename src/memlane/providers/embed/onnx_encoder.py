@@ -28,8 +28,9 @@ def max_tokens(model_dir: Path) -> int:
 class OnnxSentenceEncoder:
     def __init__(self, model_dir: Path, threads: int) -> None:
         self.tokenizer = fast_tokenizer(model_dir, max_tokens(model_dir))
-        self.session = GraphSession(graphs_dir() / EMBEDDER_GRAPH, read_tensors(model_dir / "model.safetensors"),
-                                    threads)
+        self.session = GraphSession(
+            graphs_dir() / EMBEDDER_GRAPH, read_tensors(model_dir / "model.safetensors"), threads
+        )
 
     def encode(self, texts: Sequence[str], batch_size: int) -> np.ndarray:
         """One unit vector per text, in the order of ``texts``."""

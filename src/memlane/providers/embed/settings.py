@@ -55,5 +55,6 @@ def embedder_from_settings(settings: Settings) -> Embedder:
     """The configured embedder, its texts cut to ``embed_max_input_chars``, wrapped in the text-hash cache
     (``embed_cache_size``, 0 disables it)."""
     name, options = embedder_options(settings)
-    return get_embedder(name, cache_size=settings.embed_cache_size, max_input_chars=settings.embed_max_input_chars,
-                        **options)
+    return get_embedder(
+        name, cache_size=settings.embed_cache_size, max_input_chars=settings.embed_max_input_chars, **options
+    )

@@ -37,7 +37,9 @@ _ANNOUNCED = re.compile(
     r"\s*[:,;.!-]+\s*(?P<what>[^.!?\n]{12,})",
     re.IGNORECASE,
 )
-_CHOSEN = re.compile(r"^(?:a|an|the|my|our)\s", re.IGNORECASE)  # "decided: a murder mystery party at my place"
+_CHOSEN = re.compile(
+    r"^(?:a|an|the|my|our)\s", re.IGNORECASE
+)  # "decided: a murder mystery party at my place"
 _VERB = re.compile(r"\b(?:is|are|was|were|will|would|has|have)\b", re.IGNORECASE)
 # ... or after it: "going with the ferry instead, decided." / "we're keeping the old sofa - final answer"
 _ANNOUNCED_AFTER = re.compile(
@@ -46,7 +48,9 @@ _ANNOUNCED_AFTER = re.compile(
     re.IGNORECASE,
 )
 _GERUND = re.compile(r"^(?:\w+ing)\b", re.IGNORECASE)  # a decision told without its subject: "going with ..."
-_COURTESY = re.compile(r"^(?:thanks?|thank you|cheers|great|cool|nice|awesome|perfect|sounds good|appreciate)\b", re.I)
+_COURTESY = re.compile(
+    r"^(?:thanks?|thank you|cheers|great|cool|nice|awesome|perfect|sounds good|appreciate)\b", re.I
+)
 _SOMEONE = re.compile(r"\b(?:I|we)\b")  # a decision says who does what: "we are booking", "I am keeping"
 _STEP = re.compile(r"\b(?:next|i will|i'll|we will|we'll|going to|plan to|tomorrow)\b", re.IGNORECASE)
 
@@ -57,7 +61,9 @@ def topic_of(statement: str) -> str:
     text = statement.strip().rstrip(".!")
     rest = _LEAD.sub("", text, count=1) or text
     rest = re.sub(r"^(?:to|for|on|up for|that)\s+", "", rest)
-    rest = re.sub(r"^(?:they|the user) (?:are|is|will|have|has)(?: not)? \w+(?: (?:with|for|on|to))?\s+", "", rest)  # "that they are selling X"
+    rest = re.sub(
+        r"^(?:they|the user) (?:are|is|will|have|has)(?: not)? \w+(?: (?:with|for|on|to))?\s+", "", rest
+    )  # "that they are selling X"
     rest = re.sub(r"\s+down$", "", rest)  # "turned the offer down"
     rest = re.sub(r"^(?:their|his|her)\b", "the user's", rest)
     rest = re.sub(r"\b(?:their|his|her)\b", "the user's", rest)
@@ -90,19 +96,39 @@ def summarize(extraction: Extraction, messages: Sequence[ChatMessage]) -> Episod
         best = max(events, key=lambda c: c.importance)
         approach = " ".join(dict.fromkeys(c.summary for c in events[:2]))
         user_text = " ".join(m.content for m in messages if m.role == "user")
-        return Episode(should_create=True, topic=topic_of(best.summary), approach=approach,
-                       outcome="next_step" if _STEP.search(user_text) else "decision", category=best.category,
-                       importance=best.importance, tags=best.tags[:5], reason="an event or decision in the turn")
+        return Episode(
+            should_create=True,
+            topic=topic_of(best.summary),
+            approach=approach,
+            outcome="next_step" if _STEP.search(user_text) else "decision",
+            category=best.category,
+            importance=best.importance,
+            tags=best.tags[:5],
+            reason="an event or decision in the turn",
+        )
     said = next((m.content for m in reversed(messages) if m.role == "user"), "")
     decision = announced(said)
     if decision:
-        return Episode(should_create=True, topic=topic_of(decision), approach=decision, outcome="decision",
-                       category="Personal", importance=3, tags=["decision"], reason="a decision the user announced")
+        return Episode(
+            should_create=True,
+            topic=topic_of(decision),
+            approach=decision,
+            outcome="decision",
+            category="Personal",
+            importance=3,
+            tags=["decision"],
+            reason="a decision the user announced",
+        )
     if tools:
         asked = next((m.content for m in reversed(messages) if m.role == "user"), "")
         topic = " ".join(asked.split())[:TOPIC_MAX].rstrip("?!. ") or "a tool call"
         result = " ".join(tools[-1].content.split())
         approach = f"A tool returned: {result[:200].rstrip()}" + ("" if result.endswith(".") else ".")
-        return Episode(should_create=True, topic=topic, approach=approach, outcome="tool_result",
-                       reason="a tool result in the turn")
+        return Episode(
+            should_create=True,
+            topic=topic,
+            approach=approach,
+            outcome="tool_result",
+            reason="a tool result in the turn",
+        )
     return Episode(should_create=False, reason="routine turn: no event, decision or tool result")

@@ -36,7 +36,8 @@ class FirstStage:
         if probs[best] < self.confident:
             return None
         reason = "decision model (first stage): " + ", ".join(
-            f"{name} {p:.2f}" for name, p in zip(self.model.card.labels, probs, strict=True))
+            f"{name} {p:.2f}" for name, p in zip(self.model.card.labels, probs, strict=True)
+        )
         return ConflictVerdict(relation=RELATION[self.model.card.labels[best]], reason=reason)
 
     def _count(self, decided: int, asked: int) -> None:

@@ -207,9 +207,17 @@ The JSON object must match this JSON schema exactly (all properties required, no
     user="",
 )
 
-ALL_PROMPTS: tuple[Prompt, ...] = (EXTRACT_V2, SAME_FACT_V1, CONFLICT_V1, JUDGE_V1, INSIGHTS_V1, EPISODE_V1, SESSION_V1,
-                                   CORRECTION_V1,
-                                   SCHEMA_HINT_V1)
+ALL_PROMPTS: tuple[Prompt, ...] = (
+    EXTRACT_V2,
+    SAME_FACT_V1,
+    CONFLICT_V1,
+    JUDGE_V1,
+    INSIGHTS_V1,
+    EPISODE_V1,
+    SESSION_V1,
+    CORRECTION_V1,
+    SCHEMA_HINT_V1,
+)
 PROMPT_VERSION = "+".join(p.version for p in ALL_PROMPTS)
 
 __all__ = [

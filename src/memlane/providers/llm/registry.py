@@ -55,7 +55,9 @@ def llm_from_settings(settings: Settings) -> MemoryLLM:
             "region": settings.aws_region,
         }
     llm = get_llm(settings.llm, **options)
-    if settings.llm_first_stage is not None and hasattr(llm, "first_stage"):  # a model judge (openai, bedrock)
+    if settings.llm_first_stage is not None and hasattr(
+        llm, "first_stage"
+    ):  # a model judge (openai, bedrock)
         from pathlib import Path
 
         from memlane.providers.llm.first_stage import FirstStage

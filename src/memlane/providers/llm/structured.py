@@ -134,18 +134,23 @@ class StructuredLLM(MemoryLLM):
         by_index = {j.index: j for j in reply.judgements}
         if sorted(by_index) != list(range(1, len(existing) + 1)) or len(reply.judgements) != len(existing):
             raise ProviderError(f"judge reply covers memories {sorted(by_index)} of 1..{len(existing)}")
-        return [ConflictVerdict(relation=by_index[i].relation, reason=by_index[i].reasoning)
-                for i in range(1, len(existing) + 1)]
-
+        return [
+            ConflictVerdict(relation=by_index[i].relation, reason=by_index[i].reasoning)
+            for i in range(1, len(existing) + 1)
+        ]
 
     def summarize_episode(self, messages: Sequence[ChatMessage]) -> Episode:
         shown = [m for m in messages if m.role in ("user", "assistant", "tool")]
-        system, user = EPISODE_V1.render(categories=", ".join(self.categories),
-                                         conversation="\n".join(_render_message(m) for m in shown) or "(empty)")
+        system, user = EPISODE_V1.render(
+            categories=", ".join(self.categories),
+            conversation="\n".join(_render_message(m) for m in shown) or "(empty)",
+        )
         return self.generate(system, user, Episode)
 
     def summarize_session(self, messages: Sequence[ChatMessage]) -> SessionDigest:
-        system, user = SESSION_V1.render(conversation="\n".join(_render_message(m) for m in messages) or "(empty)")
+        system, user = SESSION_V1.render(
+            conversation="\n".join(_render_message(m) for m in messages) or "(empty)"
+        )
         return self.generate(system, user, SessionDigest)
 
     def insights(self, activity: Sequence[str], new_facts: Sequence[str], snippet: str = "") -> Insights:

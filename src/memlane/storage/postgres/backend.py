@@ -172,16 +172,23 @@ class PostgresBackend(Backend):
         return self._apply_planned(reads, plan, lock=True)
 
     def _apply_planned(
-        self, reads: Mapping[str, Sequence[str]], plan: Callable[[dict[str, MemoryRecord]], WriteBatch], lock: bool
+        self,
+        reads: Mapping[str, Sequence[str]],
+        plan: Callable[[dict[str, MemoryRecord]], WriteBatch],
+        lock: bool,
     ) -> WriteBatch:
         with self._connection() as conn, conn.transaction():
             rows = []
             with conn.cursor(row_factory=dict_row) as cur:
                 for user in sorted(reads):  # in one order: two writers cannot deadlock
-                    if lock:  # transaction-scoped, on the user locks' key (rows not yet written cannot be locked)
+                    if (
+                        lock
+                    ):  # transaction-scoped, on the user locks' key (rows not yet written cannot be locked)
                         cur.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (USER_LOCK_CLASS, user))
-                    rows += cur.execute(f"SELECT {RECORD_COLUMNS} FROM memories m WHERE m.user_id = %s "
-                                        "AND m.id = ANY(%s)", (user, list(reads[user]))).fetchall()
+                    rows += cur.execute(
+                        f"SELECT {RECORD_COLUMNS} FROM memories m WHERE m.user_id = %s AND m.id = ANY(%s)",
+                        (user, list(reads[user])),
+                    ).fetchall()
             batch = plan({r.id: r for r in map(record_from_row, rows)})
             apply_batch(conn, batch, self._vector_dims(conn))  # its transaction nests in this one
         return batch
@@ -195,8 +202,9 @@ class PostgresBackend(Backend):
         found = self.get_many(user_id, [memory_id], shared=shared)
         return found[0] if found else None
 
-    def get_many(self, user_id: str, memory_ids: Sequence[str], *, shared: bool = False
-                 ) -> builtins.list[MemoryRecord]:
+    def get_many(
+        self, user_id: str, memory_ids: Sequence[str], *, shared: bool = False
+    ) -> builtins.list[MemoryRecord]:
         if not memory_ids:
             return []
         scope = link_sql.seen(POSTGRES) if shared else "m.user_id = %s"
@@ -222,8 +230,10 @@ class PostgresBackend(Backend):
         by = f"m.updated_at {order}, m.id {order}"
         if shared:  # own arm and linked arm, each cut to limit + offset first
             want = limit + offset
-            return self._records(link_sql.union(POSTGRES, RECORD_COLUMNS, where, by),
-                                 [user_id, *params, want, user_id, user_id, *params, want, limit, offset])
+            return self._records(
+                link_sql.union(POSTGRES, RECORD_COLUMNS, where, by),
+                [user_id, *params, want, user_id, user_id, *params, want, limit, offset],
+            )
         return self._records(
             f"SELECT {RECORD_COLUMNS} FROM memories m WHERE m.user_id = %s AND {where} "
             f"ORDER BY {by} LIMIT %s OFFSET %s",
@@ -232,8 +242,11 @@ class PostgresBackend(Backend):
 
     def count(self, user_id: str, conditions: Sequence[Condition] = (), *, shared: bool = False) -> int:
         where, params = compile_conditions(conditions, POSTGRES)
-        sql, args = (link_sql.count(POSTGRES, where), [user_id, *params, user_id, user_id, *params]) if shared else \
-            (f"SELECT count(*) FROM memories m WHERE m.user_id = %s AND {where}", [user_id, *params])
+        sql, args = (
+            (link_sql.count(POSTGRES, where), [user_id, *params, user_id, user_id, *params])
+            if shared
+            else (f"SELECT count(*) FROM memories m WHERE m.user_id = %s AND {where}", [user_id, *params])
+        )
         with self._connection() as conn:
             row = conn.execute(sql, args).fetchone()
         return int(row[0]) if row else 0
@@ -257,7 +270,13 @@ class PostgresBackend(Backend):
                     f"query vector has {len(embedding)} dims but this store holds {dims}-dim vectors"
                 )
             return search.vector_search(
-                conn, user_id, embedding, conditions, limit, offset, iterative_scan=self._iterative_scan,
+                conn,
+                user_id,
+                embedding,
+                conditions,
+                limit,
+                offset,
+                iterative_scan=self._iterative_scan,
                 shared=shared,
             )
 
@@ -273,13 +292,18 @@ class PostgresBackend(Backend):
     ) -> builtins.list[ScoredRecord]:
         with self._connection() as conn:
             common = self._common_words.get(conn)
-            return search.keyword_search(conn, user_id, query, conditions, limit, offset, common, shared=shared)
+            return search.keyword_search(
+                conn, user_id, query, conditions, limit, offset, common, shared=shared
+            )
 
     def history(
         self, user_id: str, memory_id: str | None = None, *, limit: int = 100, shared: bool = False
     ) -> builtins.list[HistoryEntry]:
         if shared and memory_id is not None:
-            where, params = link_sql.history_scope(POSTGRES), [memory_id, user_id, user_id, user_id, memory_id]
+            where, params = (
+                link_sql.history_scope(POSTGRES),
+                [memory_id, user_id, user_id, user_id, memory_id],
+            )
         else:
             params = [user_id] if memory_id is None else [user_id, memory_id]
             where = "user_id = %s" + ("" if memory_id is None else " AND memory_id = %s")
@@ -303,15 +327,18 @@ class PostgresBackend(Backend):
             ).fetchall()
         return [relation_from_row(r) for r in rows]
 
-    def vectors(self, user_id: str, memory_ids: Sequence[str], *, shared: bool = False
-                ) -> dict[str, builtins.list[float]]:
+    def vectors(
+        self, user_id: str, memory_ids: Sequence[str], *, shared: bool = False
+    ) -> dict[str, builtins.list[float]]:
         if not memory_ids:
             return {}
         sql = "SELECT id, embedding FROM memory_vectors WHERE user_id = %s AND id = ANY(%s)"
         params: builtins.list[Any] = [user_id, list(memory_ids)]
         if shared:
-            sql = ("SELECT v.id, v.embedding FROM memory_vectors v JOIN memories m ON m.id = v.id "
-                   f"WHERE {link_sql.seen(POSTGRES)} AND v.id = ANY(%s)")
+            sql = (
+                "SELECT v.id, v.embedding FROM memory_vectors v JOIN memories m ON m.id = v.id "
+                f"WHERE {link_sql.seen(POSTGRES)} AND v.id = ANY(%s)"
+            )
             params = [user_id, *params]
         with self._connection() as conn:
             if self._vector_dims(conn) is None:
@@ -330,7 +357,8 @@ class PostgresBackend(Backend):
         with self._connection() as conn:
             rows = conn.execute(
                 "SELECT user_id FROM memories WHERE user_id <> %(g)s UNION "
-                "SELECT user_id FROM history WHERE user_id <> %(g)s ORDER BY 1", {"g": GLOBAL_USER}
+                "SELECT user_id FROM history WHERE user_id <> %(g)s ORDER BY 1",
+                {"g": GLOBAL_USER},
             ).fetchall()
         return [r[0] for r in rows]
 
@@ -346,8 +374,7 @@ class PostgresBackend(Backend):
             jobs.delete_user(conn, user_id)
             return conn.execute("DELETE FROM memories WHERE user_id = %s", (user_id,)).rowcount
 
-    def proposals(self, user_id: str, where: ProposalFilter, *,
-                  limit: int = 100) -> builtins.list[Proposal]:
+    def proposals(self, user_id: str, where: ProposalFilter, *, limit: int = 100) -> builtins.list[Proposal]:
         with self._connection() as conn:
             return proposals.list_proposals(conn, user_id, where, limit)
 
@@ -355,7 +382,9 @@ class PostgresBackend(Backend):
         with self._connection() as conn:
             return proposals.get_proposal(conn, user_id, proposal_id)
 
-    def chat_sessions(self, user_id: str, where: SessionFilter, *, limit: int = 100) -> builtins.list[ChatSession]:
+    def chat_sessions(
+        self, user_id: str, where: SessionFilter, *, limit: int = 100
+    ) -> builtins.list[ChatSession]:
         with self._connection() as conn:
             return sessions.chat_sessions(conn, user_id, where, limit)
 
@@ -363,7 +392,9 @@ class PostgresBackend(Backend):
         with self._connection() as conn:
             return sessions.latest_sessions(conn, user_id, chat_ids)
 
-    def session_messages(self, user_id: str, session_id: str, *, limit: int = 1000) -> builtins.list[SessionMessage]:
+    def session_messages(
+        self, user_id: str, session_id: str, *, limit: int = 1000
+    ) -> builtins.list[SessionMessage]:
         with self._connection() as conn:
             return sessions.session_messages(conn, user_id, session_id, limit)
 
@@ -371,13 +402,22 @@ class PostgresBackend(Backend):
         with self._connection() as conn:
             return sessions.messages_by_id(conn, user_id, ids)
 
-    def search_messages(self, user_id: str, *, text: str, vector: Sequence[float] | None, embedder: str,
-                        chat_id: str | None = None, limit: int = 20) -> builtins.list[MessageHit]:
+    def search_messages(
+        self,
+        user_id: str,
+        *,
+        text: str,
+        vector: Sequence[float] | None,
+        embedder: str,
+        chat_id: str | None = None,
+        limit: int = 20,
+    ) -> builtins.list[MessageHit]:
         with self._connection() as conn:
             return sessions.search_messages(conn, user_id, text, vector, embedder, chat_id, limit)
 
-    def messages_without_vector(self, user_id: str, embedder: str, *,
-                                limit: int = 256) -> builtins.list[SessionMessage]:
+    def messages_without_vector(
+        self, user_id: str, embedder: str, *, limit: int = 256
+    ) -> builtins.list[SessionMessage]:
         with self._connection() as conn:
             return sessions.messages_without_vector(conn, user_id, embedder, limit)
 
@@ -386,8 +426,9 @@ class PostgresBackend(Backend):
             return sessions.put_message_vectors(conn, user_id, embedder, vectors)
 
     # --- jobs, change log, op events, user locks --------------------------------------------
-    def claim_job(self, worker_id: str, *, lease_seconds: float, now: datetime,
-                  kinds: Sequence[str] | None = None) -> Job | None:
+    def claim_job(
+        self, worker_id: str, *, lease_seconds: float, now: datetime, kinds: Sequence[str] | None = None
+    ) -> Job | None:
         with self._connection() as conn:
             return jobs.claim_job(conn, worker_id, lease_seconds, now, kinds)
 
@@ -399,13 +440,16 @@ class PostgresBackend(Backend):
         with self._connection() as conn:
             return jobs.checked_pairs(conn, user_id, since)
 
-    def record_access(self, user_id: str, memory_ids: Sequence[str], at: datetime,
-                      ops: Sequence[OpEvent] = ()) -> None:
+    def record_access(
+        self, user_id: str, memory_ids: Sequence[str], at: datetime, ops: Sequence[OpEvent] = ()
+    ) -> None:
         if memory_ids or ops:
             with self._connection() as conn:
                 jobs.record_access(conn, user_id, memory_ids, at, ops)
 
-    def op_counts(self, since: datetime, until: datetime, *, user_id: str | None = None) -> builtins.list[OpCount]:
+    def op_counts(
+        self, since: datetime, until: datetime, *, user_id: str | None = None
+    ) -> builtins.list[OpCount]:
         with self._connection() as conn:
             return jobs.op_counts(conn, since, until, user_id)
 
@@ -419,8 +463,9 @@ class PostgresBackend(Backend):
         with self._connection() as conn:
             return jobs.list_jobs(conn, status, user_id, limit)
 
-    def retry_jobs(self, job_ids: Sequence[str] | None = None, *,
-                   user_id: str | None = None) -> builtins.list[str]:
+    def retry_jobs(
+        self, job_ids: Sequence[str] | None = None, *, user_id: str | None = None
+    ) -> builtins.list[str]:
         with self._connection() as conn:
             return jobs.retry_jobs(conn, job_ids, user_id)
 
@@ -444,8 +489,10 @@ class PostgresBackend(Backend):
 
     def get_jobs(self, user_id: str, job_ids: Sequence[str]) -> builtins.list[Job]:
         with self._connection() as conn, conn.cursor(row_factory=dict_row) as cur:
-            rows = cur.execute(f"SELECT {jobs.JOB_COLUMNS} FROM jobs WHERE id = ANY(%s) AND user_id = %s",
-                               (list(job_ids), user_id)).fetchall()
+            rows = cur.execute(
+                f"SELECT {jobs.JOB_COLUMNS} FROM jobs WHERE id = ANY(%s) AND user_id = %s",
+                (list(job_ids), user_id),
+            ).fetchall()
         return [Job.model_validate(r) for r in rows]
 
     def changes_after(self, user_id: str, seq: int, *, limit: int = 100) -> builtins.list[Change]:

@@ -81,23 +81,48 @@ def write_in_batch(
         revs = Counter((ch.user_id, ch.thread_id) for ch in changes)
         seqs = Counter(ch.user_id for ch in changes)
         keys = sorted(revs)
-        rev = {(u, t): end - revs[u, t] for u, t, end in cur.execute(
-            _NEXT_REVS, ([k[0] for k in keys], [k[1] for k in keys], [revs[k] for k in keys])).fetchall()}
+        rev = {
+            (u, t): end - revs[u, t]
+            for u, t, end in cur.execute(
+                _NEXT_REVS, ([k[0] for k in keys], [k[1] for k in keys], [revs[k] for k in keys])
+            ).fetchall()
+        }
         users = sorted(seqs)
-        seq = {u: end - seqs[u] for u, end in cur.execute(_NEXT_SEQS, (users, [seqs[u] for u in users])).fetchall()}
+        seq = {
+            u: end - seqs[u]
+            for u, end in cur.execute(_NEXT_SEQS, (users, [seqs[u] for u in users])).fetchall()
+        }
         for ch in changes:
             rev[ch.user_id, ch.thread_id] += 1
             seq[ch.user_id] += 1
             ch.rev, ch.seq = rev[ch.user_id, ch.thread_id], seq[ch.user_id]
-        cur.executemany(_INSERT_CHANGE, [(ch.id, ch.user_id, ch.thread_id, ch.rev, ch.seq, ch.memory_id, ch.event,
-                                          cell(ch.meta), ch.at) for ch in changes])
+        cur.executemany(
+            _INSERT_CHANGE,
+            [
+                (
+                    ch.id,
+                    ch.user_id,
+                    ch.thread_id,
+                    ch.rev,
+                    ch.seq,
+                    ch.memory_id,
+                    ch.event,
+                    cell(ch.meta),
+                    ch.at,
+                )
+                for ch in changes
+            ],
+        )
     if op_events:
         cur.executemany(_INSERT_OP_EVENT, [[cell(getattr(e, f)) for f in OP_EVENT_FIELDS] for e in op_events])
     if jobs:
         cur.executemany(_INSERT_JOB, [[cell(getattr(j, f)) for f in JOB_FIELDS] for j in jobs])
     if pair_checks:
-        cur.executemany("INSERT INTO pair_checks (user_id, pair, checked_at) VALUES (%s, %s, %s) "
-                        "ON CONFLICT (user_id, pair) DO UPDATE SET checked_at = EXCLUDED.checked_at", pair_checks)
+        cur.executemany(
+            "INSERT INTO pair_checks (user_id, pair, checked_at) VALUES (%s, %s, %s) "
+            "ON CONFLICT (user_id, pair) DO UPDATE SET checked_at = EXCLUDED.checked_at",
+            pair_checks,
+        )
     if schedule:
         cur.executemany(_SCHEDULE_JOB, [[cell(getattr(j, f)) for f in JOB_FIELDS] for j in schedule])
     if complete_job is not None and job_owner is None:
@@ -109,7 +134,10 @@ def write_in_batch(
 
 
 def claim_job(
-    conn: psycopg.Connection[Any], worker_id: str, lease_seconds: float, now: datetime,
+    conn: psycopg.Connection[Any],
+    worker_id: str,
+    lease_seconds: float,
+    now: datetime,
     kinds: Sequence[str] | None = None,
 ) -> Job | None:
     until = now + timedelta(seconds=lease_seconds)
@@ -120,29 +148,40 @@ def claim_job(
 
 
 def scheduled_users(conn: psycopg.Connection[Any], kind: str) -> set[str]:
-    rows = conn.execute("SELECT DISTINCT user_id FROM jobs WHERE kind = %s AND status IN ('pending', 'running')",
-                        (kind,)).fetchall()
+    rows = conn.execute(
+        "SELECT DISTINCT user_id FROM jobs WHERE kind = %s AND status IN ('pending', 'running')", (kind,)
+    ).fetchall()
     return {r[0] for r in rows}
 
 
 def checked_pairs(conn: psycopg.Connection[Any], user_id: str, since: datetime) -> set[str]:
-    rows = conn.execute("SELECT pair FROM pair_checks WHERE user_id = %s AND checked_at >= %s",
-                        (user_id, since)).fetchall()
+    rows = conn.execute(
+        "SELECT pair FROM pair_checks WHERE user_id = %s AND checked_at >= %s", (user_id, since)
+    ).fetchall()
     return {r[0] for r in rows}
 
 
-def record_access(conn: psycopg.Connection[Any], user_id: str, memory_ids: Sequence[str], at: datetime,
-                  ops: Sequence[OpEvent]) -> None:
+def record_access(
+    conn: psycopg.Connection[Any],
+    user_id: str,
+    memory_ids: Sequence[str],
+    at: datetime,
+    ops: Sequence[OpEvent],
+) -> None:
     with conn.cursor() as cur:  # one transaction: the pooled connection's
         if memory_ids:
-            cur.execute("UPDATE memories SET access_count = access_count + 1, last_accessed = "
-                        f"GREATEST(COALESCE(last_accessed, %s), %s) WHERE id = ANY(%s) AND {seen(POSTGRES, 'memories')}",
-                        (at, at, list(memory_ids), user_id, user_id))
+            cur.execute(
+                "UPDATE memories SET access_count = access_count + 1, last_accessed = "
+                f"GREATEST(COALESCE(last_accessed, %s), %s) WHERE id = ANY(%s) AND {seen(POSTGRES, 'memories')}",
+                (at, at, list(memory_ids), user_id, user_id),
+            )
         if ops:
             cur.executemany(_INSERT_OP_EVENT, [[cell(getattr(e, f)) for f in OP_EVENT_FIELDS] for e in ops])
 
 
-def op_counts(conn: psycopg.Connection[Any], since: datetime, until: datetime, user_id: str | None) -> list[OpCount]:
+def op_counts(
+    conn: psycopg.Connection[Any], since: datetime, until: datetime, user_id: str | None
+) -> list[OpCount]:
     mine = " AND user_id = %s" if user_id is not None else ""
     with conn.cursor(row_factory=dict_row) as cur:
         rows = cur.execute(
@@ -176,7 +215,9 @@ def list_jobs(
     return [Job.model_validate(r) for r in rows]
 
 
-def retry_jobs(conn: psycopg.Connection[Any], job_ids: Sequence[str] | None, user_id: str | None) -> list[str]:
+def retry_jobs(
+    conn: psycopg.Connection[Any], job_ids: Sequence[str] | None, user_id: str | None
+) -> list[str]:
     if job_ids is not None and not job_ids:
         return []
     now = utcnow()
@@ -197,7 +238,9 @@ def count_jobs(conn: psycopg.Connection[Any], user_id: str, kind: str, since: da
     return int(row[0]) if row else 0
 
 
-def recent_jobs(conn: psycopg.Connection[Any], user_id: str, kind: str, before: datetime, limit: int) -> list[Job]:
+def recent_jobs(
+    conn: psycopg.Connection[Any], user_id: str, kind: str, before: datetime, limit: int
+) -> list[Job]:
     with conn.cursor(row_factory=dict_row) as cur:
         rows = cur.execute(
             f"SELECT {JOB_COLUMNS} FROM jobs WHERE user_id = %s AND kind = %s AND created_at < %s "
@@ -226,8 +269,9 @@ def changes_after(conn: psycopg.Connection[Any], user_id: str, seq: int, limit: 
 
 def _changes(conn: psycopg.Connection[Any], where: str, params: tuple[Any, ...]) -> list[Change]:
     with conn.cursor(row_factory=dict_row) as cur:
-        rows = cur.execute(f"SELECT {CHANGE_COLUMNS} FROM change_log WHERE user_id = %s AND {where} LIMIT %s",
-                           params).fetchall()
+        rows = cur.execute(
+            f"SELECT {CHANGE_COLUMNS} FROM change_log WHERE user_id = %s AND {where} LIMIT %s", params
+        ).fetchall()
     return [Change.model_validate({**r, "at": as_utc(r["at"])}) for r in rows]
 
 
@@ -242,6 +286,15 @@ def op_events(conn: psycopg.Connection[Any], user_id: str, limit: int) -> list[O
 
 
 def delete_user(cur: psycopg.Cursor[Any] | psycopg.Connection[Any], user_id: str) -> None:
-    for table in ("jobs", "change_log", "thread_revision", "user_revision", "op_events", "pair_checks", "proposals",
-                  "sessions", "messages"):
+    for table in (
+        "jobs",
+        "change_log",
+        "thread_revision",
+        "user_revision",
+        "op_events",
+        "pair_checks",
+        "proposals",
+        "sessions",
+        "messages",
+    ):
         cur.execute(f"DELETE FROM {table} WHERE user_id = %s", (user_id,))  # table names are fixed above

@@ -35,8 +35,13 @@ class UserLocks:
         with self._guard:
             if self._pool is None:  # opened on first use: many stores never take a user lock
                 self._pool = ConnectionPool(
-                    self._url, min_size=0, max_size=self._max_size, timeout=self._timeout,
-                    kwargs=self._kwargs, open=True, name="memlane-locks",
+                    self._url,
+                    min_size=0,
+                    max_size=self._max_size,
+                    timeout=self._timeout,
+                    kwargs=self._kwargs,
+                    open=True,
+                    name="memlane-locks",
                 )
             return self._pool
 

@@ -36,7 +36,9 @@ def write_proposals(cur: psycopg.Cursor[Any], proposals: Sequence[Proposal]) -> 
         raise ConflictError(f"proposal {', '.join(refused)} was already decided; nothing was written")
 
 
-def list_proposals(conn: psycopg.Connection[Any], user_id: str, where: ProposalFilter, limit: int) -> list[Proposal]:
+def list_proposals(
+    conn: psycopg.Connection[Any], user_id: str, where: ProposalFilter, limit: int
+) -> list[Proposal]:
     sql, params = proposal_where(user_id, where, POSTGRES)
     return _read(conn, f"{sql} ORDER BY created_at, seq LIMIT %s", [*params, limit])
 

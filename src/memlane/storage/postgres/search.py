@@ -81,20 +81,27 @@ def keyword_search(
         return []
     text = query.replace("\x00", " ")  # PostgreSQL text cannot hold NUL
     # the user's open links come with the query words (no round trip of their own)
-    words = conn.execute(f"SELECT ({OR_TSQUERY}), {has_links(POSTGRES)}", [text, list(common), user_id]).fetchone()
+    words = conn.execute(
+        f"SELECT ({OR_TSQUERY}), {has_links(POSTGRES)}", [text, list(common), user_id]
+    ).fetchone()
     if words is None or words[0] is None:
         return []
     shared = shared and bool(words[1])
     where, params = compile_conditions(conditions, POSTGRES)
     q = words[0]
-    cols, order = f"{RECORD_COLUMNS}, ts_rank_cd(m.fts, %s::tsquery) AS score", "score DESC, m.updated_at DESC, m.id"
+    cols, order = (
+        f"{RECORD_COLUMNS}, ts_rank_cd(m.fts, %s::tsquery) AS score",
+        "score DESC, m.updated_at DESC, m.id",
+    )
     if shared:  # each arm's best limit + offset, then the two merged
         want = limit + offset
         sql = union(POSTGRES, cols, f"m.fts @@ %s::tsquery AND {where}", order)
         args = [q, user_id, q, *params, want, q, user_id, user_id, q, *params, want, limit, offset]
     else:
-        sql = (f"SELECT {cols} FROM memories m WHERE m.user_id = %s AND m.fts @@ %s::tsquery AND {where} "
-               f"ORDER BY {order} LIMIT %s OFFSET %s")
+        sql = (
+            f"SELECT {cols} FROM memories m WHERE m.user_id = %s AND m.fts @@ %s::tsquery AND {where} "
+            f"ORDER BY {order} LIMIT %s OFFSET %s"
+        )
         args = [q, user_id, q, *params, limit, offset]
     with conn.cursor(row_factory=dict_row) as cur:
         rows = cur.execute(sql, args, prepare=False).fetchall()
@@ -150,9 +157,11 @@ def vector_search(
     else:
         nearest = _nearest(where, "true")
     if shared:
-        nearest = (f"({nearest}) UNION ALL (SELECT {RECORD_COLUMNS}, v.embedding <=> %s AS distance "
-                   f"{linked_arm(POSTGRES, 'JOIN memory_vectors v ON v.id = m.id')} AND {where} "
-                   "ORDER BY distance LIMIT %s)")
+        nearest = (
+            f"({nearest}) UNION ALL (SELECT {RECORD_COLUMNS}, v.embedding <=> %s AS distance "
+            f"{linked_arm(POSTGRES, 'JOIN memory_vectors v ON v.id = m.id')} AND {where} "
+            "ORDER BY distance LIMIT %s)"
+        )
         part_params = [*part_params, query_vec, user_id, user_id, *params, wanted]
     sql = f"WITH nearest AS MATERIALIZED ({nearest}) SELECT * FROM nearest ORDER BY distance, id LIMIT %s OFFSET %s"
     with conn.cursor(row_factory=dict_row) as cur:

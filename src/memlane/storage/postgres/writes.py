@@ -47,6 +47,8 @@ _INDEX_USERS = (
     "UPDATE memory_vectors SET indexed = true WHERE user_id = ANY(%s) AND NOT indexed",
     "UPDATE vector_users SET indexed = true, exact = 0 WHERE user_id = ANY(%s)",
 )
+
+
 def check_vectors(batch: WriteBatch, dims: int | None) -> list[tuple[str, str, np.ndarray]]:
     """The batch's vectors as rows, after checking their size (before anything is written)."""
     rows: list[tuple[str, str, np.ndarray]] = []
@@ -113,5 +115,14 @@ def apply_batch(conn: psycopg.Connection[Any], batch: WriteBatch, dims: int | No
             cur.executemany(INSERT_RELATION, [relation_params(r) for r in batch.relations])
         write_proposals(cur, batch.proposals)
         write_sessions(cur, batch.sessions, batch.messages, batch.dropped_sessions)
-        jobs.write_in_batch(cur, batch.changes, batch.op_events, batch.jobs, batch.complete_job, batch.job_result,
-                             batch.schedule, batch.job_owner, batch.pair_checks)
+        jobs.write_in_batch(
+            cur,
+            batch.changes,
+            batch.op_events,
+            batch.jobs,
+            batch.complete_job,
+            batch.job_result,
+            batch.schedule,
+            batch.job_owner,
+            batch.pair_checks,
+        )

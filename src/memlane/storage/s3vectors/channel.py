@@ -107,8 +107,9 @@ class S3VectorsChannel(DelegatingBackend):
         if jobs:
             self._notify()
 
-    def apply_planned(self, reads: Mapping[str, Sequence[str]],
-                      plan: Callable[[dict[str, MemoryRecord]], WriteBatch]) -> WriteBatch:
+    def apply_planned(
+        self, reads: Mapping[str, Sequence[str]], plan: Callable[[dict[str, MemoryRecord]], WriteBatch]
+    ) -> WriteBatch:
         queued: builtins.list[Job] = []
 
         def planned(stored: dict[str, MemoryRecord]) -> WriteBatch:
@@ -134,16 +135,40 @@ class S3VectorsChannel(DelegatingBackend):
         return removed
 
     # --- the dense search --------------------------------------------------------------------------
-    def vector_search(self, user_id: str, embedding: Sequence[float], conditions: Sequence[Condition] = (), *,
-                      limit: int = 10, offset: int = 0, shared: bool = False) -> builtins.list[ScoredRecord]:
-        return [ScoredRecord(r, s) for r, s in self._search(user_id, embedding, conditions, limit, offset, shared)]
+    def vector_search(
+        self,
+        user_id: str,
+        embedding: Sequence[float],
+        conditions: Sequence[Condition] = (),
+        *,
+        limit: int = 10,
+        offset: int = 0,
+        shared: bool = False,
+    ) -> builtins.list[ScoredRecord]:
+        return [
+            ScoredRecord(r, s) for r, s in self._search(user_id, embedding, conditions, limit, offset, shared)
+        ]
 
-    def vector_ids(self, user_id: str, embedding: Sequence[float], conditions: Sequence[Condition] = (), *,
-                   limit: int = 10, shared: bool = False) -> builtins.list[tuple[str, float]]:
+    def vector_ids(
+        self,
+        user_id: str,
+        embedding: Sequence[float],
+        conditions: Sequence[Condition] = (),
+        *,
+        limit: int = 10,
+        shared: bool = False,
+    ) -> builtins.list[tuple[str, float]]:
         return [(r.id, s) for r, s in self._search(user_id, embedding, conditions, limit, 0, shared)]
 
-    def _search(self, user_id: str, embedding: Sequence[float], conditions: Sequence[Condition], limit: int,
-                offset: int, shared: bool) -> builtins.list[Hit]:
+    def _search(
+        self,
+        user_id: str,
+        embedding: Sequence[float],
+        conditions: Sequence[Condition],
+        limit: int,
+        offset: int,
+        shared: bool,
+    ) -> builtins.list[Hit]:
         dims = self._dims()
         if dims is None:
             return []
@@ -155,16 +180,25 @@ class S3VectorsChannel(DelegatingBackend):
         hits += self._exact(user_id, embedding, conditions, pending, shared=False)
         if shared:
             linked = {link.memory_id for link in self.inner.links(user_id) if link.is_open}
-            hits += [h for h in self._exact(user_id, embedding, conditions, linked, shared=True)
-                     if h[0].user_id != user_id]
+            hits += [
+                h
+                for h in self._exact(user_id, embedding, conditions, linked, shared=True)
+                if h[0].user_id != user_id
+            ]
         best: dict[str, Hit] = {}
         for record, score in hits:
             if record.id not in best or score > best[record.id][1]:
                 best[record.id] = (record, score)
         return sorted(best.values(), key=lambda h: (-h[1], h[0].id))[offset:want]
 
-    def _indexed(self, user_id: str, embedding: Sequence[float], conditions: Sequence[Condition], want: int,
-                 skip: set[str]) -> builtins.list[Hit]:
+    def _indexed(
+        self,
+        user_id: str,
+        embedding: Sequence[float],
+        conditions: Sequence[Condition],
+        want: int,
+        skip: set[str],
+    ) -> builtins.list[Hit]:
         """The user's nearest memories by S3 Vectors, those in ``skip`` left out, every condition checked
         in the database (S3 Vectors evaluates the pushed ones first). When the database's conditions
         leave too few, more are asked for, up to the API's 100."""
@@ -173,23 +207,40 @@ class S3VectorsChannel(DelegatingBackend):
         top = min(limits.MAX_TOP_K, want + len(skip) if not rest else max(4 * want, 40) + len(skip))
         while True:
             found = self.index.query_filtered(embedding, top, clauses)
-            distance = {v["key"]: float(v["distance"]) for v in found
-                        if (v.get("metadata") or {}).get("user_id") == user_id and v["key"] not in skip
-                        and isinstance(v.get("distance"), int | float)}
-            records = self.inner.list(user_id, [*conditions, Condition("id", "$in", list(distance))],
-                                      limit=len(distance)) if distance else []
+            distance = {
+                v["key"]: float(v["distance"])
+                for v in found
+                if (v.get("metadata") or {}).get("user_id") == user_id
+                and v["key"] not in skip
+                and isinstance(v.get("distance"), int | float)
+            }
+            records = (
+                self.inner.list(
+                    user_id, [*conditions, Condition("id", "$in", list(distance))], limit=len(distance)
+                )
+                if distance
+                else []
+            )
             hits = [(r, 1.0 - distance[r.id]) for r in records]
             if len(hits) >= want or len(found) < top or top >= limits.MAX_TOP_K:
                 return hits
             top = min(limits.MAX_TOP_K, top * 4)
 
-    def _exact(self, user_id: str, embedding: Sequence[float], conditions: Sequence[Condition], ids: set[str], *,
-               shared: bool) -> builtins.list[Hit]:
+    def _exact(
+        self,
+        user_id: str,
+        embedding: Sequence[float],
+        conditions: Sequence[Condition],
+        ids: set[str],
+        *,
+        shared: bool,
+    ) -> builtins.list[Hit]:
         """Cosine similarity of ``ids`` from the vectors in the database (those matching the conditions)."""
         if not ids:
             return []
-        records = self.inner.list(user_id, [*conditions, Condition("id", "$in", sorted(ids))], limit=len(ids),
-                                  shared=shared)
+        records = self.inner.list(
+            user_id, [*conditions, Condition("id", "$in", sorted(ids))], limit=len(ids), shared=shared
+        )
         sims = cosines(embedding, self.inner.vectors(user_id, [r.id for r in records], shared=shared))
         return [(r, sims[r.id]) for r in records if r.id in sims]
 
@@ -197,8 +248,10 @@ class S3VectorsChannel(DelegatingBackend):
 def check_settings(settings: Settings) -> str:
     """The vector bucket of ``MEMLANE_VECTORS=s3vectors``, or a ConfigError (before anything is opened)."""
     if not settings.s3v_bucket:
-        raise ConfigError("MEMLANE_VECTORS=s3vectors needs S3V_BUCKET (the vector bucket); S3V_INDEX_VECTORS "
-                          "names the index (one per memlane store)")
+        raise ConfigError(
+            "MEMLANE_VECTORS=s3vectors needs S3V_BUCKET (the vector bucket); S3V_INDEX_VECTORS "
+            "names the index (one per memlane store)"
+        )
     return settings.s3v_bucket
 
 
@@ -207,4 +260,6 @@ def channel_from_settings(inner: Backend, settings: Settings) -> S3VectorsChanne
     from memlane.storage.s3vectors import clients  # looked up at call time: tests hand in a moto client
 
     client = clients.aws_client("s3vectors", settings)
-    return S3VectorsChannel(inner, S3VectorsIndex(client, check_settings(settings), settings.s3v_index_vectors))
+    return S3VectorsChannel(
+        inner, S3VectorsIndex(client, check_settings(settings), settings.s3v_index_vectors)
+    )

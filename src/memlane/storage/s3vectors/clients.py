@@ -16,6 +16,9 @@ def aws_client(service: str, settings: Settings) -> Any:
         from botocore.config import Config
     except ImportError as e:  # pragma: no cover - depends on the environment
         raise MissingExtraError("Amazon S3 Vectors and Bedrock need boto3: pip install 'memlane[aws]'") from e
-    config = Config(connect_timeout=settings.s3v_timeout_s, read_timeout=settings.s3v_timeout_s,
-                    retries={"mode": "standard", "total_max_attempts": settings.s3v_max_attempts})
+    config = Config(
+        connect_timeout=settings.s3v_timeout_s,
+        read_timeout=settings.s3v_timeout_s,
+        retries={"mode": "standard", "total_max_attempts": settings.s3v_max_attempts},
+    )
     return boto3.client(service, region_name=settings.aws_region, config=config)

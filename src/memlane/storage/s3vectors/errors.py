@@ -19,8 +19,13 @@ except ImportError as e:  # pragma: no cover - depends on the environment
     raise MissingExtraError("Amazon S3 Vectors needs boto3: pip install 'memlane[aws]'") from e
 
 AWS_ERRORS = (BotoCoreError, ClientError)  # what a boto3 call raises for AWS or transport failures
-THROTTLED = ("TooManyRequestsException", "ThrottlingException", "ServiceUnavailableException",
-             "InternalServerException", "RequestTimeoutException")
+THROTTLED = (
+    "TooManyRequestsException",
+    "ThrottlingException",
+    "ServiceUnavailableException",
+    "InternalServerException",
+    "RequestTimeoutException",
+)
 
 
 def error_code(e: BaseException) -> str:
@@ -32,11 +37,15 @@ def wrap(e: BotoCoreError | ClientError, operation: str, where: str) -> Exceptio
     A refused request is a :class:`ValidationError` (nothing was written); the rest are
     :class:`BackendError`."""
     if isinstance(e, NoCredentialsError):
-        return BackendError(f"S3 Vectors {operation} on {where}: no AWS credentials; configure a profile, role "
-                            "or the AWS_* variables")
+        return BackendError(
+            f"S3 Vectors {operation} on {where}: no AWS credentials; configure a profile, role "
+            "or the AWS_* variables"
+        )
     if isinstance(e, ReadTimeoutError | ConnectTimeoutError | EndpointConnectionError):
-        return BackendError(f"S3 Vectors {operation} on {where}: {e} (after the client's retries); check the "
-                            "network and region, or raise S3V_TIMEOUT_S / S3V_MAX_ATTEMPTS")
+        return BackendError(
+            f"S3 Vectors {operation} on {where}: {e} (after the client's retries); check the "
+            "network and region, or raise S3V_TIMEOUT_S / S3V_MAX_ATTEMPTS"
+        )
     if isinstance(e, BotoCoreError):
         return BackendError(f"S3 Vectors {operation} on {where}: {e}")
     code = error_code(e)
@@ -45,13 +54,17 @@ def wrap(e: BotoCoreError | ClientError, operation: str, where: str) -> Exceptio
     if code == "AccessDeniedException":
         return BackendError(f"{text}; grant the caller the IAM action s3vectors:{operation} on this index")
     if code == "NotFoundException":
-        return BackendError(f"{text}; check the bucket and index names and the region, or create the index "
-                            "(the store's setup(), docs/s3vectors.md)")
+        return BackendError(
+            f"{text}; check the bucket and index names and the region, or create the index "
+            "(the store's setup(), docs/s3vectors.md)"
+        )
     if code == "ValidationException":
         return ValidationError(f"{text} (limits: docs/s3vectors.md); nothing was written by this call")
     if code in THROTTLED:
-        return BackendError(f"{text}; still failing after the client's retries: lower the request rate or raise "
-                            "S3V_MAX_ATTEMPTS")
+        return BackendError(
+            f"{text}; still failing after the client's retries: lower the request rate or raise "
+            "S3V_MAX_ATTEMPTS"
+        )
     if code.startswith("Kms"):
         return BackendError(f"{text}; the bucket's KMS key must be usable by the caller")
     return BackendError(text)

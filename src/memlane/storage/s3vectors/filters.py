@@ -27,7 +27,11 @@ def shapes(clauses: Sequence[Clause]) -> list[dict[str, Any]]:
     """The AND of ``clauses`` in the shapes to try, in order: merged into one object (when no field
     repeats), then ``$and`` (when there are two clauses or more)."""
     fields = [field for c in clauses for field in c]
-    out = [{field: value for c in clauses for field, value in c.items()}] if len(fields) == len(set(fields)) else []
+    out = (
+        [{field: value for c in clauses for field, value in c.items()}]
+        if len(fields) == len(set(fields))
+        else []
+    )
     if len(clauses) > 1:
         out.append({"$and": [dict(c) for c in clauses]})
     return out

@@ -23,7 +23,9 @@ class S3VectorsIndex:
 
     def __init__(self, client: Any, bucket: str, index: str, *, metrics: AwsMetrics | None = None) -> None:
         if not bucket or not index:
-            raise ValidationError("S3 Vectors needs a vector bucket name and an index name (S3V_BUCKET, S3V_INDEX_MEMORY)")
+            raise ValidationError(
+                "S3 Vectors needs a vector bucket name and an index name (S3V_BUCKET, S3V_INDEX_MEMORY)"
+            )
         self.client, self.bucket, self.index = client, bucket, index
         self.metrics = metrics or AwsMetrics()
         self.where = f"index {index!r} in vector bucket {bucket!r}"
@@ -60,7 +62,9 @@ class S3VectorsIndex:
             self._create(dims, distance, non_filterable)
             found = self.describe()
         if found is None:
-            raise ValidationError(f"S3 Vectors {self.where} does not exist; create it ({self.create_hint(dims, distance, non_filterable)})")
+            raise ValidationError(
+                f"S3 Vectors {self.where} does not exist; create it ({self.create_hint(dims, distance, non_filterable)})"
+            )
         problems = []
         if int(found.get("dimension", dims)) != dims:
             problems.append(f"dimension {found.get('dimension')} (expected {dims})")
@@ -70,14 +74,19 @@ class S3VectorsIndex:
         if not set(non_filterable) <= keys:
             problems.append(f"non-filterable metadata keys {sorted(keys)} (expected {list(non_filterable)})")
         if problems:
-            raise ValidationError(f"S3 Vectors {self.where} has " + ", ".join(problems)
-                                  + "; an index's configuration cannot change: create a new index")
+            raise ValidationError(
+                f"S3 Vectors {self.where} has "
+                + ", ".join(problems)
+                + "; an index's configuration cannot change: create a new index"
+            )
 
     def create_hint(self, dims: int, distance: str, non_filterable: Sequence[str]) -> str:
         config = json.dumps({"nonFilterableMetadataKeys": list(non_filterable)})
-        return (f"aws s3vectors create-index --vector-bucket-name {self.bucket} --index-name {self.index} "
-                f"--data-type float32 --dimension {dims} --distance-metric {distance} "
-                f"--metadata-configuration '{config}', or call the store's setup()")
+        return (
+            f"aws s3vectors create-index --vector-bucket-name {self.bucket} --index-name {self.index} "
+            f"--data-type float32 --dimension {dims} --distance-metric {distance} "
+            f"--metadata-configuration '{config}', or call the store's setup()"
+        )
 
     def _create(self, dims: int, distance: str, non_filterable: Sequence[str]) -> None:
         try:
@@ -87,7 +96,12 @@ class S3VectorsIndex:
             if not is_not_found(e):
                 raise wrap(e, "GetVectorBucket", self.where) from e
             self._call("CreateVectorBucket", self.client.create_vector_bucket, vectorBucketName=self.bucket)
-        params: dict[str, Any] = {"dataType": "float32", "dimension": dims, "distanceMetric": distance, **self._ids}
+        params: dict[str, Any] = {
+            "dataType": "float32",
+            "dimension": dims,
+            "distanceMetric": distance,
+            **self._ids,
+        }
         if non_filterable:
             params["metadataConfiguration"] = {"nonFilterableMetadataKeys": list(non_filterable)}
         self._call("CreateIndex", self.client.create_index, **params)
@@ -102,8 +116,14 @@ class S3VectorsIndex:
         """The vectors (with metadata) at ``keys`` that exist, by key; at most 100 keys per call."""
         found: dict[str, Vector] = {}
         for chunk in limits.chunks(list(dict.fromkeys(keys)), limits.MAX_GET):
-            response = self._call("GetVectors", self.client.get_vectors, keys=list(chunk), returnData=data,
-                                  returnMetadata=True, **self._ids)
+            response = self._call(
+                "GetVectors",
+                self.client.get_vectors,
+                keys=list(chunk),
+                returnData=data,
+                returnMetadata=True,
+                **self._ids,
+            )
             found.update((v["key"], v) for v in response_list(response, "vectors"))
         return found
 
@@ -115,9 +135,16 @@ class S3VectorsIndex:
     def query(self, vector: Sequence[float], top_k: int, filter: Mapping[str, Any] | None) -> list[Vector]:
         """The ``top_k`` nearest vectors matching ``filter``, nearest first, with metadata and distance."""
         if not 1 <= top_k <= limits.MAX_TOP_K:
-            raise ValidationError(f"S3 Vectors returns 1 to {limits.MAX_TOP_K} results per query, not {top_k}")
-        params: dict[str, Any] = {"queryVector": {"float32": [float(x) for x in vector]}, "topK": top_k,
-                                  "returnMetadata": True, "returnDistance": True, **self._ids}
+            raise ValidationError(
+                f"S3 Vectors returns 1 to {limits.MAX_TOP_K} results per query, not {top_k}"
+            )
+        params: dict[str, Any] = {
+            "queryVector": {"float32": [float(x) for x in vector]},
+            "topK": top_k,
+            "returnMetadata": True,
+            "returnDistance": True,
+            **self._ids,
+        }
         if filter:
             params["filter"] = dict(filter)
         response = self._call("QueryVectors", self.client.query_vectors, **params)
@@ -137,7 +164,9 @@ class S3VectorsIndex:
             except ValidationError:
                 if n == len(tried) - 1:
                     raise
-                log.info("S3 Vectors refused the filter shape %d on %s; retrying with the next", n, self.where)
+                log.info(
+                    "S3 Vectors refused the filter shape %d on %s; retrying with the next", n, self.where
+                )
                 continue
             self._shape = n
             return found

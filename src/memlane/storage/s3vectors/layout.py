@@ -24,15 +24,26 @@ from memlane.storage.s3vectors import limits
 from memlane.storage.s3vectors.filters import Clause, clause
 from memlane.storage.s3vectors.index import Vector
 
-PUSHED = {"state": ("$eq", "$ne", "$in", "$nin"), "type": ("$eq", "$ne", "$in", "$nin"),
-          "category": ("$eq", "$ne", "$in", "$nin"), "source": ("$eq", "$ne", "$in", "$nin"),
-          "importance": ("$eq", "$ne", "$in", "$nin", "$gt", "$gte", "$lt", "$lte"), "pinned": ("$eq", "$ne")}
+PUSHED = {
+    "state": ("$eq", "$ne", "$in", "$nin"),
+    "type": ("$eq", "$ne", "$in", "$nin"),
+    "category": ("$eq", "$ne", "$in", "$nin"),
+    "source": ("$eq", "$ne", "$in", "$nin"),
+    "importance": ("$eq", "$ne", "$in", "$nin", "$gt", "$gte", "$lt", "$lte"),
+    "pinned": ("$eq", "$ne"),
+}
 
 
 def metadata(record: MemoryRecord) -> dict[str, Any]:
-    return {"user_id": record.user_id, "state": record.state.value, "type": record.type.value,
-            "category": record.category, "importance": record.importance, "pinned": record.pinned,
-            "source": record.source.value}
+    return {
+        "user_id": record.user_id,
+        "state": record.state.value,
+        "type": record.type.value,
+        "category": record.category,
+        "importance": record.importance,
+        "pinned": record.pinned,
+        "source": record.source.value,
+    }
 
 
 def vector(record: MemoryRecord, data: Sequence[float], dims: int) -> Vector | None:

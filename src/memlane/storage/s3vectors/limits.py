@@ -37,7 +37,7 @@ T = TypeVar("T")
 def chunks(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
     """``items`` in consecutive slices of at most ``size`` (one API call each)."""
     for start in range(0, len(items), size):
-        yield items[start:start + size]
+        yield items[start : start + size]
 
 
 def metadata_bytes(metadata: Mapping[str, Any]) -> int:
@@ -48,22 +48,29 @@ def check_metadata(key: str, metadata: Mapping[str, Any], non_filterable: Sequen
     """Raise :class:`ValidationError` (naming the vector and the limit) for metadata S3 Vectors would
     refuse, before anything is sent."""
     if len(metadata) > MAX_METADATA_KEYS:
-        raise ValidationError(f"vector {key}: {len(metadata)} metadata keys, S3 Vectors allows {MAX_METADATA_KEYS}")
+        raise ValidationError(
+            f"vector {key}: {len(metadata)} metadata keys, S3 Vectors allows {MAX_METADATA_KEYS}"
+        )
     filterable = {k: v for k, v in metadata.items() if k not in non_filterable}
     size = metadata_bytes(filterable)
     if size > MAX_FILTERABLE_BYTES:
         largest = max(filterable, key=lambda k: metadata_bytes({k: filterable[k]}))
         raise ValidationError(
             f"vector {key}: filterable metadata is {size} bytes, S3 Vectors allows {MAX_FILTERABLE_BYTES} "
-            f"(largest field {largest!r}); shorten it or keep it out of the filterable fields")
+            f"(largest field {largest!r}); shorten it or keep it out of the filterable fields"
+        )
     total = metadata_bytes(metadata)
     if total > MAX_METADATA_BYTES:
-        raise ValidationError(f"vector {key}: metadata is {total} bytes, S3 Vectors allows {MAX_METADATA_BYTES}; "
-                              "store a smaller value")
+        raise ValidationError(
+            f"vector {key}: metadata is {total} bytes, S3 Vectors allows {MAX_METADATA_BYTES}; "
+            "store a smaller value"
+        )
     for name, value in filterable.items():
         if not _filterable_type(value):
-            raise ValidationError(f"vector {key}: metadata {name!r} is {type(value).__name__}; filterable metadata "
-                                  "is a string, number, boolean or list of those")
+            raise ValidationError(
+                f"vector {key}: metadata {name!r} is {type(value).__name__}; filterable metadata "
+                "is a string, number, boolean or list of those"
+            )
 
 
 def _filterable_type(value: Any) -> bool:

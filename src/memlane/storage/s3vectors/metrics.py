@@ -25,11 +25,19 @@ class AwsMetrics:
 
     def __init__(self, registry: CollectorRegistry | None = None) -> None:
         self.registry = registry if registry is not None else CollectorRegistry()
-        self.latency = Histogram("memlane_aws_call_duration_seconds",
-                                 "AWS call latency (S3 Vectors, Bedrock) by operation and outcome",
-                                 ["service", "operation", "outcome"], buckets=LATENCY_BUCKETS, registry=self.registry)
-        self.results = Histogram("memlane_s3vectors_query_results", "Vectors returned per QueryVectors call",
-                                 buckets=(0, 1, 3, 5, 10, 30, 100), registry=self.registry)
+        self.latency = Histogram(
+            "memlane_aws_call_duration_seconds",
+            "AWS call latency (S3 Vectors, Bedrock) by operation and outcome",
+            ["service", "operation", "outcome"],
+            buckets=LATENCY_BUCKETS,
+            registry=self.registry,
+        )
+        self.results = Histogram(
+            "memlane_s3vectors_query_results",
+            "Vectors returned per QueryVectors call",
+            buckets=(0, 1, 3, 5, 10, 30, 100),
+            registry=self.registry,
+        )
 
     @contextmanager
     def timed(self, service: str, operation: str, **sizes: int) -> Iterator[None]:
@@ -47,6 +55,8 @@ class AwsMetrics:
 
     def count(self, service: str, operation: str, outcome: str = "ok") -> float:
         """How many calls were observed (for tests and quick checks)."""
-        value = self.registry.get_sample_value("memlane_aws_call_duration_seconds_count",
-                                               {"service": service, "operation": operation, "outcome": outcome})
+        value = self.registry.get_sample_value(
+            "memlane_aws_call_duration_seconds_count",
+            {"service": service, "operation": operation, "outcome": outcome},
+        )
         return value or 0.0

@@ -31,8 +31,11 @@ Wanted = dict[str, Vector | None]  # memory id -> the vector the index should ho
 
 def jobs_for(touched: Mapping[str, Sequence[str]]) -> list[Job]:
     """Sync jobs for ``touched`` (user id -> memory ids), at most one ``PutVectors`` batch each."""
-    return [Job(id=new_id(), user_id=user, kind=SYNC, payload={"memory_ids": list(part)})
-            for user, ids in touched.items() for part in limits.chunks(list(dict.fromkeys(ids)), limits.MAX_PUT)]
+    return [
+        Job(id=new_id(), user_id=user, kind=SYNC, payload={"memory_ids": list(part)})
+        for user, ids in touched.items()
+        for part in limits.chunks(list(dict.fromkeys(ids)), limits.MAX_PUT)
+    ]
 
 
 def touched_by(batch: WriteBatch) -> dict[str, list[str]]:
@@ -48,8 +51,13 @@ def touched_by(batch: WriteBatch) -> dict[str, list[str]]:
 def pending_ids(backend: Backend, user_id: str) -> set[str]:
     """Memories of the user whose sync is not done (pending, running or parked): the index may not hold
     their current vector, so searches score them from the database instead."""
-    return {str(i) for status in OPEN for job in backend.list_jobs(status, user_id=user_id, limit=OPEN_JOBS_READ)
-            if job.kind == SYNC for i in job.payload.get("memory_ids", ())}
+    return {
+        str(i)
+        for status in OPEN
+        for job in backend.list_jobs(status, user_id=user_id, limit=OPEN_JOBS_READ)
+        if job.kind == SYNC
+        for i in job.payload.get("memory_ids", ())
+    }
 
 
 def wanted(backend: Backend, user_id: str, ids: Sequence[str], dims: int) -> Wanted:
@@ -65,7 +73,9 @@ def wanted(backend: Backend, user_id: str, ids: Sequence[str], dims: int) -> Wan
     return out
 
 
-def sync(backend: Backend, index: S3VectorsIndex, user_id: str, ids: Sequence[str], dims: int) -> dict[str, Any]:
+def sync(
+    backend: Backend, index: S3VectorsIndex, user_id: str, ids: Sequence[str], dims: int
+) -> dict[str, Any]:
     """Make ``index`` hold what ``backend`` holds for the user's memories ``ids``; returns the counts."""
     want = wanted(backend, user_id, ids, dims)
     for _ in range(ROUNDS):
@@ -75,10 +85,14 @@ def sync(backend: Backend, index: S3VectorsIndex, user_id: str, ids: Sequence[st
             index.put(puts)
         if gone:  # only vectors of this user's: an id that is another user's memory is not touched
             found = index.get(gone)
-            index.delete([k for k in gone if k in found and (found[k].get("metadata") or {}).get("user_id") == user_id])
+            index.delete(
+                [k for k in gone if k in found and (found[k].get("metadata") or {}).get("user_id") == user_id]
+            )
         now = wanted(backend, user_id, ids, dims)
         if now == want:
             return {"put": len(puts), "deleted": len(gone)}
         want = now
-    raise BackendError(f"memories of {user_id!r} kept changing during {ROUNDS} rounds of their vector sync; "
-                       "the job is retried later")
+    raise BackendError(
+        f"memories of {user_id!r} kept changing during {ROUNDS} rounds of their vector sync; "
+        "the job is retried later"
+    )

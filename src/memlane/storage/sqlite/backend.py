@@ -66,9 +66,11 @@ VECTOR_LAYOUT = ("type TEXT PARTITION KEY", f"chunk_size={VEC0_CHUNK_SIZE}")
 def _vector_table_sql(dims: int) -> str:
     """Vectors partitioned by user and type (the context block searches semantic and timed memories
     separately: each scan reads only its types' vectors), the state filtered inside the scan."""
-    return ("CREATE VIRTUAL TABLE IF NOT EXISTS memory_vectors USING vec0(user_id TEXT PARTITION KEY, "
-            f"{VECTOR_LAYOUT[0]}, state TEXT, embedding float[{int(dims)}] distance_metric=cosine, "
-            f"{VECTOR_LAYOUT[1]})")
+    return (
+        "CREATE VIRTUAL TABLE IF NOT EXISTS memory_vectors USING vec0(user_id TEXT PARTITION KEY, "
+        f"{VECTOR_LAYOUT[0]}, state TEXT, embedding float[{int(dims)}] distance_metric=cosine, "
+        f"{VECTOR_LAYOUT[1]})"
+    )
 
 
 class SqliteBackend(SqliteSearchMixin, SqliteJobsMixin, SqliteProposalsMixin, SqliteSessionsMixin, Backend):
@@ -168,12 +170,16 @@ class SqliteBackend(SqliteSearchMixin, SqliteJobsMixin, SqliteProposalsMixin, Sq
         dims = c.execute("SELECT value FROM memlane_meta WHERE key = 'embed_dims'").fetchone()
         if row is None or dims is None or all(part in row[0] for part in VECTOR_LAYOUT):
             return
-        c.execute("CREATE TEMP TABLE vec_copy AS SELECT rowid AS rid, user_id, state, type, embedding "
-                  "FROM memory_vectors")
+        c.execute(
+            "CREATE TEMP TABLE vec_copy AS SELECT rowid AS rid, user_id, state, type, embedding "
+            "FROM memory_vectors"
+        )
         c.execute("DROP TABLE memory_vectors")
         c.execute(_vector_table_sql(int(dims[0])))
-        c.execute("INSERT INTO memory_vectors(rowid, user_id, state, type, embedding) "
-                  "SELECT rid, user_id, state, type, embedding FROM vec_copy")
+        c.execute(
+            "INSERT INTO memory_vectors(rowid, user_id, state, type, embedding) "
+            "SELECT rid, user_id, state, type, embedding FROM vec_copy"
+        )
         c.execute("DROP TABLE vec_copy")
 
     def schema_version(self) -> int:
@@ -240,31 +246,49 @@ class SqliteBackend(SqliteSearchMixin, SqliteJobsMixin, SqliteProposalsMixin, Sq
                 c.executemany(
                     "INSERT INTO relations(from_id, to_id, user_id, relation_type, strength, created_at) "
                     "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(from_id, to_id) DO NOTHING",
-                    [(r.from_id, r.to_id, r.user_id, r.relation_type, r.strength, iso(r.created_at))
-                     for r in batch.relations],
+                    [
+                        (r.from_id, r.to_id, r.user_id, r.relation_type, r.strength, iso(r.created_at))
+                        for r in batch.relations
+                    ],
                 )
-                link_sql.write_links(c, SQLITE, batch.links, [(u.user_id, u.memory_id, u.at) for u in batch.unlinks])
+                link_sql.write_links(
+                    c, SQLITE, batch.links, [(u.user_id, u.memory_id, u.at) for u in batch.unlinks]
+                )
                 for target in batch.purges:
                     purge(c, target.user_id, target.memory_id, target.absorbed_by, target.brought)
                 write_changes(c, batch.changes)
                 write_op_events(c, batch.op_events)
                 marks = ", ".join("?" for _ in JOB_COLS.split(","))
-                c.executemany(f"INSERT INTO jobs({JOB_COLS}) VALUES ({marks})", [job_params(j) for j in batch.jobs])
-                c.executemany(f"INSERT INTO jobs({JOB_COLS}) VALUES ({marks}) ON CONFLICT(id) DO NOTHING",
-                              [job_params(j) for j in batch.schedule])
-                c.executemany("INSERT INTO pair_checks(user_id, pair, checked_at) VALUES (?, ?, ?) "
-                              "ON CONFLICT(user_id, pair) DO UPDATE SET checked_at = excluded.checked_at",
-                              [(u, pair, iso(at)) for u, pair, at in batch.pair_checks])
+                c.executemany(
+                    f"INSERT INTO jobs({JOB_COLS}) VALUES ({marks})", [job_params(j) for j in batch.jobs]
+                )
+                c.executemany(
+                    f"INSERT INTO jobs({JOB_COLS}) VALUES ({marks}) ON CONFLICT(id) DO NOTHING",
+                    [job_params(j) for j in batch.schedule],
+                )
+                c.executemany(
+                    "INSERT INTO pair_checks(user_id, pair, checked_at) VALUES (?, ?, ?) "
+                    "ON CONFLICT(user_id, pair) DO UPDATE SET checked_at = excluded.checked_at",
+                    [(u, pair, iso(at)) for u, pair, at in batch.pair_checks],
+                )
                 write_proposals(c, batch.proposals)
                 write_sessions(c, batch.sessions, batch.messages, batch.dropped_sessions)
                 if batch.complete_job:  # a done job keeps its outcome, not the user's text
                     owner = " AND locked_by = ? AND status = 'running'" if batch.job_owner else ""
-                    done = c.execute("UPDATE jobs SET status = 'done', payload = ?, locked_by = NULL, "
-                                     f"locked_until = NULL, updated_at = ? WHERE id = ?{owner}",
-                                     (json.dumps(batch.job_result or {}), iso(utcnow()), batch.complete_job,
-                                      *([batch.job_owner] if batch.job_owner else [])))
+                    done = c.execute(
+                        "UPDATE jobs SET status = 'done', payload = ?, locked_by = NULL, "
+                        f"locked_until = NULL, updated_at = ? WHERE id = ?{owner}",
+                        (
+                            json.dumps(batch.job_result or {}),
+                            iso(utcnow()),
+                            batch.complete_job,
+                            *([batch.job_owner] if batch.job_owner else []),
+                        ),
+                    )
                     if batch.job_owner and done.rowcount == 0:
-                        raise LeaseLostError(f"job {batch.complete_job} is no longer leased to {batch.job_owner}")
+                        raise LeaseLostError(
+                            f"job {batch.complete_job} is no longer leased to {batch.job_owner}"
+                        )
         except sqlite3.Error as exc:
             raise BackendError(f"SQLite write failed, nothing was written: {exc}") from exc
         return batch
@@ -275,7 +299,7 @@ class SqliteBackend(SqliteSearchMixin, SqliteJobsMixin, SqliteProposalsMixin, Sq
         ids = [up.record.id for up in upserts]
         taken: set[str] = set()
         for i in range(0, len(ids), ID_LOOKUP_CHUNK):
-            part = ids[i: i + ID_LOOKUP_CHUNK]
+            part = ids[i : i + ID_LOOKUP_CHUNK]
             marks = ", ".join("?" for _ in part)
             taken.update(r[0] for r in c.execute(f"SELECT id FROM memories WHERE id IN ({marks})", part))
         counts = Counter(ids)
@@ -289,12 +313,15 @@ class SqliteBackend(SqliteSearchMixin, SqliteJobsMixin, SqliteProposalsMixin, Sq
                 rows.append((rid, *record_params(rec), int(up.embedding is not None)))
                 fts.append(fts_row(rid, rec.user_id, rec.summary, rec.tags))
                 if up.embedding is not None:
-                    vecs.append((rid, rec.user_id, rec.state.value, rec.type.value,
-                                 vector_blob(up.embedding)))
+                    vecs.append(
+                        (rid, rec.user_id, rec.state.value, rec.type.value, vector_blob(up.embedding))
+                    )
             c.executemany(f"INSERT INTO memories(rid, {_COLS}, has_vector) VALUES (?, {_MARKS}, ?)", rows)
             c.executemany("INSERT INTO memories_fts(rowid, uid, summary, tags) VALUES (?, ?, ?, ?)", fts)
-            c.executemany("INSERT INTO memory_vectors(rowid, user_id, state, type, embedding) VALUES (?, ?, ?, ?, ?)",
-                          vecs)
+            c.executemany(
+                "INSERT INTO memory_vectors(rowid, user_id, state, type, embedding) VALUES (?, ?, ?, ?, ?)",
+                vecs,
+            )
             journal(c, [(v[1], v[0]) for v in vecs])
         done = {id(up) for up in fresh}
         for up in upserts:
@@ -329,8 +356,10 @@ class SqliteBackend(SqliteSearchMixin, SqliteJobsMixin, SqliteProposalsMixin, Sq
             old = c.execute("SELECT type, embedding FROM memory_vectors WHERE rowid = ?", (rid,)).fetchone()
             if old is not None and old[0] != record.type.value:  # a partition key: move the vector
                 c.execute("DELETE FROM memory_vectors WHERE rowid = ?", (rid,))
-                c.execute("INSERT INTO memory_vectors(rowid, user_id, state, type, embedding) VALUES (?, ?, ?, ?, ?)",
-                          (rid, record.user_id, record.state.value, record.type.value, old[1]))
+                c.execute(
+                    "INSERT INTO memory_vectors(rowid, user_id, state, type, embedding) VALUES (?, ?, ?, ?, ?)",
+                    (rid, record.user_id, record.state.value, record.type.value, old[1]),
+                )
             else:
                 c.execute("UPDATE memory_vectors SET state = ? WHERE rowid = ?", (record.state.value, rid))
 
@@ -343,14 +372,16 @@ class SqliteBackend(SqliteSearchMixin, SqliteJobsMixin, SqliteProposalsMixin, Sq
         found = self.get_many(user_id, [memory_id], shared=shared)
         return found[0] if found else None
 
-    def get_many(self, user_id: str, memory_ids: Sequence[str], *, shared: bool = False
-                 ) -> builtins.list[MemoryRecord]:
+    def get_many(
+        self, user_id: str, memory_ids: Sequence[str], *, shared: bool = False
+    ) -> builtins.list[MemoryRecord]:
         if not memory_ids:
             return []
         marks = ",".join("?" for _ in memory_ids)
         scope, params = self._scope(user_id, shared)
-        rows = self._rows(f"SELECT {MCOLS} FROM memories m WHERE {scope} AND m.id IN ({marks})",
-                          (*params, *memory_ids))
+        rows = self._rows(
+            f"SELECT {MCOLS} FROM memories m WHERE {scope} AND m.id IN ({marks})", (*params, *memory_ids)
+        )
         by_id = {r["id"]: record_from_row(r) for r in rows}
         return [by_id[i] for i in memory_ids if i in by_id]
 
@@ -369,10 +400,14 @@ class SqliteBackend(SqliteSearchMixin, SqliteJobsMixin, SqliteProposalsMixin, Sq
         by = f"m.updated_at {order}, m.id {order}"
         if shared and self._has_links(user_id):
             want = limit + offset
-            rows = self._rows(link_sql.union(SQLITE, MCOLS, where, by),
-                              (user_id, *params, want, user_id, user_id, *params, want, limit, offset))
+            rows = self._rows(
+                link_sql.union(SQLITE, MCOLS, where, by),
+                (user_id, *params, want, user_id, user_id, *params, want, limit, offset),
+            )
             return [record_from_row(r) for r in rows]
-        by_id = any(c.field == "id" for c in conditions)  # given ids: look them up, not the user's whole index
+        by_id = any(
+            c.field == "id" for c in conditions
+        )  # given ids: look them up, not the user's whole index
         rows = self._rows(
             f"SELECT {MCOLS} FROM memories m WHERE {'+' if by_id else ''}m.user_id = ? AND {where} "
             f"ORDER BY {by} LIMIT ? OFFSET ?",
@@ -383,15 +418,23 @@ class SqliteBackend(SqliteSearchMixin, SqliteJobsMixin, SqliteProposalsMixin, Sq
     def count(self, user_id: str, conditions: Sequence[Condition] = (), *, shared: bool = False) -> int:
         where, params = compile_conditions(conditions, SQLITE)
         if shared and self._has_links(user_id):
-            return int(self._rows(link_sql.count(SQLITE, where), (user_id, *params, user_id, user_id, *params))[0][0])
-        return int(self._rows(f"SELECT count(*) FROM memories m WHERE m.user_id = ? AND {where}",
-                              (user_id, *params))[0][0])
+            return int(
+                self._rows(link_sql.count(SQLITE, where), (user_id, *params, user_id, user_id, *params))[0][0]
+            )
+        return int(
+            self._rows(
+                f"SELECT count(*) FROM memories m WHERE m.user_id = ? AND {where}", (user_id, *params)
+            )[0][0]
+        )
 
-    def history(self, user_id: str, memory_id: str | None = None, *, limit: int = 100,
-                shared: bool = False) -> builtins.list[HistoryEntry]:
+    def history(
+        self, user_id: str, memory_id: str | None = None, *, limit: int = 100, shared: bool = False
+    ) -> builtins.list[HistoryEntry]:
         if shared and memory_id is not None:
-            sql, params = f"SELECT * FROM history WHERE {link_sql.history_scope(SQLITE)}", \
-                [memory_id, user_id, user_id, user_id, memory_id]
+            sql, params = (
+                f"SELECT * FROM history WHERE {link_sql.history_scope(SQLITE)}",
+                [memory_id, user_id, user_id, user_id, memory_id],
+            )
         else:
             sql, params = "SELECT * FROM history WHERE user_id = ?", [user_id]
             if memory_id is not None:
@@ -410,8 +453,9 @@ class SqliteBackend(SqliteSearchMixin, SqliteJobsMixin, SqliteProposalsMixin, Sq
         )
         return [relation_from_row(r) for r in rows]
 
-    def vectors(self, user_id: str, memory_ids: Sequence[str], *, shared: bool = False
-                ) -> dict[str, builtins.list[float]]:
+    def vectors(
+        self, user_id: str, memory_ids: Sequence[str], *, shared: bool = False
+    ) -> dict[str, builtins.list[float]]:
         if not memory_ids or self._dims() is None:
             return {}
         marks = ",".join("?" for _ in memory_ids)
@@ -425,15 +469,22 @@ class SqliteBackend(SqliteSearchMixin, SqliteJobsMixin, SqliteProposalsMixin, Sq
 
     def links(self, user_id: str, memory_id: str | None = None) -> builtins.list[MemoryLink]:
         params = (user_id,) if memory_id is None else (memory_id, user_id, user_id)
-        return [link_sql.link_from_row(r) for r in self._rows(link_sql.links_sql(SQLITE, memory_id is not None), params)]
+        return [
+            link_sql.link_from_row(r)
+            for r in self._rows(link_sql.links_sql(SQLITE, memory_id is not None), params)
+        ]
 
     def _has_links(self, user_id: str) -> bool:
         """Whether the user holds an open link (most do not: their shared reads are the own reads)."""
         return bool(self._rows(f"SELECT {link_sql.has_links(SQLITE)}", (user_id,))[0][0])
 
     def list_users(self) -> builtins.list[str]:
-        return [r[0] for r in self._rows("SELECT DISTINCT user_id FROM memories WHERE user_id != ? ORDER BY user_id",
-                                         (GLOBAL_USER,))]
+        return [
+            r[0]
+            for r in self._rows(
+                "SELECT DISTINCT user_id FROM memories WHERE user_id != ? ORDER BY user_id", (GLOBAL_USER,)
+            )
+        ]
 
     def delete_user(self, user_id: str) -> int:
         with self._tx() as c:
@@ -446,9 +497,16 @@ class SqliteBackend(SqliteSearchMixin, SqliteJobsMixin, SqliteProposalsMixin, Sq
             c.execute("DELETE FROM memories WHERE user_id = ?", (user_id,))
             c.execute("DELETE FROM history WHERE user_id = ?", (user_id,))
             c.execute("DELETE FROM relations WHERE user_id = ?", (user_id,))
-            for table in ("jobs", "change_log", "thread_revision", "user_revision", "op_events", "pair_checks",
-                          "proposals", "sessions", "messages"):
+            for table in (
+                "jobs",
+                "change_log",
+                "thread_revision",
+                "user_revision",
+                "op_events",
+                "pair_checks",
+                "proposals",
+                "sessions",
+                "messages",
+            ):
                 c.execute(f"DELETE FROM {table} WHERE user_id = ?", (user_id,))
         return len(rids)
-
-

@@ -19,7 +19,9 @@ from memlane.storage.sqlite.connect import connect, sqlite3
 
 log = logging.getLogger(__name__)
 
-BACKSTOP_PAGES = 8000  # the writer still checkpoints itself past this (~32 MB): a stalled thread can't let it grow
+BACKSTOP_PAGES = (
+    8000  # the writer still checkpoints itself past this (~32 MB): a stalled thread can't let it grow
+)
 POLL_SECONDS = 0.5
 
 

@@ -45,10 +45,14 @@ def connect(path: str | Path, *, secure_delete: bool = True) -> Any:
         conn.enable_load_extension(True)
         sqlite_vec.load(conn)
         conn.enable_load_extension(False)
-        conn.execute("PRAGMA journal_mode=WAL")  # the first read of the file: fails on one that is no database
+        conn.execute(
+            "PRAGMA journal_mode=WAL"
+        )  # the first read of the file: fails on one that is no database
     except (sqlite3.Error, OSError) as exc:
-        raise BackendError(f"cannot open SQLite database {target!r}: {exc}; give the path of a memlane "
-                           "database, or of a new file in a directory you can write") from exc
+        raise BackendError(
+            f"cannot open SQLite database {target!r}: {exc}; give the path of a memlane "
+            "database, or of a new file in a directory you can write"
+        ) from exc
     conn.row_factory = sqlite3.Row
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute("PRAGMA foreign_keys=ON")

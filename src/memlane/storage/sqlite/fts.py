@@ -48,15 +48,19 @@ def refill(c: Any) -> None:
     """Rebuild the index from ``memories`` (schema 3: stores indexed before words were prefixed)."""
     c.execute("DELETE FROM memories_fts")
     rows = c.execute("SELECT rid, user_id, summary, tags FROM memories WHERE state != 'purged'").fetchall()
-    c.executemany("INSERT INTO memories_fts(rowid, uid, summary, tags) VALUES (?, ?, ?, ?)",
-                  [fts_row(r[0], r[1], r[2], json.loads(r[3] or "[]")) for r in rows])
+    c.executemany(
+        "INSERT INTO memories_fts(rowid, uid, summary, tags) VALUES (?, ?, ?, ?)",
+        [fts_row(r[0], r[1], r[2], json.loads(r[3] or "[]")) for r in rows],
+    )
 
 
 def refill_messages(c: Any) -> None:
     """Index the messages recorded before messages had keywords (schema 10)."""
     rows = c.execute("SELECT rowid, user_id, text FROM messages").fetchall()
-    c.executemany("INSERT INTO messages_fts(rowid, uid, text) VALUES (?, ?, ?)",
-                  [message_row(r[0], r[1], r[2]) for r in rows])
+    c.executemany(
+        "INSERT INTO messages_fts(rowid, uid, text) VALUES (?, ?, ?)",
+        [message_row(r[0], r[1], r[2]) for r in rows],
+    )
 
 
 def message_row(rowid: int, user_id: str, text: str) -> tuple[int, str, str]:

@@ -185,7 +185,6 @@ MIGRATIONS: list[tuple[int, list[Step]]] = [
 ]
 
 
-
 def _add_column(c: Any, table: str, column: str) -> None:
     if column.split()[0] not in {r[1] for r in c.execute(f"PRAGMA table_info({table})")}:
         c.execute(f"ALTER TABLE {table} ADD COLUMN {column}")

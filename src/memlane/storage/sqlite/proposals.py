@@ -15,15 +15,21 @@ FIELDS: tuple[str, ...] = tuple(Proposal.model_fields)
 COLS = ", ".join(FIELDS)
 _TIMES = ("observed_at", "created_at", "expires_at", "decided_at")
 # A proposal is decided once: an existing one is updated only while it is pending (and the user's).
-_UPSERT = (f"INSERT INTO proposals({COLS}) VALUES ({', '.join('?' for _ in FIELDS)}) ON CONFLICT(id) DO UPDATE "
-           f"SET {', '.join(f'{f} = excluded.{f}' for f in FIELDS if f not in ('id', 'user_id', 'created_at'))} "
-           "WHERE proposals.user_id = excluded.user_id AND proposals.status = 'pending' RETURNING id")
+_UPSERT = (
+    f"INSERT INTO proposals({COLS}) VALUES ({', '.join('?' for _ in FIELDS)}) ON CONFLICT(id) DO UPDATE "
+    f"SET {', '.join(f'{f} = excluded.{f}' for f in FIELDS if f not in ('id', 'user_id', 'created_at'))} "
+    "WHERE proposals.user_id = excluded.user_id AND proposals.status = 'pending' RETURNING id"
+)
 
 
 def _params(p: Proposal) -> tuple[Any, ...]:
     row = p.model_dump(mode="json")
-    row.update(candidate=json.dumps(row["candidate"]), also=json.dumps(row["also"]), sensitive=int(p.sensitive),
-               **{t: iso(getattr(p, t)) for t in _TIMES if getattr(p, t) is not None})
+    row.update(
+        candidate=json.dumps(row["candidate"]),
+        also=json.dumps(row["also"]),
+        sensitive=int(p.sensitive),
+        **{t: iso(getattr(p, t)) for t in _TIMES if getattr(p, t) is not None},
+    )
     return tuple(row[f] for f in FIELDS)
 
 
@@ -36,7 +42,9 @@ def write_proposals(c: Any, proposals: Sequence[Proposal]) -> None:
 
 def proposal_from_row(r: Any) -> Proposal:
     row = {f: r[f] for f in FIELDS}
-    row.update(candidate=json.loads(row["candidate"]), also=json.loads(row["also"]), sensitive=bool(row["sensitive"]))
+    row.update(
+        candidate=json.loads(row["candidate"]), also=json.loads(row["also"]), sensitive=bool(row["sensitive"])
+    )
     return Proposal.model_validate(row)
 
 
@@ -46,13 +54,15 @@ class SqliteProposalsMixin:
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> builtins.list[Any]:
         raise NotImplementedError
 
-    def proposals(self, user_id: str, where: ProposalFilter, *,
-                  limit: int = 100) -> builtins.list[Proposal]:
+    def proposals(self, user_id: str, where: ProposalFilter, *, limit: int = 100) -> builtins.list[Proposal]:
         sql, params = proposal_where(user_id, where, SQLITE)
-        rows = self._rows(f"SELECT {COLS} FROM proposals WHERE {sql} ORDER BY created_at, rowid LIMIT ?",
-                          (*params, limit))
+        rows = self._rows(
+            f"SELECT {COLS} FROM proposals WHERE {sql} ORDER BY created_at, rowid LIMIT ?", (*params, limit)
+        )
         return [proposal_from_row(r) for r in rows]
 
     def get_proposal(self, user_id: str, proposal_id: str) -> Proposal | None:
-        rows = self._rows(f"SELECT {COLS} FROM proposals WHERE user_id = ? AND id = ?", (user_id, proposal_id))
+        rows = self._rows(
+            f"SELECT {COLS} FROM proposals WHERE user_id = ? AND id = ?", (user_id, proposal_id)
+        )
         return proposal_from_row(rows[0]) if rows else None

@@ -23,7 +23,9 @@ def _enum(value: Any) -> Any:
 
 
 _ENUMS: dict[str, type[Any]] = {"type": MemoryType, "source": Source, "state": MemoryState}
-_TIMES = frozenset(f for f, info in MemoryRecord.model_fields.items() if info.annotation in (datetime, datetime | None))
+_TIMES = frozenset(
+    f for f, info in MemoryRecord.model_fields.items() if info.annotation in (datetime, datetime | None)
+)
 
 
 def _dumps(value: Any) -> str:
@@ -71,33 +73,49 @@ def record_from_row(row: Any) -> MemoryRecord:
     """A record from a row whose last columns are :data:`RECORD_FIELDS` in order (every query selects
     them last). Values are converted here, by position: pydantic then only checks them, which is
     several times cheaper than parsing text (search decodes dozens of rows per query)."""
-    values = row[len(row) - len(RECORD_FIELDS):]
+    values = row[len(row) - len(RECORD_FIELDS) :]
     return MemoryRecord.model_validate(
-        {f: v if read is None or v is None else read(v) for (f, read), v in zip(_READERS, values, strict=True)}
+        {
+            f: v if read is None or v is None else read(v)
+            for (f, read), v in zip(_READERS, values, strict=True)
+        }
     )
 
 
 def history_params(entry: HistoryEntry) -> list[Any]:
     return [
-        entry.id, entry.memory_id, entry.user_id, entry.event.value,
+        entry.id,
+        entry.memory_id,
+        entry.user_id,
+        entry.event.value,
         None if entry.old_value is None else json.dumps(entry.old_value),
         None if entry.new_value is None else json.dumps(entry.new_value),
-        entry.reason, entry.actor, iso(entry.at),
+        entry.reason,
+        entry.actor,
+        iso(entry.at),
     ]
 
 
 def history_from_row(row: Any) -> HistoryEntry:
     return HistoryEntry(
-        id=row["id"], memory_id=row["memory_id"], user_id=row["user_id"], event=row["event"],
+        id=row["id"],
+        memory_id=row["memory_id"],
+        user_id=row["user_id"],
+        event=row["event"],
         old_value=None if row["old_value"] is None else json.loads(row["old_value"]),
         new_value=None if row["new_value"] is None else json.loads(row["new_value"]),
-        reason=row["reason"], actor=row["actor"], at=datetime.fromisoformat(row["at"]),
+        reason=row["reason"],
+        actor=row["actor"],
+        at=datetime.fromisoformat(row["at"]),
     )
 
 
 def relation_from_row(row: Any) -> Relation:
     return Relation(
-        from_id=row["from_id"], to_id=row["to_id"], user_id=row["user_id"],
-        relation_type=row["relation_type"], strength=row["strength"],
+        from_id=row["from_id"],
+        to_id=row["to_id"],
+        user_id=row["user_id"],
+        relation_type=row["relation_type"],
+        strength=row["strength"],
         created_at=datetime.fromisoformat(row["created_at"]),
     )

@@ -61,14 +61,27 @@ class SqliteSearchMixin:
         return [ScoredRecord(record_from_row(r), float(r["score"])) for r in rows]
 
     def vector_ids(
-        self, user_id: str, embedding: Sequence[float], conditions: Sequence[Condition] = (), *, limit: int = 10,
+        self,
+        user_id: str,
+        embedding: Sequence[float],
+        conditions: Sequence[Condition] = (),
+        *,
+        limit: int = 10,
         shared: bool = False,
     ) -> builtins.list[tuple[str, float]]:
         rows = self._vector_rows(user_id, embedding, conditions, limit, 0, _ID, shared)
         return [(r["id"], float(r["score"])) for r in rows]
 
-    def _vector_rows(self, user_id: str, embedding: Sequence[float], conditions: Sequence[Condition], limit: int,
-                     offset: int, cols: str, shared: bool) -> builtins.list[Any]:
+    def _vector_rows(
+        self,
+        user_id: str,
+        embedding: Sequence[float],
+        conditions: Sequence[Condition],
+        limit: int,
+        offset: int,
+        cols: str,
+        shared: bool,
+    ) -> builtins.list[Any]:
         """Nearest first: rows of ``score`` (cosine similarity) then ``cols``."""
         dims = self._dims()
         if dims is None:
@@ -83,12 +96,21 @@ class SqliteSearchMixin:
             f"SELECT 1.0 - vec_distance_cosine(v.embedding, ?) AS score, {cols} "
             f"{link_sql.linked_arm(SQLITE, 'CROSS JOIN memory_vectors v ON v.rowid = m.rid')} AND m.has_vector = 1 "
             f"AND {where} ORDER BY score DESC LIMIT ?",
-            (vector_blob(embedding), user_id, user_id, *params, want))
+            (vector_blob(embedding), user_id, user_id, *params, want),
+        )
         own = self._own_vector_rows(dims, user_id, embedding, conditions, want, 0, cols)
         return _merged(own, linked, limit, offset)
 
-    def _own_vector_rows(self, dims: int, user_id: str, embedding: Sequence[float], conditions: Sequence[Condition],
-                         limit: int, offset: int, cols: str) -> builtins.list[Any]:
+    def _own_vector_rows(
+        self,
+        dims: int,
+        user_id: str,
+        embedding: Sequence[float],
+        conditions: Sequence[Condition],
+        limit: int,
+        offset: int,
+        cols: str,
+    ) -> builtins.list[Any]:
         pushed = [c for c in conditions if c.field in _VEC_PUSHDOWN and c.op in ("$eq", "$in")]
         rest = [c for c in conditions if c not in pushed]
         with self._lock:
@@ -96,7 +118,9 @@ class SqliteSearchMixin:
             if cached is not None:
                 return self._cached_rows(cached, user_id, embedding, pushed, rest, limit, offset, cols)
         knn_where = "".join(
-            f" AND {c.field} = ?" if c.op == "$eq" else f" AND {c.field} IN ({','.join('?' for _ in c.value)})"
+            f" AND {c.field} = ?"
+            if c.op == "$eq"
+            else f" AND {c.field} IN ({','.join('?' for _ in c.value)})"
             for c in pushed
         )
         knn_params: builtins.list[Any] = []
@@ -134,8 +158,17 @@ class SqliteSearchMixin:
             self._cache = VectorCache(dims)
         return self._cache
 
-    def _cached_rows(self, cached: UserVectors, user_id: str, embedding: Sequence[float], pushed: Sequence[Condition],
-                     rest: Sequence[Condition], limit: int, offset: int, cols: str) -> builtins.list[Any]:
+    def _cached_rows(
+        self,
+        cached: UserVectors,
+        user_id: str,
+        embedding: Sequence[float],
+        pushed: Sequence[Condition],
+        rest: Sequence[Condition],
+        limit: int,
+        offset: int,
+        cols: str,
+    ) -> builtins.list[Any]:
         """:meth:`_vector_rows` over a large user's in-memory vectors: the best rows by cosine, then
         the other filters on ``memories`` (widening while they leave too few)."""
         allowed = {c.field: [c.value] if c.op == "$eq" else list(c.value) for c in pushed}
@@ -150,8 +183,17 @@ class SqliteSearchMixin:
             rows = self._rows(
                 f"WITH c(rid, pos, sim) AS (VALUES {ranks}) SELECT c.sim AS score, {cols} FROM c "
                 f"JOIN memories m ON m.rid = c.rid WHERE +m.user_id = ? AND {where} ORDER BY c.pos LIMIT ? OFFSET ?",
-                (*(v for pos, (rid, sim) in enumerate(zip(rids, sims, strict=True)) for v in (int(rid), pos, float(sim))),
-                 user_id, *params, limit, offset),
+                (
+                    *(
+                        v
+                        for pos, (rid, sim) in enumerate(zip(rids, sims, strict=True))
+                        for v in (int(rid), pos, float(sim))
+                    ),
+                    user_id,
+                    *params,
+                    limit,
+                    offset,
+                ),
             )
             if len(rows) >= limit or len(rids) < top:
                 return rows
@@ -171,14 +213,27 @@ class SqliteSearchMixin:
         return [ScoredRecord(record_from_row(r), float(r["score"])) for r in rows]
 
     def keyword_ids(
-        self, user_id: str, query: str, conditions: Sequence[Condition] = (), *, limit: int = 10,
+        self,
+        user_id: str,
+        query: str,
+        conditions: Sequence[Condition] = (),
+        *,
+        limit: int = 10,
         shared: bool = False,
     ) -> builtins.list[tuple[str, float]]:
         rows = self._keyword_rows(user_id, query, conditions, limit, 0, _ID, shared)
         return [(r["id"], float(r["score"])) for r in rows]
 
-    def _keyword_rows(self, user_id: str, query: str, conditions: Sequence[Condition], limit: int, offset: int,
-                      cols: str, shared: bool) -> builtins.list[Any]:
+    def _keyword_rows(
+        self,
+        user_id: str,
+        query: str,
+        conditions: Sequence[Condition],
+        limit: int,
+        offset: int,
+        cols: str,
+        shared: bool,
+    ) -> builtins.list[Any]:
         """Best bm25 first: rows of ``score`` (bm25, higher is better) then ``cols``."""
         words = query_words(query)
         if not words:
@@ -187,18 +242,37 @@ class SqliteSearchMixin:
             return self._own_keyword_rows(user_id, words, conditions, limit, offset, cols)
         want = limit + offset
         # linked memories are indexed under their owners' tokens (fts.py): ask for those, on the linked rowids
-        owners = [r[0] for r in self._rows(f"SELECT DISTINCT m.user_id {link_sql.linked_arm(SQLITE)}", (user_id, user_id))]
+        owners = [
+            r[0]
+            for r in self._rows(
+                f"SELECT DISTINCT m.user_id {link_sql.linked_arm(SQLITE)}", (user_id, user_id)
+            )
+        ]
         where, params = compile_conditions(conditions, SQLITE)
-        linked = self._rows(
-            "WITH f AS MATERIALIZED (SELECT rowid, bm25(memories_fts, 0.0, 1.0, 0.5) AS rank FROM memories_fts "
-            f"WHERE memories_fts MATCH ? AND rowid IN (SELECT m.rid {link_sql.linked_arm(SQLITE)})) "
-            f"SELECT -f.rank AS score, {cols} FROM f JOIN memories m ON m.rid = f.rowid WHERE {where} "
-            "ORDER BY f.rank LIMIT ?",
-            (match_query(owners, words), user_id, user_id, *params, want)) if owners else []
-        return _merged(self._own_keyword_rows(user_id, words, conditions, want, 0, cols), linked, limit, offset)
+        linked = (
+            self._rows(
+                "WITH f AS MATERIALIZED (SELECT rowid, bm25(memories_fts, 0.0, 1.0, 0.5) AS rank FROM memories_fts "
+                f"WHERE memories_fts MATCH ? AND rowid IN (SELECT m.rid {link_sql.linked_arm(SQLITE)})) "
+                f"SELECT -f.rank AS score, {cols} FROM f JOIN memories m ON m.rid = f.rowid WHERE {where} "
+                "ORDER BY f.rank LIMIT ?",
+                (match_query(owners, words), user_id, user_id, *params, want),
+            )
+            if owners
+            else []
+        )
+        return _merged(
+            self._own_keyword_rows(user_id, words, conditions, want, 0, cols), linked, limit, offset
+        )
 
-    def _own_keyword_rows(self, user_id: str, words: Sequence[str], conditions: Sequence[Condition], limit: int,
-                          offset: int, cols: str) -> builtins.list[Any]:
+    def _own_keyword_rows(
+        self,
+        user_id: str,
+        words: Sequence[str],
+        conditions: Sequence[Condition],
+        limit: int,
+        offset: int,
+        cols: str,
+    ) -> builtins.list[Any]:
         fts = match_query([user_id], words)
         where, params = compile_conditions(conditions, SQLITE)
         want = limit + offset
@@ -222,4 +296,4 @@ class SqliteSearchMixin:
 
 def _merged(own: Sequence[Any], linked: Sequence[Any], limit: int, offset: int) -> builtins.list[Any]:
     """Two rankings, each already filtered in the database, as one by score (best first), paged."""
-    return sorted([*own, *linked], key=lambda r: -float(r["score"]))[offset: offset + limit]
+    return sorted([*own, *linked], key=lambda r: -float(r["score"]))[offset : offset + limit]

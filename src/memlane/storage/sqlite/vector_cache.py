@@ -24,7 +24,9 @@ from typing import Any
 
 import numpy as np
 
-MIN_VECTORS = 2000  # memories; below this vec0's scan is about as fast as numpy's, with nothing kept in memory
+MIN_VECTORS = (
+    2000  # memories; below this vec0's scan is about as fast as numpy's, with nothing kept in memory
+)
 MAX_BYTES = 256 * 1024 * 1024
 RESET = -1  # a journal rowid meaning "reload the user"
 # The journal's user of a RESET for every held copy: a deleted user's entries are removed and this one
@@ -86,12 +88,16 @@ def _unit(rows: np.ndarray) -> np.ndarray:
 
 def _read(c: Any, user_id: str, rids: Sequence[int] | None) -> list[Any]:
     """Current vectors of the user (all, or the given rowids), driven by ``memories`` (vec0 point lookups)."""
-    where = "m.user_id = ?" if rids is None else f"+m.user_id = ? AND m.rid IN ({','.join('?' for _ in rids)})"
-    return list(c.execute(
-        "SELECT v.rowid, v.type, v.state, v.embedding FROM memories m CROSS JOIN memory_vectors v "
-        f"ON v.rowid = m.rid WHERE {where} AND m.has_vector = 1",
-        (user_id, *(rids or ())),
-    ).fetchall())
+    where = (
+        "m.user_id = ?" if rids is None else f"+m.user_id = ? AND m.rid IN ({','.join('?' for _ in rids)})"
+    )
+    return list(
+        c.execute(
+            "SELECT v.rowid, v.type, v.state, v.embedding FROM memories m CROSS JOIN memory_vectors v "
+            f"ON v.rowid = m.rid WHERE {where} AND m.has_vector = 1",
+            (user_id, *(rids or ())),
+        ).fetchall()
+    )
 
 
 class VectorCache:
@@ -107,7 +113,10 @@ class VectorCache:
         entry = self._users.get(user_id)
         if entry is not None:
             entry = self._refresh(c, user_id, entry)
-        elif c.execute("SELECT count(*) FROM memories WHERE user_id = ?", (user_id,)).fetchone()[0] < MIN_VECTORS:
+        elif (
+            c.execute("SELECT count(*) FROM memories WHERE user_id = ?", (user_id,)).fetchone()[0]
+            < MIN_VECTORS
+        ):
             return None
         else:
             entry = self._build(_read(c, user_id, None))
@@ -123,19 +132,25 @@ class VectorCache:
         if self._seq is None:  # nothing held yet: earlier entries concern no copy
             self._seq = int(c.execute("SELECT coalesce(max(seq), 0) FROM vector_journal").fetchone()[0])
             return
-        rows = c.execute("SELECT seq, user_id, rid FROM vector_journal WHERE seq > ? ORDER BY seq",
-                         (self._seq,)).fetchall()
+        rows = c.execute(
+            "SELECT seq, user_id, rid FROM vector_journal WHERE seq > ? ORDER BY seq", (self._seq,)
+        ).fetchall()
         if rows:
             self._seq = int(rows[-1][0])
         for _, user_id, rid in rows:
-            for held in self._users.values() if user_id == EVERYONE else filter(None, [self._users.get(user_id)]):
+            for held in (
+                self._users.values() if user_id == EVERYONE else filter(None, [self._users.get(user_id)])
+            ):
                 held.changed.add(int(rid))
 
     def _build(self, rows: list[Any]) -> UserVectors:
         matrix = np.frombuffer(b"".join(r[3] for r in rows), dtype=np.float32).reshape(len(rows), self.dims)
-        return UserVectors(rids=np.array([r[0] for r in rows], dtype=np.int64),
-                           types=np.array([r[1] for r in rows], dtype=str),
-                           states=np.array([r[2] for r in rows], dtype=str), matrix=_unit(matrix))
+        return UserVectors(
+            rids=np.array([r[0] for r in rows], dtype=np.int64),
+            types=np.array([r[1] for r in rows], dtype=str),
+            states=np.array([r[2] for r in rows], dtype=str),
+            matrix=_unit(matrix),
+        )
 
     def _refresh(self, c: Any, user_id: str, entry: UserVectors) -> UserVectors:
         if not entry.changed:
@@ -153,8 +168,9 @@ class VectorCache:
         )
 
 
-def ranked(entry: UserVectors, query: Sequence[float], allowed: Mapping[str, Sequence[str]],
-           top: int) -> tuple[np.ndarray, np.ndarray]:
+def ranked(
+    entry: UserVectors, query: Sequence[float], allowed: Mapping[str, Sequence[str]], top: int
+) -> tuple[np.ndarray, np.ndarray]:
     """Rowids and cosine similarities of the ``top`` best rows whose ``type`` / ``state`` are among
     ``allowed``'s values, best first."""
     sims = entry.similarities(query)

@@ -33,7 +33,11 @@ from memlane.providers.onnx_graph import (
 )
 
 LABELS = ("merge", "supersede", "create")
-RELATION: dict[str, Relation] = {"merge": "redundancy", "supersede": "contradiction", "create": "new"}  # label -> verdict
+RELATION: dict[str, Relation] = {
+    "merge": "redundancy",
+    "supersede": "contradiction",
+    "create": "new",
+}  # label -> verdict
 MAX_LENGTH = 128
 BATCH = 8  # pairs per forward pass: larger batches were slower per pair on this CPU (docs/benchmarks.md)
 FROZEN_PREFIX = "bert.embeddings."  # not trained, not shipped: read from the bundled model
@@ -84,7 +88,9 @@ def build_network(num_labels: int = len(LABELS), *, pretrained: bool = True) -> 
 
     hf_logging.set_verbosity_error()  # no load report of the new head on stderr
     if pretrained:
-        return AutoModelForSequenceClassification.from_pretrained(str(bundled_model_dir()), num_labels=num_labels)
+        return AutoModelForSequenceClassification.from_pretrained(
+            str(bundled_model_dir()), num_labels=num_labels
+        )
     config = AutoConfig.from_pretrained(str(bundled_model_dir()), num_labels=num_labels)
     return load_frozen_embeddings(AutoModelForSequenceClassification.from_config(config))
 
@@ -97,8 +103,9 @@ def load_frozen_embeddings(network: Any) -> Any:
     from memlane.providers.embed.local import bundled_model_dir
 
     base = load_file(str(bundled_model_dir() / "model.safetensors"))
-    network.load_state_dict({f"bert.{k}": v for k, v in base.items() if f"bert.{k}".startswith(FROZEN_PREFIX)},
-                            strict=False)
+    network.load_state_dict(
+        {f"bert.{k}": v for k, v in base.items() if f"bert.{k}".startswith(FROZEN_PREFIX)}, strict=False
+    )
     return network
 
 
@@ -112,8 +119,11 @@ def load_tokenizer() -> Any:
 
 def trained_state(network: Any) -> dict[str, Any]:
     """What ships: every weight but the frozen word embeddings, in fp16."""
-    return {k: v.detach().to("cpu").half().contiguous() for k, v in network.state_dict().items()
-            if not k.startswith(FROZEN_PREFIX)}
+    return {
+        k: v.detach().to("cpu").half().contiguous()
+        for k, v in network.state_dict().items()
+        if not k.startswith(FROZEN_PREFIX)
+    }
 
 
 class DecisionModel:
@@ -130,7 +140,9 @@ class DecisionModel:
         if self._card is None:
             path = self.directory / "decision.json"
             if not path.exists():
-                raise ProviderError(f"no decision model in {self.directory} (train one: memlane train decisions)")
+                raise ProviderError(
+                    f"no decision model in {self.directory} (train one: memlane train decisions)"
+                )
             self._card = ModelCard.read(path)
         return self._card
 
@@ -156,8 +168,10 @@ class DecisionModel:
         for rows, feeds in batches(tokenizer, [model_input(a, b) for a, b in pairs], BATCH):
             out = session.run(feeds)
             if out.shape[1] != logits.shape[1]:
-                raise ProviderError(f"the decision weights in {self.directory} give {out.shape[1]} labels, "
-                                    f"their card {logits.shape[1]}")
+                raise ProviderError(
+                    f"the decision weights in {self.directory} give {out.shape[1]} labels, "
+                    f"their card {logits.shape[1]}"
+                )
             logits[rows] = out
         exp = np.exp(logits - logits.max(axis=1, keepdims=True))
         return exp / exp.sum(axis=1, keepdims=True)

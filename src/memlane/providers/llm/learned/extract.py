@@ -15,8 +15,12 @@ from memlane.model.enums import MemoryType
 from memlane.providers.llm.learned.extraction_model import ExtractionModel
 from memlane.providers.llm.learned.rewrite import known_names, summary_of
 
-TYPES = {"fact": MemoryType.SEMANTIC, "event": MemoryType.EPISODIC, "answer_style": MemoryType.SEMANTIC,
-         "other_person": MemoryType.SEMANTIC}
+TYPES = {
+    "fact": MemoryType.SEMANTIC,
+    "event": MemoryType.EPISODIC,
+    "answer_style": MemoryType.SEMANTIC,
+    "other_person": MemoryType.SEMANTIC,
+}
 
 
 def last_exchange(messages: Sequence[ChatMessage]) -> tuple[str, str]:
@@ -28,8 +32,9 @@ def last_exchange(messages: Sequence[ChatMessage]) -> tuple[str, str]:
     return "", ""
 
 
-def extract_with(model: ExtractionModel, messages: Sequence[ChatMessage],
-                 existing: Sequence[str] = ()) -> Extraction:
+def extract_with(
+    model: ExtractionModel, messages: Sequence[ChatMessage], existing: Sequence[str] = ()
+) -> Extraction:
     """``existing``: the user's memories, for the names they give people ("Luna turned 4")."""
     assistant, message = last_exchange(messages)
     if not message.strip():
@@ -37,11 +42,14 @@ def extract_with(model: ExtractionModel, messages: Sequence[ChatMessage],
     candidates: list[Candidate] = []
     names = known_names(existing)
     for span in model.spans([assistant], [message])[0]:
-        summary = summary_of(message[span.start:span.end], span.kind, message[:span.start], names)
+        summary = summary_of(message[span.start : span.end], span.kind, message[: span.start], names)
         if summary and all(c.summary != summary for c in candidates):
             category = "Preferences" if span.kind == "answer_style" else title_case(span.category)
-            candidates.append(Candidate(summary=summary, type=TYPES[span.kind], category=category,
-                                        importance=span.importance))
+            candidates.append(
+                Candidate(
+                    summary=summary, type=TYPES[span.kind], category=category, importance=span.importance
+                )
+            )
     if not candidates:
         return Extraction(should_create=False, reason="the extraction model found nothing to keep")
     return Extraction(should_create=True, candidates=candidates[:MAX_CANDIDATES])

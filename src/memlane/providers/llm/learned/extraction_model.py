@@ -27,8 +27,21 @@ from memlane.providers.llm.learned.decision_model import (
 
 KINDS = ("fact", "event", "answer_style", "other_person")
 TAGS = ("O", *(f"{edge}-{kind}" for kind in KINDS for edge in ("B", "I")))
-CATEGORIES = ("personal", "preferences", "health", "relationships", "work", "education", "finance", "goals",
-              "tasks", "projects", "travel", "interests", "other")
+CATEGORIES = (
+    "personal",
+    "preferences",
+    "health",
+    "relationships",
+    "work",
+    "education",
+    "finance",
+    "goals",
+    "tasks",
+    "projects",
+    "travel",
+    "interests",
+    "other",
+)
 MAX_LENGTH = 256
 KEEP_ABOVE = 0.7  # a span less sure than this is left out (chosen on the development messages)
 
@@ -45,8 +58,15 @@ class Span:
 
 def encode(tokenizer: Any, assistant: Sequence[str], messages: Sequence[str]) -> Any:
     """The model's input: the assistant's message first (context), the user's message second."""
-    return tokenizer(list(assistant), list(messages), padding=True, truncation="longest_first",
-                     max_length=MAX_LENGTH, return_offsets_mapping=True, return_tensors="pt")
+    return tokenizer(
+        list(assistant),
+        list(messages),
+        padding=True,
+        truncation="longest_first",
+        max_length=MAX_LENGTH,
+        return_offsets_mapping=True,
+        return_tensors="pt",
+    )
 
 
 def message_positions(batch: Any, row: int) -> list[tuple[int, int, int]]:
@@ -70,8 +90,11 @@ def build_network(*, pretrained: bool = True) -> Any:
         def __init__(self) -> None:
             super().__init__()
             directory = str(bundled_model_dir())
-            self.bert = (AutoModel.from_pretrained(directory, add_pooling_layer=False) if pretrained
-                         else AutoModel.from_config(AutoConfig.from_pretrained(directory), add_pooling_layer=False))
+            self.bert = (
+                AutoModel.from_pretrained(directory, add_pooling_layer=False)
+                if pretrained
+                else AutoModel.from_config(AutoConfig.from_pretrained(directory), add_pooling_layer=False)
+            )
             width = self.bert.config.hidden_size
             self.dropout = torch.nn.Dropout(0.1)
             self.tags = torch.nn.Linear(width, len(TAGS))
@@ -89,8 +112,9 @@ def build_network(*, pretrained: bool = True) -> Any:
     return Network() if pretrained else load_frozen_embeddings(Network())
 
 
-def decode(probs: Any, positions: Sequence[tuple[int, int, int]], message: str,
-           keep_above: float = KEEP_ABOVE) -> list[Span]:
+def decode(
+    probs: Any, positions: Sequence[tuple[int, int, int]], message: str, keep_above: float = KEEP_ABOVE
+) -> list[Span]:
     """Tag probabilities -> one span per clause at most: from the first to the last word piece of the
     clause more likely inside a memory than outside, its kind the one most probable over those pieces.
     Reading tags by clause keeps a memory whole where single pieces waver."""
@@ -101,14 +125,18 @@ def decode(probs: Any, positions: Sequence[tuple[int, int, int]], message: str,
         # a lone piece inside a longer clause is noise; a one-word answer ("biscuit") is a clause of its own
         if not inside or (len(inside) < 2 and len(inside) * 2 < len(pieces)):
             continue
-        run = pieces[pieces.index(inside[0]):pieces.index(inside[-1]) + 1]
-        mass = [sum(float(probs[i][1 + 2 * k]) + float(probs[i][2 + 2 * k]) for i in run) for k in range(len(KINDS))]
+        run = pieces[pieces.index(inside[0]) : pieces.index(inside[-1]) + 1]
+        mass = [
+            sum(float(probs[i][1 + 2 * k]) + float(probs[i][2 + 2 * k]) for i in run)
+            for k in range(len(KINDS))
+        ]
         offsets = {i: (s, e) for i, s, e in positions}
         confidence = sum(1.0 - float(probs[i][0]) for i in run) / len(run)
         if confidence < keep_above:
             continue
-        spans.append(Span(offsets[run[0]][0], offsets[run[-1]][1], KINDS[mass.index(max(mass))],
-                          confidence=confidence))
+        spans.append(
+            Span(offsets[run[0]][0], offsets[run[-1]][1], KINDS[mass.index(max(mass))], confidence=confidence)
+        )
     return spans
 
 
@@ -131,13 +159,17 @@ class ExtractionModel:
 
                 path = self.directory / "extraction.safetensors"
                 if not path.exists():
-                    raise ProviderError(f"no extraction model in {self.directory} "
-                                        "(train one: memlane train extraction)")
+                    raise ProviderError(
+                        f"no extraction model in {self.directory} (train one: memlane train extraction)"
+                    )
                 network = build_network(pretrained=False)
-                missing, unexpected = network.load_state_dict({k: v.float() for k, v in load_file(str(path)).items()},
-                                                              strict=False)
+                missing, unexpected = network.load_state_dict(
+                    {k: v.float() for k, v in load_file(str(path)).items()}, strict=False
+                )
                 if unexpected or any(not k.startswith(FROZEN_PREFIX) for k in missing):
-                    raise ProviderError(f"extraction weights in {self.directory} do not fit the bundled encoder")
+                    raise ProviderError(
+                        f"extraction weights in {self.directory} do not fit the bundled encoder"
+                    )
                 network.eval()
                 card = json.loads((self.directory / "extraction.json").read_text(encoding="utf-8"))
                 self._keep_above = float(card.get("keep_above", KEEP_ABOVE))
@@ -152,8 +184,13 @@ class ExtractionModel:
         return read_spans(network, tokenizer, assistant, messages, self._keep_above or KEEP_ABOVE)
 
 
-def read_spans(network: Any, tokenizer: Any, assistant: Sequence[str], messages: Sequence[str],
-               keep_above: float = KEEP_ABOVE) -> list[list[Span]]:
+def read_spans(
+    network: Any,
+    tokenizer: Any,
+    assistant: Sequence[str],
+    messages: Sequence[str],
+    keep_above: float = KEEP_ABOVE,
+) -> list[list[Span]]:
     import torch
 
     batch = encode(tokenizer, assistant, messages)
@@ -168,8 +205,16 @@ def read_spans(network: Any, tokenizer: Any, assistant: Sequence[str], messages:
             for span in spans:
                 rows = [i for i, s, e in positions if s >= span.start and e <= span.end]
                 category, importance = network.span_heads(hidden[row, rows].mean(dim=0))
-                labelled.append(Span(span.start, span.end, span.kind, CATEGORIES[int(category.argmax())],
-                                     int(importance.argmax()) + 1, span.confidence))
+                labelled.append(
+                    Span(
+                        span.start,
+                        span.end,
+                        span.kind,
+                        CATEGORIES[int(category.argmax())],
+                        int(importance.argmax()) + 1,
+                        span.confidence,
+                    )
+                )
             found.append(labelled)
     return found
 

@@ -35,7 +35,9 @@ class LearnedLLM(RulesLLM):
 
     def _verdict(self, probs: np.ndarray) -> ConflictVerdict:
         labels, best = self.model.card.labels, int(np.argmax(probs))
-        reason = "decision model: " + ", ".join(f"{name} {p:.2f}" for name, p in zip(labels, probs, strict=True))
+        reason = "decision model: " + ", ".join(
+            f"{name} {p:.2f}" for name, p in zip(labels, probs, strict=True)
+        )
         if probs[best] < self.model.card.unsure_below:
             return ConflictVerdict(relation="unsure", reason=reason)
         return ConflictVerdict(relation=RELATION[labels[best]], reason=reason)

@@ -9,34 +9,116 @@ from __future__ import annotations
 
 import re
 
-_UNITS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
-          "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen")
-_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
-         "ninety": 90}
+_UNITS = (
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+)
+_TENS = {
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "sixty": 60,
+    "seventy": 70,
+    "eighty": 80,
+    "ninety": 90,
+}
 NUMBER_WORDS: dict[str, int] = {w: i for i, w in enumerate(_UNITS)} | _TENS
-MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-          "november", "december")
+MONTHS = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
 _MONTH_OF = {m: m for m in MONTHS} | {m[:3]: m for m in MONTHS} | {"sept": "september"}
 # symbol or code before the amount -> the word said after it
-_CURRENCY = {"$": "dollars", "usd": "dollars", "us$": "dollars", "£": "pounds", "gbp": "pounds",
-             "€": "euros", "eur": "euros", "₹": "rupees", "inr": "rupees", "¥": "yen", "jpy": "yen",
-             "chf": "francs", "cad": "canadian dollars", "aud": "australian dollars", "₦": "naira"}
+_CURRENCY = {
+    "$": "dollars",
+    "usd": "dollars",
+    "us$": "dollars",
+    "£": "pounds",
+    "gbp": "pounds",
+    "€": "euros",
+    "eur": "euros",
+    "₹": "rupees",
+    "inr": "rupees",
+    "¥": "yen",
+    "jpy": "yen",
+    "chf": "francs",
+    "cad": "canadian dollars",
+    "aud": "australian dollars",
+    "₦": "naira",
+}
 # unit words -> their symbol ("fifty milligrams" / "50 mg")
-_UNIT_WORDS = {"milligrams": "mg", "milligram": "mg", "micrograms": "mcg", "grams": "g", "kilograms": "kg",
-               "kilos": "kg", "kilometres": "km", "kilometers": "km", "millilitres": "ml", "milliliters": "ml",
-               "litres": "l", "liters": "l", "lbs": "lb"} | {u: u for u in ("mg", "mcg", "kg", "km", "ml", "lb")}
-_CURRENCY_WORDS = {"bucks": "dollars", "quid": "pounds", "dollar": "dollars", "euro": "euros",
-                   "pound": "pounds", "rupee": "rupees"}
+_UNIT_WORDS = {
+    "milligrams": "mg",
+    "milligram": "mg",
+    "micrograms": "mcg",
+    "grams": "g",
+    "kilograms": "kg",
+    "kilos": "kg",
+    "kilometres": "km",
+    "kilometers": "km",
+    "millilitres": "ml",
+    "milliliters": "ml",
+    "litres": "l",
+    "liters": "l",
+    "lbs": "lb",
+} | {u: u for u in ("mg", "mcg", "kg", "km", "ml", "lb")}
+_CURRENCY_WORDS = {
+    "bucks": "dollars",
+    "quid": "pounds",
+    "dollar": "dollars",
+    "euro": "euros",
+    "pound": "pounds",
+    "rupee": "rupees",
+}
 
 # "one" stays a word: it is a pronoun at least as often as a number ("no one", "the blue one")
 _WORD_NUMBER = re.compile(
-    r"\b(" + "|".join(_TENS) + r")(?:[- ](" + "|".join(_UNITS[1:10]) + r"))?\b|\b(" + "|".join(_UNITS[2:])
-    + r")\b", re.IGNORECASE)
-_UNIT = re.compile(r"\b(\d[\d.]*)\s?(" + "|".join(sorted(_UNIT_WORDS, key=len, reverse=True)) + r")\b", re.IGNORECASE)
+    r"\b("
+    + "|".join(_TENS)
+    + r")(?:[- ]("
+    + "|".join(_UNITS[1:10])
+    + r"))?\b|\b("
+    + "|".join(_UNITS[2:])
+    + r")\b",
+    re.IGNORECASE,
+)
+_UNIT = re.compile(
+    r"\b(\d[\d.]*)\s?(" + "|".join(sorted(_UNIT_WORDS, key=len, reverse=True)) + r")\b", re.IGNORECASE
+)
 _THOUSANDS = re.compile(r"\b(\d{1,3})((?:,\d{3})+)\b")
 _AMOUNT_K = re.compile(r"\b(\d+(?:\.\d+)?)k\b", re.IGNORECASE)
-_CURRENCY_BEFORE = re.compile(r"(?<![\w$£€₹¥₦])(us\$|\$|£|€|₹|¥|₦|usd|gbp|eur|inr|jpy|chf|cad|aud)\s?(\d[\d.,]*)\b",
-                              re.IGNORECASE)
+_CURRENCY_BEFORE = re.compile(
+    r"(?<![\w$£€₹¥₦])(us\$|\$|£|€|₹|¥|₦|usd|gbp|eur|inr|jpy|chf|cad|aud)\s?(\d[\d.,]*)\b", re.IGNORECASE
+)
 _CURRENCY_AFTER = re.compile(r"\b(\d[\d.]*)\s?(usd|gbp|eur|inr|jpy|chf|cad|aud)\b", re.IGNORECASE)
 _MONEY_WORD = re.compile(r"\b(\d[\d.]*)\s+(" + "|".join(_CURRENCY_WORDS) + r")\b", re.IGNORECASE)
 _ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")

@@ -19,11 +19,62 @@ from memlane.providers.llm.rules.text import clean, expand_contractions, strip_f
 _HAS_SUBJECT = re.compile(r"(?:I|we|my|our|me)\b", re.IGNORECASE)
 _TRAILING = re.compile(r"[\s,;:.!?-]+$")
 _LONE_PRONOUN = re.compile(r"(?:I|me|we|us|you|it|he|she|they|them)", re.IGNORECASE)  # says nothing alone
-_VERBS = frozenset(["have", "love", "like", "hate", "work", "live", "go", "need", "want", "play", "take", "use", "eat", "drink", "run", "do", "make", "get", "feel", "think", "study", "teach", "prefer", "own", "drive", "ride", "coach", "volunteer", "train", "start", "quit", "teach", "speak", "write", "read", "cook", "walk", "swim", "cycle", "attend", "care", "look", "keep", "rent", "share", "visit"])
+_VERBS = frozenset(
+    [
+        "have",
+        "love",
+        "like",
+        "hate",
+        "work",
+        "live",
+        "go",
+        "need",
+        "want",
+        "play",
+        "take",
+        "use",
+        "eat",
+        "drink",
+        "run",
+        "do",
+        "make",
+        "get",
+        "feel",
+        "think",
+        "study",
+        "teach",
+        "prefer",
+        "own",
+        "drive",
+        "ride",
+        "coach",
+        "volunteer",
+        "train",
+        "start",
+        "quit",
+        "teach",
+        "speak",
+        "write",
+        "read",
+        "cook",
+        "walk",
+        "swim",
+        "cycle",
+        "attend",
+        "care",
+        "look",
+        "keep",
+        "rent",
+        "share",
+        "visit",
+    ]
+)
 _LEAD_PRONOUN = re.compile(r"^(?:(?P<nom>he|she|they)|(?P<pos>his|her|their))\b\s*", re.IGNORECASE)
 # "my son Finn", "our youngest", "my husband Yusuf": a person of the user's the message named
-_NAMED_PERSON = re.compile(r"\b(?i:my|our) (?P<noun>(?:(?:little|big|older|younger|elder|best|late|"
-                           r"baby|step|ex) )?[a-z]+(?:-in-law)?)(?: (?P<name>[A-Z][\w'-]+))?")
+_NAMED_PERSON = re.compile(
+    r"\b(?i:my|our) (?P<noun>(?:(?:little|big|older|younger|elder|best|late|"
+    r"baby|step|ex) )?[a-z]+(?:-in-law)?)(?: (?P<name>[A-Z][\w'-]+))?"
+)
 
 
 _KNOWN_PERSON = re.compile(r"\bUser's (?P<noun>(?:[a-z-]+ )?[a-z-]+) (?P<name>[A-Z][\w'-]+)")
@@ -46,7 +97,7 @@ def _about_named(text: str, before: str) -> str | None:
         return None
     person = Subject(kind="relation", noun=people[-1].group("noun"), name=people[-1].group("name"))
     head = person.nominative if lead.group("nom") else person.possessive
-    rest = text[lead.end():]
+    rest = text[lead.end() :]
     if lead.group("nom") and lead.group("nom").lower() == "they":
         rest = re.sub(r"^are\b", "is", rest)
     return finish(f"{head} {swap_pronouns(rest, person)}")
@@ -61,7 +112,7 @@ def summary_of(span: str, kind: str, before: str = "", names: Mapping[str, str] 
     name = text.split(" ", 1)[0]
     if names and name in names:
         person = Subject(kind="relation", noun=names[name], name=name)
-        return finish(f"{person.nominative} {swap_pronouns(text[len(name):].strip(), person)}")
+        return finish(f"{person.nominative} {swap_pronouns(text[len(name) :].strip(), person)}")
     if kind == "answer_style" and not _HAS_SUBJECT.match(text):
         return finish(f"User wants the assistant to {swap_pronouns(text[0].lower() + text[1:], USER)}")
     if kind == "other_person" and (named := _about_named(text, _tidy(before))):

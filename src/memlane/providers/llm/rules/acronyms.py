@@ -43,7 +43,9 @@ def _runs(text: str) -> dict[str, tuple[str, str]]:
             if len(initials) >= 2:
                 found.setdefault(initials, (phrase, before))
     for m in re.finditer(r"\b[A-Z][a-z]+-[A-Z][\w]*\b", text):  # "Counter-Strike" -> "cs"
-        found.setdefault("".join(p[0] for p in m.group(0).split("-")).lower(), (m.group(0), _before(text, m.start())))
+        found.setdefault(
+            "".join(p[0] for p in m.group(0).split("-")).lower(), (m.group(0), _before(text, m.start()))
+        )
     return found
 
 

@@ -30,8 +30,11 @@ _EARLY = re.compile(
 )
 
 
-_CHANGED = re.compile(r"\b(?:now|these days|nowadays|anymore|any more|no longer|turned into|become|became|becoming|"
-                      r"since|switched|changed|used to)\b", _I)
+_CHANGED = re.compile(
+    r"\b(?:now|these days|nowadays|anymore|any more|no longer|turned into|become|became|becoming|"
+    r"since|switched|changed|used to)\b",
+    _I,
+)
 
 
 _TIMED = re.compile(r"\d|\bmidnight\b", _I)
@@ -48,15 +51,18 @@ def changed(text: str) -> bool:
 
 
 def chronotype(text: str) -> str | None:
-    """"late" or "early" when ``text`` says which the user is; None when it says neither (or both)."""
+    """ "late" or "early" when ``text`` says which the user is; None when it says neither (or both)."""
     late, early = _LATE.search(text) is not None, _EARLY.search(text) is not None
     return "late" if late and not early else "early" if early and not late else None
 
 
 # the time the user gets up, however it is said: "gets up at 5:30" / "alarm goes off at 5:30" / "wakes at 5.30"
-_WAKE = re.compile(r"\b(?:(?:get|gets|getting|got) up|wakes? up|wakes|waking up|(?:is|am|are) up|alarm (?:goes off|is set|rings|"
-                   r"is)(?: for)?|(?:is|am) always up|(?:set|sets) (?:my |their |the )?alarm for|rise|rises) (?:at |by |around |about )?"
-                   r"(?P<time>\d{1,2}(?:[:.]\d\d)?\s*(?:am|pm)?)", _I)
+_WAKE = re.compile(
+    r"\b(?:(?:get|gets|getting|got) up|wakes? up|wakes|waking up|(?:is|am|are) up|alarm (?:goes off|is set|rings|"
+    r"is)(?: for)?|(?:is|am) always up|(?:set|sets) (?:my |their |the )?alarm for|rise|rises) (?:at |by |around |about )?"
+    r"(?P<time>\d{1,2}(?:[:.]\d\d)?\s*(?:am|pm)?)",
+    _I,
+)
 
 
 def wake_time(text: str) -> str | None:
@@ -65,7 +71,10 @@ def wake_time(text: str) -> str | None:
     return re.sub(r"\s*am$", "", m.group("time").strip().replace(".", ":").lower()) if m else None
 
 
-_BED = re.compile(r"\b(?:go|goes|going|get|gets|getting|went) to bed\b|\bbedtime\b|\b(?:asleep|in bed) by\b|\blights out\b", _I)
+_BED = re.compile(
+    r"\b(?:go|goes|going|get|gets|getting|went) to bed\b|\bbedtime\b|\b(?:asleep|in bed) by\b|\blights out\b",
+    _I,
+)
 
 
 def bedtime(text: str) -> bool:
@@ -76,7 +85,11 @@ def bedtime(text: str) -> bool:
 def compare(existing: str, candidate: str) -> tuple[Relation, str] | None:
     """The judge's verdict when both statements are about when the user is at their best, gets up or goes to
     bed; None when they are not (the rest of the judge decides)."""
-    if (was := chronotype(existing)) and (now := chronotype(candidate)) and (was == now or changed(candidate)):
+    if (
+        (was := chronotype(existing))
+        and (now := chronotype(candidate))
+        and (was == now or changed(candidate))
+    ):
         # the other end is a change only when said to be; a time the stored one lacks says it more precisely
         if was != now:
             return "contradiction", f"another time of day at their best ({now})"
@@ -86,6 +99,7 @@ def compare(existing: str, candidate: str) -> tuple[Relation, str] | None:
     if (up := wake_time(existing)) and (at := wake_time(candidate)) and (up == at or changed(candidate)):
         return ("redundancy", f"gets up at {at}") if up == at else ("contradiction", f"gets up at {at} now")
     if (wake_time(existing) and bedtime(candidate) or bedtime(existing) and wake_time(candidate)) and not (
-            bedtime(existing) and bedtime(candidate)):  # "wakes up at 7" / "goes to bed at 11": both hold
+        bedtime(existing) and bedtime(candidate)
+    ):  # "wakes up at 7" / "goes to bed at 11": both hold
         return "new", "one says when the user gets up, the other when they go to bed"
     return None

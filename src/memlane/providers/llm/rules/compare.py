@@ -63,7 +63,9 @@ _SYNONYMS = {
     **dict.fromkeys(words("small little tiny"), "small"),
     **dict.fromkeys(words("big large huge"), "big"),
     **dict.fromkeys(words("wife husband spouse partner"), "spouse"),
-    **dict.fromkeys(words("expire expires expired expiring expiry valid validity"), "expire"),  # "valid until"
+    **dict.fromkeys(
+        words("expire expires expired expiring expiry valid validity"), "expire"
+    ),  # "valid until"
     **dict.fromkeys(words("pay pays paid paying payment payments instalment instalments installment"), "pay"),
     **dict.fromkeys(words("best better"), "best"),  # "studies best in the morning" / "better at night"
     **dict.fromkeys(words("answer answers reply replies response responses"), "answer"),  # to the user
@@ -72,10 +74,23 @@ _SYNONYMS = {
     **dict.fromkeys(words("film films movie movies"), "film"),
     **dict.fromkeys(words("example examples analogy analogies"), "example"),  # in answers
     # who plays an instrument is named after it: "a cellist" plays the cello
-    "cellist": "cello", "pianist": "piano", "violinist": "violin", "guitarist": "guitar", "drummer": "drums",
-    "bassist": "bass", "flautist": "flute", "flutist": "flute", "saxophonist": "saxophone", "harpist": "harp",
-    "trumpeter": "trumpet", "organist": "organ", "violist": "viola", "clarinettist": "clarinet",
-    "clarinetist": "clarinet", "trombonist": "trombone", "percussionist": "percussion",
+    "cellist": "cello",
+    "pianist": "piano",
+    "violinist": "violin",
+    "guitarist": "guitar",
+    "drummer": "drums",
+    "bassist": "bass",
+    "flautist": "flute",
+    "flutist": "flute",
+    "saxophonist": "saxophone",
+    "harpist": "harp",
+    "trumpeter": "trumpet",
+    "organist": "organ",
+    "violist": "viola",
+    "clarinettist": "clarinet",
+    "clarinetist": "clarinet",
+    "trombonist": "trombone",
+    "percussionist": "percussion",
 }
 _SUFFIXES = ("ings", "ing", "ments", "ment", "ied", "ies", "ed", "es", "ic", "s", "y")
 
@@ -101,8 +116,12 @@ def stem(word: str) -> str:
     return _strip(canonical) if canonical else word
 
 
-_SESSION = re.compile(  # formation/capture.py's sentence, with its date or without (model.time_buckets.undated)
-    r"^(?:On \d{4}-\d{2}-\d{2} \(W\d{1,2}, \d{4}\) )?we discussed .*?\. Approach: (?P<what>.+)$", re.DOTALL | re.I)
+_SESSION = (
+    re.compile(  # formation/capture.py's sentence, with its date or without (model.time_buckets.undated)
+        r"^(?:On \d{4}-\d{2}-\d{2} \(W\d{1,2}, \d{4}\) )?we discussed .*?\. Approach: (?P<what>.+)$",
+        re.DOTALL | re.I,
+    )
+)
 
 
 def statement(summary: str) -> str:
@@ -113,7 +132,7 @@ def statement(summary: str) -> str:
 
 
 def _unaccented(text: str) -> str:
-    """"café" and "cafe", "Kraków" and "Krakow" are one word to the comparison (its words are ASCII)."""
+    """ "café" and "cafe", "Kraków" and "Krakow" are one word to the comparison (its words are ASCII)."""
     if text.isascii():
         return text
     return "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch))
@@ -123,9 +142,14 @@ _FIRST_THING = re.compile(r"\bfirst thing (?=in the)")  # "first thing in the mo
 
 
 def content_words(text: str, drop: frozenset[str] = frozenset()) -> frozenset[str]:
-    tokens = (w.strip(".'-") for w in _WORD.findall(_FIRST_THING.sub("", workout(text.lower().replace("'s ", " ")))))
-    return frozenset(stem(w) for w in tokens
-                     if w and w not in _STOP and w not in drop and not w.isdigit() and w not in NUMBER_WORDS)
+    tokens = (
+        w.strip(".'-") for w in _WORD.findall(_FIRST_THING.sub("", workout(text.lower().replace("'s ", " "))))
+    )
+    return frozenset(
+        stem(w)
+        for w in tokens
+        if w and w not in _STOP and w not in drop and not w.isdigit() and w not in NUMBER_WORDS
+    )
 
 
 # a number that describes a kind, not an amount: "a one-bed flat", "a 4-door car", "a two-seater"
@@ -242,7 +266,9 @@ _LEADING_TIME = re.compile(
 )
 _LEADING_NAME = re.compile(r"^([A-Z][a-z][\w'-]*)\b(?!')")
 # "Ivy, the user's daughter, ..." / "Kiwi the parrot ..." / "Pixel, the user's cat, ..."
-_APPOSITION = re.compile(r"^([A-Z][a-z][\w'-]*),? (?:the )?(?:user's |their |his |her )?([a-z][\w-]*(?: [a-z][\w-]*)?)\b")
+_APPOSITION = re.compile(
+    r"^([A-Z][a-z][\w'-]*),? (?:the )?(?:user's |their |his |her )?([a-z][\w-]*(?: [a-z][\w-]*)?)\b"
+)
 
 
 def _text_subject(summary: str) -> Who:
@@ -261,7 +287,7 @@ def _text_subject(summary: str) -> Who:
         head = m.group(1).split()
         for start in range(len(head)):  # "User's new manager": the noun after an adjective
             for size in (3, 2, 1):
-                found = pet_or_relation(" ".join(head[start:start + size]))
+                found = pet_or_relation(" ".join(head[start : start + size]))
                 if found:
                     return Who(found[0], found[1], (m.group(2) or "").lower())
     return USER
@@ -292,8 +318,9 @@ def _kin(who: Who) -> Who:
 def _is_name(word: str, tools: bool = False) -> bool:
     """A capitalised word that names someone; with ``tools``, a tool's name too ("Pixel, the cat")."""
     w = word.lower()
-    return not (w.startswith("user") or w in _STOP or (w in TECH_SLOTS and not tools) or w in COUNTRIES
-                or w in MONTHS)
+    return not (
+        w.startswith("user") or w in _STOP or (w in TECH_SLOTS and not tools) or w in COUNTRIES or w in MONTHS
+    )
 
 
 def same_subject(a: Reading, b: Reading) -> bool:

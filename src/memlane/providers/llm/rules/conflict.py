@@ -43,20 +43,26 @@ POLARITY_FLIP = 0.75
 _SWITCH = re.compile(
     # "moved all their notes from Evernote to Obsidian": a short object between the verb and "from"
     r"\b(?:switched|moved|migrated|changed|went|converted|transferred|ported) (?:over )?(?:[\w'-]+ ){0,4}?"
-    r"from (?P<old>.+?) (?:to|for)\b", re.I
+    r"from (?P<old>.+?) (?:to|for)\b",
+    re.I,
 )
 _GRAMS = re.compile(r"[a-z][a-z'-]*")
 _CHANGED = re.compile(r"\b(?:now|anymore|no longer|switched|changed|moved|instead|new)\b", re.IGNORECASE)
 _PREFER = re.compile(r"\bprefer", re.IGNORECASE)  # a preference ranks one value over the others
 # an amount of a habit: "10 a day", "half a pack a day", "twice a week"
-_AMOUNT = re.compile(r"\b(?:\d+|half|a couple|a few|once|twice|\w+ times)\b[\w ]{0,20}?\b(?:a|an|per|every|each) "
-                     r"(?:day|week|month|night|morning|evening)\b", re.IGNORECASE)
+_AMOUNT = re.compile(
+    r"\b(?:\d+|half|a couple|a few|once|twice|\w+ times)\b[\w ]{0,20}?\b(?:a|an|per|every|each) "
+    r"(?:day|week|month|night|morning|evening)\b",
+    re.IGNORECASE,
+)
 
 
 def _kind_of_thing(candidate: str, added: frozenset[str], old_words: frozenset[str]) -> bool:
     """An added word stands right before the candidate's last word, which the stored one has: it names a kind of
     that thing ("reads fantasy" / "reads grimdark fantasy"), not a manner ("really", "now")."""
-    said = [next(iter(content_words(w)), None) for w in _words(candidate)]  # None for a word that says nothing
+    said = [
+        next(iter(content_words(w)), None) for w in _words(candidate)
+    ]  # None for a word that says nothing
     while said and said[-1] is None:
         said.pop()
     return len(said) >= 2 and said[-2] in added and said[-1] in old_words
@@ -102,7 +108,9 @@ def _diet_clash(old: Reading, new: Reading) -> bool:
         return diets | negative_food
 
     def enjoys(r: Reading) -> set[str]:  # a liking, or eating told as it is ("started eating fish again")
-        if not r.positive or not ((r.key or "").startswith(("profile:diet:", "pref:")) or _EATS.search(r.text)):
+        if not r.positive or not (
+            (r.key or "").startswith(("profile:diet:", "pref:")) or _EATS.search(r.text)
+        ):
             return set()
         return {g for g, foods in FOOD_GROUPS.items() if _grams(r.text) & foods}
 
@@ -116,7 +124,9 @@ def _exception(old: Reading, new: Reading) -> str | None:
     if not pos.positive or neg.positive or _grams(neg.text) & set(DIET_EXCLUDES):
         return None
     broad, narrow = (frames.frame(r.text).words - frames.STANCE for r in (pos, neg))
-    gives_up = frames.frame(neg.text).left or frames.frame(neg.text).markers  # "gave up Japanese": no exception
+    gives_up = (
+        frames.frame(neg.text).left or frames.frame(neg.text).markers
+    )  # "gave up Japanese": no exception
     if broad and broad < narrow and not gives_up:  # "a big fan of cheese" / "cannot stand blue cheese"
         return ", ".join(sorted(narrow - broad))
     liked, disliked = _grams(pos.text), _grams(neg.text)
@@ -156,7 +166,11 @@ def _is_country(value: str) -> bool:
 
 
 def _one_listed_value(a: str, b: str) -> bool:
-    return a != b and LISTED_VALUE.get(a.lower()) is not None and LISTED_VALUE.get(a.lower()) == LISTED_VALUE.get(b.lower())
+    return (
+        a != b
+        and LISTED_VALUE.get(a.lower()) is not None
+        and LISTED_VALUE.get(a.lower()) == LISTED_VALUE.get(b.lower())
+    )
 
 
 def _same_slot(old: Reading, new: Reading) -> ConflictVerdict:
@@ -177,14 +191,23 @@ def _same_slot(old: Reading, new: Reading) -> ConflictVerdict:
         if names(old.text) and names(new.text) and not names(old.text) & names(new.text):
             # ... or other names in it: "walking in the Cotswolds" / "walking in the Chilterns" both hold
             return _verdict("new", f"same slot {slot}, other names ({', '.join(sorted(names(new.text)))})")
-        if extra and _AMOUNT.search(new.text) and not _AMOUNT.search(old.text):  # "smokes" -> "half a pack a day"
+        if (
+            extra and _AMOUNT.search(new.text) and not _AMOUNT.search(old.text)
+        ):  # "smokes" -> "half a pack a day"
             return _verdict("refinement", f"same slot {slot} and value, told with an amount")
         return _verdict("redundancy", f"same slot {slot} and value {new.value!r}")
     if (style := answer_style(old.words)) and style == answer_style(new.words):  # "in" / "written in Spanish"
         return _verdict("redundancy", f"both ask for {', '.join(sorted(style))} answers")
-    if slot and slot.startswith("pref:answer") and (was := aspects(old.value)) and (
-            now := aspects(new.value)) and not was & now:
-        return _verdict("new", f"another aspect of answers ({', '.join(sorted(now))}, not {', '.join(sorted(was))})")
+    if (
+        slot
+        and slot.startswith("pref:answer")
+        and (was := aspects(old.value))
+        and (now := aspects(new.value))
+        and not was & now
+    ):
+        return _verdict(
+            "new", f"another aspect of answers ({', '.join(sorted(now))}, not {', '.join(sorted(was))})"
+        )
     if _is_country(old.value) and not _is_country(new.value):
         return _verdict("refinement", f"{new.value!r} is more precise than the country {old.value!r}")
     old_words, new_words = set(old.value.replace(",", " ").split()), set(new.value.replace(",", " ").split())
@@ -199,10 +222,17 @@ def _same_slot(old: Reading, new: Reading) -> ConflictVerdict:
 
 def _said_again(existing: str, candidate: str) -> bool:
     """Neither negated, and the candidate says no change and no addition: it may only say the other again."""
-    return not (negated(existing) or negated(candidate) or frames.adds(existing, candidate) or _CHANGED.search(candidate))
+    return not (
+        negated(existing)
+        or negated(candidate)
+        or frames.adds(existing, candidate)
+        or _CHANGED.search(candidate)
+    )
 
 
-def _same_named_thing(existing: str, candidate: str, old_words: frozenset[str], new_words: frozenset[str]) -> str | None:
+def _same_named_thing(
+    existing: str, candidate: str, old_words: frozenset[str], new_words: frozenset[str]
+) -> str | None:
     """A name of two or more words both give, and another word they share ("got the PADI Open Water
     certification" / "became a certified Open Water diver"): one thing told twice. Not a name alone ("works
     at Blue Bottle Coffee" / "is a barista at Blue Bottle Coffee" are two facts)."""
@@ -214,14 +244,18 @@ def _same_named_thing(existing: str, candidate: str, old_words: frozenset[str], 
         return None
     name_words = {w for n in shared for w in content_words(n)}
     # "certification" / "certified": the same word however it ends
-    common = {a for a in old_words - name_words for b in new_words - name_words if len(a) >= 5 and a[:5] == b[:5]}
+    common = {
+        a for a in old_words - name_words for b in new_words - name_words if len(a) >= 5 and a[:5] == b[:5]
+    }
     return min(shared) if common else None
 
 
 # a thing of two words or more the user has or uses: "works at a standing desk", "has got a standing desk in ..."
-_USED = re.compile(r"\b(?:has|have|had|got|uses|use|using|owns|own|works? (?:at|on|with)|sits? (?:at|on))\s+"
-                   r"(?:got\s+)?(?:an?|the|their|his|her|my)\s+(?P<thing>[a-z][\w-]*(?:\s+[a-z][\w-]*){1,2}?)"
-                   r"(?=\s+(?:in|at|on|for|that|which|when|while|every|all|to|from)\b|[.,]?$)")
+_USED = re.compile(
+    r"\b(?:has|have|had|got|uses|use|using|owns|own|works? (?:at|on|with)|sits? (?:at|on))\s+"
+    r"(?:got\s+)?(?:an?|the|their|his|her|my)\s+(?P<thing>[a-z][\w-]*(?:\s+[a-z][\w-]*){1,2}?)"
+    r"(?=\s+(?:in|at|on|for|that|which|when|while|every|all|to|from)\b|[.,]?$)"
+)
 
 
 def _same_thing_used(existing: str, candidate: str) -> str | None:
@@ -236,7 +270,9 @@ def _same_thing_used(existing: str, candidate: str) -> str | None:
     return a.group("thing")
 
 
-_WHO_IS = re.compile(r"\b(?:called|named) (?P<name>[A-Z][\w'-]*),? (?:who|which|that) (?P<rest>(?:is|has|was|weighs)\b.+)$")
+_WHO_IS = re.compile(
+    r"\b(?:called|named) (?P<name>[A-Z][\w'-]*),? (?:who|which|that) (?P<rest>(?:is|has|was|weighs)\b.+)$"
+)
 
 
 def _said_of(text: str, other: Reading) -> str | None:
@@ -266,7 +302,8 @@ def _same_names(existing: str, candidate: str) -> bool:
 # how a preference against something is put: "wants answers without emojis", "prefers replies with no emoji",
 # "dislikes emojis in the assistant's replies" say one thing
 _AVERSION_FRAME = frames.STANCE | content_words(
-    "want wants prefer prefers without contain contains include includes assistant use uses avoid avoids that")
+    "want wants prefer prefers without contain contains include includes assistant use uses avoid avoids that"
+)
 
 
 _WITHOUT = re.compile(r"\bwithout\b", re.IGNORECASE)
@@ -289,27 +326,37 @@ _NAMES_KIND = re.compile(r"\b(?:is|'s) an? [\w -]+|\b(?:called|named)\b", re.IGN
 
 
 def _pet_told(old: Reading, new: Reading) -> ConflictVerdict | None:
-    """"has a pet snake" / "User's snake is a ball python called Noodle": the pet the user has, told with its
+    """ "has a pet snake" / "User's snake is a ball python called Noodle": the pet the user has, told with its
     kind or name (a refinement; said the other way round, nothing new)."""
     told: tuple[tuple[Reading, Reading, Relation], ...] = ((old, new, "refinement"), (new, old, "redundancy"))
     for owner, pet, relation in told:
         noun = (owner.key or "").removeprefix("profile:pets:")
-        if owner.who.kind == "user" and noun != (owner.key or "") and pet.who.kind == "pet" and pet.who.noun == noun and (
-                pet.positive and _NAMES_KIND.search(pet.text.split(noun, 1)[-1])):
+        if (
+            owner.who.kind == "user"
+            and noun != (owner.key or "")
+            and pet.who.kind == "pet"
+            and pet.who.noun == noun
+            and (pet.positive and _NAMES_KIND.search(pet.text.split(noun, 1)[-1]))
+        ):
             return _verdict(relation, f"the user's {noun}, told with its kind or name")
     return None
 
 
 def classify(existing: str, candidate: str) -> ConflictVerdict:
     existing, candidate = statement(existing), statement(candidate)
-    candidate, existing = spell_out(existing, candidate), spell_out(candidate, existing)  # "wow" / "World of Warcraft"
+    candidate, existing = (
+        spell_out(existing, candidate),
+        spell_out(candidate, existing),
+    )  # "wow" / "World of Warcraft"
     if " ".join(existing.lower().split()).strip(". ") == " ".join(candidate.lower().split()).strip(". "):
         return _verdict("redundancy", "identical text")
     old, new = read(existing), read(candidate)
     if (told := _pet_told(old, new)) is not None:
         return told
     if not same_subject(old, new):
-        if (said := _said_of(existing, new)) is not None:  # "has a tortoise called Biscuit who is 11" / "Biscuit is 12"
+        if (
+            said := _said_of(existing, new)
+        ) is not None:  # "has a tortoise called Biscuit who is 11" / "Biscuit is 12"
             return classify(said, candidate)
         if (said := _said_of(candidate, old)) is not None:
             return classify(existing, said)
@@ -321,9 +368,13 @@ def classify(existing: str, candidate: str) -> ConflictVerdict:
     if others := roles.other_people(existing, candidate):  # "hiked with Sam" / "hiked with Ana": two events
         return _verdict("new", f"the same kind of event with other people ({', '.join(sorted(others))})")
     if (leans := same_leaning(existing, candidate)) is not None:  # "brief answers" / "no long walls of text"
-        return _verdict("redundancy" if leans else "contradiction",
-                        "the same style of answers asked for" if leans else "the opposite style of answers asked for")
-    if (timing := chronotype.compare(existing, candidate)) is not None:  # "a night owl" / "bed at 2am is normal"
+        return _verdict(
+            "redundancy" if leans else "contradiction",
+            "the same style of answers asked for" if leans else "the opposite style of answers asked for",
+        )
+    if (
+        timing := chronotype.compare(existing, candidate)
+    ) is not None:  # "a night owl" / "bed at 2am is normal"
         return _verdict(*timing)
     if same_slot(old, new):
         return _same_slot(old, new)
@@ -365,10 +416,18 @@ def classify(existing: str, candidate: str) -> ConflictVerdict:
     if score >= SAME:
         added = new_words - old_words - frames.UNINFORMATIVE
         detail = names(candidate) - names(existing) or number_set(candidate) - number_set(existing)
-        if number_set(candidate) - number_set(existing) and new_words < old_words:  # "rents a flat in Croydon" /
-            return _verdict("unsure", "a value the stored statement does not hold")  # "rent is £1,450 a month"
+        if (
+            number_set(candidate) - number_set(existing) and new_words < old_words
+        ):  # "rents a flat in Croydon" /
+            return _verdict(
+                "unsure", "a value the stored statement does not hold"
+            )  # "rent is £1,450 a month"
         # one more word is a restatement, unless it names a kind of the thing ("grimdark fantasy", "fly fishing")
-        if old_words < new_words and added and (detail or len(added) >= 2 or _kind_of_thing(candidate, added, old_words)):
+        if (
+            old_words < new_words
+            and added
+            and (detail or len(added) >= 2 or _kind_of_thing(candidate, added, old_words))
+        ):
             return _verdict("refinement", f"adds {', '.join(sorted(added))} to the same fact")
         return _verdict("redundancy", f"content-word overlap {score:.0%}")
     if not score and bool(old_numbers) != bool(new_numbers):  # "Ava is 5" / "Ava just started kindergarten"
@@ -377,4 +436,6 @@ def classify(existing: str, candidate: str) -> ConflictVerdict:
         return _verdict("redundancy", f"the same {named}, said another way")
     if (thing := _same_thing_used(existing, candidate)) is not None:
         return _verdict("redundancy", f"the same {thing}, had or used (said another way)")
-    return slot_sense.same_slot(existing, candidate) or _verdict("unsure", f"content-word overlap {score:.0%}, no shared slot")
+    return slot_sense.same_slot(existing, candidate) or _verdict(
+        "unsure", f"content-word overlap {score:.0%}, no shared slot"
+    )

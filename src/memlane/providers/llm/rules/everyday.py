@@ -24,20 +24,58 @@ if TYPE_CHECKING:
     from memlane.providers.llm.rules.frames import Frame
 
 PROVIDERS = {k: frozenset(w.replace("_", " ") for w in v.split()) for k, v in DATA["providers"].items()}
-HELD_ONE_AT_A_TIME = {f"provider:{k}" for k in PROVIDERS} | {"team"}  # kinds the frames add to their tool slots
+HELD_ONE_AT_A_TIME = {f"provider:{k}" for k in PROVIDERS} | {
+    "team"
+}  # kinds the frames add to their tool slots
 _SUPPORTS = frozenset(["supports", "supporter", "support", "supporting"])
-_TEAM_WORDS = frozenset(["club", "fc", "united", "city", "rovers", "athletic", "athletico", "atletico", "wanderers", "juniors", "rangers", "albion", "county", "town", "sporting", "real", "inter"])
+_TEAM_WORDS = frozenset(
+    [
+        "club",
+        "fc",
+        "united",
+        "city",
+        "rovers",
+        "athletic",
+        "athletico",
+        "atletico",
+        "wanderers",
+        "juniors",
+        "rangers",
+        "albion",
+        "county",
+        "town",
+        "sporting",
+        "real",
+        "inter",
+    ]
+)
 _LEADS = re.compile(r"^([A-Z][a-z][\w'-]*) (?:has|is|was|became|have|are)\b(?=.*\bthe user)")
 _LIKING, _DISLIKING = plain("liking"), plain("disliking")
 _FEELING_WORDS = stems(f"{DATA['liking']} {DATA['disliking']} find finds found watch watches watching back")
 TRAVEL: dict[str, frozenset[str]] = {way: frozenset(ws.split()) for way, ws in DATA["travel"].items()}
-_DESTINATION = re.compile(r"\bto (?:work|the office|school|uni|university|college|campus|class|the gym)\b", re.IGNORECASE)
+_DESTINATION = re.compile(
+    r"\bto (?:work|the office|school|uni|university|college|campus|class|the gym)\b", re.IGNORECASE
+)
 _COMMUTE = frozenset(["commute", "commutes", "commuting"])
 _SCHOOL_RUN = re.compile(r"\bschool runs?\b", re.IGNORECASE)
 _SOMETIMES = re.compile(r"\b(?:sometimes|occasionally|some days|when it rains|if it rains)\b", re.IGNORECASE)
 # a tool used for work, which the employer may choose: it does not replace the user's own
-_FOR_WORK = frozenset(["work", "job", "team", "colleagues", "coworkers", "employer", "company", "office", "boss", "client",
-                       "clients", "workplace"])
+_FOR_WORK = frozenset(
+    [
+        "work",
+        "job",
+        "team",
+        "colleagues",
+        "coworkers",
+        "employer",
+        "company",
+        "office",
+        "boss",
+        "client",
+        "clients",
+        "workplace",
+    ]
+)
 
 
 def leading_name(text: str) -> set[str]:
@@ -76,8 +114,15 @@ def trip(f: Frame) -> tuple[frozenset[str], str] | None:
     to = _DESTINATION.search(f.text)
     ways = frozenset(way for way, ways_words in TRAVEL.items() if f.tokens & ways_words)
     # a commute is to work, a school run to school
-    where = to.group(0).lower() if to else "to work" if f.tokens & _COMMUTE else "to school" if _SCHOOL_RUN.search(
-        f.text) else None
+    where = (
+        to.group(0).lower()
+        if to
+        else "to work"
+        if f.tokens & _COMMUTE
+        else "to school"
+        if _SCHOOL_RUN.search(f.text)
+        else None
+    )
     return (ways, where) if where and ways else None
 
 
@@ -85,9 +130,19 @@ def other_way(old: Frame, new: Frame) -> tuple[str, str, str] | None:
     """The same trip made another way: (the old way, the new way, where to); not an addition ("sometimes"),
     a negation, one occasion or another time ("on Fridays")."""
     was, now = trip(old), trip(new)
-    if was is None or now is None or was[1] != now[1] or was[0] & now[0] or new.additive or old.negative or new.negative:
+    if (
+        was is None
+        or now is None
+        or was[1] != now[1]
+        or was[0] & now[0]
+        or new.additive
+        or old.negative
+        or new.negative
+    ):
         return None
-    if any(f.past and not f.markers for f in (old, new)):  # "drove to work today"; "switched to driving" is no occasion
+    if any(
+        f.past and not f.markers for f in (old, new)
+    ):  # "drove to work today"; "switched to driving" is no occasion
         return None
     if old.once or new.once or old.when != new.when or _SOMETIMES.search(new.text):
         return None
@@ -100,8 +155,11 @@ def for_work(f: Frame) -> bool:
     return bool(f.tokens & _FOR_WORK or "issue_tracker" in f.kinds)
 
 
-_JOB_AT = re.compile(r"\b(?:job|jobs|works?|working)\b(?:\s+(?!at\b)[\w'-]+){0,4}?\s+at\s+(?:the\s+|a\s+|an\s+)?"
-                     r"(?P<place>[\w'-]+(?:\s+(?!on\b|in\b|for\b|every\b|since\b)[\w'-]+){0,3})", re.IGNORECASE)
+_JOB_AT = re.compile(
+    r"\b(?:job|jobs|works?|working)\b(?:\s+(?!at\b)[\w'-]+){0,4}?\s+at\s+(?:the\s+|a\s+|an\s+)?"
+    r"(?P<place>[\w'-]+(?:\s+(?!on\b|in\b|for\b|every\b|since\b)[\w'-]+){0,3})",
+    re.IGNORECASE,
+)
 
 
 def job_elsewhere(old: Frame, new: Frame) -> tuple[str, str] | None:

@@ -66,9 +66,12 @@ _WHEN_YOU_DO = re.compile(r"^(?:when|whenever) you\b[^,?]*,\s*(?:please\s+)?[a-z
 
 
 # "I actually like cilantro now??": a change told with surprise is a statement, whatever its punctuation
-_SURPRISED = re.compile(r"^I (?!(?:should|shall|can|could|would|will|may|might|must|do|did|need|want|wonder|"
-                        r"have to|am (?:allowed|supposed|meant)|was)\b)(?:[a-z']+ ){0,4}?(?:now|actually|apparently|"
-                        r"officially)\b", _I)
+_SURPRISED = re.compile(
+    r"^I (?!(?:should|shall|can|could|would|will|may|might|must|do|did|need|want|wonder|"
+    r"have to|am (?:allowed|supposed|meant)|was)\b)(?:[a-z']+ ){0,4}?(?:now|actually|apparently|"
+    r"officially)\b",
+    _I,
+)
 
 
 def is_question(clause: str, ends_with_question_mark: bool) -> bool:

@@ -23,5 +23,9 @@ def plain(name: str) -> frozenset[str]:
 
 
 # the values of ``exclusive`` rows: "remote=from_home" is one value, whichever words say it
-LISTED_VALUE: dict[str, str] = {alias.replace("_", " "): value.split("=")[0].replace("_", " ")
-                                for row in DATA["exclusive"].values() for value in row.split() for alias in value.split("=")}
+LISTED_VALUE: dict[str, str] = {
+    alias.replace("_", " "): value.split("=")[0].replace("_", " ")
+    for row in DATA["exclusive"].values()
+    for value in row.split()
+    for alias in value.split("=")
+}

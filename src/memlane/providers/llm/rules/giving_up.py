@@ -59,8 +59,11 @@ def _titled(f: Frame) -> set[str]:
     statement names a listed kind ("plays tennis with Sam on Fridays")."""
     if not f.names or f.words & KIND_MEMBERS:
         return set()
-    return {habit for habit, verbs in TITLE_VERBS.items() if re.search(
-        rf"\b(?:{'|'.join(verbs)})\s+(?:(?!(?:{NOT_TITLE})\b)[a-z-]+\s+){{0,2}}[A-Z]", f.text)}
+    return {
+        habit
+        for habit, verbs in TITLE_VERBS.items()
+        if re.search(rf"\b(?:{'|'.join(verbs)})\s+(?:(?!(?:{NOT_TITLE})\b)[a-z-]+\s+){{0,2}}[A-Z]", f.text)
+    }
 
 
 def implied_terms(candidate: str) -> list[str]:
@@ -68,8 +71,16 @@ def implied_terms(candidate: str) -> list[str]:
     new = frame(statement(candidate))
     given_up, ruled_out = _retired(new)
     # a one-at-a-time value retires the others of its list ("got engaged" finds "is single")
-    others = set() if new.negative else {w for k in new.kinds & EXCLUSIVE.keys() for w in EXCLUSIVE[k]} - new.names
+    others = (
+        set() if new.negative else {w for k in new.kinds & EXCLUSIVE.keys() for w in EXCLUSIVE[k]} - new.names
+    )
     titles = {w for h in given_up & TITLE_VERBS.keys() for w in TITLE_VERBS[h]}
     work = {"works", "work", "job", "living", "employed"} if RETIRED.match(new.text) else set()  # "retired"
-    return sorted({w for h in given_up for w in HABIT_WORDS[h]} | {w for g in ruled_out for w in FOODS[g]}
-                  | others | titles | new.left_head | work)  # "left Arup": what is given up, by name
+    return sorted(
+        {w for h in given_up for w in HABIT_WORDS[h]}
+        | {w for g in ruled_out for w in FOODS[g]}
+        | others
+        | titles
+        | new.left_head
+        | work
+    )  # "left Arup": what is given up, by name

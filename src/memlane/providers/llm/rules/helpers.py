@@ -113,8 +113,13 @@ def place(text: str) -> str | None:
             out.append(w)
         elif w == "," and out and i + 1 < len(tokens) and tokens[i + 1][:1].isupper():
             out[-1] += ","
-        elif (w.lower() in _CONNECTORS and out and i + 1 < len(tokens) and tokens[i + 1][:1].isupper()
-              and tokens[i + 1].lower().rstrip(".,!") not in _WHEN):  # "Ikea on Monday" is Ikea
+        elif (
+            w.lower() in _CONNECTORS
+            and out
+            and i + 1 < len(tokens)
+            and tokens[i + 1][:1].isupper()
+            and tokens[i + 1].lower().rstrip(".,!") not in _WHEN
+        ):  # "Ikea on Monday" is Ikea
             out.append(w)
         else:
             break

@@ -13,19 +13,26 @@ import re
 from memlane.providers.llm.rules.lexicon import OCCUPATION_SUFFIXES, OCCUPATIONS, STATUSES, TRAITS
 from memlane.providers.llm.rules.lexicon_world import DEMONYMS, DIETS
 
-_LIST = re.compile(r"^(?:(?:hi|hey|hello|hiya|heya),? )?(?:I am|(?:my )?name is) (?P<rest>.+?,.+)$", re.IGNORECASE)  # "name's Dmitri, 29, ..."
+_LIST = re.compile(
+    r"^(?:(?:hi|hey|hello|hiya|heya),? )?(?:I am|(?:my )?name is) (?P<rest>.+?,.+)$", re.IGNORECASE
+)  # "name's Dmitri, 29, ..."
 # items: ", ", ", and ", " - ", and " and " before an item that starts with a gerund ("... and working as ...")
-_SEPARATOR = re.compile(r"\s*,\s*(?:and\s+)?|\s+-\s+|\s+and\s+(?=(?:living|working|based|studying)\s)"
-                        r"|\s+(?=(?:living|working|based|studying)\s+(?:in|at|for|as|near|out|from)\b)")  # "tester living in"
+_SEPARATOR = re.compile(
+    r"\s*,\s*(?:and\s+)?|\s+-\s+|\s+and\s+(?=(?:living|working|based|studying)\s)"
+    r"|\s+(?=(?:living|working|based|studying)\s+(?:in|at|for|as|near|out|from)\b)"
+)  # "tester living in"
 _GERUND = re.compile(r"\s+(?P<verb>living|working|based)\s+(?=in|at|for|as|near|out|from)\b")
 _GERUND_AS = {"living": "I live", "working": "I work", "based": "I am based", "studying": "I study"}
 _VERB_LEAD = re.compile(r"^(?:live|work|study|teach|run|own|have|speak|love|like|play)\b")
 _STATE_LEAD = re.compile(r"^(?:\d|from\b|originally\b|based\b|in\b(?! case\b)|into\b|a\b|an\b|the\b|[A-Z])")
 _NO_ARTICLE = STATUSES | TRAITS | DEMONYMS | DIETS | {"retired", "unemployed", "self-employed", "pregnant"}
 _ADJECTIVE = re.compile(r"^[a-z]+(?:-free|-based|-intolerant|ic|ish|ful|ous|ive|able|ible)$")
-_PARENT_OF = re.compile(r"^(?:a )?(?:proud )?(?:dad|father|mum|mom|mother|parent|grandad|grandma|grandmother|grandfather) "
-                        r"(?:of|to) (?P<children>(?:\w+ )?(?:boys|girls|kids|children|sons|daughters|grandchildren|"
-                        r"grandkids|(?:a|one) (?:boy|girl|son|daughter)))$", re.IGNORECASE)
+_PARENT_OF = re.compile(
+    r"^(?:a )?(?:proud )?(?:dad|father|mum|mom|mother|parent|grandad|grandma|grandmother|grandfather) "
+    r"(?:of|to) (?P<children>(?:\w+ )?(?:boys|girls|kids|children|sons|daughters|grandchildren|"
+    r"grandkids|(?:a|one) (?:boy|girl|son|daughter)))$",
+    re.IGNORECASE,
+)
 _MAX_WORDS = 8  # a part longer than this is a sentence of its own, not an item of a list
 
 
@@ -40,16 +47,32 @@ def _part(text: str) -> str | None:
         return f"{_GERUND_AS[m.group(1)]} {m.group(2)}"
     if m := _PARENT_OF.match(text):  # "dad of three boys": three sons
         children = m.group("children")
-        return "I have " + re.sub(r"\b(boy|girl)(s?)$", lambda w: ("son" if w.group(1) == "boy" else "daughter") + w.group(2),
-                                  children, flags=re.IGNORECASE)
+        return "I have " + re.sub(
+            r"\b(boy|girl)(s?)$",
+            lambda w: ("son" if w.group(1) == "boy" else "daughter") + w.group(2),
+            children,
+            flags=re.IGNORECASE,
+        )
     if _VERB_LEAD.match(text):
         return f"I {text}"
     first = text.split()[0].lower()
     if _STATE_LEAD.match(text) or first in _NO_ARTICLE or first.endswith("ed") or _ADJECTIVE.match(first):
         return f"I am {text}"
     words = text.split()
-    job = next((w.lower() for w in reversed(words[:next((i for i, w in enumerate(words) if w in
-                ("from", "at", "in", "for", "with")), len(words))])), "")
+    job = next(
+        (
+            w.lower()
+            for w in reversed(
+                words[
+                    : next(
+                        (i for i, w in enumerate(words) if w in ("from", "at", "in", "for", "with")),
+                        len(words),
+                    )
+                ]
+            )
+        ),
+        "",
+    )
     if job in OCCUPATIONS or job.endswith(OCCUPATION_SUFFIXES + ("er", "or", "ian", "ant", "ect", "ef")):
         return f"I am {'an' if first[0] in 'aeiou' else 'a'} {text}"  # "software architect" -> "a software architect"
     return None

@@ -26,7 +26,9 @@ if TYPE_CHECKING:
 NEAREST = 3  # members that must agree
 AGREE = 0.50  # the best of NEAREST agreeing members at least this close
 ALONE = 0.60  # or the nearest member this close on its own
-MEMBERS: dict[str, str] = {w.replace("_", " "): kind for kind, row in DATA["kinds"].items() for w in row.split()}
+MEMBERS: dict[str, str] = {
+    w.replace("_", " "): kind for kind, row in DATA["kinds"].items() for w in row.split()
+}
 # rows whose near words are siblings, not kinds ("sister" is near "daughter"): only their listed members count
 CLOSED = frozenset(DATA["closed_kinds"].split())
 # a kind named after another ("water_sport" of "sport") is of its family: near members of both agree

@@ -70,7 +70,9 @@ FOOD_GROUPS: dict[str, frozenset[str]] = {
 }
 # the words of FOOD_GROUPS that name a whole group, not one food ("seafood", not "oysters")
 # (and the words for a whole class inside a group: "loves cheese" / "can't stand feta" is an exception)
-GENERAL_FOODS = words("meat fish seafood dairy eggs alcohol booze liquor coffee honey cheese cheeses wine wines beer beers")
+GENERAL_FOODS = words(
+    "meat fish seafood dairy eggs alcohol booze liquor coffee honey cheese cheeses wine wines beer beers"
+)
 DIET_EXCLUDES: dict[str, tuple[str, ...]] = {
     "vegetarian": ("meat", "fish"),
     "vegan": ("meat", "fish", "dairy", "eggs", "honey"),
@@ -140,8 +142,11 @@ TECH_SLOTS: dict[str, str] = _slots(
     }
 )
 # services people pay for by the month: "i pay for netflix" names one though it is written in lowercase
-SUBSCRIPTIONS = frozenset(t for t, slot in TECH_SLOTS.items() if slot in (
-    "streaming", "music_app", "notes_app", "password_manager", "design_tool", "issue_tracker"))
+SUBSCRIPTIONS = frozenset(
+    t
+    for t, slot in TECH_SLOTS.items()
+    if slot in ("streaming", "music_app", "notes_app", "password_manager", "design_tool", "issue_tracker")
+)
 MONTHS = [
     "january",
     "february",
@@ -175,11 +180,32 @@ NUMBER_WORDS: dict[str, int] = {w: i for i, w in enumerate(_UNITS.split(" "))} |
 
 # ISO currency codes and the names people say for them ("amounts in CAD" / "prices in Canadian dollars")
 CURRENCY_CODES: dict[str, str] = {
-    "cad": "Canadian dollars", "aud": "Australian dollars", "usd": "US dollars", "nzd": "New Zealand dollars",
-    "sgd": "Singapore dollars", "hkd": "Hong Kong dollars", "eur": "euros", "gbp": "pounds", "chf": "Swiss francs",
-    "jpy": "yen", "inr": "rupees", "sek": "Swedish kronor", "nok": "Norwegian kroner", "dkk": "Danish kroner",
-    "pln": "zloty", "brl": "reais", "mxn": "Mexican pesos", "zar": "rand", "cny": "yuan", "krw": "won",
-    "huf": "forint", "czk": "koruna", "aed": "dirhams", "thb": "baht", "ngn": "naira", "kes": "shillings",
+    "cad": "Canadian dollars",
+    "aud": "Australian dollars",
+    "usd": "US dollars",
+    "nzd": "New Zealand dollars",
+    "sgd": "Singapore dollars",
+    "hkd": "Hong Kong dollars",
+    "eur": "euros",
+    "gbp": "pounds",
+    "chf": "Swiss francs",
+    "jpy": "yen",
+    "inr": "rupees",
+    "sek": "Swedish kronor",
+    "nok": "Norwegian kroner",
+    "dkk": "Danish kroner",
+    "pln": "zloty",
+    "brl": "reais",
+    "mxn": "Mexican pesos",
+    "zar": "rand",
+    "cny": "yuan",
+    "krw": "won",
+    "huf": "forint",
+    "czk": "koruna",
+    "aed": "dirhams",
+    "thb": "baht",
+    "ngn": "naira",
+    "kes": "shillings",
 }
 # the last words of providers' names, by the kind of provider ("Octopus Energy", "Nationwide Building Society")
 PROVIDER_NAMES: dict[str, frozenset[str]] = {

@@ -15,7 +15,11 @@ from memlane.providers.llm.rules.frames import FIELDS, KINDS, STANCE, TOKEN, UNI
 from memlane.providers.llm.rules.kind_of import kind_of
 from memlane.providers.llm.rules.lexicon_world import HYPERNYMS
 
-_WHOLE = {part.replace("_", " "): whole.replace("_", " ") for whole, row in _DATA["part_of"].items() for part in row.split()}
+_WHOLE = {
+    part.replace("_", " "): whole.replace("_", " ")
+    for whole, row in _DATA["part_of"].items()
+    for part in row.split()
+}
 _WORK = _stems("work job career industry field sector")
 _NAMING = _stems("named called name")
 
@@ -47,7 +51,9 @@ def _part_refinement(general: Frame, specific: Frame) -> str | None:
     if general.negative or specific.negative or specific.additive or specific.past or specific.once:
         return None  # "had tacos for lunch" is one meal
     gone, added = general.names - specific.names, specific.names - general.names
-    dishes = {t for t in specific.tokens - general.tokens if t in _WHOLE}  # lowercase parts: "tacos al pastor"
+    dishes = {
+        t for t in specific.tokens - general.tokens if t in _WHOLE
+    }  # lowercase parts: "tacos al pastor"
     if len(gone) != 1 or not (added or dishes):
         return None
     whole = next(iter(gone))
@@ -71,9 +77,15 @@ def _kind_refinement(general: Frame, specific: Frame) -> str | None:
             continue
         # the general statement's other words are shared ("plays a musical instrument" / "plays the cello"),
         # say the kind too ("team sports", "a Slavic language") or place it ("in a community band")
-        rest = general.words - heads - members - STANCE - {stem(w) for w in narrowed}  # "loves winter sports" / "goes snowboarding"
+        rest = (
+            general.words - heads - members - STANCE - {stem(w) for w in narrowed}
+        )  # "loves winter sports" / "goes snowboarding"
         modifiers = [t for t in general.tokens if stem(t) in rest]
-        if rest and not rest & specific.words and not (modifiers and all(kind_of(t) == key for t in modifiers)):
+        if (
+            rest
+            and not rest & specific.words
+            and not (modifiers and all(kind_of(t) == key for t in modifiers))
+        ):
             continue
         listed = (specific.words | {stem(p) for n in specific.names for p in {n, *n.split()}}) & members
         if not (listed or any(kind_of(t) == key for t in _unlisted(specific, general))):
@@ -84,10 +96,10 @@ def _kind_refinement(general: Frame, specific: Frame) -> str | None:
     return None
 
 
-
-
 _DETERMINERS = frozenset(["a", "an", "the", "some", "my", "our", "one", "another"])
 _PLACING = frozenset(["in", "at", "with", "for", "on", "from"])
+
+
 def _around_head(general: Frame, heads: frozenset[str]) -> set[str]:
     """The words that narrow the general word where it stands: its modifiers ("a Slavic language", "a wind
     instrument") and a phrase placing it ("an instrument in a community band"). The specific statement names
@@ -100,7 +112,7 @@ def _around_head(general: Frame, heads: frozenset[str]) -> set[str]:
     while start > 0 and toks[start - 1] not in _DETERMINERS and start > at - 2:
         start -= 1
     before = set(toks[start:at]) if start > 0 and toks[start - 1] in _DETERMINERS else set()
-    after = set(toks[at + 1:]) if at + 1 < len(toks) and toks[at + 1] in _PLACING else set()
+    after = set(toks[at + 1 :]) if at + 1 < len(toks) and toks[at + 1] in _PLACING else set()
     return before | after
 
 
@@ -113,7 +125,7 @@ def _breed_refinement(general: Frame, specific: Frame) -> str | None:
     if general.words & WISHES:  # "wants a dog" is not "has a beagle"
         return None
     toks = [t.rstrip(".") for t in TOKEN.findall(specific.text.lower())]
-    grams = {" ".join(toks[i:i + n]) for n in (1, 2, 3) for i in range(len(toks) - n + 1)}
+    grams = {" ".join(toks[i : i + n]) for n in (1, 2, 3) for i in range(len(toks) - n + 1)}
     for gram in sorted(grams, key=len, reverse=True):
         if (word := HYPERNYMS.get(gram)) is None or general.words != {stem(word)}:
             continue
@@ -134,12 +146,18 @@ def _names_member(general: Frame, specific: Frame, key: str) -> bool:
     if at is None:
         return False
     # not the word right after it: "a pet bird" is a compound, its kinds (a cockatiel) still refine it
-    placing = at + 1 < len(toks) and toks[at + 1] in _PLACING  # "an instrument in a band" places it, names none
-    after = [] if placing else [t for t in toks[at + 2:] if stem(t) in general.words - specific.words - heads]
+    placing = (
+        at + 1 < len(toks) and toks[at + 1] in _PLACING
+    )  # "an instrument in a band" places it, names none
+    after = (
+        [] if placing else [t for t in toks[at + 2 :] if stem(t) in general.words - specific.words - heads]
+    )
     if any(stem(t) in members or kind_of(t) == key for t in after):
         return True
-    copula = re.search(rf"\b{re.escape(toks[at])}\b(?:\s+[\w'-]+){{0,3}}?\s+(?:is|are|was)\s+(?:an?\s+|the\s+)?(?P<v>[\w-]+)",
-                       general.text.lower())
+    copula = re.search(
+        rf"\b{re.escape(toks[at])}\b(?:\s+[\w'-]+){{0,3}}?\s+(?:is|are|was)\s+(?:an?\s+|the\s+)?(?P<v>[\w-]+)",
+        general.text.lower(),
+    )
     return copula is not None and stem(copula.group("v")) in general.words - specific.words
 
 
@@ -153,10 +171,19 @@ def _detail_refinement(general: Frame, specific: Frame) -> str | None:
         return None
     core = general.words - UNINFORMATIVE
     if core and core <= specific.words and (specific.names or specific.when or specific.numbers):
-        return ", ".join(sorted(specific.names | specific.when) or [f"{n:g}" for n in sorted(specific.numbers)])
+        return ", ".join(
+            sorted(specific.names | specific.when) or [f"{n:g}" for n in sorted(specific.numbers)]
+        )
     # or the thing it speaks of, named: "drives an electric car" / "the car is a Kia Niro"
-    thing = specific.words - STANCE - UNINFORMATIVE  # the shared noun, not "likes" ("likes jazz" / "likes Miles Davis") or "works"
-    if specific.names and thing and specific.words <= general.words and not specific.markers | (general.words & WISHES):
+    thing = (
+        specific.words - STANCE - UNINFORMATIVE
+    )  # the shared noun, not "likes" ("likes jazz" / "likes Miles Davis") or "works"
+    if (
+        specific.names
+        and thing
+        and specific.words <= general.words
+        and not specific.markers | (general.words & WISHES)
+    ):
         return ", ".join(sorted(specific.names))
     return None
 

@@ -12,7 +12,8 @@ import re
 from collections.abc import Sequence
 
 _JOB_IN_TOWN = re.compile(
-    r"^(?P<job>User (?:works as an? [\w -]+?|is an? [a-z][\w -]+?)) in (?P<town>[A-Z][\w'-]*(?: [A-Z][\w'-]*)*)\.?$")
+    r"^(?P<job>User (?:works as an? [\w -]+?|is an? [a-z][\w -]+?)) in (?P<town>[A-Z][\w'-]*(?: [A-Z][\w'-]*)*)\.?$"
+)
 
 
 def job_moved(existing: Sequence[str], town: str) -> list[str]:

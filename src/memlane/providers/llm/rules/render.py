@@ -76,7 +76,11 @@ _OTHER_PRONOUNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 
 def is_past(word: str) -> bool:
     w = word.lower()
-    return w in _IRREGULAR_PAST or _PREFIX.sub("", w) in _IRREGULAR_PAST or (w.endswith("ed") and not w.endswith("eed"))
+    return (
+        w in _IRREGULAR_PAST
+        or _PREFIX.sub("", w) in _IRREGULAR_PAST
+        or (w.endswith("ed") and not w.endswith("eed"))
+    )
 
 
 def _third_singular(verb: str) -> str:

@@ -15,7 +15,9 @@ from memlane.providers.llm.rules.lexicon import RELATION_ALIASES, RELATIONS
 from memlane.providers.llm.rules.lexicon_world import TECH_SLOTS
 from memlane.providers.llm.rules.render import is_past
 
-_RELATION = "|".join(sorted((re.escape(w) for w in set(RELATIONS) | set(RELATION_ALIASES)), key=len, reverse=True))
+_RELATION = "|".join(
+    sorted((re.escape(w) for w in set(RELATIONS) | set(RELATION_ALIASES)), key=len, reverse=True)
+)
 _NAME = r"(?-i:[A-Z][\w'-]+)"
 _OWNER = r"(?:(?:my|their|his|her|our|the user's|user's|a|an)\s+)?"  # not "the": "visited the Louvre"
 _PERSON = rf"(?P<p>(?:{_RELATION})\b(?:\s+{_NAME})?|{_NAME}(?:\s+{_NAME})?)"
@@ -29,9 +31,13 @@ _ROLES = (
     re.compile(rf"\bwith\s+{_OWNER}{_PERSON}", re.I),  # companions
     re.compile(rf"\b(?:{_verbs('giving')})\b.*?\b(?:for|to)\s+{_OWNER}{_PERSON}", re.I),  # "a gift for mom"
     re.compile(rf"\bfor\s+{_OWNER}(?P<p>(?:{_RELATION})\b(?:\s+{_NAME})?)", re.I),  # "a card for grandma"
-    re.compile(rf"\b(?:{_verbs('giving')})\s+{_OWNER}{_PERSON}\s+(?:a|an|the|some|their|his|her|my|\d+|two|three)\b",
-               re.I),  # "gave Kofi a book"
-    re.compile(rf"(?<!\bis )(?<!\bwas )(?<!\bare )\b(?:{_verbs('meeting')})\s+{_OWNER}{_PERSON}", re.I),  # "called Ana",
+    re.compile(
+        rf"\b(?:{_verbs('giving')})\s+{_OWNER}{_PERSON}\s+(?:a|an|the|some|their|his|her|my|\d+|two|three)\b",
+        re.I,
+    ),  # "gave Kofi a book"
+    re.compile(
+        rf"(?<!\bis )(?<!\bwas )(?<!\bare )\b(?:{_verbs('meeting')})\s+{_OWNER}{_PERSON}", re.I
+    ),  # "called Ana",
     # not "is called Ana" (a name)
 )
 _ADVERBS = r"(?:(?:just|also|finally|recently|then|once|first)\s+)*"

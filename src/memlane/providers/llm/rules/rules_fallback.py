@@ -56,10 +56,13 @@ _GIVE_UP = re.compile(
     _I,
 )
 # a named thing acquired is owned from now on: "picked up some Nike Pegasus for the trails", "bought a Kindle"
-_ACQUIRED = re.compile(r"^I (?:just |finally |recently |also )*(?:bought|got|picked up|ordered|treated myself to|"
-                       r"ended up (?:with|getting|buying)|"
-                       r"invested in) (?:a |an |some |the |myself |new |pair of |a pair of )*(?:[a-z-]+ )?"
-                       r"(?-i:[A-Z])[\w'-]*[a-z]", _I)
+_ACQUIRED = re.compile(
+    r"^I (?:just |finally |recently |also )*(?:bought|got|picked up|ordered|treated myself to|"
+    r"ended up (?:with|getting|buying)|"
+    r"invested in) (?:a |an |some |the |myself |new |pair of |a pair of )*(?:[a-z-]+ )?"
+    r"(?-i:[A-Z])[\w'-]*[a-z]",
+    _I,
+)
 # taking something up is a habit from now on: "I started using Obsidian", "I took up the ukulele"
 # leaving a place of work, study or membership: "left the café back in April" (not "left my keys")
 _LEFT_PLACE = re.compile(
@@ -80,10 +83,17 @@ _TAKES_UP = re.compile(
     r"(?:[\w'-]+ ){0,3}?(?:class|classes|lessons|course|club|team|league|choir|band|group|gym|programme|program|"
     r"therapy|training|workshop|bootcamp)\b|"
     r"moved over to|went (?:part-time|full-time|freelance|self-employed|remote|hybrid|sober|teetotal|vegan|"
-    r"vegetarian|plant-based|gluten-free|dairy-free|back to (?!(?:bed|sleep|work|school|the office)\b)\w+)) ?\S?", _I)
+    r"vegetarian|plant-based|gluten-free|dairy-free|back to (?!(?:bed|sleep|work|school|the office)\b)\w+)) ?\S?",
+    _I,
+)
 # a diet or a course of medication "at the moment" still holds for a while
-_HELD = re.compile(r"\b(?:diet|medication|meds|antibiotics|treatment|course of|between jobs|unemployed|job hunting|"
-                   r"(?:maternity|paternity|parental|sick) leave|" + "|".join(sorted(w.replace("_", " ") for w in DIETS)) + r")\b", _I)
+_HELD = re.compile(
+    r"\b(?:diet|medication|meds|antibiotics|treatment|course of|between jobs|unemployed|job hunting|"
+    r"(?:maternity|paternity|parental|sick) leave|"
+    + "|".join(sorted(w.replace("_", " ") for w in DIETS))
+    + r")\b",
+    _I,
+)
 _NAMED = re.compile(r"\b[A-Z][a-z][\w'-]*")  # a name says a lot in one word: "I support Liverpool"
 _DONE_WITH = re.compile(r"^I am (?:so |totally |completely |officially )?done with\b", _I)
 _WORD = re.compile(r"[a-z0-9]*[a-z][a-z0-9]*")  # "S23" and "PS5" say something
@@ -91,14 +101,19 @@ _STOP = words("""the and for with have has had was were are that this you not bu
     from them their they there what when which been being some much many more most into over then than its
     all any our out get got one two now still even too lot lots bit thing things stuff sometimes often usually
     always occasionally""")
-_FUTURE = re.compile(r"^I am (?:\w+ )?(?:turning|going|about to|planning|hoping|getting|starting|leaving|moving)\b"
-                     r"|\b(?:will|next (?:week|month|year|weekend)|tomorrow|soon)\b", _I)
+_FUTURE = re.compile(
+    r"^I am (?:\w+ )?(?:turning|going|about to|planning|hoping|getting|starting|leaving|moving)\b"
+    r"|\b(?:will|next (?:week|month|year|weekend)|tomorrow|soon)\b",
+    _I,
+)
 _MIN_CONTENT = 3  # the verb and at least two more words that say something
 # verbs of a standing activity: one word after them says enough ("I play the bassoon", "I knit scarves")
-_LASTING = words("play plays speak speaks own owns drive drives ride rides collect collects coach coaches teach "
-                 "teaches study studies learn learns practise practice practises practices knit knits brew brews "
-                 "grow grows breed breeds keep keeps restore restores build builds volunteer volunteers support "
-                 "supports follow follows listen listens watch watches read reads")
+_LASTING = words(
+    "play plays speak speaks own owns drive drives ride rides collect collects coach coaches teach "
+    "teaches study studies learn learns practise practice practises practices knit knits brew brews "
+    "grow grows breed breeds keep keeps restore restores build builds volunteer volunteers support "
+    "supports follow follows listen listens watch watches read reads"
+)
 # "now" marks a change of state: "I take the bus now" says enough with one word after the verb
 _NOW = re.compile(r"(?<!right )(?<!for )(?<!just )\bnow\b(?! and then)", _I)
 
@@ -109,22 +124,32 @@ def statement(c: Clause) -> Fact | None:
         return None
     if _FOR_NOW.search(c.text) and not _RATE.search(c.text) and not _HELD.search(c.text):
         return None
-    gives_up = bool(_GIVE_UP.match(c.text) or _DONE_WITH.match(c.text) or _LEFT_PLACE.match(c.text)
-                    or _TAKES_UP.match(c.text))  # what is taken up may be one word too: "I took up pottery"
+    gives_up = bool(
+        _GIVE_UP.match(c.text)
+        or _DONE_WITH.match(c.text)
+        or _LEFT_PLACE.match(c.text)
+        or _TAKES_UP.match(c.text)
+    )  # what is taken up may be one word too: "I took up pottery"
     # what is given up may be one word: "I sold the car", "I am done with gaming"
-    content = [w for w in _WORD.findall(c.text[m.end():].lower()) if len(w) >= 3 and w not in _STOP]
+    content = [w for w in _WORD.findall(c.text[m.end() :].lower()) if len(w) >= 3 and w not in _STOP]
     # (not where the user is: "I am on the train now")
     changed = gives_up or c.replacing or (m.group("verb").lower() != "am" and bool(_NOW.search(c.text)))
     # a name, a rate ("100 km a week") or a condition ("has autism") says as much as another word
-    named = m.group("verb").lower() not in ("am", "was") and _NAMED.search(c.text[m.end():])  # not "I am in Paris"
-    weighty = bool(named or _RATE.search(c.text) or set(content) & CONDITIONS or m.group("verb").lower() in _LASTING)
+    named = m.group("verb").lower() not in ("am", "was") and _NAMED.search(
+        c.text[m.end() :]
+    )  # not "I am in Paris"
+    weighty = bool(
+        named or _RATE.search(c.text) or set(content) & CONDITIONS or m.group("verb").lower() in _LASTING
+    )
     if 1 + len(content) + weighty < _MIN_CONTENT - changed:  # the verb counts however short ("I do", "I am")
         return None
     # what replaced something just ended may be told in the past: "I sold the car, I bought an e-bike"
     kept_on = c.replacing or _TAKES_UP.match(c.text) or _ACQUIRED.match(c.text)
     if (_PAST.match(c.text) and not gives_up and not kept_on) or _FUTURE.search(c.text):
         return None
-    return Fact(None, c.text.lower(), c.text, category_for(c.text), 2, MemoryType.SEMANTIC, tags=["statement"])
+    return Fact(
+        None, c.text.lower(), c.text, category_for(c.text), 2, MemoryType.SEMANTIC, tags=["statement"]
+    )
 
 
 RULES = (statement,)

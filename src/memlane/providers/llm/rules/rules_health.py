@@ -34,9 +34,12 @@ _MED_HINT = re.compile(
     _I,
 )
 # a medicine's name says it is one by how it ends: "warfarin", "metformin", "ramipril", "sertraline"
-_DRUG = re.compile(r"(?:farin|formin|pril|sartan|olol|statin|prazole|oxetine|traline|cillin|mycin|azepam|triptyline|"
-                   r"apine|idone|tidine|afil|umab|thyroxine|lithium|prednis\w*|glutide|gliptin|profen|codeine|"
-                   r"morphine|oxacin|cycline|dronate|setron|lukast)$", _I)
+_DRUG = re.compile(
+    r"(?:farin|formin|pril|sartan|olol|statin|prazole|oxetine|traline|cillin|mycin|azepam|triptyline|"
+    r"apine|idone|tidine|afil|umab|thyroxine|lithium|prednis\w*|glutide|gliptin|profen|codeine|"
+    r"morphine|oxacin|cycline|dronate|setron|lukast)$",
+    _I,
+)
 _NOT_MEDS = words("the a an my our bus train car taxi care time it this that them notes part a break")
 _DIET_WORDS = "|".join(sorted((d.replace(" ", r"\s") for d in DIETS), key=len, reverse=True))
 _DIET = re.compile(
@@ -88,8 +91,12 @@ def medication(c: Clause) -> Fact | None:
     m = _MEDICATION.match(c.text)
     if not m or m.group("med").lower() in _NOT_MEDS:
         return None
-    if not (m.group("dose") or _MED_HINT.search(m.group("rest")) or _MED_HINT.search(m.group("med"))
-            or _DRUG.search(m.group("med"))):
+    if not (
+        m.group("dose")
+        or _MED_HINT.search(m.group("rest"))
+        or _MED_HINT.search(m.group("med"))
+        or _DRUG.search(m.group("med"))
+    ):
         return None
     med = m.group("med")
     return Fact(

@@ -48,7 +48,9 @@ _LIVE = re.compile(
     r"(?P<prep>in|near|outside|outside of|close to|on) (?P<v>.+)$",
     _I,
 )
-_LIVE_WITH = re.compile(r"^I (?:currently |still |now |have |just |finally )*(?:live|moved in) with (?P<v>.+)$", _I)
+_LIVE_WITH = re.compile(
+    r"^I (?:currently |still |now |have |just |finally )*(?:live|moved in) with (?P<v>.+)$", _I
+)
 _MOVE = re.compile(
     r"^I (?:have |had |just |recently |finally |officially |also )*(?:moved|relocated|moved back)"
     r"(?: (?:from (?P<from>[A-Z][\w .'-]*?)))? to (?P<v>.+)$",
@@ -59,6 +61,8 @@ _SPEAK = re.compile(
     r" (?P<v>.+)$",
     _I,
 )
+
+
 def _name_value(raw: str) -> str | None:
     tokens = raw.strip().split()
     picked = [w.strip(",.") for w in tokens[:3] if w[:1].isupper()]

@@ -58,8 +58,11 @@ _RENT = re.compile(
     r"|my (?:monthly )?(?P<k2>rent|mortgage)(?: payment| instalment| installment)? is (?P<b>.+))",
     _I,
 )
-_BARE_AMOUNT = re.compile(r"^(?:now |currently |about |around |roughly |only |just )?(\d{1,3}(?:,\d{3})+|\d{2,6})"
-                          r"(?: (?:a|per|each|every) (?:month|week|year)| monthly| now)*$", _I)
+_BARE_AMOUNT = re.compile(
+    r"^(?:now |currently |about |around |roughly |only |just )?(\d{1,3}(?:,\d{3})+|\d{2,6})"
+    r"(?: (?:a|per|each|every) (?:month|week|year)| monthly| now)*$",
+    _I,
+)
 _BUDGET = re.compile(
     r"^my (?:monthly |weekly |yearly |annual |daily |total )?(?P<a>[\w' -]+?)? ?budget(?: for (?P<b>[\w' -]+?))?"
     r" is (?:now |currently |about |around |only |just )?(?P<amt>.+)$",
@@ -81,8 +84,11 @@ _COSTS = re.compile(r"^my (?P<what>[\w' -]+?) (?:costs|comes to|runs|is costing)
 
 
 # "another one, a crested gecko called Fig", "a second dog, a whippet named Ziggy": the thing said again, named
-_ONE_THEN = re.compile(r"^(?:(?:new |more )?one|(?:[a-z]+ )?(?:dog|cat|pet|puppy|kitten|bird|rabbit)),? (?:an? |this )"
-                       r"(?=[a-z][\w' -]*?,? (?:named|called) [A-Z])", _I)
+_ONE_THEN = re.compile(
+    r"^(?:(?:new |more )?one|(?:[a-z]+ )?(?:dog|cat|pet|puppy|kitten|bird|rabbit)),? (?:an? |this )"
+    r"(?=[a-z][\w' -]*?,? (?:named|called) [A-Z])",
+    _I,
+)
 _PET_KIND = re.compile(r"^I am an? (?P<v>[a-z][\w -]+)$", _I)
 
 

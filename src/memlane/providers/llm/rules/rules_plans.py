@@ -64,17 +64,46 @@ _EVENT = re.compile(
     _I,
 )
 # what quitting a habit or a diet names: "quit keto", "quit vaping", "quit sugar"
-_HABIT_QUIT = re.compile(r" (?:(?:the|my) )?(?:[a-z]+ing\b|(?:" + "|".join(sorted(w.replace("_", " ") for w in DIETS))
-                         + r"|sugar|caffeine|coffee|alcohol|booze|meat|dairy|gluten|carbs|cigarettes|social media)\b)", _I)
+_HABIT_QUIT = re.compile(
+    r" (?:(?:the|my) )?(?:[a-z]+ing\b|(?:"
+    + "|".join(sorted(w.replace("_", " ") for w in DIETS))
+    + r"|sugar|caffeine|coffee|alcohol|booze|meat|dairy|gluten|carbs|cigarettes|social media)\b)",
+    _I,
+)
 # what an offer is: the object of "accepting" / "declining" (a bare "I took the bus" is no choice)
-_OFFERED = (r"offer|job|position|role|post|posting|promotion|place|spot|scholarship|proposal|invitation|invite|"
-            r"transfer|secondment|nomination|contract|deal|bid|quote|opportunity|internship|residency|fellowship|"
-            r"apartment|flat|house")
+_OFFERED = (
+    r"offer|job|position|role|post|posting|promotion|place|spot|scholarship|proposal|invitation|invite|"
+    r"transfer|secondment|nomination|contract|deal|bid|quote|opportunity|internship|residency|fellowship|"
+    r"apartment|flat|house"
+)
 _OFFER = rf"(?:(?:the|a|an|my|their|this|that|his|her|our) )?(?:[\w'-]+[ -]){{0,4}}?(?:{_OFFERED})s?\b"
 # "going with the ..." picks an option unless it says whom the user goes with ("going with the kids")
-_COMPANY = "|".join(sorted({*RELATIONS, *RELATION_ALIASES, "friends", "team", "group", "family", "gang", "crew", "flow",
-                            "others", "rest", "lads", "girls", "guys", "boys", "class", "school", "club"},
-                           key=len, reverse=True))
+_COMPANY = "|".join(
+    sorted(
+        {
+            *RELATIONS,
+            *RELATION_ALIASES,
+            "friends",
+            "team",
+            "group",
+            "family",
+            "gang",
+            "crew",
+            "flow",
+            "others",
+            "rest",
+            "lads",
+            "girls",
+            "guys",
+            "boys",
+            "class",
+            "school",
+            "club",
+        },
+        key=len,
+        reverse=True,
+    )
+)
 _CHOICE = re.compile(
     r"^I (?:have |had |just |finally |eventually |officially |also |am )*(?:"
     r"(?P<say>said|say|saying) (?P<answer>no|yes) to (?P<v>.+)"

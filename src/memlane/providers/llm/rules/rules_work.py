@@ -39,7 +39,8 @@ _AM_A = re.compile(
 )
 _BECAME = re.compile(
     r"^I (?:just |recently |finally |have |had )*(?:became|become|(?:re-?)?qualified as|(?:re-?)?trained as|"
-    r"(?:switched|changed) careers? to (?:become |being )?) (?:an? )" + _ROLE_END + "$", _I
+    r"(?:switched|changed) careers? to (?:become |being )?) (?:an? )" + _ROLE_END + "$",
+    _I,
 )
 _JOB_IS = re.compile(r"^my (?:job|profession|occupation|role|job title) is (?:an? )?" + _ROLE_END + "$", _I)
 _WORK_AT = re.compile(
@@ -49,7 +50,9 @@ _WORK_AT = re.compile(
     _I,
 )
 _JOINED = re.compile(r"^I (?:just |recently )*joined (?P<org>[A-Z][\w&.' -]*)$")
-_WORK_IN = re.compile(r"^I (?:currently |now |still )*work in (?!the office\b)(?P<v>.+)$", _I)  # (where: work_mode)
+_WORK_IN = re.compile(
+    r"^I (?:currently |now |still )*work in (?!the office\b)(?P<v>.+)$", _I
+)  # (where: work_mode)
 _GRADUATED = re.compile(r"^I (?:just |recently )?graduated(?: from (?P<v>.+))?$", _I)
 _LEARNING = re.compile(
     r"^I (?:am|have been|started|have started|just started|recently started)(?: also| currently| still| now)* "
@@ -84,14 +87,28 @@ def indefinite_article(word: str) -> str:
 
 _WHEN_WORDS = frozenset(MONTHS) | {"spring", "summer", "autumn", "fall", "winter"}
 # family words, which no role is ("a grandmother now"); a "manager" or a "mentor" may be one
-_KIN = frozenset(RELATIONS) - {"boss", "manager", "colleague", "coworker", "teammate", "mentor", "roommate", "neighbour",
-                               "friend"}
+_KIN = frozenset(RELATIONS) - {
+    "boss",
+    "manager",
+    "colleague",
+    "coworker",
+    "teammate",
+    "mentor",
+    "roommate",
+    "neighbour",
+    "friend",
+}
 
 
 def _is_occupation(role: str, strong: bool) -> bool:
     tokens = role.lower().replace("-", " ").split()
-    if not tokens or tokens[-1] in NOT_OCCUPATIONS or (  # "a grandmother" alone (not "a stay-at-home dad")
-            len(tokens) == 1 and RELATION_ALIASES.get(tokens[0], tokens[0]) in _KIN):
+    if (
+        not tokens
+        or tokens[-1] in NOT_OCCUPATIONS
+        or (  # "a grandmother" alone (not "a stay-at-home dad")
+            len(tokens) == 1 and RELATION_ALIASES.get(tokens[0], tokens[0]) in _KIN
+        )
+    ):
         return False
     if role.lower() in OCCUPATIONS or " ".join(role.lower().split()[-1:]) in OCCUPATIONS:
         return True
@@ -228,8 +245,11 @@ _VEHICLE = re.compile(
     r"(?:car|motorbike|motorcycle|scooter|van|truck|pickup|e-bike|bike|bicycle)))\b",
 )
 # a tool of a known slot only (TECH_SLOTS): "I'm on Android", "got an iPhone 15 Pro", "my password manager is X"
-_OWN = re.compile(r"^I (?:am on|am using|got|bought|have|own|ended up (?:with|getting|buying)) (?:an? |my )?(?:new )?"
-                  r"(?P<v>.+)$", _I)
+_OWN = re.compile(
+    r"^I (?:am on|am using|got|bought|have|own|ended up (?:with|getting|buying)) (?:an? |my )?(?:new )?"
+    r"(?P<v>.+)$",
+    _I,
+)
 _MY_TOOL = re.compile(r"^my (?:[a-z-]+ ){1,2}(?:is|app is) (?:an? |the )?(?P<v>(?-i:[A-Z])[\w.+ -]*)$", _I)
 _SWITCH_TO = re.compile(
     r"^I (?:have |just |recently |finally )*(?:switched|moved|migrated|changed|converted) (?:over )?to (?P<b>.+)$",

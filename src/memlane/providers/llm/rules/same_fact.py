@@ -38,18 +38,24 @@ _COMPATIBLE = {frozenset({"Finance", "Budget"})}
 _ANSWER = stem("answer")  # replies and responses too (compare._SYNONYMS)
 # wanting, presenting and the nouns that hold a style ("bullet points", "bulleted lists", "in a short form")
 _SHOWING = stems("show shown showing convert converted converting display displayed quote quoted")
-_ASKING = stems(
-    "like want wants need needs ask asks expect expects format formatted formatting written write writes presented "
-    "present laid structured structure delivered deliver kept keep given give style form point points list lists "
-    "always please") | _SHOWING
+_ASKING = (
+    stems(
+        "like want wants need needs ask asks expect expects format formatted formatting written write writes presented "
+        "present laid structured structure delivered deliver kept keep given give style form point points list lists "
+        "always please"
+    )
+    | _SHOWING
+)
 # values the assistant shows: how the user wants them shown is an answer style too ("prices in Canadian dollars");
 # "the gym costs £32 a month" asks for nothing
 _SHOWN_VALUES = stems("price prices amount amounts cost costs figure figures")
 _WANTED_SHOWN = stems("like want wants") | _SHOWING
 
 
-_TIMES = stems("morning mornings evening evenings night nights afternoon afternoons weekend weekends weekday weekdays "
-               "lunchtime bedtime")
+_TIMES = stems(
+    "morning mornings evening evenings night nights afternoon afternoons weekend weekends weekday weekdays "
+    "lunchtime bedtime"
+)
 
 
 def _normal(text: str) -> str:
@@ -63,7 +69,7 @@ def _category_clash(a: str | None, b: str | None) -> bool:
 
 
 def liked_less(existing: str, candidate: str) -> str | None:
-    """"prefers email over phone calls" / "hates phone calls": the negative one is about the thing the
+    """ "prefers email over phone calls" / "hates phone calls": the negative one is about the thing the
     comparative one likes less."""
     neg, pos = (existing, candidate) if negated(existing) else (candidate, existing)
     m = _OVER.search(pos)
@@ -97,9 +103,13 @@ def same_fact(existing: str, candidate: str, category: str | None = None) -> Sam
     if not same_subject(old, new):
         return SameFact(same_fact=False, reason=f"different subjects ({old.who} vs {new.who})")
     if others := roles.other_people(existing, candidate):
-        return SameFact(same_fact=False, reason=f"the same kind of event with other people ({', '.join(sorted(others))})")
+        return SameFact(
+            same_fact=False, reason=f"the same kind of event with other people ({', '.join(sorted(others))})"
+        )
     if (leans := same_leaning(existing, candidate)) is not None:
-        return SameFact(same_fact=leans, reason="the same style of answers" if leans else "opposite styles of answers")
+        return SameFact(
+            same_fact=leans, reason="the same style of answers" if leans else "opposite styles of answers"
+        )
     if same_slot(old, new):
         if old.positive != new.positive:
             return SameFact(same_fact=False, reason=f"same slot {old.key or old.slot} with opposite polarity")

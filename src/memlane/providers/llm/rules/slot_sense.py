@@ -38,9 +38,11 @@ _CLOCK = re.compile(
     re.IGNORECASE,
 )
 # the subject, and words of time or hedging that say nothing of the slot
-_NOISE = re.compile(r"\b(?:user's|user|now|currently|nowadays|lately|these days|at the moment|usually|usual|"
-                    r"normally|typically|generally|always|still|" + "|".join(DATA["filler"].split()) + r")\b",
-                    re.IGNORECASE)
+_NOISE = re.compile(
+    r"\b(?:user's|user|now|currently|nowadays|lately|these days|at the moment|usually|usual|"
+    r"normally|typically|generally|always|still|" + "|".join(DATA["filler"].split()) + r")\b",
+    re.IGNORECASE,
+)
 _COPULA = frozenset(["is", "are", "was", "were"])
 _TITLE = re.compile(r"^(?:dr|mr|mrs|ms|prof)\.? ")
 _WORD_TIME = {"midnight": 0, "noon": 12 * 60, "midday": 12 * 60}
@@ -111,7 +113,7 @@ def masked(text: str) -> str:
     say when or how sure ("now", "usually", "around") left out ("User's usual bedtime is now around
     midnight." -> "bedtime is")."""
     for s in sorted(slots(text), key=lambda s: -s.start):
-        text = text[:s.start] + " " + text[s.end:]
+        text = text[: s.start] + " " + text[s.end :]
     return " ".join(_NOISE.sub(" ", text).split()).strip(" .,")
 
 
@@ -122,7 +124,7 @@ def _thing(text: str) -> str | None:
         return None
     words = masked(text).split()
     cut = next((i for i, w in enumerate(words[:4]) if w.lower() in _COPULA), 1)
-    return " ".join(words[:max(cut, 1)])
+    return " ".join(words[: max(cut, 1)])
 
 
 def _cosine(a: str, b: str) -> float:
@@ -158,11 +160,15 @@ def same_slot(existing: str, candidate: str) -> ConflictVerdict | None:
         return None
     score = masked_cosine(existing, candidate)
     if score is not None and score >= SAME_SLOT:
-        return ConflictVerdict(relation="contradiction",
-                               reason=f"the same slot in other words (masked cosine {score:.2f}), another value")
+        return ConflictVerdict(
+            relation="contradiction",
+            reason=f"the same slot in other words (masked cosine {score:.2f}), another value",
+        )
     # the same value said of the slot in other words: "gets up at 5:30" / "alarm goes off at 5:30 daily"
     score = masked_cosine(existing, candidate, same=True)
     if score is not None and score >= SAME_SLOT:
-        return ConflictVerdict(relation="redundancy",
-                               reason=f"the same slot in other words (masked cosine {score:.2f}), the same value")
+        return ConflictVerdict(
+            relation="redundancy",
+            reason=f"the same slot in other words (masked cosine {score:.2f}), the same value",
+        )
     return None

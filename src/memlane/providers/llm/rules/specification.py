@@ -44,7 +44,9 @@ def _kind(what: str) -> str | None:
 
 
 _PLACING = re.compile(r"^.*\b(?:into|in|on|at|with|for)\s+(?=(?:the|a|an|my)\s)", re.IGNORECASE)
-_NOT_HEADS = frozenset(["one", "ones", "thing", "things", "stuff", "kind", "type", "sort", "place", "time", "bit"])
+_NOT_HEADS = frozenset(
+    ["one", "ones", "thing", "things", "stuff", "kind", "type", "sort", "place", "time", "bit"]
+)
 
 
 def _thing(what: str) -> str:
@@ -71,8 +73,9 @@ def _said(text: str) -> str | None:
     return what if re.match(r"[\d£$€]", what) or not thing.strip() else thing
 
 
-def specify(text: str, earlier_user_turns: Sequence[str], find: Finder,
-            existing: Sequence[str] = ()) -> list[tuple[Fact, Subject]]:
+def specify(
+    text: str, earlier_user_turns: Sequence[str], find: Finder, existing: Sequence[str] = ()
+) -> list[tuple[Fact, Subject]]:
     """The most recent earlier fact (of this conversation, else of the stored memories related to the
     turn) with the general word that ``text`` specifies, rebuilt with the specific thing; empty when
     ``text`` specifies nothing or no earlier fact has the word."""
@@ -82,17 +85,36 @@ def specify(text: str, earlier_user_turns: Sequence[str], find: Finder,
     what = re.sub(r"^(?:the|a|an)\s+", "", _thing(said), flags=re.IGNORECASE)
     generals: list[tuple[str, re.Pattern[str]]] = []
     if (kind := _kind(said)) is not None:
-        generals.append((kind, re.compile(rf"\b(?:(?:an?|some|the) (?:[\w-]+ )?)?{kind.replace('_', ' ')}s?\b", re.I)))
+        generals.append(
+            (kind, re.compile(rf"\b(?:(?:an?|some|the) (?:[\w-]+ )?)?{kind.replace('_', ' ')}s?\b", re.I))
+        )
     if (head := _head(said)) is not None:  # the shared head noun: "index funds" / "the All Cap fund"
-        generals.append((head, re.compile(rf"\b(?:(?:an?|some|the|my) )?(?:(?!(?:of|into|in|on|to|for|at|with)\b)[\w-]+ )?{re.escape(head)}s?\b", re.I)))
-    for kind, general in generals:  # the kind the model places it in, else the head noun ("fly fishing": fishing)
+        generals.append(
+            (
+                head,
+                re.compile(
+                    rf"\b(?:(?:an?|some|the|my) )?(?:(?!(?:of|into|in|on|to|for|at|with)\b)[\w-]+ )?{re.escape(head)}s?\b",
+                    re.I,
+                ),
+            )
+        )
+    for (
+        kind,
+        general,
+    ) in generals:  # the kind the model places it in, else the head noun ("fly fishing": fishing)
         if rebuilt := _rebuilt(what, kind, general, earlier_user_turns, find, existing):
             return rebuilt
     return []
 
 
-def _rebuilt(what: str, kind: str, general: re.Pattern[str], earlier_user_turns: Sequence[str], find: Finder,
-             existing: Sequence[str]) -> list[tuple[Fact, Subject]]:
+def _rebuilt(
+    what: str,
+    kind: str,
+    general: re.Pattern[str],
+    earlier_user_turns: Sequence[str],
+    find: Finder,
+    existing: Sequence[str],
+) -> list[tuple[Fact, Subject]]:
     stored = [summary_to_first_person(s) for s in existing if general.search(s)]
     for turn in [*stored, *earlier_user_turns[-_LOOKBACK:]][::-1]:
         for fact, subject in reversed(find(turn)):
@@ -101,9 +123,19 @@ def _rebuilt(what: str, kind: str, general: re.Pattern[str], earlier_user_turns:
                 continue
             head = found.group(0).split()[0].lower()
             article = "the " if head in ("a", "an", "the", "some") and kind == "instrument" else ""
-            rebuilt = fact.text[:found.start()] + article + what + fact.text[found.end():]
-            return [(replace(fact, value=what, text=rebuilt, tags=[*fact.tags, "specification"],
-                             entities=[what, *fact.entities]), subject)]
+            rebuilt = fact.text[: found.start()] + article + what + fact.text[found.end() :]
+            return [
+                (
+                    replace(
+                        fact,
+                        value=what,
+                        text=rebuilt,
+                        tags=[*fact.tags, "specification"],
+                        entities=[what, *fact.entities],
+                    ),
+                    subject,
+                )
+            ]
     return []
 
 

@@ -42,8 +42,10 @@ _PREDICATE_START = re.compile(
 _MY = r"(?:[Mm]y|[Oo]ur)"
 _NAMING = re.compile(rf"^{_MY} {_ADJ}(?P<noun>[\w -]+?)(?:'s name is| is called| is named| goes by) {_NAME}$")
 # "oh and a tortoise called Gerald": a pet or relative named with no verb, after others just listed
-_FRAGMENT_NAMED = re.compile(rf"^(?:also |plus )?(?:a|an) {_ADJ}(?P<noun>[\w -]+?) (?:called|named) {_NAME}"
-                             r"(?=$|,? (?:who|which|that)\b)")  # "... called Rex who is the boss of the house"
+_FRAGMENT_NAMED = re.compile(
+    rf"^(?:also |plus )?(?:a|an) {_ADJ}(?P<noun>[\w -]+?) (?:called|named) {_NAME}"
+    r"(?=$|,? (?:who|which|that)\b)"
+)  # "... called Rex who is the boss of the house"
 _NAME_IS_MY = re.compile(rf"^{_NAME} is {_MY} {_ADJ}(?P<noun>[\w -]+)$")
 _GROUP = re.compile(rf"^{_MY} {_ADJ}(?P<noun>[a-z][\w-]*(?: [a-z][\w-]*)?) and I (?P<rest>.+)$")
 _HAVE_WHO = re.compile(
@@ -65,7 +67,9 @@ _HABIT_START = re.compile(
     r"^(?:usually|always|often|normally|generally|mostly|sometimes|never) "
     r"(?!(?:been|the|a|an|my|our|it|he|she|they|we|you|this|that|there|i|on|in|at|use|answer|reply|respond|give|"
     r"tell|call|write|show|remind|ask|keep|include|format|explain|say|add|check|assume|mention|talk|speak)\b)"
-    r"[a-z]{2,}\b", _I)
+    r"[a-z]{2,}\b",
+    _I,
+)
 _PRONOUN_PET = re.compile(rf"^(?:he|she|it) is (?P<what>an? [\w -]+?) (?:named|called) {_NAME}(?:,.*)?$", _I)
 _CALL_ME = re.compile(r"^(?:(?:you can |please |just )?call me|(?:everyone|people|friends) calls? me)\b", _I)
 _FAVOURITE_OF = re.compile(  # "aged Gouda, that's my favourite cheese by far"
@@ -105,7 +109,7 @@ def parse(text: str, known: Mapping[str, Subject], last: Subject | None = None) 
     """The subject and first-person clause of ``text``; None when it is about something else."""
     first = text.split(" ", 1)[0]
     if first.islower() and first in known and known[first].name:  # "biscuit had her 10th bday": a known name
-        text = first.capitalize() + text[len(first):]
+        text = first.capitalize() + text[len(first) :]
     m = _HAVE_WHO.match(text)
     if m and (found := pet_or_relation(m.group("noun"))):
         return Clause("I " + deconjugate(m.group("rest")), _subject(found, m.group("name"), known))
@@ -156,12 +160,20 @@ def parse(text: str, known: Mapping[str, Subject], last: Subject | None = None) 
     if m and (found := pet_or_relation(m.group("what").split(" ", 1)[1])) and found[0] == "pet":
         return Clause(f"I have {m.group('what')} named {m.group('name')}")
     m = _PRONOUN_START.match(text)  # ("it" is no person: "it's phonics worksheets" is not about the twins)
-    if m and last is not None and _PREDICATE_START.match(m.group("rest")) and (
-            m.group("pron").lower() != "it" or last.kind == "pet"):
+    if (
+        m
+        and last is not None
+        and _PREDICATE_START.match(m.group("rest"))
+        and (m.group("pron").lower() != "it" or last.kind == "pet")
+    ):
         return Clause("I " + deconjugate(m.group("rest")), last)
-    if re.match(r"(?:not|no longer) [a-z]{2,}ing\b|back (?:on|to|in|at) \w|not (?:at|with) .+ any ?more$|no longer (?:at|with) \w|(?:so |totally )?done with \w|"
-                r"(?:(?:also|still|now|severely|mildly|super|very) )*(?:allergic|intolerant|sensitive) to \w|"
-                r"(?:officially|finally|now) (?:a|an) [a-z-]+\b|(?:a|an) [a-z-]+ now$", text, _I):
+    if re.match(
+        r"(?:not|no longer) [a-z]{2,}ing\b|back (?:on|to|in|at) \w|not (?:at|with) .+ any ?more$|no longer (?:at|with) \w|(?:so |totally )?done with \w|"
+        r"(?:(?:also|still|now|severely|mildly|super|very) )*(?:allergic|intolerant|sensitive) to \w|"
+        r"(?:officially|finally|now) (?:a|an) [a-z-]+\b|(?:a|an) [a-z-]+ now$",
+        text,
+        _I,
+    ):
         # "also allergic to dust mites", "officially a non-smoker now"
         # "not running anymore", "back to studying in the mornings", "done with gaming"
         return Clause("I am " + text[0].lower() + text[1:])

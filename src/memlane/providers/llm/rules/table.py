@@ -52,26 +52,70 @@ SLOTS = {
 
 def _one_of(vocabulary: frozenset[str]) -> str:
     """A slot that takes one word (or phrase) of a closed list, longest first: ``{language}``."""
-    return "(?:" + "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in sorted(vocabulary, key=len, reverse=True)) + r")\b"
+    return (
+        "(?:"
+        + "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in sorted(vocabulary, key=len, reverse=True))
+        + r")\b"
+    )
 
 
 # slots filled from the lexicons: a row reads "I am {demonym}" only for a demonym the lexicon knows
-SLOTS |= {"language": _one_of(LANGUAGES), "demonym": _one_of(DEMONYMS), "trait": _one_of(TRAITS),
-          "diet": _one_of(DIETS), "condition": _one_of(CONDITIONS), "status": _one_of(STATUSES),
-          "service": _one_of(SUBSCRIPTIONS)}
-ORDINALS = {w: i + 1 for i, w in enumerate([
-    "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh",
-    "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth",
-    "twentieth"])}
+SLOTS |= {
+    "language": _one_of(LANGUAGES),
+    "demonym": _one_of(DEMONYMS),
+    "trait": _one_of(TRAITS),
+    "diet": _one_of(DIETS),
+    "condition": _one_of(CONDITIONS),
+    "status": _one_of(STATUSES),
+    "service": _one_of(SUBSCRIPTIONS),
+}
+ORDINALS = {
+    w: i + 1
+    for i, w in enumerate(
+        [
+            "first",
+            "second",
+            "third",
+            "fourth",
+            "fifth",
+            "sixth",
+            "seventh",
+            "eighth",
+            "ninth",
+            "tenth",
+            "eleventh",
+            "twelfth",
+            "thirteenth",
+            "fourteenth",
+            "fifteenth",
+            "sixteenth",
+            "seventeenth",
+            "eighteenth",
+            "nineteenth",
+            "twentieth",
+        ]
+    )
+}
 SLOTS["style"] = STYLE_SLOT  # a phrase naming an aspect of answers: "metric units", "plain English"
 SLOTS["ordinal"] = "(?:" + "|".join(ORDINALS) + r"|\d{1,3}(?:st|nd|rd|th))"
 _SLOT = re.compile(r"\{([a-z]+)(\d?)\}")
 _FIELD = re.compile(r"\{([a-z]+\d?)((?:\|[a-z_]+)*)\}")  # a template field, with filters: {v|np|lower}
 # a life event said as what the user is doing on a date, named as the event: "getting married" -> "wedding"
-_EVENT_NOUNS = {"getting married": "wedding", "married": "wedding", "getting engaged": "engagement party",
-                "graduating": "graduation", "retiring": "retirement", "moving house": "move", "moving": "move",
-                "due": "due date", "having surgery": "surgery", "having my surgery": "surgery",
-                "having an operation": "operation", "having my operation": "operation", "emigrating": "emigration"}
+_EVENT_NOUNS = {
+    "getting married": "wedding",
+    "married": "wedding",
+    "getting engaged": "engagement party",
+    "graduating": "graduation",
+    "retiring": "retirement",
+    "moving house": "move",
+    "moving": "move",
+    "due": "due date",
+    "having surgery": "surgery",
+    "having my surgery": "surgery",
+    "having an operation": "operation",
+    "having my operation": "operation",
+    "emigrating": "emigration",
+}
 FILTERS: dict[str, Callable[[str], str]] = {
     "event": lambda v: _EVENT_NOUNS.get(" ".join(v.lower().split()), v),
     "np": noun_phrase,  # "cashews as a snack" -> "cashews"
@@ -109,6 +153,7 @@ class Row:
 def _compile(pattern: str) -> re.Pattern[str]:
     def slot(m: re.Match[str]) -> str:
         return f"(?P<{m.group(1)}{m.group(2)}>{SLOTS[m.group(1)]})"
+
     return re.compile(rf"^(?:{_SLOT.sub(slot, pattern)})$", re.IGNORECASE)
 
 
@@ -118,12 +163,22 @@ def _row(raw: dict[str, Any]) -> Row:
         for field in _FIELD.finditer(template):
             unknown = {f for f in field.group(2).split("|") if f} - set(FILTERS)
             if unknown:
-                raise ValueError(f"patterns.yaml row {raw['id']}: unknown filter {', '.join(sorted(unknown))}")
+                raise ValueError(
+                    f"patterns.yaml row {raw['id']}: unknown filter {', '.join(sorted(unknown))}"
+                )
     return Row(
-        id=raw["id"], patterns=tuple(_compile(p) for p in patterns), says=raw["says"], key=raw.get("key"),
-        value=raw.get("value", ""), category=raw.get("category", "Personal"), importance=int(raw.get("importance", 3)),
-        type=MemoryType(raw.get("type", "semantic")), positive=bool(raw.get("positive", True)),
-        tags=tuple(raw.get("tags", ())), raw=bool(raw.get("raw", False)), anyone=bool(raw.get("anyone", False)),
+        id=raw["id"],
+        patterns=tuple(_compile(p) for p in patterns),
+        says=raw["says"],
+        key=raw.get("key"),
+        value=raw.get("value", ""),
+        category=raw.get("category", "Personal"),
+        importance=int(raw.get("importance", 3)),
+        type=MemoryType(raw.get("type", "semantic")),
+        positive=bool(raw.get("positive", True)),
+        tags=tuple(raw.get("tags", ())),
+        raw=bool(raw.get("raw", False)),
+        anyone=bool(raw.get("anyone", False)),
         examples=tuple((e[0], e[1]) for e in raw.get("examples", ())),
         skip=re.compile(raw["skip"], re.IGNORECASE) if raw.get("skip") else None,
         group=raw.get("group", "general"),
@@ -152,6 +207,7 @@ def _fill(template: str, values: dict[str, str], for_key: bool = False) -> str:
         for name in names:
             value = FILTERS[name](value).strip()
         return slug(value) if for_key and not {"topic", "head", "aspect"} & set(names) else value
+
     return " ".join(_FIELD.sub(one, template).split())  # an optional slot left empty leaves no gap
 
 
@@ -170,18 +226,28 @@ def _clean(values: dict[str, str | None]) -> dict[str, str]:
 _MONTH = "january|february|march|april|may|june|july|august|september|october|november|december"
 # What a clause may carry after the fact: cut one at a time until a row matches the rest.
 _TAILS = (
-    re.compile(r",\s(?!.*,\s)(?:that|this|it|which)\b.*$", re.IGNORECASE),  # a comment after the last comma: ", that's how I get it"
-    re.compile(r",\s(?!.*,\s).*$"),  # from the last comma back: "when you give me recipes, use metric, not cups"
+    re.compile(
+        r",\s(?!.*,\s)(?:that|this|it|which)\b.*$", re.IGNORECASE
+    ),  # a comment after the last comma: ", that's how I get it"
+    re.compile(
+        r",\s(?!.*,\s).*$"
+    ),  # from the last comma back: "when you give me recipes, use metric, not cups"
     re.compile(r"(?:,|\s+(?:so|because|which|and then|but|-))\s.*$", re.IGNORECASE),
-    re.compile(r"\s+(?:(?:a couple(?: of)?|a few|\d+|one|two|three|several) (?:days|weeks|months|years) ago|"
-               r"(?:this|last|next) (?:week|month|year|weekend)|on (?:monday|tuesday|wednesday|thursday|friday|"
-               r"saturday|sunday)|over the (?:weekend|holidays|summer)|at the weekend|yesterday|today|last night|lately|recently|"
-               r"these days|nowadays|now|again|altogether|anyway|(?:at|by|around|towards?|in) the (?:very )?(?:start|beginning|end|"
-               r"middle) of(?: (?:the|this|last|next) (?:week|month|year|summer|winter|spring|autumn|term)| "
-               rf"(?:{_MONTH}|\d{{4}}))?|(?:early|late|mid)(?: in|-)? ?(?:{_MONTH}|\d{{4}})|"
-               r"earlier this (?:week|month|year))$", re.IGNORECASE),
-    re.compile(rf"\s+(?:since|during|after|until|ever since|in (?:{_MONTH}|\d{{4}})|for (?:a|an|one|two|three|\d+|the past|about|"
-               r"almost|over|nearly) ).*$", re.IGNORECASE),
+    re.compile(
+        r"\s+(?:(?:a couple(?: of)?|a few|\d+|one|two|three|several) (?:days|weeks|months|years) ago|"
+        r"(?:this|last|next) (?:week|month|year|weekend)|on (?:monday|tuesday|wednesday|thursday|friday|"
+        r"saturday|sunday)|over the (?:weekend|holidays|summer)|at the weekend|yesterday|today|last night|lately|recently|"
+        r"these days|nowadays|now|again|altogether|anyway|(?:at|by|around|towards?|in) the (?:very )?(?:start|beginning|end|"
+        r"middle) of(?: (?:the|this|last|next) (?:week|month|year|summer|winter|spring|autumn|term)| "
+        rf"(?:{_MONTH}|\d{{4}}))?|(?:early|late|mid)(?: in|-)? ?(?:{_MONTH}|\d{{4}})|"
+        r"earlier this (?:week|month|year))$",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        rf"\s+(?:since|during|after|until|ever since|in (?:{_MONTH}|\d{{4}})|for (?:a|an|one|two|three|\d+|the past|about|"
+        r"almost|over|nearly) ).*$",
+        re.IGNORECASE,
+    ),
 )
 
 
@@ -199,7 +265,9 @@ def _variants(text: str) -> list[str]:
     return out
 
 
-def match_text(text: str, *, raw_only: bool = False, user: bool = True, group: str | None = None) -> Fact | None:
+def match_text(
+    text: str, *, raw_only: bool = False, user: bool = True, group: str | None = None
+) -> Fact | None:
     """The fact of the first row whose pattern matches the whole text (or the text cut before a
     trailing clause or time phrase)."""
     for variant in _variants(text):
@@ -219,18 +287,31 @@ def match_text(text: str, *, raw_only: bool = False, user: bool = True, group: s
 def _fact(row: Row, values: dict[str, str]) -> Fact:
     key = _fill(row.key, values, for_key=True) if row.key else None
     text = _fill(row.says, values)
-    entities = [v for k, v in values.items()
-                if k.startswith(("org", "place", "name", "tool")) or (k == "v" and v[:1].isupper())]
+    entities = [
+        v
+        for k, v in values.items()
+        if k.startswith(("org", "place", "name", "tool")) or (k == "v" and v[:1].isupper())
+    ]
     category = category_for(text, "Personal") if row.category == "auto" else row.category
     positive = row.positive != bool(values.get("neg"))  # a (?P<neg>...) group that matched turns the row over
-    return Fact(key=key, value=_fill(row.value, values) or text, text=text, category=category,
-                importance=row.importance, type=row.type, positive=positive, entities=entities,
-                tags=list(row.tags))
+    return Fact(
+        key=key,
+        value=_fill(row.value, values) or text,
+        text=text,
+        category=category,
+        importance=row.importance,
+        type=row.type,
+        positive=positive,
+        entities=entities,
+        tags=list(row.tags),
+    )
 
 
 def rule(group: str) -> Callable[[Clause], Fact | None]:
     """A rule like the others, reading the rows of one group."""
+
     def read(clause: Clause) -> Fact | None:
         return match_text(clause.text, user=clause.subject.kind == "user", group=group)
+
     read.__name__ = f"table_{group}"
     return read

@@ -32,11 +32,15 @@ _CONTRACTIONS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"\b(they|you)'re\b", r"\1 are"),
         (
             r"\b(\w+)'s(?= (?:a|an|now|not|just|been|almost|nearly|turning|allergic|vegan|vegetarian|\d+|"
-            + "|".join(NUMBER_WORDS) + r")\b)",
+            + "|".join(NUMBER_WORDS)
+            + r")\b)",
             r"\1 is",
         ),
         # "backend dev", "a web dev at Zalando": a developer (not "dev team", "dev work")
-        (r"(?<=[a-z] )(?-i:devs?)(?=\s*(?:$|[,.;!]| at | for | in | from | and | who | working ))", "developer"),
+        (
+            r"(?<=[a-z] )(?-i:devs?)(?=\s*(?:$|[,.;!]| at | for | in | from | and | who | working ))",
+            "developer",
+        ),
     )
 )
 _NEG_FIX = {  # negations typed without the apostrophe
@@ -57,21 +61,63 @@ _NEG_FIX = {  # negations typed without the apostrophe
 }
 # chat spellings and frequent typos, read as the words they stand for (lower case as typed)
 _TYPED = {
-    "teh": "the", "adn": "and", "taht": "that", "thier": "their", "alot": "a lot", "realy": "really",
-    "alergic": "allergic", "allergc": "allergic", "alergy": "allergy", "allergie": "allergy",
-    "definately": "definitely", "becuase": "because", "beacuse": "because", "recieve": "receive",
-    "freind": "friend", "freinds": "friends", "untill": "until", "tommorow": "tomorrow", "tomorow": "tomorrow",
-    "wich": "which", "probaly": "probably", "finaly": "finally", "beleive": "believe", "seperate": "separate",
-    "gonna": "going to", "wanna": "want to", "gotta": "have to", "kinda": "kind of", "sorta": "sort of",
-    "cuz": "because", "coz": "because", "bc": "because", "u": "you", "ur": "your", "rn": "right now",
-    "pls": "please", "plz": "please", "yrs": "years", "yr": "year", "hrs": "hours", "mins": "minutes",
-    "bf": "boyfriend", "gf": "girlfriend", "hubby": "husband", "wifey": "wife", "tho": "though", "thru": "through",
+    "teh": "the",
+    "adn": "and",
+    "taht": "that",
+    "thier": "their",
+    "alot": "a lot",
+    "realy": "really",
+    "alergic": "allergic",
+    "allergc": "allergic",
+    "alergy": "allergy",
+    "allergie": "allergy",
+    "definately": "definitely",
+    "becuase": "because",
+    "beacuse": "because",
+    "recieve": "receive",
+    "freind": "friend",
+    "freinds": "friends",
+    "untill": "until",
+    "tommorow": "tomorrow",
+    "tomorow": "tomorrow",
+    "wich": "which",
+    "probaly": "probably",
+    "finaly": "finally",
+    "beleive": "believe",
+    "seperate": "separate",
+    "gonna": "going to",
+    "wanna": "want to",
+    "gotta": "have to",
+    "kinda": "kind of",
+    "sorta": "sort of",
+    "cuz": "because",
+    "coz": "because",
+    "bc": "because",
+    "u": "you",
+    "ur": "your",
+    "rn": "right now",
+    "pls": "please",
+    "plz": "please",
+    "yrs": "years",
+    "yr": "year",
+    "hrs": "hours",
+    "mins": "minutes",
+    "bf": "boyfriend",
+    "gf": "girlfriend",
+    "hubby": "husband",
+    "wifey": "wife",
+    "tho": "though",
+    "thru": "through",
 }
 _TYPED_WORD = re.compile(r"\b(" + "|".join(_TYPED) + r")\b")
 _NEG_WORD = re.compile(r"\b(" + "|".join(_NEG_FIX) + r")\b", re.IGNORECASE)
 
-_SENTENCE = re.compile(r"(?:[^.!?;:\n]|(?<=\d)[.:](?=\d))+(?:[.!?]+|[;:\n]|$)")  # "5:30" and "2.5" are no breaks
-_ABBREV = re.compile(r"\b(?:dr|mr|mrs|ms|st|prof|jr|sr|vs|etc|e\.g|i\.e|approx|no|(?-i:[A-HJ-Z]))\.$", re.IGNORECASE)
+_SENTENCE = re.compile(
+    r"(?:[^.!?;:\n]|(?<=\d)[.:](?=\d))+(?:[.!?]+|[;:\n]|$)"
+)  # "5:30" and "2.5" are no breaks
+_ABBREV = re.compile(
+    r"\b(?:dr|mr|mrs|ms|st|prof|jr|sr|vs|etc|e\.g|i\.e|approx|no|(?-i:[A-HJ-Z]))\.$", re.IGNORECASE
+)
 # (a capital letter alone is an initial: "Fontaines D.C.", "J. K. Rowling")
 _SUBJECT_START = r"(?:I|i|my|My|MY|we|We|our|Our)\b"
 _CLAUSE_BREAK = re.compile(
@@ -126,8 +172,11 @@ _INNER_FILLER = re.compile(
     re.IGNORECASE,
 )
 # "what I really love is X" says "I really love X" (a pseudo-cleft)
-_CLEFT = re.compile(r"^what (i|we) ((?:really |truly |absolutely |actually )?(?:love|like|enjoy|hate|want|need|prefer|"
-                    r"miss|can't stand|cannot stand))(?: most| the most)? (?:is|are) ", re.IGNORECASE)
+_CLEFT = re.compile(
+    r"^what (i|we) ((?:really |truly |absolutely |actually )?(?:love|like|enjoy|hate|want|need|prefer|"
+    r"miss|can't stand|cannot stand))(?: most| the most)? (?:is|are) ",
+    re.IGNORECASE,
+)
 _TRAILING = re.compile(r"[\s,;:!.?-]+$")
 _TRAILING_ADDITIVE = re.compile(r",?\s+(?:too|as well)$", re.IGNORECASE)
 _NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(k|m)?\b", re.IGNORECASE)
@@ -184,33 +233,50 @@ def clauses(sentence: str) -> list[str]:
     for match in _CLAUSE_BREAK.finditer(sentence):
         left = sentence[start : match.start()]
         if re.search(r"\band\b", match.group()) and re.fullmatch(
-                r"\s*(?:my|our)\s+[\w'-]+(?:\s+(?!(?:is|are|was|were|has|have)\b)[\w'-]+){0,2}\s*", left, re.IGNORECASE):
+            r"\s*(?:my|our)\s+[\w'-]+(?:\s+(?!(?:is|are|was|were|has|have)\b)[\w'-]+){0,2}\s*",
+            left,
+            re.IGNORECASE,
+        ):
             continue  # "my husband and I live ..." stays one clause
         parts.append(left)
         start = match.end()
     parts.append(sentence[start:])
     # "I rent a flat in Croydon and the rent is £1,450": "the" amount after the user's own clause is theirs
-    parts = [f"my {p.strip()[4:]}" if i and p.strip().startswith("the ") and re.search(r"[\d£$€]", p)
-             and re.match(_SUBJECT_START, parts[i - 1].strip()) else p for i, p in enumerate(parts)]
+    parts = [
+        f"my {p.strip()[4:]}"
+        if i
+        and p.strip().startswith("the ")
+        and re.search(r"[\d£$€]", p)
+        and re.match(_SUBJECT_START, parts[i - 1].strip())
+        else p
+        for i, p in enumerate(parts)
+    ]
     found = [c for p in parts if p.strip() for c in _lives_with(p.strip())]
     return [_them(c, found[i - 1]) if i else c for i, c in enumerate(found)]
 
 
 # "come round on olives, I actually like them now": "them" after a stance verb is the plural the clause
 # before named (its subject, or the object of a stance or preposition)
-_THEM = re.compile(r"^(?P<head>I (?:\w+ ){0,3}?(?:love|like|enjoy|hate|dislike|adore|prefer|eat|miss)) them\b", re.IGNORECASE)
-_PLURAL = re.compile(r"(?:^(?:[a-z]+,? )??|,\s*)(?:the |my )?(?P<a>(?:(?-i:[A-Z])[a-z]+ )?[a-z]{3,}s) (?:are|were|have|had)\b|\b(?:on|about|off|of|to|love|like|hate|loves|likes|"
-                     r"hates|eat|eating|into)\s+(?:the |my |all )?(?P<b>[a-z]{3,}s)\b", re.IGNORECASE)
+_THEM = re.compile(
+    r"^(?P<head>I (?:\w+ ){0,3}?(?:love|like|enjoy|hate|dislike|adore|prefer|eat|miss)) them\b", re.IGNORECASE
+)
+_PLURAL = re.compile(
+    r"(?:^(?:[a-z]+,? )??|,\s*)(?:the |my )?(?P<a>(?:(?-i:[A-Z])[a-z]+ )?[a-z]{3,}s) (?:are|were|have|had)\b|\b(?:on|about|off|of|to|love|like|hate|loves|likes|"
+    r"hates|eat|eating|into)\s+(?:the |my |all )?(?P<b>[a-z]{3,}s)\b",
+    re.IGNORECASE,
+)
 
 
 def _them(clause: str, before: str) -> str:
     if (m := _THEM.match(clause)) and (p := _PLURAL.search(before)):
-        return f"{m.group('head')} {p.group('a') or p.group('b')}{clause[m.end():]}"
+        return f"{m.group('head')} {p.group('a') or p.group('b')}{clause[m.end() :]}"
     return clause
 
 
 # "I live in Rosario with my two cats": where the user lives, and who they live with
-_LIVES_WITH = re.compile(r"^(I (?:live|am living)) ((?:in|near|outside) [^,]{2,40}?) (with (?:my|our) .+)$", re.IGNORECASE)
+_LIVES_WITH = re.compile(
+    r"^(I (?:live|am living)) ((?:in|near|outside) [^,]{2,40}?) (with (?:my|our) .+)$", re.IGNORECASE
+)
 
 
 def _lives_with(clause: str) -> list[str]:
@@ -255,7 +321,7 @@ _WORK_OUT = re.compile(r"\bwork(?:s|ing|ed)? out\b", re.IGNORECASE)
 
 
 def workout(text: str) -> str:
-    """"working out" is a workout, not work: "prefers working out in the morning" -> "prefers workout in ..."."""
+    """ "working out" is a workout, not work: "prefers working out in the morning" -> "prefers workout in ..."."""
     return _WORK_OUT.sub("workout", text)
 
 

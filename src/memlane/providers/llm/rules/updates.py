@@ -40,24 +40,38 @@ _I = re.IGNORECASE
 _NOT_YET = re.compile(  # planned, decided, wished or conditional: not true yet
     r"\b(?:will|going to|gonna|wants? to|decided to|intends? to|aims? to|trying to|plans? to|planning to|hope to|"
     r"hoping to|about to|might|(?-i:may)|could|would|should|if|unless|tomorrow|next (?:week|month|year|time)|"
-    r"thinking of|considering)\b", _I)
-_NEGATED = re.compile(r"\b(?:not|never|no longer|n't|no)\b(?!\s+(?:the\s+)?(?:\d|[a-z]+(?:st|nd|rd|th)\b))", _I)
+    r"thinking of|considering)\b",
+    _I,
+)
+_NEGATED = re.compile(
+    r"\b(?:not|never|no longer|n't|no)\b(?!\s+(?:the\s+)?(?:\d|[a-z]+(?:st|nd|rd|th)\b))", _I
+)
 # a new name in a stored memory needs a word that says it replaced the old one
 _NAME_CHANGE = re.compile(
     r"\b(?:now|these days|nowadays|anymore|any more|switched|moved|moving|migrated|changed|instead|replaced|"
-    r"no longer|from now on|finally|over to)\b", _I)
+    r"no longer|from now on|finally|over to)\b",
+    _I,
+)
 _CHANGE = re.compile(
     r"\b(?:now|these days|nowadays|lately|upped|bumped|raised|increased|lowered|reduced|cut|dropped|went up|went "
-    r"down|put (?:\w+ )*(?:up|down)|moved|changed|switched|new|since)\b", _I)
+    r"down|put (?:\w+ )*(?:up|down)|moved|changed|switched|new|since)\b",
+    _I,
+)
 _EPISODE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")  # "On 2026-03-25 (W13) we discussed ...": an episode
 _POSSESSIVE = re.compile(r"\b([\w-]+)'s\b")
-_LEAD = re.compile(r"^(?:(?:my|our|the)\s+)?(?:(?:little|baby|older|younger|big|best|old)\s+)?([\w-]+)(?:\s+([\w-]+))?",
-                   _I)
+_LEAD = re.compile(
+    r"^(?:(?:my|our|the)\s+)?(?:(?:little|baby|older|younger|big|best|old)\s+)?([\w-]+)(?:\s+([\w-]+))?", _I
+)
 _CLAUSE_END = re.compile(r",|;| - | and | but | because | so |\.?$")
 _FIRST_PERSON = re.compile(r"\b(?:I|my|me|mine|we|our|us)\b", _I)
 _UNSAID = Who("unsaid")  # "the wedding's june 27th": whose, the clause does not say
-_GENERIC = frozenset(stem(w) for w in words("time thing things stuff people way day days life home work job today "
-                                             "week weekend morning evening night year month lot bit"))
+_GENERIC = frozenset(
+    stem(w)
+    for w in words(
+        "time thing things stuff people way day days life home work job today "
+        "week weekend morning evening night year month lot bit"
+    )
+)
 
 
 @dataclass(frozen=True)
@@ -69,6 +83,7 @@ class Update:
 def _who(clause: str, known: Mapping[str, Subject]) -> Who:
     """Who the clause is about: someone with a possessive (``"my sister's rent"``), someone it starts with
     (``"Nan turned 90"``, ``"Ava is six now"``) unless it then says ``my`` or ``I``, else the user."""
+
     def person(word: str) -> Who | None:
         low = word.lower().removesuffix("'s")
         if low in known:
@@ -86,7 +101,7 @@ def _who(clause: str, known: Mapping[str, Subject]) -> Who:
                 named = person(lead.group(2)) if lead.group(2) and word == lead.group(1) else None
                 if found.kind != "entity" and named and named.name:
                     found = Who(found.kind, found.noun, named.name)
-                rest = clause[lead.end():]
+                rest = clause[lead.end() :]
                 return Who() if _FIRST_PERSON.search(rest) else found
             if word.lower() not in ("my", "our"):
                 break
@@ -154,18 +169,25 @@ def _replacement(old: Value, new: Value, clause: str, summary: str) -> tuple[str
             return old.text, old.end
         n = int(new.number or 0)
         suffix = _ordinal_suffix(n) if day.group(1) else ""
-        return old.text[:day.start()] + str(n) + suffix + old.text[day.end():], old.end
+        return old.text[: day.start()] + str(n) + suffix + old.text[day.end() :], old.end
     if new.kind == "date":
-        return " ".join(w.capitalize() if w.isalpha() and w.lower() != "the" else w for w in new.text.split()), old.end
+        return " ".join(
+            w.capitalize() if w.isalpha() and w.lower() != "the" else w for w in new.text.split()
+        ), old.end
     if new.kind == "name":
         return new.text, old.end
     if new.kind == "weekday":  # "tuesdays" where it said "on Thursdays": Tuesdays
         weekday = new.text.lower().removesuffix("s")
         return weekday.capitalize() + ("s" if old.text.lower().endswith("s") else ""), old.end
     text = _number_text(new, old)
-    unit = clause[new.end:new.unit_end].strip()
-    old_unit = summary[old.end:old.unit_end].strip()
-    if unit and old_unit and new.unit == old.unit and unit.lower().rstrip("s") != old_unit.lower().rstrip("s"):
+    unit = clause[new.end : new.unit_end].strip()
+    old_unit = summary[old.end : old.unit_end].strip()
+    if (
+        unit
+        and old_unit
+        and new.unit == old.unit
+        and unit.lower().rstrip("s") != old_unit.lower().rstrip("s")
+    ):
         return f"{text} {unit}", old.unit_end  # "30 miles" where it said "25 km": the unit changes too
     return text, old.end
 
@@ -173,7 +195,7 @@ def _replacement(old: Value, new: Value, clause: str, summary: str) -> tuple[str
 def _substitute(summary: str, old: Value, new: Value, clause: str) -> str:
     text, end = _replacement(old, new, clause, summary)
     at = old.start + len(text)
-    updated = summary[:old.start] + text + summary[end:]
+    updated = summary[: old.start] + text + summary[end:]
     if new.kind in ("name", "ordinal", "weekday") and not re.search(r"\bnow\b", summary, _I):
         # "now" where the new value's clause ends ("on the 6th floor now and there is no lift"), so the judge
         # reads a change of one value and not a second fact
@@ -190,13 +212,17 @@ def _pairs(clause: str, new_values: list[Value], old_values: list[Value]) -> lis
         targets = [old for old in old_values if _compatible(new, old)]
         if len(targets) != 1 or _is_old(new, targets[0]):
             continue
-        if new.kind == "name" and not (_NAME_CHANGE.search(clause) or targets[0].text.lower() in clause.lower()):
+        if new.kind == "name" and not (
+            _NAME_CHANGE.search(clause) or targets[0].text.lower() in clause.lower()
+        ):
             continue
         pairs.append((new, targets[0]))
     return pairs
 
 
-_SWITCH = re.compile(r"\b(?:switch|swapp?|migrat|mov|chang|transferr?|port|jump|convert|upgrad)(?:ed|ing|e|es|s)?\b", _I)
+_SWITCH = re.compile(
+    r"\b(?:switch|swapp?|migrat|mov|chang|transferr?|port|jump|convert|upgrad)(?:ed|ing|e|es|s)?\b", _I
+)
 
 
 def _from_to(clause: str, values: list[Value], old_values: list[Value]) -> list[tuple[Value, Value]]:
@@ -204,18 +230,27 @@ def _from_to(clause: str, values: list[Value], old_values: list[Value]) -> list[
     the new one, with a verb of switching (not "flew from Leeds to Rome")."""
     if not _SWITCH.search(clause):
         return []
-    return [(new, old) for before, new in pairwise(values)
-            if before.kind == new.kind == "name" and before.before == "from" and new.before in ("to", "onto", "into")
-            and before.end + 4 >= new.start - len(new.before)
-            for old in old_values if old.kind == "name" and same_name(before.text.lower(), old.text.lower())
-            and not same_name(new.text.lower(), old.text.lower())]
+    return [
+        (new, old)
+        for before, new in pairwise(values)
+        if before.kind == new.kind == "name"
+        and before.before == "from"
+        and new.before in ("to", "onto", "into")
+        and before.end + 4 >= new.start - len(new.before)
+        for old in old_values
+        if old.kind == "name"
+        and same_name(before.text.lower(), old.text.lower())
+        and not same_name(new.text.lower(), old.text.lower())
+    ]
 
 
 def _one_update(clause: str, values: list[Value], summary: str, who: Who) -> Update | None:
     stored = read(summary)
     if not _same_subject(who, stored.who):
         return None
-    if len(moved := _from_to(clause, values, read_values(summary))) == 1:  # the old name said names the memory
+    if (
+        len(moved := _from_to(clause, values, read_values(summary))) == 1
+    ):  # the old name said names the memory
         return Update(_substitute(summary, moved[0][1], moved[0][0], clause), 2)
     names = {n for n in (stored.who.name, who.name) if n}
     old_values = [v for v in read_values(summary) if v.text.lower() not in names]
@@ -229,11 +264,21 @@ def _one_update(clause: str, values: list[Value], summary: str, who: Who) -> Upd
     shared = (frame(summary).words & frame(clause).words) - _GENERIC  # only now: reading the clause costs
     by_subject = who.kind not in ("user", _UNSAID.kind)
     if not (shared or by_subject):  # a rate in the same unit and period, said to have changed, names it too;
-        pairs = [(new, old) for new, old in pairs  # so does a year of study ("a fifth-year now")
-                 if (new.kind == "num" and "" not in (new.unit, old.unit) and not new.unit.startswith("count:")
-                     and bool(new.period) and new.period == old.period
-                     or new.kind == old.kind == "ordinal" and new.unit == old.unit in _STAGES
-                     and not re.match(r"[- ]\w+ of\b", clause[new.end:])) and _CHANGE.search(clause)]  # ("my second year of running")
+        pairs = [
+            (new, old)
+            for new, old in pairs  # so does a year of study ("a fifth-year now")
+            if (
+                new.kind == "num"
+                and "" not in (new.unit, old.unit)
+                and not new.unit.startswith("count:")
+                and bool(new.period)
+                and new.period == old.period
+                or new.kind == old.kind == "ordinal"
+                and new.unit == old.unit in _STAGES
+                and not re.match(r"[- ]\w+ of\b", clause[new.end :])
+            )
+            and _CHANGE.search(clause)
+        ]  # ("my second year of running")
     if len({(old.start, new.number if new.kind != "name" else new.text.lower()) for new, old in pairs}) != 1:
         return None  # no new value, or two: which one is meant is a guess
     new, old = pairs[0]
@@ -244,7 +289,7 @@ def _one_update(clause: str, values: list[Value], summary: str, who: Who) -> Upd
 def _segment(clause: str, at: int) -> str:
     """The part of ``clause`` between commas around position ``at``: a negation in a trailing aside ("...
     to Obsidian, not looking back") does not negate the value."""
-    return clause[clause.rfind(", ", 0, at) + 1:(clause.find(", ", at) + 1 or len(clause) + 1) - 1]
+    return clause[clause.rfind(", ", 0, at) + 1 : (clause.find(", ", at) + 1 or len(clause) + 1) - 1]
 
 
 def propose(clause: str, existing: Sequence[str], known: Mapping[str, Subject]) -> str | None:
@@ -256,8 +301,11 @@ def propose(clause: str, existing: Sequence[str], known: Mapping[str, Subject]) 
     if not values or any(_NEGATED.search(_segment(clause, v.start)) for v in values):
         return None
     who = _who(clause, known)
-    found = [u for s in dict.fromkeys(existing)
-             if s.startswith("User") and not _EPISODE.search(s) and (u := _one_update(clause, values, s, who))]
+    found = [
+        u
+        for s in dict.fromkeys(existing)
+        if s.startswith("User") and not _EPISODE.search(s) and (u := _one_update(clause, values, s, who))
+    ]
     if not found:
         return None
     best = max(u.anchor for u in found)
@@ -268,10 +316,15 @@ def propose(clause: str, existing: Sequence[str], known: Mapping[str, Subject]) 
 def candidate(summary: str, correction: bool) -> Candidate:
     """The update as a candidate: the stored memory's key and category when the rules read one."""
     reading = read(summary)
-    return Candidate(summary=summary, type=MemoryType.SEMANTIC,
-                     category=reading.category or category_for(summary, "Personal"), importance=3,
-                     key=reading.key, tags=[TAG, *(["correction"] if correction else [])],
-                     entities=entities(summary, []))
+    return Candidate(
+        summary=summary,
+        type=MemoryType.SEMANTIC,
+        category=reading.category or category_for(summary, "Personal"),
+        importance=3,
+        key=reading.key,
+        tags=[TAG, *(["correction"] if correction else [])],
+        entities=entities(summary, []),
+    )
 
 
 __all__ = ["TAG", "candidate", "propose"]

@@ -19,12 +19,24 @@ from memlane.providers.llm.rules.lexicon_world import MONTHS, NUMBER_WORDS, TECH
 from memlane.providers.llm.rules.table import ORDINALS
 
 _UNIT_KIND = {w.replace("_", " "): kind for kind, ws in DATA["units"].items() for w in ws.split()}
-_UNIT_KIND |= {"k": "k", "quid": "money", "£": "money", "$": "money", "€": "money", "¥": "money",
-               "percent": "share", "%": "share", "mph": "speed", "kmh": "speed", "bpm": "rate"}
+_UNIT_KIND |= {
+    "k": "k",
+    "quid": "money",
+    "£": "money",
+    "$": "money",
+    "€": "money",
+    "¥": "money",
+    "percent": "share",
+    "%": "share",
+    "mph": "speed",
+    "kmh": "speed",
+    "bpm": "rate",
+}
 _NUMBER_WORDS = sorted((w for w in NUMBER_WORDS if w not in ("one", "zero")), key=len, reverse=True)
 _NUM = re.compile(
     r"(?P<cur>[€$£¥] ?)?(?<![\w.,])(?P<n>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|"
-    + "|".join(_NUMBER_WORDS) + r")(?P<glued>mg|mcg|ml|kg|km|k|lbs?|cm|%)?(?![\w.]*\d)\b(?!-)",
+    + "|".join(_NUMBER_WORDS)
+    + r")(?P<glued>mg|mcg|ml|kg|km|k|lbs?|cm|%)?(?![\w.]*\d)\b(?!-)",
     re.IGNORECASE,
 )
 _ORDINAL = re.compile(r"\b(?:(\d{1,3})(?:st|nd|rd|th)|(" + "|".join(ORDINALS) + r"))\b", re.IGNORECASE)
@@ -55,7 +67,7 @@ class Value:
 
 def _next_word(text: str, end: int) -> str:
     m = _TOKEN.search(text, end)
-    return m.group(0).lower().rstrip(".") if m and not text[end:m.start()].strip(" ") else ""
+    return m.group(0).lower().rstrip(".") if m and not text[end : m.start()].strip(" ") else ""
 
 
 def _word_before(text: str, start: int) -> str:
@@ -96,7 +108,11 @@ def read_values(text: str) -> list[Value]:
             continue
         n = float(m.group(1)) if m.group(1) else float(ORDINALS[m.group(2).lower()])
         after = _next_word(text, m.end()).removeprefix("-")  # "a fourth-year": the fourth year
-        noun = after if after.isalpha() and (after not in _FUNCTION or after == "year") and after not in MONTHS else ""
+        noun = (
+            after
+            if after.isalpha() and (after not in _FUNCTION or after == "year") and after not in MONTHS
+            else ""
+        )
         kind = "ordinal" if noun or m.group(2) else "day"  # "the 20th": a day of the month
         found.append(Value(kind, noun, m.group(0), m.start(), m.end(), n))
         taken.append(m.span())
@@ -105,26 +121,45 @@ def read_values(text: str) -> list[Value]:
             continue
         raw = m.group("n").lower()
         n = float(NUMBER_WORDS[raw]) if raw in NUMBER_WORDS else float(raw.replace(",", ""))
-        if re.match(r"\s*(?:\w+\s+)?ago\b", text[m.end():], re.IGNORECASE):
+        if re.match(r"\s*(?:\w+\s+)?ago\b", text[m.end() :], re.IGNORECASE):
             continue  # "ten years ago": when, not how much
         unit_end = m.end()
         if not m.group("glued") and _next_word(text, m.end()) in _UNIT_KIND:  # "25 km a week"
-            unit_end = m.end() + len(re.match(r"\s*[\w%]+", text[m.end():]).group(0))  # type: ignore[union-attr]
+            unit_end = m.end() + len(re.match(r"\s*[\w%]+", text[m.end() :]).group(0))  # type: ignore[union-attr]
         period = _PERIOD.match(text[unit_end:])
-        found.append(Value("num", _number_unit(text, m), m.group("n"), m.start("n"), m.end("n"), n,
-                           period.group(1).lower() if period else "", unit_end=unit_end))
+        found.append(
+            Value(
+                "num",
+                _number_unit(text, m),
+                m.group("n"),
+                m.start("n"),
+                m.end("n"),
+                n,
+                period.group(1).lower() if period else "",
+                unit_end=unit_end,
+            )
+        )
         taken.append(m.span())
     for m in _WEEKDAY.finditer(text):  # "on Thursdays": a day of the week, held like a value
         if not _overlaps(*m.span(), taken):
-            found.append(Value("weekday", "", m.group(0), m.start(), m.end(), float(_DAYS.index(m.group(1).lower()))))
+            found.append(
+                Value("weekday", "", m.group(0), m.start(), m.end(), float(_DAYS.index(m.group(1).lower())))
+            )
             taken.append(m.span())
     for m in _NAME.finditer(text):
         name = m.group(1).rstrip(".").removesuffix("'s")
         low = name.lower()
-        if (_overlaps(m.start(), m.end(), taken) or low.startswith("user")
-                or low.split()[0] in NOT_NAMES or low in MONTHS or name == "I"):
+        if (
+            _overlaps(m.start(), m.end(), taken)
+            or low.startswith("user")
+            or low.split()[0] in NOT_NAMES
+            or low in MONTHS
+            or name == "I"
+        ):
             continue
-        found.append(Value("name", "", name, m.start(), m.start() + len(name), before=_word_before(text, m.start())))
+        found.append(
+            Value("name", "", name, m.start(), m.start() + len(name), before=_word_before(text, m.start()))
+        )
     tokens = list(_TOKEN.finditer(text))  # a tool written in lowercase: "moving my blog off wordpress"
     for i, m in enumerate(tokens):
         two = [(m.start(), tokens[i + 1].end())] if i + 1 < len(tokens) else []

@@ -4,7 +4,10 @@
 from __future__ import annotations
 
 # a day inside a span of days: "on Saturdays" is "at weekends"
-SPANS = {"weekend": {"saturday", "sunday"}, "weekday": {"monday", "tuesday", "wednesday", "thursday", "friday"}}
+SPANS = {
+    "weekend": {"saturday", "sunday"},
+    "weekday": {"monday", "tuesday", "wednesday", "thursday", "friday"},
+}
 
 
 def within(a: str, b: str) -> bool:
@@ -16,6 +19,8 @@ def within(a: str, b: str) -> bool:
 def times_differ(old: frozenset[str], new: frozenset[str]) -> bool:
     """Both say when, and some time on one side falls in no time of the other ("saturday" and "weekend"
     are one time said more or less precisely; "monday" and "thursday" are two)."""
+
     def fits(x: str, ys: frozenset[str]) -> bool:
         return any(within(x, y) or within(y, x) for y in ys)
+
     return bool(old and new) and not (all(fits(x, new) for x in old) and all(fits(y, old) for y in new))
