@@ -91,7 +91,6 @@ class Calibration:
     embedder: str
     model: str
     precision_target: float
-    recall_target: float
     ignore_updates: bool
     fits: list[TypeFit]
 
@@ -283,7 +282,7 @@ def calibrate(
                     mem_type, [pairs[i] for i in chosen], scores[chosen], precision, recall, ignore_updates
                 )
             )
-    return Calibration(embedder.name, embedder.model, precision, recall, ignore_updates, fits)
+    return Calibration(embedder.name, embedder.model, precision, ignore_updates, fits)
 
 
 # --- replaying the decision ---------------------------------------------------------------------

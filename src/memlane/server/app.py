@@ -92,7 +92,7 @@ def create_app(memory: Memory | None = None, settings: Settings | None = None) -
     keys = KeyRing(settings.api_keys)  # a bad MEMLANE_API_KEYS fails here, before the model loads
     mem = build_memory(settings, metrics) if memory is None else memory
     instrument_embedder(mem, metrics)
-    state = ServerState(mem, settings, keys, metrics, owns)
+    state = ServerState(mem, settings, keys, metrics)
     if settings.upstream_base_url:
         state.upstream = Upstream(
             settings.upstream_base_url,

@@ -22,7 +22,6 @@ class ServerState:
     settings: Settings
     keys: KeyRing
     metrics: ServerMetrics
-    owns_memory: bool
     upstream: Upstream | None = None
     revs: OrderedDict[tuple[str, str], int] = field(default_factory=OrderedDict)
     revs_lock: threading.Lock = field(default_factory=threading.Lock)

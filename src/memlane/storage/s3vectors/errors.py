@@ -70,10 +70,6 @@ def wrap(e: BotoCoreError | ClientError, operation: str, where: str) -> Exceptio
     return BackendError(text)
 
 
-def is_validation(e: BaseException) -> bool:
-    return error_code(e) == "ValidationException"
-
-
 def is_not_found(e: BaseException) -> bool:
     return error_code(e) == "NotFoundException"
 

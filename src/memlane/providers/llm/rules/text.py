@@ -339,7 +339,3 @@ def singular(word: str) -> str:
     if w.endswith(("ches", "shes", "xes", "zes", "oes")):
         return w[:-2]
     return w[:-1] if w.endswith("s") else w
-
-
-def is_capitalised(word: str) -> bool:
-    return bool(word) and word[0].isupper()
