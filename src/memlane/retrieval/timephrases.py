@@ -131,59 +131,69 @@ def _latest_day(today: date, month: int, day: int) -> date:
 
 def _span(kind: str, m: re.Match[str], today: date) -> tuple[date, date]:
     g = m.groupdict()
+    if kind == "ago":
+        return _ago(_count(g["n"]), g["unit"].lower(), today)
+    if kind in ("last_unit", "this_unit"):
+        return _this_or_last(g["unit"].lower(), kind == "last_unit", today)
+    return _dated(kind, g, today)
+
+
+def _dated(kind: str, g: dict[str, str], today: date) -> tuple[date, date]:
+    """A phrase that names its day, month or year (or a day relative to today)."""
     one = timedelta(days=1)
-    monday = today - timedelta(days=today.weekday())
     if kind == "iso":
         d = date(int(g["year"]), int(g["month"]), int(g["day"]))
-        return d, d + one
-    if kind in ("dmy", "mdy"):
+    elif kind in ("dmy", "mdy"):
         d = date(int(g["year"]), _month(g["month"]), int(g["day"]))
-        return d, d + one
-    if kind == "my":
-        return _month_span(int(g["year"]), _month(g["month"]))
-    if kind in ("dm", "md"):
+    elif kind in ("dm", "md"):
         d = _latest_day(today, _month(g["month"]), int(g["day"]))
-        return d, d + one
-    if kind == "before_yesterday":
-        return today - 2 * one, today - one
-    if kind == "yesterday":
-        return today - one, today
-    if kind == "today":
-        return today, today + one
-    if kind == "ago":
-        n, unit = _count(g["n"]), g["unit"].lower()
-        if unit == "day":
-            d = today - timedelta(days=n)
-            return d, d + one
-        if unit == "week":
-            start = monday - timedelta(weeks=n)
-            return start, start + timedelta(weeks=1)
-        if unit == "month":
-            start = _add_months(today.replace(day=1), -n)
-            return start, _add_months(start, 1)
-        return date(today.year - n, 1, 1), date(today.year - n + 1, 1, 1)
-    if kind in ("last_unit", "this_unit"):
-        unit, back = g["unit"].lower(), kind == "last_unit"
-        if unit == "week":
-            start = monday - timedelta(weeks=1) if back else monday
-            return start, start + timedelta(weeks=1)
-        if unit == "weekend":
-            saturday = monday + timedelta(days=5)
-            if back or saturday > today:
-                saturday -= timedelta(weeks=1)
-            return saturday, saturday + 2 * one
-        if unit == "month":
-            start = _add_months(today.replace(day=1), -1 if back else 0)
-            return start, _add_months(start, 1)
-        year = today.year - 1 if back else today.year
-        return date(year, 1, 1), date(year + 1, 1, 1)
-    if kind == "weekday":
-        days_back = (today.weekday() - WEEKDAYS.index(g["weekday"].lower())) % 7 or 7
-        d = today - timedelta(days=days_back)
-        return d, d + one
-    if kind == "month":
+    elif kind == "before_yesterday":
+        d = today - 2 * one
+    elif kind == "yesterday":
+        d = today - one
+    elif kind == "today":
+        d = today
+    elif kind == "weekday":
+        d = today - timedelta(days=(today.weekday() - WEEKDAYS.index(g["weekday"].lower())) % 7 or 7)
+    elif kind == "my":
+        return _month_span(int(g["year"]), _month(g["month"]))
+    elif kind == "month":
         return _latest_month(today, _month(g["month"]))
-    year = int(g["year"])
+    else:
+        year = int(g["year"])
+        return date(year, 1, 1), date(year + 1, 1, 1)
+    return d, d + one
+
+
+def _ago(n: int, unit: str, today: date) -> tuple[date, date]:
+    """``n`` days, weeks, months or years ago: that whole day, week, month or year."""
+    if unit == "day":
+        d = today - timedelta(days=n)
+        return d, d + timedelta(days=1)
+    if unit == "week":
+        start = today - timedelta(days=today.weekday()) - timedelta(weeks=n)
+        return start, start + timedelta(weeks=1)
+    if unit == "month":
+        start = _add_months(today.replace(day=1), -n)
+        return start, _add_months(start, 1)
+    return date(today.year - n, 1, 1), date(today.year - n + 1, 1, 1)
+
+
+def _this_or_last(unit: str, back: bool, today: date) -> tuple[date, date]:
+    """This or last week, weekend, month or year."""
+    monday = today - timedelta(days=today.weekday())
+    if unit == "week":
+        start = monday - timedelta(weeks=1) if back else monday
+        return start, start + timedelta(weeks=1)
+    if unit == "weekend":
+        saturday = monday + timedelta(days=5)
+        if back or saturday > today:
+            saturday -= timedelta(weeks=1)
+        return saturday, saturday + timedelta(days=2)
+    if unit == "month":
+        start = _add_months(today.replace(day=1), -1 if back else 0)
+        return start, _add_months(start, 1)
+    year = today.year - 1 if back else today.year
     return date(year, 1, 1), date(year + 1, 1, 1)
 
 
