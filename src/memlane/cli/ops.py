@@ -1,4 +1,4 @@
-"""``memlane ops``: operational tracking (seed 001 §14), op events counted per day, node, op and status."""
+"""``memlane ops``: operational tracking, op events counted per day, node, op and status."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The consent half of :class:`memlane.Memory` (seed 001 §10, docs/consent.md): proposed changes to
+"""The consent half of :class:`memlane.Memory` (docs/consent.md): proposed changes to
 sensitive fields, listed, accepted or rejected by the user or an admin."""
 
 from __future__ import annotations

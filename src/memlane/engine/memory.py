@@ -298,7 +298,7 @@ class Memory(FormationAPI, ProceduresAPI, ConsentAPI, SessionsAPI, SharingAPI):
         until: datetime | str | None = None,
         user_id: str | None = None,
     ) -> builtins.list[OpCount]:
-        """Operational tracking (seed 001 §14): op events per UTC day, node (hotpath, worker, context),
+        """Operational tracking: op events per UTC day, node (hotpath, worker, context),
         op and status, from ``since`` (default: 7 days ago) to ``until`` (default: now); one user's, or
         everyone's counts."""
         end = v.when("until", until) or utcnow()

@@ -1,4 +1,4 @@
-"""Procedural memories (seed 001 §12): saved on an explicit trigger, never in the default context,
+"""Procedural memories: saved on an explicit trigger, never in the default context,
 read by agents whose allowlist has ``procedural`` (``memory.query``) or listed here."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Backfill of group-chat vectors (seed 004): after an embedder change, or for messages recorded before
+"""Backfill of group-chat vectors: after an embedder change, or for messages recorded before
 message vectors existed, embed every recorded message that has no vector of the current embedder, and
 every session summary that has no vector.
 

@@ -1,4 +1,4 @@
-"""The group-chat half of :class:`memlane.Memory` (seed 004, docs/sessions.md): messages recorded per
+"""The group-chat half of :class:`memlane.Memory` (docs/sessions.md): messages recorded per
 chat and split into sessions by inactivity."""
 
 from __future__ import annotations

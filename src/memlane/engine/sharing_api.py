@@ -1,4 +1,4 @@
-"""Shared and global memories on :class:`~memlane.engine.memory.Memory` (seed 003; see
+"""Shared and global memories on :class:`~memlane.engine.memory.Memory` (see
 docs/shared-memories.md).
 
 A memory keeps its one owner; a link lets another user see it (read, search, context), never change

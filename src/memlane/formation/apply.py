@@ -203,7 +203,7 @@ def _over_linked(
 ) -> Planned:
     """A decision about a memory the user sees through a link (shared with them, or global): it is not
     theirs to change, and it is not what they said. A correction unlinks it for this user and creates
-    their own memory (seed 003: old link removed, new memory inserted, audit row). ``decide()`` never
+    their own memory (old link removed, new memory inserted, audit row). ``decide()`` never
     merges a candidate into it; should a merge come, the user's words still become their own memory and
     the link stays (the owner's retraction must not take the user's statement with it)."""
     fresh = record_from_candidate(

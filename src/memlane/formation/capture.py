@@ -1,4 +1,4 @@
-"""Post-turn episodic capture (seed 002): after the assistant answered, the finished turn (user,
+"""Post-turn episodic capture: after the assistant answered, the finished turn (user,
 assistant and tool messages) may become an episode. The hot path writes semantic memories only.
 
 A capture is a durable job (``kind = capture``) that the worker runs: the LLM (offline: the extractive

@@ -1,4 +1,4 @@
-"""Consent in formation (seed 001 §10, model/consent.py): a change to a consent field is held.
+"""Consent in formation (model/consent.py): a change to a consent field is held.
 
 When a decision would supersede a memory of a consent field (the keyed memory, the candidate or a
 memory it also closes carries one of the field's keys), nothing changes in memory: a proposal is

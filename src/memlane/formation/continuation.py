@@ -1,6 +1,6 @@
 """A later outcome of the running episode. Within the episodic cooldown a turn's episode makes no new
-entry (seed 002: cooldown), but it is not lost either: it extends the episode the cooldown counts from
-(seed 002: merge into the last episode rather than insert). "Booked my flights to Accra", then two
+entry (the cooldown), but it is not lost either: it extends the episode the cooldown counts from
+(merged into the last episode rather than inserted). "Booked my flights to Accra", then two
 turns later "I've decided to stay with my auntie in Osu": one episode that holds both outcomes.
 
 The running episode is the user's newest active episode of the same thread, observed within

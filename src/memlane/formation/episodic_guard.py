@@ -1,5 +1,4 @@
-"""The episodic guard (seed 001 §9 with seed 002's limits): which of a turn's episodic candidates may
-become episodes. Semantic candidates pass untouched. Three rules, each reported when it drops:
+"""The episodic guard: which of a turn's episodic candidates may become episodes. Semantic candidates pass untouched. Three rules, each reported when it drops:
 
 - ``episodic_cooldown``: the last turn that kept an episode was fewer than ``EPISODIC_COOLDOWN_TURNS``
   turns (the next turn is 1) and fewer than ``EPISODIC_COOLDOWN_MINUTES`` minutes ago; the cooldown is

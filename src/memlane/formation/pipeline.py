@@ -164,7 +164,7 @@ class Formation:
             self.llm, messages, self.settings, existing
         )  # ProviderError: the caller keeps the job
         found = extraction.candidates
-        if self.settings.episodic_capture:  # seed 002: episodes come from the capture after the answer
+        if self.settings.episodic_capture:  # episodes come from the capture after the answer
             found = [c for c in found if c.type is not MemoryType.EPISODIC]
         proposed, dropped = cap_candidates(found, self.settings)
         guard = EpisodicGuard(
@@ -273,7 +273,7 @@ class Formation:
             ran += 1
             done[outcome] += 1
         decided = {DECIDED.get(k, k): n for k, n in done.items() if k not in ("", "failed")}
-        if decided or done["failed"]:  # one record per run (seed 002's decision log), no user's words
+        if decided or done["failed"]:  # one record per run (the decision log), no user's words
             log.info(
                 json.dumps({"event": "memory.decisions", "jobs": ran, **decided, "failed": done["failed"]})
             )

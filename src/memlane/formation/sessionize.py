@@ -1,4 +1,4 @@
-"""Sessionization (seed 004): assign incoming chat messages to sessions by their own times.
+"""Sessionization: assign incoming chat messages to sessions by their own times.
 
 Messages are taken in time order per chat. One at most ``gap`` after the chat's latest session's last
 message joins that session (a silence of exactly ``gap`` does not split); a longer silence closes it

@@ -1,4 +1,4 @@
-"""Global bootstrap (seed 003 §4.5): a user with fewer than ``MEMORY_GLOBAL_BOOTSTRAP_BELOW``
+"""Global bootstrap: a user with fewer than ``MEMORY_GLOBAL_BOOTSTRAP_BELOW``
 personal memories (their own, active) is linked to every active global memory not linked to them
 yet, so a new user's first turns do not start from an empty memory.
 

@@ -1,4 +1,4 @@
-"""Expiry of consent proposals (seed 001 §10): a proposal no one decided within
+"""Expiry of consent proposals: a proposal no one decided within
 ``MEMORY_CONSENT_TTL_DAYS`` closes as ``expired``, the memory unchanged; a ``CONSENT`` history row
 (actor ``system:consent``) and a ``memory.proposal_decided`` event record it. Accept and reject refuse
 a proposal past its expiry even before this task has run."""

@@ -1,4 +1,4 @@
-"""Daily consolidation (seed 001 §4): duplicates and stale versions that slipped past the hot path
+"""Daily consolidation: duplicates and stale versions that slipped past the hot path
 (facts written side by side, imports, puts, paraphrases below the merge band) are found and cleaned.
 
 * Pool: the user's live semantic memories written in the last 72 h, of importance >= 3, or in the

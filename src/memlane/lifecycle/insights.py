@@ -1,4 +1,4 @@
-"""Theory-of-mind insights (seed 001 §3): a background task, never the hot path.
+"""Theory-of-mind insights: a background task, never the hot path.
 
 * Skipped when the user got an insight in the last 24 h, or when nothing new happened (no semantic
   memory since the last insight, or in the last 7 days for a first one): no model call then.

@@ -1,4 +1,4 @@
-"""Vectors of recorded chat messages (seed 004's message-level retrieval), made in the background.
+"""Vectors of recorded chat messages (for message-level retrieval), made in the background.
 
 The sessions task embeds a user's messages that have no vector of the current embedder yet, oldest
 first, a batch at a time; ``memlane sessions backfill`` runs the same step for every user after an

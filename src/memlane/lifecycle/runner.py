@@ -39,7 +39,7 @@ BY_USE = frozenset({"sessions"})
 Plan = Callable[[Mutation, dict[str, MemoryRecord]], dict[str, Any]]
 
 
-# op events (seed 001 §14): what a change-log row of a task's run counts as
+# op events: what a change-log row of a task's run counts as
 OP_OF = {
     "created": "create",
     "merged": "merge",

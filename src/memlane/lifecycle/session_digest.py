@@ -1,4 +1,4 @@
-"""A closed session's summary payload (seed 004 §3): from the configured model, or offline by extraction.
+"""A closed session's summary payload: from the configured model, or offline by extraction.
 
 The offline digest says only what the messages say: the summary is the session's most central messages
 (highest cosine similarity to the centroid of all its messages' embeddings, shown in time order); topics

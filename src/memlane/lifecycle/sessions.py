@@ -1,4 +1,4 @@
-"""The sessions task (seed 004): a background run per user that never blocks the message path.
+"""The sessions task: a background run per user that never blocks the message path.
 
 * Closes the user's open sessions whose last message is more than ``CONTEXT_SESSION_GAP_MINUTES`` old.
 * Summarises closed sessions of at least ``CONTEXT_SESSION_MIN_MESSAGES`` messages whose summary is

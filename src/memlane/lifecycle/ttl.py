@@ -1,4 +1,4 @@
-"""TTL (seed 001 §7): a memory no one has read for ``MEMORY_TTL_DAYS``, of importance below
+"""TTL: a memory no one has read for ``MEMORY_TTL_DAYS``, of importance below
 ``MEMORY_TTL_IMPORTANCE_BELOW`` and not pinned, is soft deleted with ``purge_at`` set
 ``MEMORY_PURGE_AFTER_DAYS`` ahead. Reads (search, context, query) move ``last_accessed``; a memory
 never read counts from its last write. The user can restore it until the purge task forgets it."""

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from memlane.model.brief import brief, cut
 from memlane.model.enums import MemoryType
 
-MAX_CANDIDATES = 5  # what one extraction may propose (seed 001 §13: 1-5 candidate facts)
+MAX_CANDIDATES = 5  # what one extraction may propose (1-5 candidate facts)
 
 
 class ChatMessage(BaseModel):
@@ -89,7 +89,7 @@ class Judgements(BaseModel):
 
 
 class InsightProposal(BaseModel):
-    """One theory-of-mind insight a model inferred (seed 001 §3): third person, at most 280 characters."""
+    """One theory-of-mind insight a model inferred: third person, at most 280 characters."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -108,7 +108,7 @@ Outcome = Literal["decision", "tool_result", "next_step", "milestone", "recap", 
 
 
 class Episode(BaseModel):
-    """What a finished turn amounts to as an episode (seed 002): the topic discussed and the approach
+    """What a finished turn amounts to as an episode: the topic discussed and the approach
     taken (decided, done, or next), or ``should_create`` false for a routine turn."""
 
     model_config = ConfigDict(extra="forbid")

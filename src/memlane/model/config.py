@@ -62,7 +62,7 @@ class Settings(BaseSettings):
     embed_batch_size: int = Field(64, validation_alias=_alias("MEMLANE_EMBED_BATCH_SIZE"))
     embed_cache_size: int = Field(10_000, validation_alias=_alias("MEMLANE_EMBED_CACHE_SIZE"))
     # a remote embedder's request timeout (openai, mistral, bedrock); texts cut to this many characters
-    # before any embedder sees them (None: the embedder's own limit; seed 004's timeout and max-input knobs)
+    # before any embedder sees them (None: the embedder's own limit)
     embed_timeout_s: float = Field(
         30.0, gt=0, le=600, validation_alias=_alias("MEMLANE_EMBED_TIMEOUT_S", "VECTOR_EMBEDDING_TIMEOUT_S")
     )
@@ -88,7 +88,7 @@ class Settings(BaseSettings):
     # Where the vectors are searched: "local" (the database's own index) or "s3vectors" (an S3 Vectors
     # index in S3V_BUCKET / S3V_INDEX_VECTORS; the database keeps the records; docs/s3vectors.md)
     vectors: Literal["local", "s3vectors"] = Field("local", validation_alias=_alias("MEMLANE_VECTORS"))
-    # Amazon S3 Vectors (seed 000): the LangGraph S3VectorsStore (integrations/langgraph/s3v_factory.py)
+    # Amazon S3 Vectors: the LangGraph S3VectorsStore (integrations/langgraph/s3v_factory.py)
     # and the vector channel (storage/s3vectors/channel.py)
     s3v_bucket: str | None = Field(None, validation_alias=_alias("S3V_BUCKET"))
     s3v_index_memory: str = Field("memory-search", validation_alias=_alias("S3V_INDEX_MEMORY"))
@@ -128,7 +128,7 @@ class Settings(BaseSettings):
     episodic_check_low: float | None = Field(None, validation_alias=_alias("EPISODIC_CHECK_LOW"))
     episodic_merge_window_hours: float = Field(72, validation_alias=_alias("EPISODIC_MERGE_WINDOW_HOURS"))
     memory_neighbors_k: int = Field(10, validation_alias=_alias("MEMORY_NEIGHBORS_K"))
-    # Caps on formation's writes per user (candidate jobs; seed 001 §13), each reported when it bites.
+    # Caps on formation's writes per user (candidate jobs), each reported when it bites.
     memory_write_rate_limit_per_hour: int = Field(
         20, ge=0, validation_alias=_alias("MEMORY_WRITE_RATE_LIMIT_PER_HOUR")
     )
@@ -174,7 +174,7 @@ class Settings(BaseSettings):
     # A pin counts in a search when the pinned memory's relevance (cosine plus keyword evidence) is within
     # this margin of the best candidate's (measured for all-MiniLM-L6-v2: docs/benchmarks.md).
     memory_pin_margin: float = Field(0.15, ge=0, validation_alias=_alias("MEMORY_PIN_MARGIN"))
-    # Inferred insights rank low (seed 001 §3): their final score is multiplied by this.
+    # Inferred insights rank low: their final score is multiplied by this.
     memory_insight_weight: float = Field(0.5, ge=0, le=1, validation_alias=_alias("MEMORY_INSIGHT_WEIGHT"))
     memory_relation_weight: float = Field(0.05, validation_alias=_alias("MEMORY_RELATION_WEIGHT"))
     memory_recency_half_life_days: float = Field(
@@ -221,11 +221,11 @@ class Settings(BaseSettings):
         True, validation_alias=_alias("CONTEXT_SESSION_MEMORY_ENABLED")
     )
     context_session_max_retrieved: int = Field(3, validation_alias=_alias("CONTEXT_SESSION_MAX_RETRIEVED"))
-    # Recorded group-chat messages the context block shows at most (message-level recall, seed 004).
+    # Recorded group-chat messages the context block shows at most (message-level recall).
     context_session_max_messages: int = Field(
         4, ge=0, validation_alias=_alias("CONTEXT_SESSION_MAX_MESSAGES")
     )
-    # Group chats (seed 004): a silence longer than this closes a chat's session and opens a new one.
+    # Group chats: a silence longer than this closes a chat's session and opens a new one.
     context_session_gap_minutes: float = Field(
         30, gt=0, validation_alias=_alias("CONTEXT_SESSION_GAP_MINUTES")
     )
@@ -254,7 +254,7 @@ class Settings(BaseSettings):
     memory_ttl_importance_below: int = Field(3, validation_alias=_alias("MEMORY_TTL_IMPORTANCE_BELOW"))
     memory_purge_after_days: float = Field(30, validation_alias=_alias("MEMORY_PURGE_AFTER_DAYS"))
     # Global memories are linked to a user with fewer than this many personal (own, active) memories
-    # when they read (seed 003 §4.5); 0 = never. Links made stay when the user has more memories.
+    # when they read; 0 = never. Links made stay when the user has more memories.
     memory_global_bootstrap_below: int = Field(
         5, ge=0, validation_alias=_alias("MEMORY_GLOBAL_BOOTSTRAP_BELOW")
     )
@@ -280,7 +280,7 @@ class Settings(BaseSettings):
         },
         validation_alias=_alias("MEMLANE_SCHEDULE"),
     )
-    # Consent (seed 001 §10, docs/consent.md): formation's changes to these fields wait as proposals
+    # Consent (docs/consent.md): formation's changes to these fields wait as proposals
     # (sensitive: for a decision; benign: for MEMORY_CONSENT_SIGNALS statements); empty lists turn it off.
     memory_consent_fields: Annotated[list[str], NoDecode] = Field(
         default_factory=lambda: list(SENSITIVE_FIELDS), validation_alias=_alias("MEMORY_CONSENT_FIELDS")

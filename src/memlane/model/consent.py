@@ -1,4 +1,4 @@
-"""Consent (seed 001 §10): the profile fields whose changes wait for the user, and proposed patches.
+"""Consent: the profile fields whose changes wait for the user, and proposed patches.
 
 A change that formation would make to a *sensitive* field (preferred name, pronouns, city, language)
 is not applied: it is stored as a :class:`Proposal` the user or an admin accepts or rejects, and

@@ -55,7 +55,7 @@ SHORTHANDS: dict[str, tuple[str, str]] = {
     "created_after": ("created_at", "$gte"),
     "created_before": ("created_at", "$lt"),
 }
-# Filter fields other libraries have that memlane's records cannot answer, and why (seed 001 names "role")
+# Filter fields other libraries have that memlane's records cannot answer, and why
 NOT_FILTERS = {
     "role": "memories have no message role: memlane keeps what the user said and never stores the "
     "assistant's words as memories; filter on source (chat, external, system), actor_id or "

@@ -1,4 +1,4 @@
-"""Procedural memory (seed 001 §12): a named workflow as numbered imperative steps.
+"""Procedural memory: a named workflow as numbered imperative steps.
 
 A procedure is stored as one memory of type ``procedural`` in category ``Procedural``: its summary is
 "How to {name}: 1. ... 2. ..." (what is embedded and shown), its metadata keeps the name and the steps,

@@ -22,7 +22,7 @@ class ContextBlock(BaseModel):
     # memories other users (or the operator) shared with the user: shown apart, each naming its owner
     shared: list[SearchHit] = Field(default_factory=list)
     sessions: list[SearchHit] = Field(default_factory=list)
-    messages: list[SessionMessage] = Field(default_factory=list)  # earlier group-chat messages (seed 004)
+    messages: list[SessionMessage] = Field(default_factory=list)  # earlier group-chat messages
     delta: list[Change] = Field(default_factory=list)  # the changes shown in the header, newest first
     since_rev: int | None = None
     rev: int = 0  # the thread's current revision: pass it back as ``since_rev`` next turn

@@ -1,4 +1,4 @@
-"""Group-chat sessions (seed 004): the messages of a chat, split into sessions by inactivity.
+"""Group-chat sessions: the messages of a chat, split into sessions by inactivity.
 
 A message belongs to its chat's latest session when it comes at most ``CONTEXT_SESSION_GAP_MINUTES``
 after that session's last message; a longer silence closes the session and opens a new one. A
@@ -76,7 +76,7 @@ class SessionFilter(BaseModel):
 
 
 class SessionDigest(BaseModel):
-    """A closed session's summary payload (seed 004 §3), from a model or extracted offline."""
+    """A closed session's summary payload, from a model or extracted offline."""
 
     model_config = ConfigDict(extra="forbid")
 

@@ -1,4 +1,4 @@
-"""Writing constraints (seed 001 §9), checked the same way whichever extractor wrote a memory.
+"""Writing constraints, checked the same way whichever extractor wrote a memory.
 
 A semantic memory is a complete, self-contained, third-person statement with no pronouns, 1-2
 sentences, at most 280 characters; an episodic one is in the past tense, 1-2 sentences, about what was

@@ -1,4 +1,4 @@
-"""Recall of earlier group-chat conversation (seed 004): the two channels, then the blend.
+"""Recall of earlier group-chat conversation: the two channels, then the blend.
 
 Session summaries come from memlane's search over memories of type ``session`` (of the chat, when one
 is named); their query carries the chat's name in front, as their text does (the contextual header

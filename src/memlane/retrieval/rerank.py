@@ -3,7 +3,7 @@
 ``final = w_sim × similarity + w_imp × importance + w_rec × recency + w_pin × pinned + relations
 - brevity - subject - kind``,
 then optionally multiplied by an age decay (halving every ``MEMORY_DECAY_HALF_LIFE_DAYS``), and for an
-inferred insight by ``MEMORY_INSIGHT_WEIGHT`` (seed 001 §3: insights surface with low weight). In the
+inferred insight by ``MEMORY_INSIGHT_WEIGHT`` (insights surface with low weight). In the
 breakdown ``similarity`` is the relevance: the cosine plus the keyword evidence in cosine units (see
 :mod:`memlane.retrieval.hybrid`), and ``keyword`` is the keyword part of it (so the cosine is
 ``similarity - keyword``). ``relations`` is the boost from related memories and the thread, already

@@ -1,4 +1,4 @@
-"""Group-chat recall (seed 004): recorded messages and session summaries merged through one reranker.
+"""Group-chat recall: recorded messages and session summaries merged through one reranker.
 
 Two kinds of candidates answer a question about an earlier conversation: raw messages (found by
 keyword and by their vectors, :meth:`Backend.search_messages`) and session summaries (memories of type

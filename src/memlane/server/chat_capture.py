@@ -1,5 +1,5 @@
 """The assistant's answer as text, from a chat.completion body or its streamed chunks, for the
-post-turn episodic capture (seed 002): the proxy hands ``Memory.capture_turn`` the user's message and
+post-turn episodic capture: the proxy hands ``Memory.capture_turn`` the user's message and
 the answer once the answer is complete."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The chat proxy records a named chat's messages as group-chat sessions (seed 004, docs/sessions.md).
+"""The chat proxy records a named chat's messages as group-chat sessions (docs/sessions.md).
 
 A client (Open WebUI, the OpenAI SDK) resends the whole conversation each turn, so only its trailing
 user turn is new, and only the part of it not recorded yet: a regenerated answer resends a user turn

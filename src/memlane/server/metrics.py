@@ -76,7 +76,7 @@ class ServerMetrics:
             "Chat turns whose formation could not be started",
             registry=r,
         )
-        # group-chat sessions (seed 004), from the session.* events of this process's engine and worker
+        # group-chat sessions, from the session.* events of this process's engine and worker
         self.sessions = {
             kind: Counter(f"memlane_sessions_{kind}_total", text, registry=r)
             for kind, text in (

@@ -1,4 +1,4 @@
-"""Consent under ``/v1/memory/proposals`` (seed 001 §10, docs/consent.md): the user's proposed changes to
+"""Consent under ``/v1/memory/proposals`` (docs/consent.md): the user's proposed changes to
 sensitive fields, and their acceptance or rejection. A key bound to a user decides that user's
 proposals; an admin key decides those of the user it names. The decider is recorded as ``user:<id>``
 or ``admin:<key name>`` in the memory's history."""

@@ -1,4 +1,4 @@
-"""REST under ``/v1/memory/procedures``: save, list and fetch the user's procedures (seed 001 §12).
+"""REST under ``/v1/memory/procedures``: save, list and fetch the user's procedures.
 Agents read them through ``POST /v1/memory/query`` with an allowlist that has ``procedural``."""
 
 from __future__ import annotations

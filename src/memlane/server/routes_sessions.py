@@ -1,4 +1,4 @@
-"""Group-chat sessions under ``/v1/memory/sessions`` (seed 004, docs/sessions.md): record a chat's
+"""Group-chat sessions under ``/v1/memory/sessions`` (docs/sessions.md): record a chat's
 messages, list the user's sessions and a session's messages, forget a session."""
 
 from __future__ import annotations

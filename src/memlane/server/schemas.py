@@ -414,7 +414,7 @@ class ProposalsResponse(BaseModel):
 
 
 class RecordMessagesRequest(Strict):
-    """A group chat's messages (seed 004): ``name`` is the sender, ``at`` the message's time (default now)."""
+    """A group chat's messages: ``name`` is the sender, ``at`` the message's time (default now)."""
 
     chat_id: Name | None = Field(None, description="The group chat (or the X-OpenWebUI-Chat-Id header).")
     messages: Annotated[list[TurnMessage], Field(min_length=1, max_length=1000)]

@@ -83,7 +83,7 @@ class WriteBatch:
     # Consent proposals, inserted or updated by id. An update applies only to a proposal still pending
     # (and of the same user), or nothing is written (ConflictError): a proposal is decided once.
     proposals: builtins.list[Proposal] = field(default_factory=list)
-    # Chat sessions, inserted or updated by id, and chat messages, inserted (seed 004, model/session.py).
+    # Chat sessions, inserted or updated by id, and chat messages, inserted (model/session.py).
     # A session of another user's, or an update lowering its message count (planned from a stale read),
     # refuses the batch (ConflictError).
     sessions: builtins.list[ChatSession] = field(default_factory=list)

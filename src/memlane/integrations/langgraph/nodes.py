@@ -9,7 +9,7 @@
   ``memory_rev``, so the next block carries the delta header of what changed since.
 - ``episodic_capture(memory)`` runs after the agent: the finished turn (the last user message, the
   answer, tool calls and results) goes to ``Memory.capture_turn``, which keeps it as an episode when it
-  had an outcome (seed 002). The user's time zone is ``config["configurable"]["time_zone"]`` or
+  had an outcome. The user's time zone is ``config["configurable"]["time_zone"]`` or
   ``["user_context"]["locale_info"]["time_zone"]`` (default ``MEMLANE_TIMEZONE``).
 
 The user and thread are ``config["configurable"]["user_id"]`` and ``["thread_id"]``. The state needs

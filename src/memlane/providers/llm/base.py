@@ -56,12 +56,12 @@ class MemoryLLM(ABC):
         return []
 
     def insights(self, activity: Sequence[str], new_facts: Sequence[str], snippet: str = "") -> Insights:
-        """1-3 theory-of-mind insights about the user (seed 001 §3) from recent events, new facts and a
+        """1-3 theory-of-mind insights about the user from recent events, new facts and a
         conversation snippet. A provider that cannot infer them (the offline rules) proposes none."""
         return Insights()
 
     def summarize_episode(self, messages: Sequence[ChatMessage]) -> Episode:
-        """What a finished turn (user, assistant and tool messages) amounts to as an episode (seed 002):
+        """What a finished turn (user, assistant and tool messages) amounts to as an episode:
         topic and approach when it had an outcome, else ``should_create`` false. The default is
         extractive: this provider's episodic extractions and the turn's tool results."""
         from memlane.providers.llm.episode_rules import summarize
@@ -69,6 +69,6 @@ class MemoryLLM(ABC):
         return summarize(self.extract(messages), messages)
 
     def summarize_session(self, messages: Sequence[ChatMessage]) -> SessionDigest | None:
-        """A closed group-chat session's summary payload (seed 004). None: this provider does not write
+        """A closed group-chat session's summary payload. None: this provider does not write
         one (the offline rules), and the caller extracts it from the session's most central messages."""
         return None

@@ -1,4 +1,4 @@
-"""The extractive episode summary (seed 002, offline): a finished turn becomes an episode only when it
+"""The extractive episode summary (offline): a finished turn becomes an episode only when it
 has an outcome, either an event or decision the extractor found in the user's words ("I've decided to
 cancel my gym membership") or a tool result; the approach is that statement as extracted, the topic
 its object ("the gym membership"). A decision the extractor could not read as a fact but the user

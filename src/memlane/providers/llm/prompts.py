@@ -120,7 +120,7 @@ Stored:
 {stored}""",
 )
 
-# Theory-of-mind insights (seed 001 §3), asked by the background insights task, never on the hot path.
+# Theory-of-mind insights, asked by the background insights task, never on the hot path.
 INSIGHTS_V1 = Prompt(
     version="insights.v1",
     system="""\
@@ -146,7 +146,7 @@ Recent conversation:
 {snippet}""",
 )
 
-# Post-turn episodic capture (seed 002): is the finished turn an episode, and what was discussed / done.
+# Post-turn episodic capture: is the finished turn an episode, and what was discussed / done.
 EPISODE_V1 = Prompt(
     version="episode.v1",
     system="""\

@@ -166,7 +166,7 @@ class StructuredLLM(MemoryLLM):
 
 
 def enforce_writing_constraints(extraction: Extraction, max_chars: int = MAX_CANDIDATE_CHARS) -> Extraction:
-    """Trim each candidate to at most two sentences (seed 001 §9); drop empty ones; cut over-long ones at a
+    """Trim each candidate to at most two sentences; drop empty ones; cut over-long ones at a
     sentence boundary or drop them.
 
     ``should_create`` ends up true only if a candidate survives; dropped ones are noted in ``reason``.

@@ -159,7 +159,7 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
     ),
     (
         7,
-        [  # group-chat sessions (model/session.py, seed 004) and the messages they hold
+        [  # group-chat sessions (model/session.py) and the messages they hold
             """CREATE TABLE sessions (
                 id text PRIMARY KEY, user_id text NOT NULL, chat_id text NOT NULL, started_at timestamptz NOT NULL,
                 ended_at timestamptz NOT NULL, message_count integer NOT NULL,
@@ -178,7 +178,7 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
     ),
     (
         8,
-        [  # message-level retrieval (seed 004): the client's id of a message, keywords and vectors
+        [  # message-level retrieval: the client's id of a message, keywords and vectors
             "ALTER TABLE messages ADD COLUMN ref text",
             "ALTER TABLE messages ADD COLUMN fts tsvector GENERATED ALWAYS AS (to_tsvector('english', text)) STORED",
             "CREATE INDEX messages_fts ON messages USING gin (fts)",

@@ -148,7 +148,7 @@ MIGRATIONS: list[tuple[int, list[Step]]] = [
     ),
     (
         9,
-        [  # group-chat sessions (model/session.py, seed 004) and the messages they hold
+        [  # group-chat sessions (model/session.py) and the messages they hold
             """CREATE TABLE IF NOT EXISTS sessions (
                 id TEXT PRIMARY KEY, user_id TEXT NOT NULL, chat_id TEXT NOT NULL, started_at TEXT NOT NULL,
                 ended_at TEXT NOT NULL, message_count INTEGER NOT NULL, participants TEXT NOT NULL DEFAULT '[]',
@@ -166,7 +166,7 @@ MIGRATIONS: list[tuple[int, list[Step]]] = [
     ),
     (
         10,
-        [  # message-level retrieval (seed 004): the client's id of a message, keywords and vectors
+        [  # message-level retrieval: the client's id of a message, keywords and vectors
             lambda c: _add_column(c, "messages", "ref TEXT"),
             "CREATE VIRTUAL TABLE IF NOT EXISTS messages_fts USING fts5(uid, text, tokenize='porter unicode61')",
             "INSERT INTO messages_fts(messages_fts, rank) VALUES ('secure-delete', 1)",
