@@ -1,4 +1,4 @@
-"""Chat as people type it (issue 11, round 4): contractions without apostrophes and chat spellings, things
+"""Chat as people type it: contractions without apostrophes and chat spellings, things
 given up said in the past tense, names typed in lower case, and what a relative does. The phrasings, people
 and values here are written apart from every scenario set."""
 

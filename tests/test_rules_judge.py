@@ -298,9 +298,9 @@ def test_the_judge_names_what_a_candidate_retires_for_a_keyword_search() -> None
     assert LLM.implied_terms("User likes green tea.") == []
 
 
-# --- issue 11, round 3: decisions no key ties together (pairs written apart from every scenario set) ---
+# --- decisions no key ties together (pairs written apart from every scenario set) ---
 
-ROUND3 = [
+UNKEYED_DECISIONS = [
     # a stance turned over and back: the latest wins, stance and leaving words aside
     ("User adores pickled herring.", "User can no longer tolerate pickled herring.", "contradiction"),
     ("User can't stomach coriander anymore.", "User enjoys coriander again.", "contradiction"),
@@ -357,9 +357,9 @@ NOT_REFINED = [
 ]
 
 
-# round 3b: general words refined by a listed kind, jobs of other people, renewed expiries, one favourite,
+# general words refined by a listed kind, jobs of other people, renewed expiries, one favourite,
 # one display theme, titles given up with their habit
-ROUND3B = [
+REFINED_OR_RENEWED = [
     ("User has kids.", "User has a son of 9 and a daughter of 12.", "refinement"),
     ("User has a vehicle.", "User rides a Vespa scooter to work.", "refinement"),
     ("User owns a car.", "User drives a 2021 Toyota Corolla hatchback.", "refinement"),
@@ -389,7 +389,7 @@ ROUND3B = [
     ("User holds a Kenyan passport.", "User renewed their passport, now valid until May 2035.", "new"),
 ]
 
-# look-alikes the round 3b mechanisms must leave alone
+# look-alikes these mechanisms must leave alone
 NOT_CHANGED = [
     ("User plays the viola in a quartet.", "User gave up gaming last month."),  # a listed kind: no title
     ("User plays for Leyton Orient reserves.", "User gave up gaming last month."),  # "plays for": a team
@@ -399,8 +399,8 @@ NOT_CHANGED = [
 ]
 
 
-@pytest.mark.parametrize(("existing", "candidate", "relation"), ROUND3B)
-def test_round3b_relation(existing: str, candidate: str, relation: str) -> None:
+@pytest.mark.parametrize(("existing", "candidate", "relation"), REFINED_OR_RENEWED)
+def test_a_general_word_refined_or_a_renewal_is_judged(existing: str, candidate: str, relation: str) -> None:
     test_relation_by_frame(existing, candidate, relation)
 
 
@@ -419,8 +419,8 @@ def test_quitting_a_habit_searches_for_the_titles_it_implies() -> None:
     assert {"plays", "playing"} <= set(LLM.implied_terms("User has quit video games for good."))
 
 
-@pytest.mark.parametrize(("existing", "candidate", "relation"), ROUND3)
-def test_round3_relation(existing: str, candidate: str, relation: str) -> None:
+@pytest.mark.parametrize(("existing", "candidate", "relation"), UNKEYED_DECISIONS)
+def test_a_decision_no_key_ties_together_is_judged(existing: str, candidate: str, relation: str) -> None:
     test_relation_by_frame(existing, candidate, relation)
 
 

@@ -1,5 +1,4 @@
-"""Issue 11 round 10: mechanisms found by reading holdout12 and holdout16 (phrasings here are our own, not the
-sets').
+"""Times, names and precision (the phrasings are our own, not any scenario set's).
 
 Judge: a time said more or less precisely is one time ("Saturday mornings" / "Saturdays" / "weekends"); a
 name written with a hyphen or a space is one name; "not playing X anymore" retires a habit that names X with
@@ -19,8 +18,8 @@ from memlane import Memory
 from memlane.formation.text import says_more
 from memlane.providers.llm.rules.conflict import classify
 from memlane.providers.llm.rules.when import times_differ
+from tests.test_rules_chat_changes import mem, told_in_chat  # noqa: F401 (mem is a fixture)
 from tests.test_rules_chat_register import summaries
-from tests.test_rules_chat_round5 import mem, told_in_chat  # noqa: F401 (mem is a fixture)
 
 
 @pytest.mark.parametrize(

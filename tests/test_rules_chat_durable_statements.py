@@ -1,4 +1,4 @@
-"""Chat extraction, issue 11 round 7: durable statements the offline extractor dropped or misread, found by a
+"""Chat extraction: durable statements the offline extractor dropped or misread, found by a
 probe of everyday messages written for it (not from any scenario set): taking something up or going
 part-time said in the past, a dwelling "on" something, moving in with someone, a role named with a month,
 giving one's things away, a status held "at the moment", one weighty word (a name, a rate, a condition), a
@@ -10,8 +10,8 @@ import pytest
 
 from memlane import Memory
 from memlane.providers.llm.rules.conflict import classify
+from tests.test_rules_chat_changes import U, _say, mem, told_in_chat  # noqa: F401 (mem is a fixture)
 from tests.test_rules_chat_register import summaries
-from tests.test_rules_chat_round5 import U, _say, mem, told_in_chat  # noqa: F401 (mem is a fixture)
 
 
 @pytest.mark.parametrize(
@@ -58,7 +58,7 @@ def test_a_day_after_an_employer_is_no_part_of_its_name() -> None:
     assert "User lives in Stratford upon Avon." in summaries("I live in Stratford upon Avon")
 
 
-# --- corrections told in chat (a second probe, 30 pairs written for it; docs/memory-quality.md, round 7) ----
+# --- corrections told in chat (a second probe, 30 pairs written for it; docs/memory-quality.md) ----
 
 
 @pytest.mark.parametrize(

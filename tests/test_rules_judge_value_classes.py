@@ -1,4 +1,4 @@
-"""The offline judge, round 4: mechanisms for classes of values, written with other people, values, verbs
+"""The offline judge: mechanisms for classes of values, written with other people, values, verbs
 and domains than any scenario set. Each mechanism has a few varied pairs and pairs it must not fire on."""
 
 from __future__ import annotations

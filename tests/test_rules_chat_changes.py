@@ -1,4 +1,4 @@
-"""Chat extraction, issue 11 round 5: what replaced something just ended, changes marked by "now", a new job
+"""Chat extraction: what replaced something just ended, changes marked by "now", a new job
 about to begin or one left by its last day, weekly schedules with "my" dropped, "back to" a habit, the name the
 user asks to be called, and one slot said twice in a message. The phrasings, people and values here are
 written apart from every scenario set."""
@@ -17,7 +17,7 @@ from memlane.providers.llm.rules import RulesLLM
 from tests.formation_helpers import open_memory
 from tests.test_rules_chat_register import summaries
 
-U = "u_round5"
+U = "u_chat_changes"
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""Issue 11 round 6: the mechanisms behind holdout7's failures, tested with people, values and phrasings of
+"""Tools, parts of a whole and styles of answers, tested with people, values and phrasings of
 their own: tools held one at a time (trackers, password managers, carriers, editors of two words), parts of a
 named whole (cuisines by region), kinds of water and winter sports, "too busy" is no addition, styles of
 answers read by the end of their scale, and the chat phrasings (time tails, pseudo-clefts, favourites named
@@ -11,8 +11,8 @@ import pytest
 from memlane import Memory
 from memlane.providers.llm.rules.conflict import classify
 from memlane.providers.llm.rules.same_fact import same_fact
+from tests.test_rules_chat_changes import U, _say, mem  # noqa: F401 (mem is a fixture)
 from tests.test_rules_chat_register import summaries
-from tests.test_rules_chat_round5 import U, _say, mem  # noqa: F401 (mem is a fixture)
 
 
 @pytest.mark.parametrize(
@@ -105,7 +105,7 @@ def test_a_short_walk_is_no_style_of_answers() -> None:
         ("explain stuff to me like I'm a newbie", "User prefers explanations for a newbie."),
     ],
 )
-def test_round6_chat_phrasings_are_read(message: str, expected: str) -> None:
+def test_chat_phrasings_are_read(message: str, expected: str) -> None:
     assert expected in summaries(message)
 
 

@@ -1,4 +1,4 @@
-"""The offline judge, issue 11 round 5: money in any currency, a pastime given up however it was played, the
+"""The offline judge: money in any currency, a pastime given up however it was played, the
 same aversion said twice, and answer styles kept apart by aspect (length, language, format, tone, emoji, ...).
 The people, values and phrasings here are written apart from every scenario set."""
 
@@ -9,8 +9,8 @@ import pytest
 from memlane import Memory
 from memlane.providers.llm.rules.conflict import classify
 from memlane.providers.llm.rules.same_fact import same_fact
+from tests.test_rules_chat_changes import U, _say, mem  # noqa: F401 (mem is a fixture)
 from tests.test_rules_chat_register import summaries
-from tests.test_rules_chat_round5 import U, _say, mem  # noqa: F401 (mem is a fixture)
 
 
 # Sums of money in another currency are amounts like euros: two sums for two things both hold, a new

@@ -1,5 +1,4 @@
-"""Issue 11 round 9: mechanisms found by reading holdout9, holdout13, holdout14 and holdout15 (phrasings here are
-our own, not the sets').
+"""Slots whatever words fill them, and where one works (the phrasings are our own, not any scenario set's).
 
 Judge: where one works is one value of a list (remote, hybrid, the office; "from home" is "remote"); how a
 drink is taken is one slot whatever verb has it; giving up sugar retires the sweets it implies; an aim
@@ -13,8 +12,8 @@ import pytest
 
 from memlane import Memory
 from memlane.providers.llm.rules.conflict import classify
+from tests.test_rules_chat_changes import mem, told_in_chat  # noqa: F401 (mem is a fixture)
 from tests.test_rules_chat_register import summaries
-from tests.test_rules_chat_round5 import mem, told_in_chat  # noqa: F401 (mem is a fixture)
 
 
 @pytest.mark.parametrize(
