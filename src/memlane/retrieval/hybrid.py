@@ -86,34 +86,11 @@ def gather(
 ) -> Pool:
     """The candidate pool with similarity and normalised keyword score filled in for every member."""
     conds = list(conditions)
-    channels = [conds] if dense else []
-    if dense and plan.window is not None:
-        channels.append(
-            [
-                *conds,
-                Condition("valid_from", "$gte", plan.window.start),
-                Condition("valid_from", "$lt", plan.window.end),
-            ]
-        )
-    if dense and plan.recall and not any(c.field == "type" for c in conds):
-        channels.append([*conds, Condition("type", "$in", RECALL_TYPES)])
-    records: dict[str, MemoryRecord] = {}
-    similarity: dict[str, float] = {}
-    keyword_score: dict[str, float] = {}
-    if backend.local_reads:  # ids and scores per channel, then the union's records in one read
-        if keyword:
-            keyword_score = dict(backend.keyword_ids(user_id, query, conds, limit=pool_size, shared=True))
-        for channel in channels:
-            similarity.update(backend.vector_ids(user_id, vector, channel, limit=pool_size, shared=True))
-        ids = list(dict.fromkeys([*similarity, *keyword_score]))
-        records = {r.id: r for r in backend.get_many(user_id, ids, shared=True)} if ids else {}
-    else:  # over a network: the records come with each channel (fewer round trips)
-        if keyword:
-            for hit in backend.keyword_search(user_id, query, conds, limit=pool_size, shared=True):
-                records[hit.record.id], keyword_score[hit.record.id] = hit.record, hit.score
-        for channel in channels:
-            for hit in backend.vector_search(user_id, vector, channel, limit=pool_size, shared=True):
-                records[hit.record.id], similarity[hit.record.id] = hit.record, hit.score
+    channels = _dense_channels(conds, plan) if dense else []
+    fetch = _fetch_local if backend.local_reads else _fetch_remote
+    records, similarity, keyword_score = fetch(
+        backend, user_id, query, vector, conds, channels, pool_size=pool_size, keyword=keyword
+    )
     pool = Pool()
     if keyword_score:
         positive = {cid: max(score, 0.0) for cid, score in keyword_score.items()}
@@ -132,6 +109,72 @@ def gather(
         for cand in pool.candidates.values():
             cand.in_window = plan.window.contains(cand.record.valid_from)
     return pool
+
+
+def _dense_channels(conds: list[Condition], plan: QueryPlan) -> list[list[Condition]]:
+    """The vector searches to run: the query's filters, within its time window, and the recall types."""
+    channels = [conds]
+    if plan.window is not None:
+        channels.append(
+            [
+                *conds,
+                Condition("valid_from", "$gte", plan.window.start),
+                Condition("valid_from", "$lt", plan.window.end),
+            ]
+        )
+    if plan.recall and not any(c.field == "type" for c in conds):
+        channels.append([*conds, Condition("type", "$in", RECALL_TYPES)])
+    return channels
+
+
+Fetched = tuple[dict[str, MemoryRecord], dict[str, float], dict[str, float]]
+
+
+def _fetch_local(
+    backend: Backend,
+    user_id: str,
+    query: str,
+    vector: Sequence[float],
+    conds: list[Condition],
+    channels: list[list[Condition]],
+    *,
+    pool_size: int,
+    keyword: bool,
+) -> Fetched:
+    """Ids and scores per channel, then the union's records in one read (a store on this machine)."""
+    keyword_score: dict[str, float] = {}
+    similarity: dict[str, float] = {}
+    if keyword:
+        keyword_score = dict(backend.keyword_ids(user_id, query, conds, limit=pool_size, shared=True))
+    for channel in channels:
+        similarity.update(backend.vector_ids(user_id, vector, channel, limit=pool_size, shared=True))
+    ids = list(dict.fromkeys([*similarity, *keyword_score]))
+    records = {r.id: r for r in backend.get_many(user_id, ids, shared=True)} if ids else {}
+    return records, similarity, keyword_score
+
+
+def _fetch_remote(
+    backend: Backend,
+    user_id: str,
+    query: str,
+    vector: Sequence[float],
+    conds: list[Condition],
+    channels: list[list[Condition]],
+    *,
+    pool_size: int,
+    keyword: bool,
+) -> Fetched:
+    """The records come with each channel's hits (over a network: fewer round trips)."""
+    records: dict[str, MemoryRecord] = {}
+    similarity: dict[str, float] = {}
+    keyword_score: dict[str, float] = {}
+    if keyword:
+        for hit in backend.keyword_search(user_id, query, conds, limit=pool_size, shared=True):
+            records[hit.record.id], keyword_score[hit.record.id] = hit.record, hit.score
+    for channel in channels:
+        for hit in backend.vector_search(user_id, vector, channel, limit=pool_size, shared=True):
+            records[hit.record.id], similarity[hit.record.id] = hit.record, hit.score
+    return records, similarity, keyword_score
 
 
 def neighbour_similarity(

@@ -1,4 +1,4 @@
-"""S3 Vectors as the vector channel of a memlane store (seed 000's "vector index only" role).
+"""S3 Vectors as the vector channel of a memlane store: a vector index only, never the records.
 
 The records, history, jobs and a durable copy of every vector stay in the relational backend (SQLite
 or PostgreSQL) that this one wraps; the dense search of the user's own memories goes to one S3 Vectors
