@@ -1,6 +1,6 @@
 """The writes of :class:`~memlane.engine.memory.Memory`: put, update, delete, restore, purge, link.
 
-Each validates its input, plans a :class:`~memlane.formation.mutations.Mutation` from the records read
+Each validates its input, plans a :class:`~memlane.ledger.mutations.Mutation` from the records read
 under the write lock, and commits it through the one write path (one change row and one event per write).
 """
 
@@ -13,8 +13,9 @@ from datetime import timedelta
 from typing import Any
 
 from memlane.engine import validate as v
-from memlane.formation.events import EventBus
-from memlane.formation.mutations import Mutation, commit_planned
+from memlane.ledger.bus import EventBus
+from memlane.ledger.commit import commit_planned
+from memlane.ledger.mutations import Mutation
 from memlane.lifecycle.purge import purge_all
 from memlane.lifecycle.purge import scope as purge_scope
 from memlane.model.category import title_case

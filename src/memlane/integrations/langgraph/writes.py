@@ -11,9 +11,10 @@ from typing import TYPE_CHECKING, Any
 from langgraph.store.base import PutOp
 from pydantic_core import to_jsonable_python
 
-from memlane.formation.mutations import Mutation, commit
 from memlane.integrations.langgraph import items
 from memlane.integrations.langgraph.vectors import encode, index_texts
+from memlane.ledger.commit import commit
+from memlane.ledger.mutations import Mutation
 from memlane.model.enums import MemoryState, MemoryType
 from memlane.model.record import MemoryRecord, utcnow
 from memlane.model.time_buckets import buckets
