@@ -14,7 +14,7 @@ from typing import Any
 
 from memlane.engine import validate as v
 from memlane.ledger.bus import EventBus
-from memlane.ledger.commit import commit_planned
+from memlane.ledger.commit import commit, commit_planned
 from memlane.ledger.mutations import Mutation
 from memlane.lifecycle.purge import purge_all
 from memlane.lifecycle.purge import scope as purge_scope
@@ -184,6 +184,14 @@ class WritesAPI:
 
         commit_planned(self.backend, self.events, reads, plan)
         return [out[r.id] for r in built]
+
+    def commit_mutation(self, mutation: Mutation) -> None:
+        """Commit record writes an integration planned itself (the LangGraph store's puts, deletes,
+        TTL sweeps and refreshes, read under its user's lock) through the write path: one transaction,
+        then one event per change row. Only creates, updates, soft deletes, restores and bookkeeping
+        of valid users are taken; purges, links, shares, proposals, sessions and jobs go through the
+        methods that check who may make them."""
+        commit(self.backend, self.events, v.record_writes(mutation))
 
     def update(
         self, memory_id: str, *, user_id: str, actor: str = "api", reason: str | None = None, **changes: Any
