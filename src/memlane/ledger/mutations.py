@@ -275,7 +275,7 @@ class Mutation:
         replaced_by: str | None = None,
     ) -> None:
         """Close ``user_id``'s link to ``memory_id``; the other users' links stay. The UNSHARE row is the
-        audit of a shared memory's updates: user, old memory, new memory (``replaced_by``, when a
+        audit of a shared memory's update: user, old memory, new memory (``replaced_by``, when a
         contradiction replaced it), reason and time. ``owner``: the owner closed it (they get a row too)."""
         self.batch.unlinks.append(Unlink(user_id, memory_id, self.at))
         after = {
