@@ -19,7 +19,7 @@ import numpy as np
 from pydantic import BaseModel
 
 from memlane import Memory
-from memlane.formation.events import MemoryEvent
+from memlane.ledger.events import MemoryEvent
 from memlane.model.candidate import (
     Candidate,
     ChatMessage,

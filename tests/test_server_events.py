@@ -106,7 +106,7 @@ def test_heartbeat_keeps_the_stream_alive(url: str) -> None:
 async def test_a_slow_client_gets_an_overflow_error_not_unbounded_memory() -> None:
     import asyncio
 
-    from memlane.formation.events import MemoryEvent
+    from memlane.ledger.events import MemoryEvent
     from memlane.server.routes_events import QUEUE_MAX, Subscription
 
     sub = Subscription(asyncio.get_running_loop(), {"memory.created"}, None)

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from memlane import Memory
-from memlane.formation.events import MemoryEvent
+from memlane.ledger.events import MemoryEvent
 from memlane.model.enums import HistoryEvent, MemoryState
 from memlane.model.errors import ConflictError, ValidationError
 from tests.write_helpers import BACKENDS, engine

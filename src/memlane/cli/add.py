@@ -21,7 +21,7 @@ from memlane.cli.app import (
 )
 
 if TYPE_CHECKING:
-    from memlane.formation.events import MemoryEvent
+    from memlane.ledger.events import MemoryEvent
 
 ACTIONS = {
     "create": "added",

@@ -23,7 +23,7 @@ from memlane.cli.app import CliError, EmbedderOption, app, is_sqlite_path, open_
 
 if TYPE_CHECKING:
     from memlane.engine.memory import Memory
-    from memlane.formation.events import MemoryEvent
+    from memlane.ledger.events import MemoryEvent
 
 Turn = tuple[Literal["user", "assistant"], str]
 

@@ -11,7 +11,8 @@ from pydantic import ValidationError as PydanticError
 
 from memlane.engine import validate as v
 from memlane.engine.import_as import as_user
-from memlane.formation.mutations import Mutation, commit
+from memlane.ledger.commit import commit
+from memlane.ledger.mutations import Mutation
 from memlane.model.enums import MemoryState
 from memlane.model.errors import ValidationError
 from memlane.model.invalid import describe

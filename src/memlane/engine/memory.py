@@ -16,8 +16,8 @@ from memlane.engine.session_backfill import BackfillReport
 from memlane.engine.sessions_api import SessionsAPI
 from memlane.engine.sharing_api import SharingAPI
 from memlane.engine.worker import Worker
-from memlane.formation.events import EventBus
 from memlane.formation.pipeline import Formation
+from memlane.ledger.bus import EventBus
 from memlane.lifecycle.bootstrap import GlobalBootstrap
 from memlane.lifecycle.runner import Lifecycle
 from memlane.model.config import Settings

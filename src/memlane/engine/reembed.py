@@ -18,7 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from memlane.formation.mutations import Mutation, commit_planned
+from memlane.ledger.commit import commit_planned
+from memlane.ledger.mutations import Mutation
 from memlane.model.enums import MemoryState
 from memlane.model.errors import ValidationError
 from memlane.model.filters import Condition

@@ -10,8 +10,10 @@ from typing import Any
 
 from memlane.engine import validate as v
 from memlane.formation import sessionize
-from memlane.formation.events import EventBus, MemoryEvent
-from memlane.formation.mutations import Mutation, commit_planned
+from memlane.ledger.bus import EventBus
+from memlane.ledger.commit import commit_planned
+from memlane.ledger.events import MemoryEvent
+from memlane.ledger.mutations import Mutation
 from memlane.lifecycle.schedule import task_job
 from memlane.model.candidate import ChatMessage
 from memlane.model.config import Settings

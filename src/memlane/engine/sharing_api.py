@@ -15,8 +15,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from memlane.engine import validate as v
-from memlane.formation.events import EventBus
-from memlane.formation.mutations import Mutation, commit_planned
+from memlane.ledger.bus import EventBus
+from memlane.ledger.commit import commit_planned
+from memlane.ledger.mutations import Mutation
 from memlane.lifecycle.bootstrap import GlobalBootstrap
 from memlane.model.config import Settings
 from memlane.model.enums import MemoryState

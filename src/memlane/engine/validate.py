@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable, Mapping
+from dataclasses import fields
 from datetime import datetime
 from enum import StrEnum
 from typing import Any, TypeVar
 
 from pydantic import ValidationError as PydanticError
 
+from memlane.ledger.mutations import Mutation
 from memlane.model.candidate import Candidate, ChatMessage
 from memlane.model.category import UnknownCategoryWarning, category_notice, normalise_category
 from memlane.model.enums import MemoryType, Source
@@ -248,3 +250,29 @@ def time_zone(value: Any) -> str:
         raise ValidationError(f"time_zone must be an IANA name such as Europe/Lisbon, got {value!r}")
     zone(value.strip())
     return value.strip()
+
+
+# what a mutation planned outside the engine may carry (see WritesAPI.commit_mutation)
+RECORD_WRITES = frozenset({"upserts", "history", "changes"})
+
+
+def record_writes(value: Any) -> Mutation:
+    """A :class:`Mutation` of record writes only (with their history and change rows), every row of
+    a valid user id: so never of the global memories' owner, which no caller may act as."""
+    if not isinstance(value, Mutation):
+        raise ValidationError(f"expected a Mutation, got {type(value).__name__}")
+    batch = value.batch
+    other = sorted(f.name for f in fields(batch) if f.name not in RECORD_WRITES and getattr(batch, f.name))
+    if other:
+        raise ValidationError(
+            f"a mutation committed as record writes cannot carry {', '.join(other)}: use the Memory "
+            "method for that write (purge, link, share, the consent and session methods)"
+        )
+    users = (
+        {u.record.user_id for u in batch.upserts}
+        | {h.user_id for h in batch.history}
+        | {c.user_id for c in batch.changes}
+    )
+    for user in sorted(users):
+        user_id(user)
+    return value

@@ -1,6 +1,6 @@
 """The writes of :class:`~memlane.engine.memory.Memory`: put, update, delete, restore, purge, link.
 
-Each validates its input, plans a :class:`~memlane.formation.mutations.Mutation` from the records read
+Each validates its input, plans a :class:`~memlane.ledger.mutations.Mutation` from the records read
 under the write lock, and commits it through the one write path (one change row and one event per write).
 """
 
@@ -13,8 +13,9 @@ from datetime import timedelta
 from typing import Any
 
 from memlane.engine import validate as v
-from memlane.formation.events import EventBus
-from memlane.formation.mutations import Mutation, commit_planned
+from memlane.ledger.bus import EventBus
+from memlane.ledger.commit import commit, commit_planned
+from memlane.ledger.mutations import Mutation
 from memlane.lifecycle.purge import purge_all
 from memlane.lifecycle.purge import scope as purge_scope
 from memlane.model.category import title_case
@@ -183,6 +184,14 @@ class WritesAPI:
 
         commit_planned(self.backend, self.events, reads, plan)
         return [out[r.id] for r in built]
+
+    def commit_mutation(self, mutation: Mutation) -> None:
+        """Commit record writes an integration planned itself (the LangGraph store's puts, deletes,
+        TTL sweeps and refreshes, read under its user's lock) through the write path: one transaction,
+        then one event per change row. Only creates, updates, soft deletes, restores and bookkeeping
+        of valid users are taken; purges, links, shares, proposals, sessions and jobs go through the
+        methods that check who may make them."""
+        commit(self.backend, self.events, v.record_writes(mutation))
 
     def update(
         self, memory_id: str, *, user_id: str, actor: str = "api", reason: str | None = None, **changes: Any

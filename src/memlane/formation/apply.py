@@ -1,4 +1,4 @@
-"""Turn a decision into one atomic write through the write path (:mod:`memlane.formation.mutations`):
+"""Turn a decision into one atomic write through the write path (:mod:`memlane.ledger.mutations`):
 records, vectors, history, relations, change-log rows and op events, and the events they publish."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from memlane.formation.decide import Decision
-from memlane.formation.mutations import Mutation
 from memlane.formation.records import closed, merged, record_from_candidate
+from memlane.ledger.mutations import Mutation
 from memlane.model.candidate import Candidate
 from memlane.model.enums import MemoryState
 from memlane.model.ids import deterministic_id, new_id

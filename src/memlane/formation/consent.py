@@ -24,9 +24,9 @@ from datetime import datetime, timedelta
 
 from memlane.formation.apply import Context, Planned
 from memlane.formation.decide import Decision
-from memlane.formation.mutations import Mutation
 from memlane.formation.records import record_from_candidate
 from memlane.formation.text import normalise
+from memlane.ledger.mutations import Mutation
 from memlane.model.candidate import Candidate
 from memlane.model.config import Settings
 from memlane.model.consent import Proposal, ProposalStatus

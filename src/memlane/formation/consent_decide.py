@@ -15,8 +15,9 @@ from memlane.formation.apply import Context
 from memlane.formation.bands import bands_for
 from memlane.formation.consent import why
 from memlane.formation.decide import Decision
-from memlane.formation.mutations import Mutation, commit_planned
 from memlane.formation.pipeline import Formation
+from memlane.ledger.commit import commit_planned
+from memlane.ledger.mutations import Mutation
 from memlane.model.consent import Proposal, ProposalStatus
 from memlane.model.errors import ConflictError, NotFoundError
 from memlane.model.filters import Condition, live

@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
-from memlane.formation.mutations import Mutation
+from memlane.ledger.mutations import Mutation
 from memlane.model.enums import MemoryType
 from memlane.model.filters import Condition, live
 from memlane.model.record import MemoryRecord

@@ -19,7 +19,6 @@ from memlane.formation.capture import CAPTURE, capture_job, episode_candidate, e
 from memlane.formation.continuation import extend, extended, running_episode
 from memlane.formation.decide import Decision, decide
 from memlane.formation.episodic_guard import EpisodicGuard
-from memlane.formation.events import EventBus, MemoryEvent
 from memlane.formation.hotpath import (
     CANDIDATE,
     TURN,
@@ -32,8 +31,11 @@ from memlane.formation.hotpath import (
     turn_job,
 )
 from memlane.formation.implied import implied_memories
-from memlane.formation.mutations import Mutation, commit
 from memlane.formation.retry import next_attempt
+from memlane.ledger.bus import EventBus
+from memlane.ledger.commit import commit
+from memlane.ledger.events import MemoryEvent
+from memlane.ledger.mutations import Mutation
 from memlane.model.candidate import Candidate, ChatMessage, Episode
 from memlane.model.config import Settings
 from memlane.model.consent import ProposalFilter, ProposalStatus

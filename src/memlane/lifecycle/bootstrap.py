@@ -16,8 +16,9 @@ import time
 from collections import OrderedDict
 from datetime import datetime
 
-from memlane.formation.events import EventBus
-from memlane.formation.mutations import Mutation, commit_planned
+from memlane.ledger.bus import EventBus
+from memlane.ledger.commit import commit_planned
+from memlane.ledger.mutations import Mutation
 from memlane.model.filters import live
 from memlane.model.ids import GLOBAL_USER
 from memlane.model.link import BOOTSTRAP, MemoryLink

@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from memlane.formation.consent import expired, why
-from memlane.formation.mutations import Mutation
+from memlane.ledger.mutations import Mutation
 from memlane.model.consent import Proposal, ProposalFilter, ProposalStatus
 from memlane.storage.base import Backend
 

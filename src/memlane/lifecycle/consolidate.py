@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from memlane.formation.bands import Bands
-from memlane.formation.mutations import Mutation
 from memlane.formation.records import absorbed, closed
+from memlane.ledger.mutations import Mutation
 from memlane.model.candidate import ConflictVerdict
 from memlane.model.enums import MemoryState, MemoryType
 from memlane.model.filters import Condition, live

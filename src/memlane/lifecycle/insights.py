@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from memlane.formation.mutations import Mutation
+from memlane.ledger.mutations import Mutation
 from memlane.model.candidate import InsightProposal
 from memlane.model.enums import MemoryType, Source
 from memlane.model.filters import Condition, live

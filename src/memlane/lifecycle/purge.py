@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from memlane.formation.mutations import Mutation
+from memlane.ledger.mutations import Mutation
 from memlane.model.enums import HistoryEvent, MemoryState, MemoryType
 from memlane.model.filters import Condition
 from memlane.model.record import MemoryRecord

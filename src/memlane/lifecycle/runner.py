@@ -11,8 +11,9 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from memlane.formation.bands import bands_for
-from memlane.formation.mutations import Mutation, commit_planned
 from memlane.formation.pipeline import Formation, fault
+from memlane.ledger.commit import commit_planned
+from memlane.ledger.mutations import Mutation
 from memlane.lifecycle import consent, consolidate, insights, message_vectors, purge, sessions, ttl
 from memlane.lifecycle.schedule import kind_of, task_job
 from memlane.model.enums import MemoryType

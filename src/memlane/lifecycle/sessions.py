@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from memlane.formation.events import EventBus, MemoryEvent
-from memlane.formation.mutations import Mutation
+from memlane.ledger.bus import EventBus
+from memlane.ledger.events import MemoryEvent
+from memlane.ledger.mutations import Mutation
 from memlane.lifecycle.session_digest import digest, flatten
 from memlane.model.config import Settings
 from memlane.model.enums import MemoryState, MemoryType, Source

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
-from memlane.formation.mutations import Mutation
+from memlane.ledger.mutations import Mutation
 from memlane.model.config import Settings
 from memlane.model.enums import MemoryState
 from memlane.model.filters import Condition

@@ -17,7 +17,7 @@ from prometheus_client.registry import Collector
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from memlane.engine.memory import Memory
-from memlane.formation.events import MemoryEvent
+from memlane.ledger.events import MemoryEvent
 from memlane.model.candidate import ChatMessage, ConflictVerdict, Extraction, SameFact
 from memlane.model.jobs import JobStatus
 from memlane.model.session import SessionDigest

@@ -29,7 +29,7 @@ import httpx
 from fastapi import APIRouter, Depends
 from fastapi.responses import Response, StreamingResponse
 
-from memlane.formation.events import MemoryEvent
+from memlane.ledger.events import MemoryEvent
 from memlane.model.errors import MemlaneError
 from memlane.server.auth import Caller, ChatUser
 from memlane.server.chat_capture import answer_text, streamed_text

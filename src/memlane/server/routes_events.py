@@ -23,8 +23,8 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Header, Query
 from fastapi.responses import StreamingResponse
 
-from memlane.formation.events import EVENT_TYPES, MemoryEvent
-from memlane.formation.mutations import event_from_change
+from memlane.ledger.change_events import event_from_change
+from memlane.ledger.events import EVENT_TYPES, MemoryEvent
 from memlane.server.auth import User
 from memlane.server.errors import ApiError, error_responses
 from memlane.server.state import ServerState, get_state

@@ -14,7 +14,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
-from memlane.formation.events import EVENT_TYPES
+from memlane.ledger.events import EVENT_TYPES
 from memlane.model.invalid import field_errors, field_name
 from memlane.server.auth import USER_PATTERN
 from memlane.server.errors import error_response

@@ -28,8 +28,8 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.graph import MessagesState
 
 from memlane.engine.memory import Memory
-from memlane.formation.events import MemoryEvent
 from memlane.integrations.langgraph.tools import configured, last_user_text, memory_of
+from memlane.ledger.events import MemoryEvent
 
 CONTEXT_ID = "memlane-context-"  # id prefix of the context system message
 

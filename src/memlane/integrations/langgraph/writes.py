@@ -1,5 +1,5 @@
-"""The store's writes through memlane's write path: puts and deletes with history, change rows and
-events; TTL refreshes (bookkeeping only) and sweeps."""
+"""The store's writes, planned here and committed by the engine (``Memory.commit_mutation``): puts and
+deletes with history, change rows and events; TTL refreshes (bookkeeping only) and sweeps."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Any
 from langgraph.store.base import PutOp
 from pydantic_core import to_jsonable_python
 
-from memlane.formation.mutations import Mutation, commit
 from memlane.integrations.langgraph import items
 from memlane.integrations.langgraph.vectors import encode, index_texts
+from memlane.ledger.mutations import Mutation
 from memlane.model.enums import MemoryState, MemoryType
 from memlane.model.record import MemoryRecord, utcnow
 from memlane.model.time_buckets import buckets
@@ -38,14 +38,14 @@ class Prepared:
 
 
 def _commit(store: MemlaneStore, m: Mutation) -> None:
-    """Commit through the write path, with history snapshots that leave out the items' vectors
-    (they are derived data, and large)."""
+    """Commit through the engine, with history snapshots that leave out the items' vectors (they are
+    derived data, and large)."""
     for entry in m.batch.history:
         for snap in (entry.old_value, entry.new_value):
             meta = (snap or {}).get("metadata", {}).get(items.LG)
             if isinstance(meta, dict) and isinstance(meta.get("vec"), list):
                 meta["vec"] = f"<{len(meta['vec'])} vector(s)>"
-    commit(store.backend, store.memory.events, m)
+    store.memory.commit_mutation(m)
 
 
 def prepare(store: MemlaneStore, ops: Sequence[PutOp]) -> list[Prepared]:
@@ -187,7 +187,7 @@ def refresh(store: MemlaneStore, touched: Iterable[MemoryRecord]) -> None:
                 meta = items.store_meta(rec)
                 if rec.state is MemoryState.ACTIVE and meta is not None and meta.get("ttl") is not None:
                     m.touch(rec.model_copy(update={"expires_at": now + timedelta(minutes=meta["ttl"])}))
-            commit(store.backend, None, m)
+            store.memory.commit_mutation(m)  # touches only: no change row, so no event
 
 
 def expired(rec: MemoryRecord, now: datetime) -> bool:

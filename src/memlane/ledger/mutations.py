@@ -1,11 +1,10 @@
-"""The one write path: every change to a memory is built here and committed by :func:`commit`.
+"""What a write is: every change to a memory is planned as a :class:`Mutation` here.
 
 A :class:`Mutation` collects writes (create, update, merge, supersede, soft delete, restore, purge,
-link, share, unshare) into one :class:`WriteBatch`: the records and vectors, a history row per changed record, and one
-change-log row per write. The change-log row is also the write's event: once the batch has committed,
-:func:`commit` publishes one ``memory.<kind>`` event per change row, carrying the per-user sequence
-number the backend gave the row, so a client of the event stream can resume from the change log
-(:func:`event_from_change`) and a thread's revision advances with every write it sees.
+link, share, unshare) into one :class:`WriteBatch`: the records and vectors, a history row per changed
+record, and one change-log row per write. The change-log row is also the write's event:
+:mod:`memlane.ledger.commit` writes the batch and then publishes one ``memory.<kind>`` event per
+change row (:mod:`memlane.ledger.change_events`).
 
 Bookkeeping that changes no content (TTL restarts, new vectors after a model change) writes records
 only: no history, no change row, no event.
@@ -13,12 +12,11 @@ only: no history, no change row, no event.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from memlane.formation.events import EventBus, MemoryEvent
 from memlane.model.audit import history_entry
 from memlane.model.consent import Proposal, ProposalStatus
 from memlane.model.enums import HistoryEvent, MemoryState, MemoryType
@@ -26,24 +24,7 @@ from memlane.model.ids import new_id
 from memlane.model.jobs import Change
 from memlane.model.link import MemoryLink
 from memlane.model.record import HistoryEntry, MemoryRecord, Relation, utcnow
-from memlane.storage.base import Backend, Purge, Unlink, Upsert, WriteBatch
-
-# change-log kinds and the event each publishes
-EVENT_OF = {
-    "created": "memory.created",
-    "updated": "memory.updated",
-    "merged": "memory.merged",
-    "changed_fact": "memory.changed_fact",
-    "superseded": "memory.superseded",
-    "deleted": "memory.deleted",
-    "restored": "memory.restored",
-    "purged": "memory.purged",
-    "linked": "memory.linked",
-    "proposed": "memory.proposed",
-    "proposal_decided": "memory.proposal_decided",
-    "shared": "memory.shared",
-    "unshared": "memory.unshared",
-}
+from memlane.storage.base import Purge, Unlink, Upsert, WriteBatch
 
 
 def _payload(rec: MemoryRecord) -> dict[str, Any]:
@@ -438,48 +419,3 @@ class Mutation:
                 at=self.at,
             )
         )
-
-
-def event_from_change(change: Change) -> MemoryEvent:
-    """The event a committed change-log row stands for (live, or replayed from the log)."""
-    return MemoryEvent(
-        type=EVENT_OF.get(change.event, f"memory.{change.event}"),
-        user_id=change.user_id,
-        thread_id=change.thread_id or None,
-        memory_id=change.memory_id,
-        seq=change.seq,
-        data={"id": change.memory_id, **change.meta},
-        at=change.at,
-    )
-
-
-def commit(backend: Backend, bus: EventBus | None, mutation: Mutation) -> None:
-    """Write the batch atomically, then publish one event per change row (with its sequence number)."""
-    backend.apply(mutation.batch)
-    _publish(bus, mutation)
-
-
-def commit_planned(
-    backend: Backend,
-    bus: EventBus | None,
-    reads: Mapping[str, Sequence[str]],
-    plan: Callable[[dict[str, MemoryRecord]], Mutation],
-) -> Mutation:
-    """Read-modify-write: ``plan`` builds the mutation from the records ``reads`` names (user id ->
-    ids) as stored under the write transaction's lock, so concurrent writers never plan from the
-    same stale read (see :meth:`Backend.apply_planned`). An exception in ``plan`` writes nothing."""
-    made: list[Mutation] = []
-
-    def build(stored: dict[str, MemoryRecord]) -> WriteBatch:
-        made[:] = [plan(stored)]
-        return made[0].batch
-
-    backend.apply_planned(reads, build)
-    _publish(bus, made[0])
-    return made[0]
-
-
-def _publish(bus: EventBus | None, mutation: Mutation) -> None:
-    if bus is not None:
-        for change in mutation.batch.changes:
-            bus.publish(event_from_change(change))
