@@ -28,7 +28,7 @@ def test_store_puts_deletes_and_expiry_are_writes_with_one_event_each(mem: Memor
     mem.put(
         "User likes tea.", user_id=U, thread_id="t1"
     )  # another thread's write: store writes count under ""
-    one = mem.backend.thread_revision(U, "")
+    one = mem.backend.changes.thread_revision(U, "")
     events: list[str] = []
     mem.events.subscribe(lambda e: events.append(e.type), user_id=U)
     store.put(ns, "pref:drink", {"summary": "User drinks green tea."})
@@ -45,6 +45,6 @@ def test_store_puts_deletes_and_expiry_are_writes_with_one_event_each(mem: Memor
         "memory.created",
         "memory.deleted",
     ]
-    assert mem.backend.thread_revision(U, "") == one + 5
-    seqs = [c.seq for c in mem.backend.changes_after(U, 0)]
+    assert mem.backend.changes.thread_revision(U, "") == one + 5
+    seqs = [c.seq for c in mem.backend.changes.changes_after(U, 0)]
     assert seqs == list(range(1, 7))
