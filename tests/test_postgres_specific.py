@@ -41,7 +41,7 @@ def test_migrate_twice_is_a_no_op(pg: PostgresBackend, postgres_url: str) -> Non
     assert pg.migrate() == SCHEMA_VERSION
     with PostgresBackend(postgres_url) as again:  # a second process opening the same database
         assert again.schema_version() == SCHEMA_VERSION
-        assert again.get("u1", "m1") == pg.memories.get("u1", "m1")
+        assert again.memories.get("u1", "m1") == pg.memories.get("u1", "m1")
     assert query(postgres_url, TABLES) == tables
 
 

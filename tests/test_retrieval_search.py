@@ -124,7 +124,7 @@ def test_every_hit_carries_its_breakdown(make) -> None:  # type: ignore[no-untyp
             + w["importance"] * b.importance
             + w["recency"] * b.recency
             + w["pinned"] * b.pinned
-            + b.memories.relations
+            + b.relations
         )
         assert b.final == pytest.approx(expected)
     assert hits[0].breakdown.pinned == 1.0 and hits[0].breakdown.importance == 0.75
@@ -286,7 +286,7 @@ def test_a_pin_counts_within_the_margin_of_the_best_match(make) -> None:  # type
                 + w["importance"] * b.importance
                 + w["recency"] * b.recency
                 + w["pinned"] * b.pinned
-                + b.memories.relations
+                + b.relations
             )
         return [(h.memory.summary, h.breakdown.pinned) for h in hits]
 

@@ -290,7 +290,7 @@ def test_a_deleted_users_vectors_leave_the_journal_and_every_in_memory_copy(
         "b"
     ]  # reloaded from the reset, still right
     assert reader.memories.vector_search("gone-user", vec(1, 0)) == []
-    held = reader._cache._users.get("gone-user") if reader._cache else None
+    held = reader.memories._cache._users.get("gone-user") if reader.memories._cache else None
     assert held is None or len(held.rids) == 0  # no copy of the deleted user's vectors stays in memory
     reader.close()
     writer.close()
