@@ -1,11 +1,12 @@
 """The one storage contract every backend implements (and the shared contract tests exercise).
 
-Tenancy lives here: every read takes ``user_id`` as a required argument and every backend filters on
-it in the database. A read with ``shared=True`` (what retrieval asks for) also sees the active
-memories of others linked to the user (shared with them, or global; see :mod:`memlane.storage.links`);
-without it, only the user's own. Writes go through :meth:`Backend.apply`, which commits a :class:`WriteBatch`
-(records, vectors, history, relations) in one transaction, so a write that fails midway leaves
-nothing half-written.
+The reads are the backend's typed parts (:mod:`memlane.storage.parts`: ``backend.memories``,
+``.jobs``, ``.sessions``, ``.changes``, ``.proposals``). Tenancy: every read takes ``user_id`` as a
+required argument and every backend filters on it in the database. A read with ``shared=True`` (what
+retrieval asks for) also sees the active memories of others linked to the user (shared with them, or
+global; see :mod:`memlane.storage.links`); without it, only the user's own. Writes go through
+:meth:`Backend.apply`, which commits a :class:`WriteBatch` (records, vectors, history, relations) in
+one transaction, so a write that fails midway leaves nothing half-written.
 """
 
 from __future__ import annotations

@@ -7,6 +7,9 @@ worker's job brings the index up to date (``sync.py``: idempotent, retried with 
 ``MEMLANE_JOB_MAX_ATTEMPTS``). Meanwhile searches stay exact: the memories whose sync is not done are
 left out of what S3 Vectors answers and scored from their vectors in the database instead.
 
+The channel is a backend over ``inner``: its writes add the sync jobs, its ``memories`` part
+(``memories.py``) serves the vector search, and its other parts are ``inner``'s own.
+
 Tenancy: every query carries ``user_id`` as a filter; a returned vector of another user (which the
 service should never return) is dropped, and the candidates are read from the database scoped to the
 user, with every condition applied there. Memories shared with the user (links, global memories) are
