@@ -179,7 +179,7 @@ def run(location: str, users: int, per_user: int, dup_rate: float, seed: int) ->
         ran = mem.run_tasks(at=t0 + timedelta(hours=25))
         run_s = time.perf_counter() - t
         merged, superseded, judged = set(), set(), 0
-        for job in mem.backend.list_jobs(None, limit=100_000):
+        for job in mem.backend.jobs.list_jobs(None, limit=100_000):
             if job.kind == "task.consolidate" and job.status.value == "done":
                 judged += int(job.payload.get("pairs", 0))
         for u in range(users):

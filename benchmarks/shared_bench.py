@@ -61,13 +61,15 @@ def run(kind: str, size: int, links: int, calls: int) -> None:
         )
         pick = random.Random(2)
         cases: dict[str, Callable[[str, bool, np.ndarray, str], object]] = {
-            "vector_ids (pool 24)": lambda u, s, q, w: b.vector_ids(
+            "vector_ids (pool 24)": lambda u, s, q, w: b.memories.vector_ids(
                 u, q.tolist(), live(), limit=24, shared=s
             ),
-            "keyword_ids (pool 24)": lambda u, s, q, w: b.keyword_ids(u, w, live(), limit=24, shared=s),
-            "get_many (24 ids)": lambda u, s, q, w: b.get_many(u, pick.sample(own[u], 24), shared=s),
-            "list (newest 10)": lambda u, s, q, w: b.list(u, live(), limit=10, shared=s),
-            "count (live)": lambda u, s, q, w: b.count(u, live(), shared=s),
+            "keyword_ids (pool 24)": lambda u, s, q, w: b.memories.keyword_ids(
+                u, w, live(), limit=24, shared=s
+            ),
+            "get_many (24 ids)": lambda u, s, q, w: b.memories.get_many(u, pick.sample(own[u], 24), shared=s),
+            "list (newest 10)": lambda u, s, q, w: b.memories.list(u, live(), limit=10, shared=s),
+            "count (live)": lambda u, s, q, w: b.memories.count(u, live(), shared=s),
         }
         variants = [
             ("no links: own", "lone", False),

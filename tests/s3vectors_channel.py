@@ -23,7 +23,7 @@ WORKER = "test-worker"
 def drain_sync(backend: Backend) -> int:
     """Run every due sync job as the worker would; returns how many ran."""
     ran = 0
-    while job := backend.claim_job(WORKER, lease_seconds=60, now=utcnow(), kinds=[SYNC]):
+    while job := backend.jobs.claim_job(WORKER, lease_seconds=60, now=utcnow(), kinds=[SYNC]):
         backend.apply(WriteBatch(complete_job=job.id, job_owner=WORKER, job_result=backend.run_job(job)))
         ran += 1
     return ran

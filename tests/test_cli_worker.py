@@ -41,7 +41,7 @@ def test_a_worker_process_forms_what_another_process_queued_and_stops_on_sigterm
                 what="the worker process to form memories",
             )
             wait_until(
-                lambda: len(mem.backend.scheduled_users("task.ttl")) == 1,
+                lambda: len(mem.backend.jobs.scheduled_users("task.ttl")) == 1,
                 timeout=30,
                 what="the worker to schedule the user's TTL run",
             )
@@ -81,4 +81,4 @@ def test_worker_once_runs_what_is_due_and_exits(tmp_path: Path) -> None:
         str(db), embedder=local_embedder(), llm="rules", settings=Settings(db=str(db), worker=False)
     ) as mem:
         assert [r.summary for r in mem.list(user_id="maya")] == ["User's favourite colour is teal."]
-        assert len(mem.backend.scheduled_users("task.ttl")) == 1
+        assert len(mem.backend.jobs.scheduled_users("task.ttl")) == 1

@@ -72,9 +72,9 @@ def stored(mem: Memory, user: str = U) -> tuple[Any, ...]:
     )
     return (
         records,
-        [h.id for h in b.history(user, limit=10**6)],
-        [p.model_dump() for p in b.proposals(user, ProposalFilter(), limit=1000)],
-        [c.id for c in b.changes_after(user, 0, limit=10**6)],
+        [h.id for h in b.memories.history(user, limit=10**6)],
+        [p.model_dump() for p in b.proposals.proposals(user, ProposalFilter(), limit=1000)],
+        [c.id for c in b.changes.changes_after(user, 0, limit=10**6)],
     )
 
 
@@ -108,7 +108,7 @@ def test_a_sensitive_change_in_chat_waits_as_a_proposal_and_the_stored_fact_stay
     (proposed,) = log.of("memory.proposed")
     assert proposed.data["proposal"] == p.id and proposed.seq is not None
     assert not log.of("memory.changed_fact")
-    turn = mem.backend.list_jobs(limit=100)[-2]  # the second turn's job
+    turn = mem.backend.jobs.list_jobs(limit=100)[-2]  # the second turn's job
     assert [(o.action, o.memory_id) for o in mem.outcomes(turn.id, user_id=U)] == [("propose", p.memory_id)]
 
 
@@ -175,7 +175,9 @@ def test_pending_proposals_expire_after_seven_days_on_the_clock(mem: Memory) -> 
     assert events_of(mem, p.memory_id)[-1] == (HistoryEvent.CONSENT, "system:consent")
     assert active(mem) == ["User lives in Porto."]
     done = [
-        j for j in mem.backend.list_jobs(limit=100) if j.kind == "task.consent" and j.status.value == "done"
+        j
+        for j in mem.backend.jobs.list_jobs(limit=100)
+        if j.kind == "task.consent" and j.status.value == "done"
     ]
     assert [j.payload["expired"] for j in done] == [1]
 
@@ -347,9 +349,9 @@ def test_a_decision_is_written_once_and_a_refused_batch_writes_nothing(mem: Memo
     ):
         with pytest.raises(ConflictError, match="already decided"):
             b.apply(WriteBatch(upserts=[Upsert(extra)], proposals=[late]))
-    assert b.get(U, "extra") is None  # the whole batch rolled back
-    assert b.get_proposal(U, p.id) == rejected and b.get_proposal(OTHER, p.id) is None
-    assert b.proposals(OTHER, ProposalFilter(), limit=10) == []
+    assert b.memories.get(U, "extra") is None  # the whole batch rolled back
+    assert b.proposals.get_proposal(U, p.id) == rejected and b.proposals.get_proposal(OTHER, p.id) is None
+    assert b.proposals.proposals(OTHER, ProposalFilter(), limit=10) == []
 
 
 def test_two_deciders_at_once_decide_once(mem: Memory) -> None:
@@ -380,7 +382,7 @@ def test_purge_and_delete_user_forget_proposals(mem: Memory) -> None:
     moved(mem, ago(), user=OTHER)
     mem.purge(p.memory_id, user_id=U, actor="user:maya")
     assert mem.proposals(user_id=U, status=None) == []
-    assert not [c for c in mem.backend.changes_after(U, 0, limit=1000) if "Lisbon" in str(c.meta)]
+    assert not [c for c in mem.backend.changes.changes_after(U, 0, limit=1000) if "Lisbon" in str(c.meta)]
     assert len(mem.proposals(user_id=OTHER)) == 1
     mem.delete_user(OTHER)
-    assert mem.backend.proposals(OTHER, ProposalFilter(), limit=10) == []
+    assert mem.backend.proposals.proposals(OTHER, ProposalFilter(), limit=10) == []

@@ -221,7 +221,7 @@ def test_delta_header_lists_changes_since_the_revision_the_thread_saw(mem: Memor
     facts(mem, "t1", ("User is lactose intolerant.", "Health"))
     facts(mem, "t1", ("User plays the cello on Sundays.", "Interests"))
     block = mem.context("name", user_id=U, thread_id="t1", since_rev=first.rev)
-    assert block.rev == 4 == mem.backend.thread_revision(U, "t1")
+    assert block.rev == 4 == mem.backend.changes.thread_revision(U, "t1")
     lines = block.text.splitlines()
     assert lines[0] == "Memory updates since rev 0:"
     bullets = lines[1 : 1 + len(block.delta)]

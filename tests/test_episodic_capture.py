@@ -63,7 +63,7 @@ def test_the_hot_path_stores_facts_only_and_the_capture_makes_the_episode(mem: M
     assert (episode.date_iso, episode.week, episode.year) == ("2026-01-05", 2, 2026)
     assert [o.memory_id for o in mem.outcomes(job, user_id=U)] == [episode.id]
     assert log.kinds() == ["memory.candidate", "memory.created"]
-    ops = {(e.node, e.op) for e in mem.backend.op_events(U)}
+    ops = {(e.node, e.op) for e in mem.backend.changes.op_events(U)}
     assert {("episodic", "classify"), ("episodic", "search"), ("episodic", "create")} <= ops
 
 
@@ -75,7 +75,7 @@ def test_a_routine_turn_is_skipped(mem: Memory) -> None:
         wait=True,
     )
     assert episodes(mem) == [] and mem.outcomes(job, user_id=U) == []
-    [skip] = [e for e in mem.backend.op_events(U) if e.node == "episodic"]
+    [skip] = [e for e in mem.backend.changes.op_events(U) if e.node == "episodic"]
     assert (skip.op, skip.status) == ("skip", "skipped")
 
 

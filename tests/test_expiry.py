@@ -44,7 +44,7 @@ def ids(mem: Memory) -> dict[str, str]:
 def test_expired_memories_leave_list_count_and_search(mem: Memory, ids: dict[str, str]) -> None:
     current = {ids["later"], ids["kept"]}
     assert {r.id for r in mem.list(user_id=U)} == current
-    assert mem.backend.count(U, live()) == 2
+    assert mem.backend.memories.count(U, live()) == 2
     hits = mem.search("gym pass code 4417", user_id=U, limit=10)
     assert {h.memory.id for h in hits} == current
     assert {r.id for r in mem.list(user_id=U, include_inactive=True)} == set(ids.values())
@@ -55,12 +55,16 @@ def test_expired_memories_leave_list_count_and_search(mem: Memory, ids: dict[str
 
 def test_expired_memories_leave_both_search_channels(mem: Memory, ids: dict[str, str]) -> None:
     vector = mem.embedder.embed_one(mem.get(ids["expired"], user_id=U).summary)
-    assert ids["expired"] not in {s.record.id for s in mem.backend.vector_search(U, vector, live(), limit=10)}
-    assert ids["expired"] not in {i for i, _ in mem.backend.vector_ids(U, vector, live(), limit=10)}
     assert ids["expired"] not in {
-        s.record.id for s in mem.backend.keyword_search(U, "gym 4417", live(), limit=10)
+        s.record.id for s in mem.backend.memories.vector_search(U, vector, live(), limit=10)
     }
-    assert ids["expired"] in {s.record.id for s in mem.backend.keyword_search(U, "gym 4417", [], limit=10)}
+    assert ids["expired"] not in {i for i, _ in mem.backend.memories.vector_ids(U, vector, live(), limit=10)}
+    assert ids["expired"] not in {
+        s.record.id for s in mem.backend.memories.keyword_search(U, "gym 4417", live(), limit=10)
+    }
+    assert ids["expired"] in {
+        s.record.id for s in mem.backend.memories.keyword_search(U, "gym 4417", [], limit=10)
+    }
 
 
 def test_expired_memories_stay_out_of_the_context_block(mem: Memory, ids: dict[str, str]) -> None:

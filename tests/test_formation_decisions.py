@@ -272,7 +272,7 @@ def test_all_neighbours_are_judged_in_one_model_call(tmp_path: Path, emb: Embedd
         considered = [text for text in stored if cosine(emb, text, cand) >= SEMANTIC.floor]
         assert len(considered) >= 2, considered  # precondition: more than one neighbour to judge
         # the neighbours at or above the floor, then the nearest few under it (decide.BELOW_FLOOR)
-        found = m.backend.vector_search(U, vector, [], limit=10)
+        found = m.backend.memories.vector_search(U, vector, [], limit=10)
         order = [r.record.summary for r in found if r.score >= SEMANTIC.floor] + [
             r.record.summary for r in found if r.score < SEMANTIC.floor
         ][:BELOW_FLOOR]

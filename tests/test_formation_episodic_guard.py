@@ -69,7 +69,9 @@ def test_the_cooldown_in_turns_drops_episodes_and_reports_them(location: str) ->
         assert error.data["code"] == "episodic_cooldown"
         assert "1 episodic candidate(s) not stored: the last episode was 2 turn(s)" in error.data["message"]
         assert "EPISODIC_COOLDOWN_TURNS (3)" in error.data["message"]
-        assert [e.status for e in mem.backend.op_events(U) if e.op == "episodic_cooldown"] == ["skipped"]
+        assert [e.status for e in mem.backend.changes.op_events(U) if e.op == "episodic_cooldown"] == [
+            "skipped"
+        ]
         # three turns after it (a dropped episode does not restart the cooldown)
         assert turn(mem, llm, episode("User bought a new bike."), at=T0 + timedelta(minutes=3)) == [
             "User bought a new bike."
@@ -230,5 +232,8 @@ def test_the_daily_write_cap_drops_extra_candidates_with_an_error_and_an_op_even
         assert (
             errors[0].data["message"] == "rate limited: 1 candidate(s) over MEMORY_WRITE_RATE_LIMIT_PER_DAY"
         )
-        assert [e.status for e in mem.backend.op_events(U) if e.op == "daily_cap"] == ["skipped", "skipped"]
+        assert [e.status for e in mem.backend.changes.op_events(U) if e.op == "daily_cap"] == [
+            "skipped",
+            "skipped",
+        ]
         assert len(mem.list(user_id=U)) == 3

@@ -168,7 +168,7 @@ def test_the_hourly_cap_drops_extra_candidates_with_an_error_and_an_op_event(tmp
         errors = log.of("memory.error")
         assert [e.data["code"] for e in errors] == ["rate_limited", "rate_limited"]
         assert "MEMORY_WRITE_RATE_LIMIT_PER_HOUR" in errors[0].data["message"]
-        limited = [e for e in mem.backend.op_events(U) if e.op == "rate_limit"]
+        limited = [e for e in mem.backend.changes.op_events(U) if e.op == "rate_limit"]
         assert len(limited) == 2 and {e.status for e in limited} == {"skipped"}
         assert len(log.of("memory.candidate")) == 2
         assert all_jobs_done(mem)  # a capped turn is finished, not failed

@@ -122,7 +122,7 @@ def test_index_false_items_rank_after_scored_ones(store: MemlaneStore, memory: M
     found = store.search(("u1", "notes"), query="apple pie")
     assert [(i.key, i.score is None) for i in found] == [("indexed", False), ("plain", True)]
     user, rid = record_id(("u1", "notes"), "plain")
-    assert memory.backend.vectors(user, [rid]) == {}
+    assert memory.backend.memories.vectors(user, [rid]) == {}
 
 
 def test_langmem_values_become_searchable_memories(store: MemlaneStore, memory: Memory) -> None:
@@ -139,7 +139,7 @@ def test_langmem_values_become_searchable_memories(store: MemlaneStore, memory: 
 
 def _backdate(memory: Memory, namespace: tuple[str, ...], key: str) -> None:
     user, rid = record_id(namespace, key)
-    rec = memory.backend.get(user, rid)
+    rec = memory.backend.memories.get(user, rid)
     assert rec is not None
     memory.backend.apply(
         WriteBatch(upserts=[Upsert(rec.model_copy(update={"expires_at": utcnow() - timedelta(minutes=1)}))])
@@ -162,7 +162,7 @@ def test_omit_expired_and_refresh(store: MemlaneStore, memory: Memory) -> None:
     _backdate(memory, ("u1", "ttl"), "live")
     assert ("u1", "ttl") not in store.list_namespaces(prefix=("u1",))
     user, rid = record_id(("u1", "ttl"), "gone")
-    before = memory.backend.get(user, rid)
+    before = memory.backend.memories.get(user, rid)
     assert (
         before is not None and before.expires_at is not None and before.expires_at < utcnow()
     )  # not resurrected

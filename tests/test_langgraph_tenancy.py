@@ -95,7 +95,7 @@ def test_search_ranks_in_the_database_like_memory_search(mem: Memory) -> None:
     for query in ("what pet does the user have?", "where does the user work?", "music"):
         got = store.search(("ana",), query=query, limit=10)
         vector = mem.embedder.embed_one(query)
-        want = mem.backend.vector_search("ana", vector, limit=10)
+        want = mem.backend.memories.vector_search("ana", vector, limit=10)
         assert [i.value["summary"] for i in got[:5]] == [h.record.summary for h in want]
         assert [round(i.score or 0, 5) for i in got[:5]] == [round(h.score, 5) for h in want]
         assert got[-1].key == "plain" and got[-1].score is None  # unvectored items follow

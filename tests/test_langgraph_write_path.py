@@ -31,7 +31,7 @@ def test_store_puts_deletes_and_expiry_are_writes_with_one_event_each(mem: Memor
     mem.put(
         "User likes tea.", user_id=U, thread_id="t1"
     )  # another thread's write: store writes count under ""
-    one = mem.backend.thread_revision(U, "")
+    one = mem.backend.changes.thread_revision(U, "")
     events: list[str] = []
     mem.events.subscribe(lambda e: events.append(e.type), user_id=U)
     store.put(ns, "pref:drink", {"summary": "User drinks green tea."})
@@ -48,8 +48,8 @@ def test_store_puts_deletes_and_expiry_are_writes_with_one_event_each(mem: Memor
         "memory.created",
         "memory.deleted",
     ]
-    assert mem.backend.thread_revision(U, "") == one + 5
-    seqs = [c.seq for c in mem.backend.changes_after(U, 0)]
+    assert mem.backend.changes.thread_revision(U, "") == one + 5
+    seqs = [c.seq for c in mem.backend.changes.changes_after(U, 0)]
     assert seqs == list(range(1, 7))
 
 
@@ -71,5 +71,5 @@ def test_a_mutation_committed_from_outside_the_engine_holds_record_writes_of_val
     with pytest.raises(ValidationError, match="expected a Mutation"):
         mem.commit_mutation(purge.batch)  # type: ignore[arg-type]
     assert mem.get(rec.id, user_id=U).summary == "User likes tea."
-    assert [c.event for c in mem.backend.changes_after(U, 0)] == ["created"]
-    assert mem.backend.get(GLOBAL_USER, ours.id) is None
+    assert [c.event for c in mem.backend.changes.changes_after(U, 0)] == ["created"]
+    assert mem.backend.memories.get(GLOBAL_USER, ours.id) is None

@@ -64,7 +64,7 @@ def test_paraphrases_merge_corrections_supersede_and_judged_pairs_wait(location:
         kept, gone = mem.get(older.id, user_id=U), mem.get(newer.id, user_id=U)
         assert kept.state is MemoryState.ACTIVE and kept.merged_from == [newer.id]
         assert gone.state is MemoryState.SUPERSEDED and gone.superseded_by == older.id
-        merges = [c for c in mem.backend.changes_after(U, 0, limit=100) if c.event == "merged"]
+        merges = [c for c in mem.backend.changes.changes_after(U, 0, limit=100) if c.event == "merged"]
         assert [(c.meta["from"], c.meta["into"]) for c in merges] == [(newer.id, older.id)]
         assert HistoryEvent.MERGE in [h.event for h in mem.history(newer.id, user_id=U)]
 

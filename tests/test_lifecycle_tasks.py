@@ -42,7 +42,7 @@ def mem(location: str) -> Iterator[Memory]:
 
 
 def task_jobs(mem: Memory, task: str, status: JobStatus | None = None) -> list:
-    return [j for j in mem.backend.list_jobs(status, limit=10_000) if j.kind == kind_of(task)]
+    return [j for j in mem.backend.jobs.list_jobs(status, limit=10_000) if j.kind == kind_of(task)]
 
 
 def test_ttl_soft_deletes_what_no_one_read_and_purge_forgets_it_later(mem: Memory) -> None:
@@ -68,7 +68,7 @@ def test_ttl_soft_deletes_what_no_one_read_and_purge_forgets_it_later(mem: Memor
     assert events.count((HistoryEvent.TTL, "system:ttl")) == 1
     deltas = [
         c
-        for c in mem.backend.changes_after(U, 0, limit=1000)
+        for c in mem.backend.changes.changes_after(U, 0, limit=1000)
         if c.memory_id == old.id and c.event == "deleted"
     ]
     assert len(deltas) == 1 and deltas[0].meta["reason"] == "ttl"  # one delta bullet
@@ -79,7 +79,9 @@ def test_ttl_soft_deletes_what_no_one_read_and_purge_forgets_it_later(mem: Memor
     mem.run_tasks(at=t0 + 92 * DAY)
     purged = mem.get(old.id, user_id=U)
     assert purged.state is MemoryState.PURGED and "Porto" not in purged.summary
-    assert all("Porto" not in str(h.old_value) + str(h.new_value) for h in mem.backend.history(U, old.id))
+    assert all(
+        "Porto" not in str(h.old_value) + str(h.new_value) for h in mem.backend.memories.history(U, old.id)
+    )
 
 
 def test_a_restore_before_purge_at_keeps_the_memory(mem: Memory) -> None:
@@ -107,7 +109,7 @@ def test_reads_move_last_accessed_and_count_them(mem: Memory) -> None:
     seen = mem.get(rec.id, user_id=U)
     assert seen.access_count == 3
     assert seen.last_accessed is not None and abs(seen.last_accessed - (t0 + 20 * DAY)) < timedelta(seconds=1)
-    assert len(mem.backend.history(U, rec.id)) == 1  # bookkeeping writes no history
+    assert len(mem.backend.memories.history(U, rec.id)) == 1  # bookkeeping writes no history
 
 
 def test_runs_are_per_user_staggered_and_seeded_once(mem: Memory) -> None:
@@ -156,7 +158,7 @@ def test_two_workers_racing_run_each_task_once(location: str) -> None:
             w.join()
         assert sum(counts) == 8  # 4 users x (ttl, purge)
         for i, mid in enumerate(ids):
-            events = [h.event for h in a.backend.history(f"u{i % 4}", mid)]
+            events = [h.event for h in a.backend.memories.history(f"u{i % 4}", mid)]
             assert events.count(HistoryEvent.TTL) == 1
         assert len(task_jobs(a, "ttl", JobStatus.PENDING)) == 4
 
@@ -168,7 +170,7 @@ def test_a_worker_that_lost_its_lease_writes_nothing(mem: Memory, location: str)
     late = t0 + 61 * DAY
     with open_mem(location) as other:
         mem.lifecycle.lease_seconds = 1
-        job = mem.backend.claim_job(
+        job = mem.backend.jobs.claim_job(
             mem.lifecycle.worker_id, lease_seconds=1, now=late, kinds=[kind_of("ttl")]
         )
         assert job is not None

@@ -140,7 +140,7 @@ def test_ingest_writes_turns_and_follows_links(tmp_path: Path) -> None:
     assert recs["D1:2"].metadata["context"] == "Ann: Hey Bob! How have you been?"
     assert recs["D2:1"].metadata == {} and recs["D2:1"].thread_id == "session_2"
     assert recs["D1:2"].actor_id == "Bob" and recs["D1:2"].type.value == "episodic"
-    links = mem.backend.relations("conv-x", [r.id for r in recs.values()])
+    links = mem.backend.memories.relations("conv-x", [r.id for r in recs.values()])
     assert len(links) == 6 and {link.relation_type for link in links} == {"follows"}  # none across sessions
     mem.close()
 

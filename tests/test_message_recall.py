@@ -54,7 +54,7 @@ def run_task(mem: Memory) -> None:
 
 def found(mem: Memory, query: str, user: str = U, chat: str | None = None) -> list[MessageHit]:
     vector = mem.embedder.embed_one(query)
-    hits = mem.backend.search_messages(
+    hits = mem.backend.sessions.search_messages(
         user, text=query, vector=vector, embedder=mem.embedder.identity, chat_id=chat
     )
     return sorted(hits, key=lambda h: -(h.similarity or 0.0) - h.keyword)
@@ -67,7 +67,7 @@ def test_a_message_is_found_by_keyword_at_once_and_by_meaning_after_the_task(loc
         assert all(h.similarity is None for h in before)  # no vector yet
         assert [h.message.ref for h in found(mem, "golden retriever")] == ["m2"]  # keywords work at once
         run_task(mem)
-        assert mem.backend.messages_without_vector(U, mem.embedder.identity) == []
+        assert mem.backend.sessions.messages_without_vector(U, mem.embedder.identity) == []
         after = {h.message.ref: h.similarity for h in found(mem, "Who got a new dog?")}  # no word in common
         # the puppy message and the one after it (embedded with it as its context) rank above the rest
         assert sorted(after, key=lambda r: -(after[r] or 0.0))[:2] in (["m2", "m3"], ["m3", "m2"])
@@ -103,9 +103,12 @@ def test_deleting_a_user_forgets_their_message_keywords_and_vectors(location: st
 def test_put_message_vectors_skips_another_users_message(location: str) -> None:
     with open_mem(location) as mem:
         record(mem, user=OTHER)
-        theirs = mem.backend.messages_without_vector(OTHER, mem.embedder.identity)
-        assert mem.backend.put_message_vectors(U, mem.embedder.identity, {theirs[0].id: [0.1] * 384}) == 0
-        assert len(mem.backend.messages_without_vector(OTHER, mem.embedder.identity)) == len(TRIP)
+        theirs = mem.backend.sessions.messages_without_vector(OTHER, mem.embedder.identity)
+        assert (
+            mem.backend.sessions.put_message_vectors(U, mem.embedder.identity, {theirs[0].id: [0.1] * 384})
+            == 0
+        )
+        assert len(mem.backend.sessions.messages_without_vector(OTHER, mem.embedder.identity)) == len(TRIP)
 
 
 def test_the_session_summary_records_the_messages_it_quotes(location: str) -> None:
@@ -214,8 +217,8 @@ def test_backfill_embeds_what_is_missing_once_and_only_for_the_user_asked(locati
         report = mem.backfill_sessions(user_id=U, batch_size=2, progress=lambda *a: seen.append(a))
         assert (report.users, report.messages) == (1, len(TRIP))
         assert seen[-1] == (1, 1, len(TRIP))
-        assert mem.backend.messages_without_vector(U, mem.embedder.identity) == []
-        assert len(mem.backend.messages_without_vector(OTHER, mem.embedder.identity)) == len(TRIP)
+        assert mem.backend.sessions.messages_without_vector(U, mem.embedder.identity) == []
+        assert len(mem.backend.sessions.messages_without_vector(OTHER, mem.embedder.identity)) == len(TRIP)
         assert mem.backfill_sessions(user_id=U).messages == 0  # resumable: nothing twice
         everyone = mem.backfill_sessions()  # users found by their scheduled sessions task
         assert everyone.messages == len(TRIP) and everyone.users == 2
@@ -227,4 +230,4 @@ def test_backfill_refuses_bad_arguments(tmp_path: Any, kwargs: dict[str, Any], m
         record(mem)
         with pytest.raises(ValueError, match=message):
             mem.backfill_sessions(**kwargs)
-        assert len(mem.backend.messages_without_vector(U, mem.embedder.identity)) == len(TRIP)
+        assert len(mem.backend.sessions.messages_without_vector(U, mem.embedder.identity)) == len(TRIP)

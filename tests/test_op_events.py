@@ -36,7 +36,7 @@ def test_the_context_node_records_its_search_with_the_best_similarity(mem: Memor
     mem.context("what do I like?", user_id=U, at=T0)  # nothing stored yet
     mem.put("User likes green tea.", user_id=U, at=T0)
     mem.context("what tea does maya like?", user_id=U, thread_id="t1", at=T0 + timedelta(minutes=1))
-    ops = [e for e in mem.backend.op_events(U) if e.node == "context"]
+    ops = [e for e in mem.backend.changes.op_events(U) if e.node == "context"]
     assert [(e.op, e.status, e.thread_id) for e in ops] == [
         ("search", "ok", "t1"),
         ("search", "skipped", None),

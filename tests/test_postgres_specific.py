@@ -41,7 +41,7 @@ def test_migrate_twice_is_a_no_op(pg: PostgresBackend, postgres_url: str) -> Non
     assert pg.migrate() == SCHEMA_VERSION
     with PostgresBackend(postgres_url) as again:  # a second process opening the same database
         assert again.schema_version() == SCHEMA_VERSION
-        assert again.get("u1", "m1") == pg.get("u1", "m1")
+        assert again.memories.get("u1", "m1") == pg.memories.get("u1", "m1")
     assert query(postgres_url, TABLES) == tables
 
 
@@ -84,9 +84,9 @@ def test_pool_is_shared_across_threads(postgres_url: str) -> None:
         def work(i: int) -> int:
             for j in range(10):
                 backend.upsert(rec(f"t{i}-{j}", f"user{i}"), vec(1, j))
-                assert backend.get(f"user{i}", f"t{i}-{j}") is not None
-                backend.vector_search(f"user{i}", vec(1), limit=3)
-            return backend.count(f"user{i}")
+                assert backend.memories.get(f"user{i}", f"t{i}-{j}") is not None
+                backend.memories.vector_search(f"user{i}", vec(1), limit=3)
+            return backend.memories.count(f"user{i}")
 
         assert in_threads(8, work) == [10] * 8
         (open_conns,) = query(
@@ -105,10 +105,12 @@ def test_concurrent_upserts_of_one_id_leave_one_row(pg: PostgresBackend, postgre
     in_threads(8, write)
     assert query(postgres_url, "SELECT count(*) FROM memories") == [(1,)]
     assert query(postgres_url, "SELECT count(*) FROM memory_vectors") == [(1,)]
-    stored = pg.get("u1", "same")
+    stored = pg.memories.get("u1", "same")
     assert stored is not None
     writer = int(stored.summary.split()[-1])
-    assert pg.vectors("u1", ["same"])["same"] == pytest.approx(vec(1, writer))  # record and vector agree
+    assert pg.memories.vectors("u1", ["same"])["same"] == pytest.approx(
+        vec(1, writer)
+    )  # record and vector agree
 
 
 # --- writes ---------------------------------------------------------------------------------------
@@ -121,8 +123,8 @@ def test_id_of_another_user_is_refused_and_batch_rolled_back(pg: PostgresBackend
     )
     with pytest.raises(BackendError, match="another user"):
         pg.apply(batch)
-    assert pg.count("bob") == 0
-    alice = pg.get("alice", "shared-id")
+    assert pg.memories.count("bob") == 0
+    alice = pg.memories.get("alice", "shared-id")
     assert alice is not None and alice.summary == "alice's memory"
 
 
@@ -132,7 +134,7 @@ def test_nul_character_is_a_clear_error_and_nothing_is_written(pg: PostgresBacke
     )
     with pytest.raises(BackendError, match="NUL"):
         pg.upsert(rec("m1"), vec(1), history=[entry])
-    assert pg.get("u1", "m1") is None
+    assert pg.memories.get("u1", "m1") is None
 
 
 def test_times_come_back_in_utc_whatever_the_session_zone(postgres_url: str) -> None:
@@ -144,7 +146,7 @@ def test_times_come_back_in_utc_whatever_the_session_zone(postgres_url: str) -> 
         when = datetime(2024, 2, 29, 23, 59, 59, 123456, tzinfo=timezone(timedelta(hours=-5)))
         original = rec("m1", valid_from=when, created_at=when, updated_at=when)
         backend.upsert(original)
-        stored = backend.get("u1", "m1")
+        stored = backend.memories.get("u1", "m1")
         assert stored == original
         assert stored is not None and stored.valid_from is not None and stored.valid_from.tzinfo is UTC
 
@@ -155,18 +157,18 @@ def test_times_come_back_in_utc_whatever_the_session_zone(postgres_url: str) -> 
 def test_keyword_search_survives_tsquery_syntax_and_stop_words(pg: PostgresBackend) -> None:
     pg.upsert(rec("cat", summary="Luna the cat is three"))
     pg.upsert(rec("hike", summary="Hiking in the Alps", tags=["outdoors"]))
-    ids = {h.record.id for h in pg.keyword_search("u1", "cat & | ! ( hiking :* '")}
+    ids = {h.record.id for h in pg.memories.keyword_search("u1", "cat & | ! ( hiking :* '")}
     assert ids == {"cat", "hike"}
-    assert [h.record.id for h in pg.keyword_search("u1", "outdoors")] == ["hike"]
-    assert pg.keyword_search("u1", "the and of") == []
-    assert pg.keyword_search("u2", "cat") == []
-    assert pg.keyword_search("u1", "cat\x00") != []
+    assert [h.record.id for h in pg.memories.keyword_search("u1", "outdoors")] == ["hike"]
+    assert pg.memories.keyword_search("u1", "the and of") == []
+    assert pg.memories.keyword_search("u2", "cat") == []
+    assert pg.memories.keyword_search("u1", "cat\x00") != []
 
 
 def test_keyword_search_tokenises_the_query_like_the_documents(pg: PostgresBackend) -> None:
     pg.upsert(rec("m", summary="Ana's e-mail is ana@example.com; her rate is 3.5 percent at x.com/o'b\\c"))
     for q in ("3.5", "e-mail", "ana@example.com", "x.com/o'b", "what's her RATE?"):
-        assert [h.record.id for h in pg.keyword_search("u1", q)] == ["m"], q
+        assert [h.record.id for h in pg.memories.keyword_search("u1", q)] == ["m"], q
 
 
 def test_words_in_most_memories_are_left_out_of_keyword_search(postgres_url: str) -> None:
@@ -174,13 +176,19 @@ def test_words_in_most_memories_are_left_out_of_keyword_search(postgres_url: str
     batch.append(rec("jazz", summary="The user likes jazz"))
     with PostgresBackend(postgres_url) as before:  # 41 rows: under autovacuum's analyze threshold
         before.apply(WriteBatch(upserts=[Upsert(r) for r in batch]))
-        assert len(before.keyword_search("u1", "user mentioned", limit=50)) == 41  # no statistics: all words
+        assert (
+            len(before.memories.keyword_search("u1", "user mentioned", limit=50)) == 41
+        )  # no statistics: all words
     with psycopg.connect(postgres_url, autocommit=True) as conn:
         conn.execute("ANALYZE memories")
     with PostgresBackend(postgres_url) as after:
-        assert {h.record.id for h in after.keyword_search("u1", "what does the user like?")} == {"jazz"}
-        assert after.keyword_search("u1", "user mentioned") == []  # only common words: no keyword evidence
-        assert [h.record.id for h in after.keyword_search("u1", "topic7")] == ["m7"]
+        assert {h.record.id for h in after.memories.keyword_search("u1", "what does the user like?")} == {
+            "jazz"
+        }
+        assert (
+            after.memories.keyword_search("u1", "user mentioned") == []
+        )  # only common words: no keyword evidence
+        assert [h.record.id for h in after.memories.keyword_search("u1", "topic7")] == ["m7"]
 
 
 # --- connecting -----------------------------------------------------------------------------------
@@ -225,34 +233,34 @@ def test_concurrent_workers_never_claim_the_same_job(pg: PostgresBackend) -> Non
 
     def drain(i: int) -> list[str]:
         claimed = []
-        while (j := pg.claim_job(f"w{i}", lease_seconds=60, now=now)) is not None:
+        while (j := pg.jobs.claim_job(f"w{i}", lease_seconds=60, now=now)) is not None:
             claimed.append(j.id)
         return claimed
 
     claimed = [jid for ids in in_threads(8, drain) for jid in ids]
     assert sorted(claimed) == sorted(f"j{i}" for i in range(40))
-    assert {j.attempts for j in pg.list_jobs(JobStatus.RUNNING)} == {1}
+    assert {j.attempts for j in pg.jobs.list_jobs(JobStatus.RUNNING)} == {1}
 
 
 def test_job_lifecycle_lease_expiry_park_retry_done(pg: PostgresBackend) -> None:
     now = datetime.now(UTC)
     pg.apply(WriteBatch(jobs=[job("j1", run_after=now)]))
-    first = pg.claim_job("w1", lease_seconds=5, now=now)
+    first = pg.jobs.claim_job("w1", lease_seconds=5, now=now)
     assert first is not None and first.status is JobStatus.RUNNING and first.locked_by == "w1"
     assert first.payload == {"n": "j1"} and first.locked_until == now + timedelta(seconds=5)
-    assert pg.claim_job("w2", lease_seconds=5, now=now + timedelta(seconds=1)) is None  # leased
-    again = pg.claim_job("w2", lease_seconds=5, now=now + timedelta(seconds=6))  # w1 died
+    assert pg.jobs.claim_job("w2", lease_seconds=5, now=now + timedelta(seconds=1)) is None  # leased
+    again = pg.jobs.claim_job("w2", lease_seconds=5, now=now + timedelta(seconds=6))  # w1 died
     assert again is not None and again.attempts == 2 and again.locked_by == "w2"
-    pg.fail_job("j1", "boom " * 1000, retry_at=None)
-    (parked,) = pg.list_jobs(JobStatus.PARKED, user_id="u1")
+    pg.jobs.fail_job("j1", "boom " * 1000, retry_at=None)
+    (parked,) = pg.jobs.list_jobs(JobStatus.PARKED, user_id="u1")
     assert parked.last_error is not None and len(parked.last_error) == 2000
-    assert pg.retry_job("j1") and not pg.retry_job("j1")
-    claimed = pg.claim_job("w3", lease_seconds=5, now=datetime.now(UTC) + timedelta(seconds=1))
+    assert pg.jobs.retry_job("j1") and not pg.jobs.retry_job("j1")
+    claimed = pg.jobs.claim_job("w3", lease_seconds=5, now=datetime.now(UTC) + timedelta(seconds=1))
     assert claimed is not None and claimed.attempts == 1
     pg.apply(WriteBatch(complete_job="j1"))
-    assert [j.id for j in pg.list_jobs(JobStatus.DONE)] == ["j1"]
-    assert pg.count_jobs("u1", "turn", now - timedelta(minutes=1)) == 1
-    assert pg.count_jobs("u2", "turn", now - timedelta(minutes=1)) == 0
+    assert [j.id for j in pg.jobs.list_jobs(JobStatus.DONE)] == ["j1"]
+    assert pg.jobs.count_jobs("u1", "turn", now - timedelta(minutes=1)) == 1
+    assert pg.jobs.count_jobs("u2", "turn", now - timedelta(minutes=1)) == 0
 
 
 def test_change_revisions_are_gapless_under_concurrency(pg: PostgresBackend) -> None:
@@ -262,20 +270,20 @@ def test_change_revisions_are_gapless_under_concurrency(pg: PostgresBackend) -> 
             pg.apply(WriteBatch(changes=[change]))
 
     in_threads(8, write)
-    assert pg.thread_revision("u1", "t1") == 80
-    assert [c.rev for c in pg.changes_since("u1", "t1", 0, limit=1000)] == list(range(1, 81))
-    assert [c.rev for c in pg.changes_since("u1", "t1", 78)] == [79, 80]
-    assert pg.thread_revision("u2", "t1") == 0
+    assert pg.changes.thread_revision("u1", "t1") == 80
+    assert [c.rev for c in pg.changes.changes_since("u1", "t1", 0, limit=1000)] == list(range(1, 81))
+    assert [c.rev for c in pg.changes.changes_since("u1", "t1", 78)] == [79, 80]
+    assert pg.changes.thread_revision("u2", "t1") == 0
 
 
 def test_op_events_newest_first_and_user_deletion(pg: PostgresBackend) -> None:
     t = datetime(2026, 1, 1, tzinfo=UTC)
     events = [OpEvent(id=f"e{i}", user_id="u1", node="hotpath", op="create", sim=0.5, at=t) for i in range(3)]
     pg.apply(WriteBatch(op_events=events, jobs=[job("j1")]))
-    assert [e.id for e in pg.op_events("u1")] == ["e2", "e1", "e0"]
-    assert pg.op_events("u1")[0] == events[2]
+    assert [e.id for e in pg.changes.op_events("u1")] == ["e2", "e1", "e0"]
+    assert pg.changes.op_events("u1")[0] == events[2]
     pg.delete_user("u1")
-    assert pg.op_events("u1") == [] and pg.list_jobs(user_id="u1") == []
+    assert pg.changes.op_events("u1") == [] and pg.jobs.list_jobs(user_id="u1") == []
 
 
 def test_user_lock_is_an_advisory_lock_other_sessions_see(pg: PostgresBackend, postgres_url: str) -> None:
@@ -288,4 +296,4 @@ def test_user_lock_is_an_advisory_lock_other_sessions_see(pg: PostgresBackend, p
 
 def test_user_lock_does_not_take_a_connection_from_the_main_pool(postgres_url: str) -> None:
     with PostgresBackend(postgres_url, max_size=1, timeout=3) as backend, backend.user_lock("alice"):
-        assert backend.count("alice") == 0
+        assert backend.memories.count("alice") == 0

@@ -39,7 +39,7 @@ def test_embedding_of_wrong_size_writes_nothing(pg: PostgresBackend) -> None:
     batch = WriteBatch(upserts=[Upsert(rec("ok"), vec(1)), Upsert(rec("bad"), [1.0, 2.0])])
     with pytest.raises(DimensionMismatchError, match="2 dims"):
         pg.apply(batch)
-    assert pg.count("u1") == 0
+    assert pg.memories.count("u1") == 0
     with pytest.raises(BackendError, match="bind_embedder"):
         check_vectors(batch, None)
 
@@ -56,13 +56,17 @@ def test_filtered_search_still_fills_the_page(
         for i in range(30)
     ]
     pg.apply(WriteBatch(upserts=crowd + mine))
-    hits = pg.vector_search("me", vec(1), limit=10)
+    hits = pg.memories.vector_search("me", vec(1), limit=10)
     assert len(hits) == 10 and {h.record.user_id for h in hits} == {"me"}
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
-    work = pg.vector_search("me", vec(1), parse_filters({"category": "Work"}), limit=10)
+    work = pg.memories.vector_search("me", vec(1), parse_filters({"category": "Work"}), limit=10)
     assert len(work) == 10 and {h.record.category for h in work} == {"Work"}
-    pages = [h.record.id for off in (0, 7, 14) for h in pg.vector_search("me", vec(1), limit=7, offset=off)]
-    assert pages == [h.record.id for h in pg.vector_search("me", vec(1), limit=21)]
+    pages = [
+        h.record.id
+        for off in (0, 7, 14)
+        for h in pg.memories.vector_search("me", vec(1), limit=7, offset=off)
+    ]
+    assert pages == [h.record.id for h in pg.memories.vector_search("me", vec(1), limit=21)]
 
 
 def indexed_flags(url: str, user: str) -> set[bool]:
@@ -70,7 +74,7 @@ def indexed_flags(url: str, user: str) -> set[bool]:
 
 
 def exact_order(pg: PostgresBackend, user: str, q: list[float]) -> list[str]:
-    stored = pg.vectors(user, [r.id for r in pg.list(user, limit=1000)])
+    stored = pg.memories.vectors(user, [r.id for r in pg.memories.list(user, limit=1000)])
     cos = {i: float(np.dot(v, q) / np.linalg.norm(v) / np.linalg.norm(q)) for i, v in stored.items()}
     return sorted(cos, key=lambda i: (-cos[i], i))
 
@@ -84,7 +88,7 @@ def test_small_users_stay_out_of_the_hnsw_index_until_they_grow(
     pg.apply(WriteBatch(upserts=[*batch, Upsert(rec("s1", "small"), vec(1))]))
     assert indexed_flags(postgres_url, "big") == {False} == indexed_flags(postgres_url, "small")
     q = rng.standard_normal(DIMS).tolist()
-    assert [h.record.id for h in pg.vector_search("big", q, limit=15)] == exact_order(pg, "big", q)
+    assert [h.record.id for h in pg.memories.vector_search("big", q, limit=15)] == exact_order(pg, "big", q)
 
     pg.apply(
         WriteBatch(
@@ -96,9 +100,9 @@ def test_small_users_stay_out_of_the_hnsw_index_until_they_grow(
     pg.upsert(rec("a0", "big", summary="changed"), vec(0, 1))  # a replaced vector stays in the index
     pg.apply(WriteBatch(upserts=[Upsert(rec("c0", "big"), vec(1))]))
     assert indexed_flags(postgres_url, "big") == {True}
-    assert pg.vectors("big", ["a0"])["a0"] == pytest.approx(vec(0, 1))
-    assert [h.record.id for h in pg.vector_search("big", q, limit=26)] == exact_order(pg, "big", q)
-    assert [h.record.id for h in pg.vector_search("small", vec(1), limit=5)] == ["s1"]
+    assert pg.memories.vectors("big", ["a0"])["a0"] == pytest.approx(vec(0, 1))
+    assert [h.record.id for h in pg.memories.vector_search("big", q, limit=26)] == exact_order(pg, "big", q)
+    assert [h.record.id for h in pg.memories.vector_search("small", vec(1), limit=5)] == ["s1"]
 
 
 def test_vectors_outside_the_index_of_an_indexed_user_are_still_found(
@@ -116,11 +120,12 @@ def test_vectors_outside_the_index_of_an_indexed_user_are_still_found(
         conn.execute("UPDATE memory_vectors SET indexed = false WHERE id IN ('m3', 'm7', 'm11')")
     assert indexed_flags(postgres_url, "me") == {True, False}
     q = rng.standard_normal(DIMS).tolist()
-    assert [h.record.id for h in pg.vector_search("me", q, limit=30)] == exact_order(pg, "me", q)
-    nearest = exact_order(pg, "me", pg.vectors("me", ["m7"])["m7"])[0]
+    assert [h.record.id for h in pg.memories.vector_search("me", q, limit=30)] == exact_order(pg, "me", q)
+    nearest = exact_order(pg, "me", pg.memories.vectors("me", ["m7"])["m7"])[0]
     assert (
         nearest == "m7"
-        and pg.vector_search("me", pg.vectors("me", ["m7"])["m7"], limit=1)[0].record.id == "m7"
+        and pg.memories.vector_search("me", pg.memories.vectors("me", ["m7"])["m7"], limit=1)[0].record.id
+        == "m7"
     )
 
 
@@ -157,7 +162,7 @@ def test_vector_table_of_the_old_layout_is_upgraded_on_open(pg: PostgresBackend,
             for r in query(postgres_url, "SELECT indexdef FROM pg_indexes WHERE tablename = 'memory_vectors'")
         ]
         assert any("USING hnsw" in d and "WHERE indexed" in d for d in defs), defs
-        assert [h.record.id for h in reopened.vector_search("u1", vec(1), limit=2)] == ["m0", "m1"]
+        assert [h.record.id for h in reopened.memories.vector_search("u1", vec(1), limit=2)] == ["m0", "m1"]
         reopened.upsert(rec("new"), vec(0, 1))
         assert indexed_flags(postgres_url, "u1") == {True}
         assert query(postgres_url, "SELECT user_id, indexed FROM vector_users") == [("u1", True)]

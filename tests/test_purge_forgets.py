@@ -93,7 +93,7 @@ def test_purge_leaves_no_copy_of_the_text_in_any_table_or_api(mem: Memory) -> No
     assert all(
         r.key is None and not r.tags and not r.metadata for r in everything if r.state is MemoryState.PURGED
     )
-    assert mem.backend.vectors(U, [r.id for r in everything if r.state is MemoryState.PURGED]) == {}
+    assert mem.backend.memories.vectors(U, [r.id for r in everything if r.state is MemoryState.PURGED]) == {}
     assert [
         h.memory.summary
         for h in mem.search(f"locker code {TOKEN}", user_id=U, include_inactive=True)
@@ -111,7 +111,7 @@ def test_purge_leaves_no_copy_of_the_text_in_any_table_or_api(mem: Memory) -> No
         assert TOKEN.lower() not in json.dumps([h.model_dump(mode="json") for h in hist]).lower()
     block = mem.context("locker code", user_id=U, thread_id="t1", since_rev=0)
     assert TOKEN.lower() not in block.text.lower() and "restored" not in block.text
-    changes = mem.backend.changes_after(U, 0, limit=1000)
+    changes = mem.backend.changes.changes_after(U, 0, limit=1000)
     assert TOKEN.lower() not in json.dumps([c.model_dump(mode="json") for c in changes]).lower()
     assert [c.event for c in changes].count("purged") == 4
     jobs = mem.jobs(user_id=U, limit=1000)
@@ -134,7 +134,7 @@ def test_delete_user_leaves_nothing_of_the_user(mem: Memory) -> None:
     mem.put("User's neighbour likes tea.", user_id="bo")
     assert mem.delete_user(U) > 0
     assert tables_holding(mem.backend, TOKEN) == []
-    assert mem.list(user_id=U, include_inactive=True) == [] and mem.backend.changes_after(U, 0) == []
+    assert mem.list(user_id=U, include_inactive=True) == [] and mem.backend.changes.changes_after(U, 0) == []
     assert mem.jobs(user_id=U) == [] and mem.list(user_id="bo")
 
 
@@ -272,7 +272,7 @@ def test_a_purge_forgets_every_derived_copy(lived: Memory) -> None:
         assert (
             TOKEN.lower() not in mem.context(f"{TOKEN} team room", user_id=user, thread_id="t1").text.lower()
         )
-        changes = mem.backend.changes_after(user, 0, limit=1000)
+        changes = mem.backend.changes.changes_after(user, 0, limit=1000)
         assert TOKEN.lower() not in json.dumps([c.model_dump(mode="json") for c in changes]).lower()
     assert TOKEN.lower() not in json.dumps(list(mem.export_user(U)), default=str).lower()
     assert (

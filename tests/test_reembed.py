@@ -94,7 +94,7 @@ def test_reembed_after_header_change_and_resume(store: Path) -> None:
     assert len(emb.texts) == 8  # the pages done before the interruption were not embedded again
     for rec in mem.list(user_id="maya"):
         assert rec.actor_id == "Maya"
-        vec = mem.backend.vectors("maya", [rec.id])[rec.id]
+        vec = mem.backend.memories.vectors("maya", [rec.id])[rec.id]
         assert close(vec, emb.inner.embed_one(memory_text(rec, header)))
     assert mem.reembed(batch_size=3).resumed is False  # a finished run is not resumed
     mem.close()
@@ -107,7 +107,7 @@ def test_missing_only(store: Path) -> None:
     mem.backend.apply(WriteBatch(upserts=[Upsert(bare)]))
     report = mem.reembed(missing_only=True)
     assert report.embedded == 1 and emb.texts == ["I have no vector yet."]
-    assert bare.id in mem.backend.vectors("maya", [bare.id])
+    assert bare.id in mem.backend.memories.vectors("maya", [bare.id])
     mem.close()
 
 

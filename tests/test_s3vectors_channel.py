@@ -55,7 +55,7 @@ def channel_of(tmp_path: Path, client: Any, *, synced: bool = False) -> Any:
 
 
 def query_vector(mem: Memory, memory_id: str, user: str = "maya") -> list[float]:
-    return mem.backend.vectors(user, [memory_id])[memory_id]
+    return mem.backend.memories.vectors(user, [memory_id])[memory_id]
 
 
 # --- the job path ------------------------------------------------------------------------------------
@@ -65,12 +65,12 @@ def test_a_pending_vector_is_searchable_and_the_job_puts_it_without_text(
     record = mem.put("User's cat Luna is three.", user_id="maya", tags=["luna"], key="profile:pet:luna")
     assert stored(moto_client) == {}
     assert [j.kind for j in mem.jobs("pending", user_id="maya")] == [SYNC]
-    hits = mem.backend.vector_search("maya", query_vector(mem, record.id))
+    hits = mem.backend.memories.vector_search("maya", query_vector(mem, record.id))
     assert ids(hits) == [record.id] and hits[0].score == pytest.approx(
         1.0, abs=1e-5
     )  # scored from the database
     assert emu.calls["QueryVectors"] == 1  # the index was asked too: it holds nothing yet
-    assert ids(mem.backend.keyword_search("maya", "Luna")) == [
+    assert ids(mem.backend.memories.keyword_search("maya", "Luna")) == [
         record.id
     ]  # the keyword channel is the database's
     assert [h.memory.id for h in mem.search("Luna", user_id="maya")] == [record.id]
@@ -106,7 +106,7 @@ def test_once_synced_the_index_answers_the_dense_search(mem: Memory, moto_client
             }
         ],
     )
-    (hit,) = mem.backend.vector_search("maya", own)
+    (hit,) = mem.backend.memories.vector_search("maya", own)
     assert hit.record.id == record.id and hit.score == pytest.approx(
         -1.0, abs=1e-5
     )  # S3's vector, not the database's
@@ -125,7 +125,7 @@ def test_a_failed_sync_is_retried_with_backoff_then_parked_and_search_stays_corr
     assert mem.process_jobs() == 1
     (parked,) = mem.jobs("parked", user_id="maya")  # MEMLANE_JOB_MAX_ATTEMPTS=2
     assert parked.id == job.id and stored(moto_client) == {}
-    assert ids(mem.backend.vector_search("maya", query_vector(mem, record.id))) == [record.id]
+    assert ids(mem.backend.memories.vector_search("maya", query_vector(mem, record.id))) == [record.id]
     mem.retry_job(parked.id)
     assert mem.process_jobs() == 1 and list(stored(moto_client)) == [record.id]
 
@@ -140,7 +140,7 @@ def test_purge_and_soft_delete_reach_the_index(mem: Memory, moto_client: Any) ->
     mem.process_jobs()
     held = stored(moto_client)
     assert set(held) == {keep.id, gone.id} and held[gone.id]["metadata"]["state"] == "soft_deleted"
-    assert set(ids(mem.backend.vector_search("maya", query_vector(mem, keep.id), limit=5))) == {
+    assert set(ids(mem.backend.memories.vector_search("maya", query_vector(mem, keep.id), limit=5))) == {
         keep.id,
         gone.id,
     }
@@ -179,7 +179,7 @@ def test_a_sync_writes_again_when_the_memory_changed_while_it_ran(tmp_path: Path
 def test_sync_jobs_and_puts_stay_within_the_api_batch_limit(tmp_path: Path, emu: Any) -> None:
     backend = channel_of(tmp_path, emu.client)
     backend.apply(WriteBatch(upserts=[Upsert(rec(f"m{n}"), vec(1, n / 1200)) for n in range(1200)]))
-    jobs = backend.list_jobs(user_id="u1", limit=10)
+    jobs = backend.jobs.list_jobs(user_id="u1", limit=10)
     assert sorted(len(j.payload["memory_ids"]) for j in jobs) == [200, 500, 500]
     assert drain_sync(backend) == 3
     assert emu.calls["PutVectors"] == 3 and len(stored(emu.client)) == 1200  # the emulation refuses > 500
@@ -218,15 +218,15 @@ def test_a_query_never_returns_another_users_vector_even_if_the_service_does(
     backend.upsert(rec("a1", "alice", "User lives in Lisbon."), vec(1))
     backend.upsert(rec("b1", "bob", "User lives in Porto."), vec(1, 0.1))
     monkeypatch.setattr(emu, "_match", lambda *a: True)  # a service that ignores the filter
-    assert ids(backend.vector_search("bob", vec(1))) == ["b1"]
+    assert ids(backend.memories.vector_search("bob", vec(1))) == ["b1"]
     forged = stored(emu.client)["a1"]  # and one whose metadata names bob on alice's memory
     emu.client.put_vectors(
         vectorBucketName=BUCKET,
         indexName=backend.index.index,
         vectors=[{"key": "a1", "data": forged["data"], "metadata": {**forged["metadata"], "user_id": "bob"}}],
     )
-    assert ids(backend.vector_search("bob", vec(1))) == ["b1"]
-    assert [i for i, _ in backend.vector_ids("bob", vec(1))] == ["b1"]
+    assert ids(backend.memories.vector_search("bob", vec(1))) == ["b1"]
+    assert [i for i, _ in backend.memories.vector_ids("bob", vec(1))] == ["b1"]
 
 
 def test_a_purge_named_under_the_wrong_user_deletes_no_vector(tmp_path: Path, emu: Any) -> None:
@@ -235,7 +235,9 @@ def test_a_purge_named_under_the_wrong_user_deletes_no_vector(tmp_path: Path, em
     backend = channel_of(tmp_path, emu.client, synced=True)
     backend.upsert(rec("a1", "alice"), vec(1))
     backend.apply(WriteBatch(purges=[Purge("bob", "a1")]))  # not bob's: the database purges nothing
-    assert list(stored(emu.client)) == ["a1"] and ids(backend.vector_search("alice", vec(1))) == ["a1"]
+    assert list(stored(emu.client)) == ["a1"] and ids(backend.memories.vector_search("alice", vec(1))) == [
+        "a1"
+    ]
 
 
 # --- choosing it -------------------------------------------------------------------------------------
@@ -260,10 +262,12 @@ def test_the_demo_runs_with_s3vectors_on_moto(
     assert "vectors: sqlite+s3vectors" in out and out.count("score = ") == 4  # the four searches ran
     assert re.search(r"corrected: User lives in Lisbon\. -> .*Porto", out)
     with SqliteBackend(str(db)) as backend:
-        memories = backend.list("maya", limit=100)
-        assert memories and backend.list_jobs(user_id="maya", limit=1000)
+        memories = backend.memories.list("maya", limit=100)
+        assert memories and backend.jobs.list_jobs(user_id="maya", limit=1000)
         assert not [
-            j for j in backend.list_jobs(user_id="maya", limit=1000) if j.kind == SYNC and j.status != "done"
+            j
+            for j in backend.jobs.list_jobs(user_id="maya", limit=1000)
+            if j.kind == SYNC and j.status != "done"
         ]
     assert set(stored(moto_client)) == {m.id for m in memories if m.state.value != "purged"}
     assert emu.calls["QueryVectors"] > 0

@@ -164,7 +164,7 @@ def test_the_vector_channel_puts_ids_and_queries_with_the_user_as_a_filter(tmp_p
     channel = S3VectorsChannel(inner, S3VectorsIndex(s3v, BUCKET, INDEX))
     record = MemoryRecord(id="m1", user_id="maya", summary="User likes tea.", category="Personal")
     channel.upsert(record, [0.0, 2.0, 0.0, 0.0])
-    (job,) = channel.list_jobs(user_id="maya")
+    (job,) = channel.jobs.list_jobs(user_id="maya")
     meta = {
         "user_id": "maya",
         "state": "active",
@@ -195,7 +195,7 @@ def test_the_vector_channel_puts_ids_and_queries_with_the_user_as_a_filter(tmp_p
             },
         )
         conditions = [*parse_filters({"state": "active", "category": ["Personal"], "tags": {"$nin": ["x"]}})]
-        (hit,) = channel.vector_search("maya", [0.0, 1.0, 0.0, 0.0], conditions, limit=1)
+        (hit,) = channel.memories.vector_search("maya", [0.0, 1.0, 0.0, 0.0], conditions, limit=1)
         stub.assert_no_pending_responses()
     assert hit.record == record and hit.score == 0.75
 

@@ -117,9 +117,11 @@ def test_an_idle_session_is_closed_and_summarised_by_extraction(location: str) -
 def test_the_task_is_scheduled_by_recording_not_seeded_for_every_user(location: str) -> None:
     with open_mem(location) as mem:
         mem.put("Maya plays chess.", user_id="lena")
-        assert mem.lifecycle.seed(utcnow()) == 0 and mem.backend.scheduled_users("task.sessions") == set()
+        assert (
+            mem.lifecycle.seed(utcnow()) == 0 and mem.backend.jobs.scheduled_users("task.sessions") == set()
+        )
         record_cabin(mem, utcnow() - HOUR)
-        assert mem.backend.scheduled_users("task.sessions") == {U}
+        assert mem.backend.jobs.scheduled_users("task.sessions") == {U}
 
 
 def test_a_small_session_is_closed_but_not_summarised(location: str) -> None:
@@ -239,9 +241,9 @@ def test_a_summary_is_found_by_keyword_alone_and_by_vector(location: str) -> Non
     with open_mem(location) as mem:
         session = chat_and_run(mem, start)
         only = [Condition("type", "$eq", MemoryType.SESSION.value)]
-        by_words = mem.backend.keyword_search(U, "kayak deposit", only)
-        by_vector = mem.backend.vector_search(
+        by_words = mem.backend.memories.keyword_search(U, "kayak deposit", only)
+        by_vector = mem.backend.memories.vector_search(
             U, local_embedder().embed_one("who pays for the lake house?"), only
         )
         assert [h.record.id for h in by_words] == [h.record.id for h in by_vector] == [session.memory_id]
-        assert mem.backend.keyword_search("lena", "kayak deposit", only) == []
+        assert mem.backend.memories.keyword_search("lena", "kayak deposit", only) == []

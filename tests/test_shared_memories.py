@@ -60,8 +60,8 @@ def state_of(mem: Memory, *users: str) -> list[Any]:
     """Everything stored for these users and the global memories: records, history, links."""
     rows: list[Any] = [row for u in users for row in mem.export_user(u)]
     rows += [r.snapshot() for r in mem.list_global(include_inactive=True)]
-    rows += [k.model_dump() for u in users for k in mem.backend.links(u)]
-    rows += [(u, mem.backend.count(u)) for u in (*users, GLOBAL_USER)]
+    rows += [k.model_dump() for u in users for k in mem.backend.memories.links(u)]
+    rows += [(u, mem.backend.memories.count(u)) for u in (*users, GLOBAL_USER)]
     return rows
 
 
@@ -269,7 +269,7 @@ def test_the_same_fact_as_a_shared_memory_is_stored_as_the_users_own(mem: Memory
     assert state_of(mem, "alice") == alice_before  # the owner's memory is untouched
     own = [r for r in mem.list(user_id="bob") if r.user_id == "bob"]
     assert [r.summary for r in own] == [OFFICE] and own[0].id != office.id  # bob's words are his own memory
-    assert mem.backend.links("bob")[0].is_open  # and alice's shared copy stays beside it
+    assert mem.backend.memories.links("bob")[0].is_open  # and alice's shared copy stays beside it
     assert [(j.payload["action"], j.payload["memory_id"]) for j in mem.jobs(user_id="bob")] == [
         ("create", own[0].id)
     ]
@@ -323,7 +323,7 @@ def test_the_bootstrap_can_be_turned_off(tmp_path: Path, llm: ScriptedLLM) -> No
     m = open_memory(str(tmp_path / "off.db"), llm, memory_global_bootstrap_below=0)
     try:
         m.put_global(SUNDAYS)
-        assert seen_by(m, "newbie", SUNDAYS) == set() and m.backend.links("newbie") == []
+        assert seen_by(m, "newbie", SUNDAYS) == set() and m.backend.memories.links("newbie") == []
     finally:
         m.close()
 
@@ -346,8 +346,8 @@ def test_purging_a_shared_memory_forgets_it_for_everyone(mem: Memory, llm: Scrip
     for user in ("bob", "carol"):
         assert "4417" not in " ".join(seen_by(mem, user, "vault code"))
         assert all("4417" not in str(row) for row in mem.export_user(user))
-        assert all("4417" not in str(c.meta) for c in mem.backend.changes_after(user, 0))
-        assert mem.backend.links(user) == []
+        assert all("4417" not in str(c.meta) for c in mem.backend.changes.changes_after(user, 0))
+        assert mem.backend.memories.links(user) == []
     assert sorted(h.event for h in mem.history(rec.id, user_id="bob")) == [
         HistoryEvent.SHARE,
         HistoryEvent.UNSHARE,
@@ -362,7 +362,7 @@ def test_purging_a_global_memory_removes_it_for_every_user(mem: Memory) -> None:
     mem.purge_global(glob.id, reason="outdated")
     assert SUNDAYS not in seen_by(mem, "bob", SUNDAYS) | seen_by(mem, "carol", SUNDAYS)
     assert mem.list_global(include_inactive=True)[0].state is MemoryState.PURGED
-    assert mem.backend.links("bob") == [] and mem.backend.links("carol") == []
+    assert mem.backend.memories.links("bob") == [] and mem.backend.memories.links("carol") == []
     with pytest.raises(NotFoundError):
         mem.purge_global("no-such-id")
 
@@ -376,7 +376,7 @@ def test_deleting_a_user_removes_their_links_but_not_the_memories_shared_with_th
     assert mem.get(office.id, user_id="alice").state is MemoryState.ACTIVE
     assert [k.user_id for k in mem.shared_with(office.id, user_id="alice")] == ["carol"]
     assert seen_by(mem, "carol", "office bicycle") == {OFFICE}
-    assert mem.backend.links("bob") == []
+    assert mem.backend.memories.links("bob") == []
 
 
 def test_reembedding_the_store_reembeds_the_global_memories_too(mem: Memory) -> None:
@@ -387,6 +387,6 @@ def test_reembedding_the_store_reembeds_the_global_memories_too(mem: Memory) -> 
     mem.backend.upsert(mem.list_global()[0], stale)  # a vector the model would not give it
     report = mem.reembed()
     assert (report.users, report.scanned) == (2, 2)
-    assert mem.backend.vectors(GLOBAL_USER, [glob.id])[glob.id] == pytest.approx(
+    assert mem.backend.memories.vectors(GLOBAL_USER, [glob.id])[glob.id] == pytest.approx(
         local_embedder().embed_one(SUNDAYS), abs=1e-5
     )

@@ -60,13 +60,13 @@ def test_a_store_with_the_old_vector_layout_is_rebuilt_on_open(tmp_path: Path) -
     assert f"chunk_size={VEC0_CHUNK_SIZE}" in vec_table_sql(b) and "type TEXT PARTITION KEY" in vec_table_sql(
         b
     )
-    assert ids(b.vector_search("u1", vec(0, 1))) == ["b", "a"]
-    assert ids(b.vector_search("u2", vec(1, 0))) == ["c"]
+    assert ids(b.memories.vector_search("u1", vec(0, 1))) == ["b", "a"]
+    assert ids(b.memories.vector_search("u2", vec(1, 0))) == ["c"]
     b.apply(WriteBatch(upserts=[Upsert(rec("d"), vec(1, 1))]))
-    assert ids(b.vector_search("u1", vec(1, 1)))[0] == "d"
+    assert ids(b.memories.vector_search("u1", vec(1, 1)))[0] == "d"
     b.close()
     b = open_store(path)  # a second open leaves the rebuilt table alone
-    assert ids(b.vector_search("u1", vec(0, 1))) == ["b", "d", "a"]
+    assert ids(b.memories.vector_search("u1", vec(0, 1))) == ["b", "d", "a"]
     b.close()
 
 
@@ -84,16 +84,16 @@ def test_a_batch_mixing_new_existing_and_repeated_ids(tmp_path: Path) -> None:
             ]
         )
     )
-    assert {r.id: r.summary for r in b.list("u1")} == {
+    assert {r.id: r.summary for r in b.memories.list("u1")} == {
         "old": "User likes green tea.",
         "new1": "User plays chess.",
         "twice": "User owns two bikes.",
     }
-    assert ids(b.vector_search("u1", vec(1, 1)))[0] == "old"
-    assert ids(b.keyword_search("u1", "chess")) == ["new1"]
-    assert ids(b.keyword_search("u1", "bikes")) == ["twice"]
-    assert ids(b.keyword_search("u2", "chess")) == ["new2"]
-    assert len(b.vector_search("u1", vec(0, 0, 1))) == 3  # one vector per memory, none left behind
+    assert ids(b.memories.vector_search("u1", vec(1, 1)))[0] == "old"
+    assert ids(b.memories.keyword_search("u1", "chess")) == ["new1"]
+    assert ids(b.memories.keyword_search("u1", "bikes")) == ["twice"]
+    assert ids(b.memories.keyword_search("u2", "chess")) == ["new2"]
+    assert len(b.memories.vector_search("u1", vec(0, 0, 1))) == 3  # one vector per memory, none left behind
     b.close()
 
 
@@ -146,14 +146,14 @@ def test_a_schema_2_keyword_index_is_rebuilt_with_per_user_terms(tmp_path: Path)
             "WHERE state != 'purged'"
         )
         c.execute("UPDATE memlane_meta SET value = '2' WHERE key = 'schema_version'")
-    assert b.keyword_search("u1", "hiking") == []
+    assert b.memories.keyword_search("u1", "hiking") == []
     b.close()
 
     b = open_store(path)
     assert b.schema_version() == SQLITE_SCHEMA_VERSION
-    assert ids(b.keyword_search("u1", "hike")) == ["a"]  # stemmed, and only the user's own
-    assert ids(b.keyword_search("u2", "hiking")) == ["b"]
-    assert b.keyword_search("u1", "chess") == []  # a purged memory stays out of the index
+    assert ids(b.memories.keyword_search("u1", "hike")) == ["a"]  # stemmed, and only the user's own
+    assert ids(b.memories.keyword_search("u2", "hiking")) == ["b"]
+    assert b.memories.keyword_search("u1", "chess") == []  # a purged memory stays out of the index
     b.close()
 
 
@@ -170,11 +170,11 @@ def test_a_type_change_moves_the_vector_to_its_partition(tmp_path: Path) -> None
     b.apply(WriteBatch(upserts=[Upsert(rec("a", summary="User met Ana.", type=MemoryType.EPISODIC))]))
 
     def found(kind: str) -> list[str]:
-        return ids(b.vector_search("u1", vec(1, 0), [Condition("type", "$eq", kind)]))
+        return ids(b.memories.vector_search("u1", vec(1, 0), [Condition("type", "$eq", kind)]))
 
     assert found("episodic") == ["a"]
     assert found("semantic") == ["b"]
-    assert ids(b.vector_search("u1", vec(1, 0))) == ["a", "b"]
+    assert ids(b.memories.vector_search("u1", vec(1, 0))) == ["a", "b"]
     b.close()
 
 
@@ -213,7 +213,10 @@ def test_in_memory_vectors_rank_like_vec0(tmp_path: Path, monkeypatch: pytest.Mo
 
     def run() -> list[list[tuple[str, float]]]:
         return [
-            [(h.record.id, round(h.score, 5)) for h in b.vector_search("u1", q, f, limit=12, offset=3)]
+            [
+                (h.record.id, round(h.score, 5))
+                for h in b.memories.vector_search("u1", q, f, limit=12, offset=3)
+            ]
             for q in queries
             for f in filters
         ]
@@ -236,7 +239,7 @@ def test_in_memory_vectors_follow_writes_from_another_connection(
     active = [Condition("state", "$eq", "active")]
 
     def found(query: list[float], conds: list[Condition] = active) -> list[str]:
-        return ids(reader.vector_search("u1", query, conds))
+        return ids(reader.memories.vector_search("u1", query, conds))
 
     assert found(vec(1, 0)) == ["a", "b"]  # cached now
     writer.apply(WriteBatch(upserts=[Upsert(rec("c"), vec(1, 0.1))]))  # a new memory
@@ -255,10 +258,10 @@ def test_in_memory_vectors_follow_writes_from_another_connection(
     assert found(vec(1, 0)) == ["d"]
     # another held user's changes, read from the journal while searching u1, apply when u2 is searched
     writer.apply(WriteBatch(upserts=[Upsert(rec("x", "u2"), vec(0, 1))]))
-    assert ids(reader.vector_search("u2", vec(0, 1), active)) == ["x"]
+    assert ids(reader.memories.vector_search("u2", vec(0, 1), active)) == ["x"]
     writer.apply(WriteBatch(upserts=[Upsert(rec("y", "u2"), vec(0, 1)), Upsert(rec("e"), vec(1, 0))]))
     assert found(vec(1, 0)) == ["e", "d"]
-    assert ids(reader.vector_search("u2", vec(0, 1), active)) == ["x", "y"]
+    assert ids(reader.memories.vector_search("u2", vec(0, 1), active)) == ["x", "y"]
     assert (
         reader._rows("SELECT name FROM sqlite_master WHERE tbl_name = 'vector_journal' AND type = 'index'")
         == []
@@ -280,12 +283,14 @@ def test_a_deleted_users_vectors_leave_the_journal_and_every_in_memory_copy(
         )
     )
     for user in ("gone-user", "kept-user"):  # the reader holds a copy of both users' vectors
-        assert len(reader.vector_search(user, vec(1, 1))) == 1
+        assert len(reader.memories.vector_search(user, vec(1, 1))) == 1
     writer.delete_user("gone-user")
     assert writer._rows("SELECT user_id FROM vector_journal WHERE user_id = 'gone-user'") == []
-    assert ids(reader.vector_search("kept-user", vec(0, 1))) == ["b"]  # reloaded from the reset, still right
-    assert reader.vector_search("gone-user", vec(1, 0)) == []
-    held = reader._cache._users.get("gone-user") if reader._cache else None
+    assert ids(reader.memories.vector_search("kept-user", vec(0, 1))) == [
+        "b"
+    ]  # reloaded from the reset, still right
+    assert reader.memories.vector_search("gone-user", vec(1, 0)) == []
+    held = reader.memories._cache._users.get("gone-user") if reader.memories._cache else None
     assert held is None or len(held.rids) == 0  # no copy of the deleted user's vectors stays in memory
     reader.close()
     writer.close()
@@ -298,14 +303,14 @@ def test_the_vector_journal_is_compacted_on_open(tmp_path: Path, monkeypatch: py
     monkeypatch.setattr(vector_cache, "JOURNAL_KEEP", 10)
     reader = open_store(tmp_path / "j.db")
     reader.apply(WriteBatch(upserts=[Upsert(rec(f"m{i}", f"user{i % 2}"), vec(1, i)) for i in range(30)]))
-    assert len(reader.vector_search("user0", vec(1, 0), limit=50)) == 15  # cached
+    assert len(reader.memories.vector_search("user0", vec(1, 0), limit=50)) == 15  # cached
     other = open_store(tmp_path / "j.db")  # opening compacts: one reset per user
     assert sorted(tuple(r) for r in other._rows("SELECT user_id, rid FROM vector_journal")) == [
         ("user0", -1),
         ("user1", -1),
     ]
     other.apply(WriteBatch(purges=[Purge("user0", "m0")]))
-    assert len(reader.vector_search("user0", vec(1, 0), limit=50)) == 14
+    assert len(reader.memories.vector_search("user0", vec(1, 0), limit=50)) == 14
     reader.close()
     other.close()
 
@@ -329,6 +334,6 @@ def test_pinned_and_keyed_lookups_use_their_partial_indexes(tmp_path: Path) -> N
         )
         assert index in plan, plan
     b.apply(WriteBatch(upserts=[Upsert(rec("p", pinned=True), vec(1)), Upsert(rec("q"), vec(1))]))
-    assert ids(b.list("u1", parse_filters({"pinned": True}, user_id="u1"))) == ["p"]
-    assert ids(b.list("u1", parse_filters({"pinned": False}, user_id="u1"))) == ["q"]
+    assert ids(b.memories.list("u1", parse_filters({"pinned": True}, user_id="u1"))) == ["p"]
+    assert ids(b.memories.list("u1", parse_filters({"pinned": False}, user_id="u1"))) == ["q"]
     b.close()

@@ -69,20 +69,20 @@ def test_roundtrip_keeps_every_field(backend: Backend) -> None:
         metadata={"k": [1, "two"]},
     )
     backend.upsert(r, vec(1))
-    assert backend.get("u1", "m1") == r
-    assert backend.get_many("u1", ["m1", "nope"]) == [r]
+    assert backend.memories.get("u1", "m1") == r
+    assert backend.memories.get_many("u1", ["m1", "nope"]) == [r]
 
 
 def test_reads_are_scoped_to_the_user(backend: Backend) -> None:
     backend.upsert(rec("a1", "alice", "User lives in Lisbon."), vec(1))
     backend.upsert(rec("b1", "bob", "User lives in Lisbon."), vec(1))
-    assert backend.get("bob", "a1") is None
-    assert backend.get_many("bob", ["a1"]) == []
+    assert backend.memories.get("bob", "a1") is None
+    assert backend.memories.get_many("bob", ["a1"]) == []
     for filters in ({}, {"category": "Other"}, {"state": {"$in": ["active", "superseded"]}}):
         conds = parse_filters(filters)
-        assert ids(backend.vector_search("bob", vec(1), conds)) == ["b1"]
-        assert ids(backend.keyword_search("bob", "Lisbon", conds)) == ["b1"]
-        assert ids(backend.list("bob", conds)) == ["b1"]
+        assert ids(backend.memories.vector_search("bob", vec(1), conds)) == ["b1"]
+        assert ids(backend.memories.keyword_search("bob", "Lisbon", conds)) == ["b1"]
+        assert ids(backend.memories.list("bob", conds)) == ["b1"]
     with pytest.raises(FilterError):
         parse_filters({"user_id": "alice"}, user_id="bob")
 
@@ -91,11 +91,11 @@ def test_vector_search_orders_by_cosine_similarity(backend: Backend) -> None:
     backend.upsert(rec("far"), vec(0, 1))
     backend.upsert(rec("near"), vec(1, 0.1))
     backend.upsert(rec("exact"), vec(1))
-    hits = backend.vector_search("u1", vec(1), limit=3)
+    hits = backend.memories.vector_search("u1", vec(1), limit=3)
     assert ids(hits) == ["exact", "near", "far"]
     assert hits[0].score == pytest.approx(1.0, abs=1e-5)
     assert hits[2].score == pytest.approx(0.0, abs=1e-5)
-    assert ids(backend.vector_search("u1", vec(1), limit=1, offset=1)) == ["near"]
+    assert ids(backend.memories.vector_search("u1", vec(1), limit=1, offset=1)) == ["near"]
 
 
 def test_selective_filter_still_finds_the_only_match(backend: Backend) -> None:
@@ -103,7 +103,7 @@ def test_selective_filter_still_finds_the_only_match(backend: Backend) -> None:
         WriteBatch(upserts=[Upsert(rec(f"n{i}", importance=1), vec(1, i / 300)) for i in range(300)])
     )
     backend.upsert(rec("rare", importance=5), vec(0, 0, 1))
-    hits = backend.vector_search("u1", vec(1), parse_filters({"importance": {"$gte": 5}}), limit=5)
+    hits = backend.memories.vector_search("u1", vec(1), parse_filters({"importance": {"$gte": 5}}), limit=5)
     assert ids(hits) == ["rare"]
 
 
@@ -162,10 +162,10 @@ def test_filters_apply_in_every_read(backend: Backend, filters: dict, expected: 
         vec(1, 0.4),
     )
     conds = parse_filters(filters)
-    assert set(ids(backend.vector_search("u1", vec(1), conds, limit=10))) == expected
-    assert set(ids(backend.keyword_search("u1", "saves", conds, limit=10))) == expected
-    assert set(ids(backend.list("u1", conds))) == expected
-    assert backend.count("u1", conds) == len(expected)
+    assert set(ids(backend.memories.vector_search("u1", vec(1), conds, limit=10))) == expected
+    assert set(ids(backend.memories.keyword_search("u1", "saves", conds, limit=10))) == expected
+    assert set(ids(backend.memories.list("u1", conds))) == expected
+    assert backend.memories.count("u1", conds) == len(expected)
 
 
 @pytest.mark.parametrize(
@@ -189,40 +189,42 @@ def test_state_changes_reach_vector_and_keyword_search(backend: Backend) -> None
     r = rec("m", summary="User plays the cello.")
     backend.upsert(r, vec(1))
     active = parse_filters({"state": "active"})
-    assert ids(backend.vector_search("u1", vec(1), active)) == ["m"]
+    assert ids(backend.memories.vector_search("u1", vec(1), active)) == ["m"]
     backend.upsert(r.model_copy(update={"state": MemoryState.SOFT_DELETED}))  # no new vector: keep the old
-    assert backend.vector_search("u1", vec(1), active) == []
-    assert backend.keyword_search("u1", "cello", active) == []
-    assert ids(backend.vector_search("u1", vec(1), parse_filters({"state": "soft_deleted"}))) == ["m"]
+    assert backend.memories.vector_search("u1", vec(1), active) == []
+    assert backend.memories.keyword_search("u1", "cello", active) == []
+    assert ids(backend.memories.vector_search("u1", vec(1), parse_filters({"state": "soft_deleted"}))) == [
+        "m"
+    ]
 
 
 def test_reembedding_replaces_the_vector(backend: Backend) -> None:
     r = rec("m")
     backend.upsert(r, vec(1))
     backend.upsert(r.model_copy(update={"summary": "User likes green tea."}), vec(0, 1))
-    hits = backend.vector_search("u1", vec(0, 1))
+    hits = backend.memories.vector_search("u1", vec(0, 1))
     assert ids(hits) == ["m"] and hits[0].score == pytest.approx(1.0, abs=1e-5)
-    assert ids(backend.keyword_search("u1", "green")) == ["m"]
-    assert backend.keyword_search("u1", "unrelated words") == []
+    assert ids(backend.memories.keyword_search("u1", "green")) == ["m"]
+    assert backend.memories.keyword_search("u1", "unrelated words") == []
 
 
 def test_keyword_search_ranks_matches_and_ignores_non_matches(backend: Backend) -> None:
     backend.upsert(rec("a", summary="User adopted a cat named Miso."), vec(1))
     backend.upsert(rec("b", summary="User's cat Miso loves tuna and Miso sleeps a lot."), vec(1))
     backend.upsert(rec("c", summary="User works as a nurse."), vec(1))
-    hits = backend.keyword_search("u1", "what is Miso's favourite food? tuna")
+    hits = backend.memories.keyword_search("u1", "what is Miso's favourite food? tuna")
     assert ids(hits)[0] == "b" and set(ids(hits)) == {"a", "b"}
     assert all(h.score > 0 for h in hits)
-    assert backend.keyword_search("u1", "   ?! ") == []
+    assert backend.memories.keyword_search("u1", "   ?! ") == []
 
 
 def test_list_pages_newest_first(backend: Backend) -> None:
     for i in range(5):
         backend.upsert(rec(f"m{i}", updated_at=T0 + timedelta(minutes=i)), vec(1))
-    assert ids(backend.list("u1", limit=2)) == ["m4", "m3"]
-    assert ids(backend.list("u1", limit=2, offset=2)) == ["m2", "m1"]
-    assert ids(backend.list("u1", limit=10, newest_first=False))[:2] == ["m0", "m1"]
-    assert backend.count("u1") == 5
+    assert ids(backend.memories.list("u1", limit=2)) == ["m4", "m3"]
+    assert ids(backend.memories.list("u1", limit=2, offset=2)) == ["m2", "m1"]
+    assert ids(backend.memories.list("u1", limit=10, newest_first=False))[:2] == ["m0", "m1"]
+    assert backend.memories.count("u1") == 5
 
 
 def test_history_and_relations(backend: Backend) -> None:
@@ -249,13 +251,13 @@ def test_history_and_relations(backend: Backend) -> None:
         at=T0 + timedelta(seconds=1),
     )
     backend.apply(WriteBatch(upserts=[Upsert(r, vec(1)), Upsert(rec("n"), vec(1))], history=[h1, h2]))
-    assert backend.history("u1", "m") == [h1, h2]
-    assert backend.history("u2", "m") == []
+    assert backend.memories.history("u1", "m") == [h1, h2]
+    assert backend.memories.history("u2", "m") == []
     edge = Relation(from_id="m", to_id="n", user_id="u1", strength=0.8, created_at=T0)
     backend.apply(WriteBatch(relations=[edge]))
     backend.apply(WriteBatch(relations=[edge.model_copy(update={"strength": 0.9})]))
-    assert backend.relations("u1", ["n"]) == [edge]
-    assert backend.relations("u2", ["n"]) == []
+    assert backend.memories.relations("u1", ["n"]) == [edge]
+    assert backend.memories.relations("u2", ["n"]) == []
 
 
 def test_a_write_that_fails_midway_leaves_nothing(backend: Backend) -> None:
@@ -266,23 +268,23 @@ def test_a_write_that_fails_midway_leaves_nothing(backend: Backend) -> None:
         backend.apply(
             WriteBatch(upserts=[Upsert(good, vec(1)), Upsert(rec("taken", "u1"), vec(1))], history=[entry])
         )
-    assert backend.get("u1", "good") is None
-    assert backend.vector_search("u1", vec(1)) == []
-    assert backend.keyword_search("u1", "tea") == []
-    assert backend.history("u1") == []
-    assert backend.get("bob", "taken") is not None
+    assert backend.memories.get("u1", "good") is None
+    assert backend.memories.vector_search("u1", vec(1)) == []
+    assert backend.memories.keyword_search("u1", "tea") == []
+    assert backend.memories.history("u1") == []
+    assert backend.memories.get("bob", "taken") is not None
     with pytest.raises(DimensionMismatchError):
         backend.apply(WriteBatch(upserts=[Upsert(good, [1.0, 0.0])]))
-    assert backend.get("u1", "good") is None
+    assert backend.memories.get("u1", "good") is None
 
 
 def test_purge_removes_content_and_vector(backend: Backend) -> None:
     backend.upsert(rec("m", summary="User's passport number is X123."), vec(1))
     backend.apply(WriteBatch(purges=[Purge("u1", "m")]))
-    gone = backend.get("u1", "m")
+    gone = backend.memories.get("u1", "m")
     assert gone is not None and gone.state is MemoryState.PURGED and "X123" not in gone.summary
-    assert backend.vector_search("u1", vec(1), parse_filters({"state": {"$ne": "active"}})) == []
-    assert backend.keyword_search("u1", "passport") == []
+    assert backend.memories.vector_search("u1", vec(1), parse_filters({"state": {"$ne": "active"}})) == []
+    assert backend.memories.keyword_search("u1", "passport") == []
 
 
 def test_export_and_delete_user(backend: Backend) -> None:
@@ -307,8 +309,8 @@ def test_export_and_delete_user(backend: Backend) -> None:
     assert all(r.get("user_id") == "alice" for r in rows)
     assert backend.delete_user("alice") == 2
     assert list(backend.export_user("alice")) == []
-    assert backend.vector_search("alice", vec(1)) == []
-    assert backend.list_users() == ["bob"]
+    assert backend.memories.vector_search("alice", vec(1)) == []
+    assert backend.memories.list_users() == ["bob"]
     assert len(list(backend.export_user("bob"))) == 4
 
 
@@ -316,7 +318,7 @@ def test_migrations_are_idempotent_and_newer_schemas_refused(backend: Backend) -
     version = backend.schema_version()
     assert backend.migrate() == version
     backend.upsert(rec("m"), vec(1))
-    assert backend.migrate() == version and backend.get("u1", "m") is not None
+    assert backend.migrate() == version and backend.memories.get("u1", "m") is not None
     backend.set_meta("schema_version", str(version + 1))
     with pytest.raises(SchemaVersionError, match=str(version + 1)):
         backend.migrate()
@@ -335,7 +337,7 @@ def test_a_filter_matching_little_of_a_large_partition_still_finds_it(backend: B
     )
     backend.upsert(rec("rare", category="Procedural"), vec(0, 1))
     backend.upsert(rec("rare2", category="Procedural"), vec(0, 1, 0.5))
-    hits = backend.vector_search("u1", vec(1), parse_filters({"category": "Procedural"}), limit=5)
+    hits = backend.memories.vector_search("u1", vec(1), parse_filters({"category": "Procedural"}), limit=5)
     assert ids(hits) == ["rare", "rare2"]
 
 
@@ -352,11 +354,11 @@ def test_id_searches_match_the_record_searches(backend: Backend) -> None:
     )
     episodic = parse_filters({"type": "episodic"}, user_id="u1")
     for conds in ([], episodic):
-        assert backend.vector_ids("u1", vec(1, 0), conds, limit=5) == [
-            (h.record.id, h.score) for h in backend.vector_search("u1", vec(1, 0), conds, limit=5)
+        assert backend.memories.vector_ids("u1", vec(1, 0), conds, limit=5) == [
+            (h.record.id, h.score) for h in backend.memories.vector_search("u1", vec(1, 0), conds, limit=5)
         ]
-        assert backend.keyword_ids("u1", "tea", conds, limit=5) == [
-            (h.record.id, h.score) for h in backend.keyword_search("u1", "tea", conds, limit=5)
+        assert backend.memories.keyword_ids("u1", "tea", conds, limit=5) == [
+            (h.record.id, h.score) for h in backend.memories.keyword_search("u1", "tea", conds, limit=5)
         ]
-    assert [i for i, _ in backend.vector_ids("u1", vec(1, 0))] == ["a", "b", "c"]
-    assert {i for i, _ in backend.keyword_ids("u1", "tea")} == {"a", "b"}
+    assert [i for i, _ in backend.memories.vector_ids("u1", vec(1, 0))] == ["a", "b", "c"]
+    assert {i for i, _ in backend.memories.keyword_ids("u1", "tea")} == {"a", "b"}

@@ -27,37 +27,37 @@ def job(jid: str, user: str = "u1", created: datetime = NOW, **kw: object) -> Jo
 
 def test_jobs_are_claimed_oldest_first_once_and_leased(backend: Backend) -> None:
     backend.apply(WriteBatch(jobs=[job("b", created=NOW + timedelta(seconds=1)), job("a")]))
-    first = backend.claim_job("w1", lease_seconds=30, now=NOW + timedelta(minutes=1))
+    first = backend.jobs.claim_job("w1", lease_seconds=30, now=NOW + timedelta(minutes=1))
     assert first is not None and first.id == "a" and first.attempts == 1 and first.status is JobStatus.RUNNING
-    second = backend.claim_job("w2", lease_seconds=30, now=NOW + timedelta(minutes=1))
+    second = backend.jobs.claim_job("w2", lease_seconds=30, now=NOW + timedelta(minutes=1))
     assert second is not None and second.id == "b"
-    assert backend.claim_job("w3", lease_seconds=30, now=NOW + timedelta(minutes=1)) is None
+    assert backend.jobs.claim_job("w3", lease_seconds=30, now=NOW + timedelta(minutes=1)) is None
     # a worker that died: its lease runs out and the job is claimed again
-    again = backend.claim_job("w3", lease_seconds=30, now=NOW + timedelta(minutes=5))
+    again = backend.jobs.claim_job("w3", lease_seconds=30, now=NOW + timedelta(minutes=5))
     assert again is not None and again.id in {"a", "b"} and again.attempts == 2
 
 
 def test_completing_a_job_is_atomic_with_its_writes(backend: Backend) -> None:
     backend.apply(WriteBatch(jobs=[job("j")]))
-    claimed = backend.claim_job("w", lease_seconds=30, now=NOW)
+    claimed = backend.jobs.claim_job("w", lease_seconds=30, now=NOW)
     assert claimed is not None
     backend.apply(WriteBatch(complete_job="j"))
-    assert [j.status for j in backend.list_jobs()] == [JobStatus.DONE]
-    assert backend.claim_job("w", lease_seconds=30, now=NOW + timedelta(hours=1)) is None
+    assert [j.status for j in backend.jobs.list_jobs()] == [JobStatus.DONE]
+    assert backend.jobs.claim_job("w", lease_seconds=30, now=NOW + timedelta(hours=1)) is None
 
 
 def test_failed_jobs_retry_later_then_park_and_can_be_retried(backend: Backend) -> None:
     backend.apply(WriteBatch(jobs=[job("j")]))
-    assert backend.claim_job("w", lease_seconds=30, now=NOW) is not None
-    backend.fail_job("j", "boom", retry_at=NOW + timedelta(seconds=10))
-    assert backend.claim_job("w", lease_seconds=30, now=NOW + timedelta(seconds=5)) is None
-    assert backend.claim_job("w", lease_seconds=30, now=NOW + timedelta(seconds=11)) is not None
-    backend.fail_job("j", "boom again", retry_at=None)
-    parked = backend.list_jobs(JobStatus.PARKED)
+    assert backend.jobs.claim_job("w", lease_seconds=30, now=NOW) is not None
+    backend.jobs.fail_job("j", "boom", retry_at=NOW + timedelta(seconds=10))
+    assert backend.jobs.claim_job("w", lease_seconds=30, now=NOW + timedelta(seconds=5)) is None
+    assert backend.jobs.claim_job("w", lease_seconds=30, now=NOW + timedelta(seconds=11)) is not None
+    backend.jobs.fail_job("j", "boom again", retry_at=None)
+    parked = backend.jobs.list_jobs(JobStatus.PARKED)
     assert [(j.id, j.last_error) for j in parked] == [("j", "boom again")]
-    assert backend.claim_job("w", lease_seconds=30, now=NOW + timedelta(days=1)) is None
-    assert backend.retry_job("j") and not backend.retry_job("j")
-    assert backend.list_jobs(JobStatus.PENDING)[0].attempts == 0
+    assert backend.jobs.claim_job("w", lease_seconds=30, now=NOW + timedelta(days=1)) is None
+    assert backend.jobs.retry_job("j") and not backend.jobs.retry_job("j")
+    assert backend.jobs.list_jobs(JobStatus.PENDING)[0].attempts == 0
 
 
 def test_concurrent_claims_never_hand_out_a_job_twice(backend: Backend) -> None:
@@ -66,7 +66,9 @@ def test_concurrent_claims_never_hand_out_a_job_twice(backend: Backend) -> None:
     lock = threading.Lock()
 
     def work(name: str) -> None:
-        while (j := backend.claim_job(name, lease_seconds=60, now=NOW + timedelta(minutes=1))) is not None:
+        while (
+            j := backend.jobs.claim_job(name, lease_seconds=60, now=NOW + timedelta(minutes=1))
+        ) is not None:
             with lock:
                 claimed.append(j.id)
 
@@ -84,10 +86,12 @@ def test_change_log_revisions_are_per_thread_and_monotonic(backend: Backend) -> 
 
     backend.apply(WriteBatch(changes=[change("c1", "t1"), change("c2", "t1"), change("c3", "t2")]))
     backend.apply(WriteBatch(changes=[change("c4", "t1")]))
-    assert backend.thread_revision("u1", "t1") == 3 and backend.thread_revision("u1", "t2") == 1
-    assert [c.rev for c in backend.changes_since("u1", "t1", 1)] == [2, 3]
-    assert backend.changes_since("u2", "t1", 0) == []
-    assert backend.count_jobs("u1", "candidate", NOW) == 0
+    assert (
+        backend.changes.thread_revision("u1", "t1") == 3 and backend.changes.thread_revision("u1", "t2") == 1
+    )
+    assert [c.rev for c in backend.changes.changes_since("u1", "t1", 1)] == [2, 3]
+    assert backend.changes.changes_since("u2", "t1", 0) == []
+    assert backend.jobs.count_jobs("u1", "candidate", NOW) == 0
 
 
 def test_recent_jobs_are_the_users_newest_of_a_kind(backend: Backend) -> None:
@@ -99,19 +103,21 @@ def test_recent_jobs_are_the_users_newest_of_a_kind(backend: Backend) -> None:
     ]
     backend.apply(WriteBatch(jobs=[*later, *same_time, *others]))
     end = NOW + timedelta(hours=1)
-    assert [j.id for j in backend.recent_jobs("u1", "candidate", before=end, limit=4)] == [
+    assert [j.id for j in backend.jobs.recent_jobs("u1", "candidate", before=end, limit=4)] == [
         "s2",
         "s1",
         "c3",
         "c2",
     ]
-    assert [j.id for j in backend.recent_jobs("u1", "candidate", before=later[3].created_at, limit=9)] == [
+    assert [
+        j.id for j in backend.jobs.recent_jobs("u1", "candidate", before=later[3].created_at, limit=9)
+    ] == [
         "c2",
         "c1",
         "c0",
     ]
-    assert [j.id for j in backend.recent_jobs("u1", "turn", before=end, limit=4)] == ["turn"]
-    assert backend.recent_jobs("u3", "candidate", before=end, limit=4) == []
+    assert [j.id for j in backend.jobs.recent_jobs("u1", "turn", before=end, limit=4)] == ["turn"]
+    assert backend.jobs.recent_jobs("u3", "candidate", before=end, limit=4) == []
 
 
 def test_op_events_newest_first(backend: Backend) -> None:
@@ -120,21 +126,23 @@ def test_op_events_newest_first(backend: Backend) -> None:
         for i in range(3)
     ]
     backend.apply(WriteBatch(op_events=evs))
-    assert [e.id for e in backend.op_events("u1")] == ["e2", "e1", "e0"]
-    assert backend.op_events("u2") == []
+    assert [e.id for e in backend.changes.op_events("u1")] == ["e2", "e1", "e0"]
+    assert backend.changes.op_events("u2") == []
 
 
 def test_parked_jobs_are_retried_all_at_once_or_by_user_and_id(backend: Backend) -> None:
     backend.apply(WriteBatch(jobs=[job("a"), job("b"), job("c", user="u2"), job("d")]))
     for jid in ("a", "b", "c", "d"):
-        assert backend.claim_job("w", lease_seconds=30, now=NOW + timedelta(seconds=1)) is not None
-        backend.fail_job(jid, "LLM down", retry_at=None if jid != "d" else NOW + timedelta(hours=1))
-    assert backend.retry_jobs(["a", "d", "nope"]) == ["a"]  # "d" waits out a backoff: not parked, untouched
-    assert backend.retry_jobs(user_id="u2") == ["c"]
-    assert backend.retry_jobs([], user_id="u1") == []
-    assert backend.retry_jobs() == ["b"]
-    assert backend.retry_jobs() == []
-    by_id = {j.id: j for j in backend.list_jobs()}
+        assert backend.jobs.claim_job("w", lease_seconds=30, now=NOW + timedelta(seconds=1)) is not None
+        backend.jobs.fail_job(jid, "LLM down", retry_at=None if jid != "d" else NOW + timedelta(hours=1))
+    assert backend.jobs.retry_jobs(["a", "d", "nope"]) == [
+        "a"
+    ]  # "d" waits out a backoff: not parked, untouched
+    assert backend.jobs.retry_jobs(user_id="u2") == ["c"]
+    assert backend.jobs.retry_jobs([], user_id="u1") == []
+    assert backend.jobs.retry_jobs() == ["b"]
+    assert backend.jobs.retry_jobs() == []
+    by_id = {j.id: j for j in backend.jobs.list_jobs()}
     assert {i: (j.status, j.attempts) for i, j in by_id.items()} == {
         "a": (JobStatus.PENDING, 0),
         "b": (JobStatus.PENDING, 0),
@@ -142,4 +150,4 @@ def test_parked_jobs_are_retried_all_at_once_or_by_user_and_id(backend: Backend)
         "d": (JobStatus.PENDING, 1),
     }
     assert by_id["d"].run_after == NOW + timedelta(hours=1)
-    assert backend.claim_job("w", lease_seconds=30, now=utcnow() + timedelta(seconds=1)) is not None
+    assert backend.jobs.claim_job("w", lease_seconds=30, now=utcnow() + timedelta(seconds=1)) is not None

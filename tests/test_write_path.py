@@ -29,17 +29,17 @@ def one_write(mem: Memory, action: Callable[[], object], kind: str) -> None:
     whose sequence is that of the one new change row."""
     events: list[MemoryEvent] = []
     stop = mem.events.subscribe(events.append, user_id=U)
-    rev = mem.backend.thread_revision(U, T)
-    seq = max([c.seq for c in mem.backend.changes_after(U, 0, limit=10_000)], default=0)
+    rev = mem.backend.changes.thread_revision(U, T)
+    seq = max([c.seq for c in mem.backend.changes.changes_after(U, 0, limit=10_000)], default=0)
     try:
         action()
     finally:
         stop()
-    rows = mem.backend.changes_after(U, seq)
+    rows = mem.backend.changes.changes_after(U, seq)
     writes = [e for e in events if e.type != "memory.candidate"]
     assert [e.type for e in writes] == [kind]
     assert [r.seq for r in rows] == [seq + 1] == [writes[0].seq]
-    assert mem.backend.thread_revision(U, T) == rev + 1
+    assert mem.backend.changes.thread_revision(U, T) == rev + 1
 
 
 def test_every_kind_of_write_advances_the_revision_and_emits_one_event(mem: Memory) -> None:

@@ -41,11 +41,11 @@ class ConsentAPI:
             v.optional_scope("memory_id", memory_id),
             expires_after=now if state is ProposalStatus.PENDING else None,
         )
-        return self.backend.proposals(user, where, limit=v.positive("limit", limit))
+        return self.backend.proposals.proposals(user, where, limit=v.positive("limit", limit))
 
     def proposal(self, proposal_id: str, *, user_id: str) -> Proposal:
         user, pid = v.user_id(user_id), v.required_id("proposal_id", proposal_id)
-        found = self.backend.get_proposal(user, pid)
+        found = self.backend.proposals.get_proposal(user, pid)
         if found is None:
             raise NotFoundError(f"no proposal {pid!r} for user {user!r}")
         return found

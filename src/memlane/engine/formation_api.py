@@ -158,7 +158,7 @@ class FormationAPI:
         :meth:`add_turn` returns) or of facts (the ids :meth:`add_fact_jobs` returns); one id or several."""
         user = v.user_id(user_id)
         asked = [job_ids] if isinstance(job_ids, str) else list(job_ids)
-        found = {j.id: j for j in self.backend.get_jobs(user, asked)}
+        found = {j.id: j for j in self.backend.jobs.get_jobs(user, asked)}
         missing = [i for i in asked if i not in found]
         if missing:
             raise NotFoundError(f"no turn or fact job {missing[0]!r} for user {user!r}")
@@ -170,7 +170,7 @@ class FormationAPI:
             elif job.status is JobStatus.DONE:
                 ids.extend(job.payload.get("candidate_jobs", []))
         made = [i for i in ids if i not in found]
-        jobs = {**found, **{j.id: j for j in self.backend.get_jobs(user, made)}} if made else found
+        jobs = {**found, **{j.id: j for j in self.backend.jobs.get_jobs(user, made)}} if made else found
         return [_outcome(jobs[jid]) for jid in ids if jid in jobs]
 
     def add_facts(
@@ -260,7 +260,7 @@ class FormationAPI:
                 raise ValidationError(
                     f"unknown job status {status!r}; use one of {', '.join(s.value for s in JobStatus)}"
                 ) from None
-        return self.backend.list_jobs(
+        return self.backend.jobs.list_jobs(
             state, user_id=None if user_id is None else v.user_id(user_id), limit=limit
         )
 
@@ -276,7 +276,7 @@ class FormationAPI:
         """Put parked jobs back in the queue, their attempts starting again: those of ``job_ids`` (every
         parked job when None), of ``user_id`` only when given. Returns the ids retried."""
         user = None if user_id is None else v.user_id(user_id)
-        ids = self.backend.retry_jobs(None if job_ids is None else list(job_ids), user_id=user)
+        ids = self.backend.jobs.retry_jobs(None if job_ids is None else list(job_ids), user_id=user)
         if ids:
             self._wake_worker()
         return ids

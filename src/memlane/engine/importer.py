@@ -120,7 +120,7 @@ def import_rows(
         known = {
             (h.user_id, h.id)
             for u in {h.user_id for h in history}
-            for h in memory.backend.history(u, limit=10**9)
+            for h in memory.backend.memories.history(u, limit=10**9)
         }
         m = Mutation(actor="import")
         m.batch.history += [h for h in history if (h.user_id, h.id) not in known]
@@ -137,10 +137,10 @@ def _import_sessions(backend: Backend, sessions: list[ChatSession], messages: li
         mine = [s for s in sessions if s.user_id == user]
         stored = {
             m.id
-            for s in backend.chat_sessions(
+            for s in backend.sessions.chat_sessions(
                 user, SessionFilter(ids=tuple(s.id for s in mine)), limit=len(mine)
             )
-            for m in backend.session_messages(user, s.id, limit=10**9)
+            for m in backend.sessions.session_messages(user, s.id, limit=10**9)
         }
         backend.apply(
             WriteBatch(

@@ -173,7 +173,7 @@ class Memory(FormationAPI, ProceduresAPI, ConsentAPI, SessionsAPI, SharingAPI):
     def get(self, memory_id: str, *, user_id: str) -> MemoryRecord:
         """The user's memory, or one shared with them."""
         user, mid = v.user_id(user_id), v.memory_id(memory_id)
-        record = self.backend.get(user, mid, shared=True)
+        record = self.backend.memories.get(user, mid, shared=True)
         if record is None:
             raise NotFoundError(f"no memory {memory_id!r} for user {user_id!r}")
         return record
@@ -194,7 +194,7 @@ class Memory(FormationAPI, ProceduresAPI, ConsentAPI, SessionsAPI, SharingAPI):
             v.positive("offset", offset, allow_zero=True, maximum=10**9),
         )
         self.bootstrap.ensure(user)
-        return self.backend.list(user, conds, limit=limit, offset=offset, shared=True)
+        return self.backend.memories.list(user, conds, limit=limit, offset=offset, shared=True)
 
     def search(
         self,
@@ -228,7 +228,7 @@ class Memory(FormationAPI, ProceduresAPI, ConsentAPI, SessionsAPI, SharingAPI):
         with span("search", limit=limit, conditions=len(conds)) as current:
             self.bootstrap.ensure(user)
             hits = search(self.backend, self.embedder, self.settings, request)
-            self.backend.record_access(user, [h.memory.id for h in hits], now)
+            self.backend.memories.record_access(user, [h.memory.id for h in hits], now)
             record(current, results=len(hits))
         return hits
 
@@ -277,7 +277,7 @@ class Memory(FormationAPI, ProceduresAPI, ConsentAPI, SessionsAPI, SharingAPI):
                 at=now,
                 sim=max((h.breakdown.similarity for h in shown), default=None),
             )
-            self.backend.record_access(user, [h.memory.id for h in shown], now, [op])
+            self.backend.memories.record_access(user, [h.memory.id for h in shown], now, [op])
             record(
                 current,
                 semantic=len(block.semantic),
@@ -305,7 +305,9 @@ class Memory(FormationAPI, ProceduresAPI, ConsentAPI, SessionsAPI, SharingAPI):
         start = v.when("since", since) or end - timedelta(days=7)
         if start >= end:
             raise ValidationError(f"since ({start.isoformat()}) must be before until ({end.isoformat()})")
-        return self.backend.op_counts(start, end, user_id=None if user_id is None else v.user_id(user_id))
+        return self.backend.changes.op_counts(
+            start, end, user_id=None if user_id is None else v.user_id(user_id)
+        )
 
     def query(
         self,
@@ -342,7 +344,9 @@ class Memory(FormationAPI, ProceduresAPI, ConsentAPI, SessionsAPI, SharingAPI):
                 threshold=threshold,
                 now=now,
             )
-            self.backend.record_access(user, [str(item["id"]) for item in result.items if "id" in item], now)
+            self.backend.memories.record_access(
+                user, [str(item["id"]) for item in result.items if "id" in item], now
+            )
             record(
                 current,
                 top_k=top_k,
@@ -357,13 +361,15 @@ class Memory(FormationAPI, ProceduresAPI, ConsentAPI, SessionsAPI, SharingAPI):
         """The memory's audit rows: of the user's own memory, all; of one shared with them, its owner's
         rows and theirs; of one they no longer see (unshared, replaced), their own rows of it."""
         user, mid = v.user_id(user_id), v.memory_id(memory_id)
-        rows = self.backend.history(user, mid, limit=v.positive("limit", limit, maximum=100_000), shared=True)
-        if not rows and self.backend.get(user, mid, shared=True) is None:
+        rows = self.backend.memories.history(
+            user, mid, limit=v.positive("limit", limit, maximum=100_000), shared=True
+        )
+        if not rows and self.backend.memories.get(user, mid, shared=True) is None:
             raise NotFoundError(f"no memory {memory_id!r} for user {user_id!r}")
         return rows
 
     def users(self) -> builtins.list[str]:
-        return self.backend.list_users()
+        return self.backend.memories.list_users()
 
     def export_user(self, user_id: str) -> Iterator[dict[str, Any]]:
         """Everything a user has (memories, relations, history) as JSON-ready rows tagged ``kind``."""

@@ -46,7 +46,7 @@ class ProceduresAPI(WritesAPI):
         """The active procedure of that name."""
         user, title = v.user_id(user_id), check_name(name)
         memory_id = deterministic_id(user, MemoryType.PROCEDURAL.value, procedure_key(title))
-        rec = self.backend.get(user, memory_id)
+        rec = self.backend.memories.get(user, memory_id)
         if rec is None or not rec.is_active:
             raise NotFoundError(f"no procedure {title!r} for user {user!r}; list them with procedures()")
         return rec
@@ -55,4 +55,4 @@ class ProceduresAPI(WritesAPI):
         """The user's active procedures."""
         user = v.user_id(user_id)
         conds = [*live(), Condition("type", "$eq", MemoryType.PROCEDURAL.value)]
-        return self.backend.list(user, conds, limit=v.positive("limit", limit))
+        return self.backend.memories.list(user, conds, limit=v.positive("limit", limit))

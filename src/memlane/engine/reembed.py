@@ -66,9 +66,9 @@ def _save(mem: Memory, state: dict[str, Any]) -> None:
 
 def embed_page(mem: Memory, user: str, ids: list[str], missing_only: bool) -> int:
     backend = mem.backend
-    records = backend.get_many(user, ids)
+    records = backend.memories.get_many(user, ids)
     if missing_only:
-        have = backend.vectors(user, [r.id for r in records])
+        have = backend.memories.vectors(user, [r.id for r in records])
         records = [r for r in records if r.id not in have]
     records = [r for r in records if r.state is not MemoryState.PURGED]
     if not records:
@@ -104,11 +104,11 @@ def reembed(
     sig = signature(mem, missing_only, user_id)
     state = _load_state(mem, sig, restart)
     report = ReembedReport(signature=sig, resumed=bool(state.get("resumed")), embedded=int(state["embedded"]))
-    users = [user_id] if user_id else sorted(backend.list_users())
-    if not user_id and backend.count(GLOBAL_USER):  # global memories are vectors of this store too
+    users = [user_id] if user_id else sorted(backend.memories.list_users())
+    if not user_id and backend.memories.count(GLOBAL_USER):  # global memories are vectors of this store too
         users.append(GLOBAL_USER)
     live = [Condition("state", "$ne", MemoryState.PURGED.value)]
-    counts = {u: backend.count(u, live) for u in users}
+    counts = {u: backend.memories.count(u, live) for u in users}
     total = sum(counts.values())
     done = sum(counts[u] for u in users if u in state["done_users"])
     if progress:
@@ -121,7 +121,7 @@ def reembed(
         offset = int(state["offset"]) if state["user"] == user else 0
         done += min(offset, counts[user])
         while True:
-            page = backend.list(user, live, limit=batch_size, offset=offset, newest_first=False)
+            page = backend.memories.list(user, live, limit=batch_size, offset=offset, newest_first=False)
             if not page:
                 break
             report.embedded += embed_page(mem, user, [r.id for r in page], missing_only)

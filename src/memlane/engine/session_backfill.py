@@ -50,7 +50,9 @@ def backfill(
     backend = mem.backend
     # users with messages have a sessions task scheduled (recording schedules it, each run the next)
     users = (
-        [user_id] if user_id else sorted(set(backend.list_users()) | backend.scheduled_users(SESSIONS_TASK))
+        [user_id]
+        if user_id
+        else sorted(set(backend.memories.list_users()) | backend.jobs.scheduled_users(SESSIONS_TASK))
     )
     report = BackfillReport()
     started = time.monotonic()
@@ -60,7 +62,7 @@ def backfill(
             time.sleep(max(0.0, done / rate - (time.monotonic() - started)))
 
     for n, user in enumerate(users):
-        summaries = backend.list(
+        summaries = backend.memories.list(
             user, [*live(), Condition("type", "$eq", MemoryType.SESSION.value)], limit=10**6
         )
         for start in range(0, len(summaries), batch_size):

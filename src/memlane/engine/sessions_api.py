@@ -123,20 +123,22 @@ class SessionsAPI:
         where = SessionFilter(
             chat_id=v.optional_scope("chat_id", chat_id), statuses=(state,) if state else ()
         )
-        return self.backend.chat_sessions(v.user_id(user_id), where, limit=v.positive("limit", limit))
+        return self.backend.sessions.chat_sessions(
+            v.user_id(user_id), where, limit=v.positive("limit", limit)
+        )
 
     def session_messages(
         self, session_id: str, *, user_id: str, limit: int = 1000
     ) -> builtins.list[SessionMessage]:
         """A session's messages, oldest first."""
-        return self.backend.session_messages(
+        return self.backend.sessions.session_messages(
             v.user_id(user_id), v.required_id("session_id", session_id), limit=v.positive("limit", limit)
         )
 
     def session(self, session_id: str, *, user_id: str) -> ChatSession:
         """One of the user's sessions (NotFoundError when they have none of that id)."""
         user, sid = v.user_id(user_id), v.required_id("session_id", session_id)
-        found = self.backend.chat_sessions(user, SessionFilter(ids=(sid,)), limit=1)
+        found = self.backend.sessions.chat_sessions(user, SessionFilter(ids=(sid,)), limit=1)
         if not found:
             raise NotFoundError(f"no session {session_id!r} for user {user_id!r}")
         return found[0]
@@ -144,7 +146,7 @@ class SessionsAPI:
     def latest_session(self, *, user_id: str, chat_id: str) -> ChatSession | None:
         """The chat's latest session (the last started), or None when nothing was recorded in it."""
         user, chat = v.user_id(user_id), v.required_id("chat_id", chat_id, "the group chat")
-        return self.backend.latest_sessions(user, [chat]).get(chat)
+        return self.backend.sessions.latest_sessions(user, [chat]).get(chat)
 
     def delete_session(
         self, session_id: str, *, user_id: str, actor: str = "api", reason: str | None = None

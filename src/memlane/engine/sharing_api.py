@@ -75,7 +75,7 @@ class SharingAPI:
                 raise ValidationError(
                     f"cannot share memory {mid}: it is {rec.state.value}; only active memories can be shared"
                 )
-            held = {k.user_id: k for k in self.backend.links(user, mid) if k.is_open}
+            held = {k.user_id: k for k in self.backend.memories.links(user, mid) if k.is_open}
             m = Mutation(actor=actor)
             fresh = [
                 MemoryLink(user_id=t, memory_id=mid, linked_at=m.at, linked_by=user)
@@ -109,7 +109,7 @@ class SharingAPI:
 
         def plan(stored: dict[str, MemoryRecord]) -> Mutation:
             owner = stored.get(mid) is not None
-            held = {k.user_id: k for k in self.backend.links(user, mid) if k.is_open}
+            held = {k.user_id: k for k in self.backend.memories.links(user, mid) if k.is_open}
             if not owner and (names not in (None, [user]) or user not in held):
                 self._owned(stored, user, mid)  # not found, or not theirs to unshare from others
                 raise NotFoundError(f"memory {mid} is not shared with user {user!r}")
@@ -135,8 +135,8 @@ class SharingAPI:
         """The links of ``memory_id``, open and closed: all of them for its owner, a user's own link for
         a user it is shared with."""
         user, mid = v.user_id(user_id), v.memory_id(memory_id)
-        found = self.backend.links(user, mid)
-        if not found and self.backend.get(user, mid, shared=True) is None:
+        found = self.backend.memories.links(user, mid)
+        if not found and self.backend.memories.get(user, mid, shared=True) is None:
             raise NotFoundError(f"no memory {mid!r} for user {user!r}")
         return found
 
@@ -159,7 +159,7 @@ class SharingAPI:
         include_inactive: bool = False,
     ) -> builtins.list[MemoryRecord]:
         conds = self._conditions(GLOBAL_USER, filters, include_inactive)
-        return self.backend.list(
+        return self.backend.memories.list(
             GLOBAL_USER,
             conds,
             limit=v.positive("limit", limit),

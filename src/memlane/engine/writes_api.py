@@ -50,7 +50,9 @@ class WritesAPI:
 
     def _require(self, user_id: str, memory_id: str) -> MemoryRecord:
         """The user's own memory (one only shared with them is a ForbiddenError)."""
-        return self._owned({v.memory_id(memory_id): self.backend.get(user_id, memory_id)}, user_id, memory_id)
+        return self._owned(
+            {v.memory_id(memory_id): self.backend.memories.get(user_id, memory_id)}, user_id, memory_id
+        )
 
     def _owned(self, stored: Mapping[str, MemoryRecord | None], user_id: str, memory_id: str) -> MemoryRecord:
         """``memory_id`` as read under the write lock (``stored``: the user's own records), or the error
@@ -58,7 +60,7 @@ class WritesAPI:
         record = stored.get(memory_id)
         if record is not None:
             return record
-        seen = self.backend.get(user_id, memory_id, shared=True)
+        seen = self.backend.memories.get(user_id, memory_id, shared=True)
         if seen is None:
             raise NotFoundError(f"no memory {memory_id!r} for user {user_id!r}")
         owner = "a global memory" if seen.user_id == GLOBAL_USER else f"shared with them by {seen.user_id!r}"
@@ -143,7 +145,7 @@ class WritesAPI:
         for r in records:  # only a keyed or idempotent id can already exist; fresh ids are random
             if r.key or r.id in retried:
                 reads.setdefault(r.user_id, []).append(r.id)
-        seen = {r.id: r for user, ids in reads.items() for r in self.backend.get_many(user, ids)}
+        seen = {r.id: r for user, ids in reads.items() for r in self.backend.memories.get_many(user, ids)}
         vectors = _Vectors(self)  # embed outside the lock the texts the stored records suggest
         planned = [
             r if r.id not in seen else _given(seen[r.id], r, given[r.id])
@@ -368,7 +370,9 @@ class WritesAPI:
                     raise ValidationError(f"memory {mid} was purged and cannot be linked")
             m = Mutation(actor=actor)
             if not any(
-                r.to_id == to_id for r in self.backend.relations(user, [from_id]) if r.from_id == from_id
+                r.to_id == to_id
+                for r in self.backend.memories.relations(user, [from_id])
+                if r.from_id == from_id
             ):
                 m.link(stored[from_id], rel, f"linked to {to_id} ({rel.relation_type})")
             return m

@@ -27,7 +27,7 @@ from memlane.storage.base import Backend
 
 def open_proposal(backend: Backend, user_id: str, proposal_id: str, now: datetime) -> Proposal:
     """The user's pending proposal of that id; NotFoundError or ConflictError (decided, expired) otherwise."""
-    p = backend.get_proposal(user_id, proposal_id)
+    p = backend.proposals.get_proposal(user_id, proposal_id)
     if p is None:
         raise NotFoundError(f"no proposal {proposal_id!r} for user {user_id!r}")
     if p.status is not ProposalStatus.PENDING:
@@ -52,7 +52,7 @@ def accept(
     cand = p.candidate
     vector = formation.embedder.embed_one(cand.summary)  # outside the lock, as formation does
     conds = [*live(), Condition("type", "$eq", cand.type.value)]
-    neighbours = backend.vector_search(user_id, vector, conds, limit=settings.memory_neighbors_k)
+    neighbours = backend.memories.vector_search(user_id, vector, conds, limit=settings.memory_neighbors_k)
     link = bands_for(formation.embedder.name, cand.type, settings).link
     done: list[Proposal] = []
 

@@ -28,7 +28,9 @@ def running_episode(
     backend: Backend, user_id: str, thread_id: str | None, at: datetime, minutes: float
 ) -> MemoryRecord | None:
     """The episode a turn within the cooldown continues, or None (another thread, or too long ago)."""
-    newest = backend.list(user_id, [*live(), Condition("type", "$eq", MemoryType.EPISODIC.value)], limit=1)
+    newest = backend.memories.list(
+        user_id, [*live(), Condition("type", "$eq", MemoryType.EPISODIC.value)], limit=1
+    )
     if not newest or newest[0].thread_id != thread_id:
         return None
     observed = newest[0].valid_from or newest[0].created_at

@@ -72,7 +72,7 @@ class EpisodicGuard:
 
     def _episodes_on(self, user_id: str, day: str, queued: list[tuple[datetime, str]]) -> int:
         """The user's active episodic memories of ``day`` plus the queued episodic candidates of it."""
-        stored = self.backend.count(user_id, [*live(), *EPISODIC, Condition("date_iso", "$eq", day)])
+        stored = self.backend.memories.count(user_id, [*live(), *EPISODIC, Condition("date_iso", "$eq", day)])
         return stored + sum(buckets(t, self.settings.timezone)[0] == day for t, _ in queued)
 
     def _cooldown(self, turn: Job, at: datetime) -> str | None:
@@ -81,7 +81,9 @@ class EpisodicGuard:
         turns, minutes = self.settings.episodic_cooldown_turns, self.settings.episodic_cooldown_minutes
         if turns <= 1 or minutes <= 0:
             return None
-        previous = self.backend.recent_jobs(turn.user_id, turn.kind, before=turn.created_at, limit=turns - 1)
+        previous = self.backend.jobs.recent_jobs(
+            turn.user_id, turn.kind, before=turn.created_at, limit=turns - 1
+        )
         for ago, job in enumerate(previous, 1):
             if job.payload.get("episodic") and "at" in job.payload:
                 gap = abs(at - datetime.fromisoformat(job.payload["at"]))
@@ -98,7 +100,7 @@ class EpisodicGuard:
         jobs = [
             j
             for status in (JobStatus.PENDING, JobStatus.RUNNING)
-            for j in self.backend.list_jobs(status, user_id=user_id, limit=QUEUED_LIMIT)
+            for j in self.backend.jobs.list_jobs(status, user_id=user_id, limit=QUEUED_LIMIT)
         ]
         return [
             (datetime.fromisoformat(j.payload["at"]), j.payload["candidate"]["summary"])
@@ -116,8 +118,8 @@ class EpisodicGuard:
             return candidates, []
         queued = queued[-window:]  # the last episodes: the newest queued ones, then the newest stored ones
         room = window - len(queued)
-        recent = self.backend.list(user_id, [*live(), *EPISODIC], limit=room) if room > 0 else []
-        known = dict(self.backend.vectors(user_id, [r.id for r in recent]))
+        recent = self.backend.memories.list(user_id, [*live(), *EPISODIC], limit=room) if room > 0 else []
+        known = dict(self.backend.memories.vectors(user_id, [r.id for r in recent]))
         vectors = self.embedder.embed([c.summary for c in candidates] + queued)
         known.update({f"queued-{i}": v for i, v in enumerate(vectors[len(candidates) :])})
         kept: list[Candidate] = []

@@ -67,7 +67,7 @@ def related_memories(
         return []
     text = messages[-1].content
     query = " ".join([text, *llm.lookup_terms(text)])
-    hits = backend.keyword_search(user_id, query, live(), limit=limit)
+    hits = backend.memories.keyword_search(user_id, query, live(), limit=limit)
     return [h.record.summary for h in hits]
 
 

@@ -31,10 +31,10 @@ def implied_memories(
     found: dict[str, ScoredRecord] = {}
     for start in range(0, len(terms), _WORDS_PER_QUERY):
         query = " ".join(terms[start : start + _WORDS_PER_QUERY])
-        for hit in backend.keyword_search(user_id, query, conditions, limit=limit, shared=True):
+        for hit in backend.memories.keyword_search(user_id, query, conditions, limit=limit, shared=True):
             found.setdefault(hit.record.id, hit)
     if not found:
         return []
-    sims = cosines(vector, backend.vectors(user_id, list(found), shared=True))
+    sims = cosines(vector, backend.memories.vectors(user_id, list(found), shared=True))
     scored = [ScoredRecord(hit.record, sims.get(rid, 0.0)) for rid, hit in found.items()]
     return sorted(scored, key=lambda s: -s.score)[:limit]

@@ -174,8 +174,8 @@ class Formation:
         )  # the current embedder (metrics wrap it)
         guarded, skipped = guard.filter(job, at, proposed)
         now = utcnow()
-        last_hour = self.backend.count_jobs(job.user_id, CANDIDATE, now - timedelta(hours=1))
-        last_day = self.backend.count_jobs(job.user_id, CANDIDATE, now - timedelta(days=1))
+        last_hour = self.backend.jobs.count_jobs(job.user_id, CANDIDATE, now - timedelta(hours=1))
+        last_day = self.backend.jobs.count_jobs(job.user_id, CANDIDATE, now - timedelta(days=1))
         kept, capped = select(guarded, self.settings, last_hour, last_day)
         dropped += skipped + capped
         jobs = enqueue_candidates(
@@ -209,7 +209,7 @@ class Formation:
     def _claim_and_run(self) -> str | None:
         """Claim and process one job: None when none is runnable, else what it did: a candidate's decision,
         "failed", or "" (other work)."""
-        job = self.backend.claim_job(
+        job = self.backend.jobs.claim_job(
             self.worker_id,
             lease_seconds=self.lease_seconds,
             now=utcnow(),
@@ -260,9 +260,9 @@ class Formation:
 
     def jobs_of(self, user_id: str, job_ids: Sequence[str]) -> list[Job]:
         """The user's jobs of ``job_ids`` and the candidate jobs they made."""
-        jobs = self.backend.get_jobs(user_id, list(job_ids))
+        jobs = self.backend.jobs.get_jobs(user_id, list(job_ids))
         made = [i for j in jobs for i in j.payload.get("candidate_jobs", [])]
-        return jobs + (self.backend.get_jobs(user_id, made) if made else [])
+        return jobs + (self.backend.jobs.get_jobs(user_id, made) if made else [])
 
     def drain(self, max_jobs: int | None = None, until: float | None = None) -> int:
         """Run runnable jobs in this thread (at most ``max_jobs``; none started after ``until``, a
@@ -286,7 +286,7 @@ class Formation:
         now = utcnow()
         retry_at = next_attempt(job, exc, self.settings, now)
         telemetry.failed(exc, parked=retry_at is None)
-        self.backend.fail_job(job.id, error, retry_at=retry_at)
+        self.backend.jobs.fail_job(job.id, error, retry_at=retry_at)
         if retry_at is None:
             log.error("job %s parked after %d attempts: %s", job.id, job.attempts, error)
         else:
@@ -452,7 +452,9 @@ class Formation:
         held = None
         field = consent.field_for(self.settings, cand, d) if gated else None
         if field is not None and d.target is not None:
-            pending = self.backend.proposals(ctx.user_id, ProposalFilter(ProposalStatus.PENDING, d.target.id))
+            pending = self.backend.proposals.proposals(
+                ctx.user_id, ProposalFilter(ProposalStatus.PENDING, d.target.id)
+            )
             held = consent.gate(field, cand, d, pending, ctx, self.settings)
             if not held.applies:
                 return consent.hold(ctx, cand, held, d.target)
@@ -464,7 +466,7 @@ class Formation:
             and d.target.key
             and d.target.user_id == ctx.user_id
         ):
-            old_vector = self.backend.vectors(ctx.user_id, [d.target.id]).get(d.target.id)
+            old_vector = self.backend.memories.vectors(ctx.user_id, [d.target.id]).get(d.target.id)
         planned = plan(ctx, cand, d, vector, neighbours, old_vector, candidate_id=candidate_id)
         if held is not None and d.target is not None:
             consent.record(planned.mutation, held, d.target)
@@ -491,11 +493,11 @@ class Formation:
             vector = self.embedder.embed_one(cand.summary)
             keyed = None
             if cand.key:
-                found = self.backend.get(user, deterministic_id(user, cand.type.value, cand.key))
+                found = self.backend.memories.get(user, deterministic_id(user, cand.type.value, cand.key))
                 keyed = found if found is not None and found.state is MemoryState.ACTIVE else None
             conds = [*live(), Condition("type", "$eq", cand.type.value)]
             # memories linked to the user too: a correction of a shared fact unlinks it for this user
-            neighbours = self.backend.vector_search(
+            neighbours = self.backend.memories.vector_search(
                 user, vector, conds, limit=self.settings.memory_neighbors_k, shared=True
             )
             bands = bands_for(self.embedder.name, cand.type, self.settings)

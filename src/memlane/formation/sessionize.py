@@ -92,7 +92,7 @@ def record(
             "two messages of one call have the same ref; each message's ref must be its own"
         )
     with backend.user_lock(user_id):
-        stored = {m.id: m for m in backend.messages_by_id(user_id, [m.id for m in incoming])}
+        stored = {m.id: m for m in backend.sessions.messages_by_id(user_id, [m.id for m in incoming])}
         for m in incoming:
             old = stored.get(m.id)
             if old is not None and (old.text, old.role, old.sender) != (m.text, m.role, m.sender):
@@ -101,7 +101,9 @@ def record(
                     "was recorded (a ref or an idempotency key names one message)"
                 )
         fresh = [m for m in incoming if m.id not in stored]
-        latest = backend.latest_sessions(user_id, sorted({m.chat_id for m in fresh})) if fresh else {}
+        latest = (
+            backend.sessions.latest_sessions(user_id, sorted({m.chat_id for m in fresh})) if fresh else {}
+        )
         sessions, placed = assign(latest, fresh, gap, now)
         if fresh:
             backend.apply(WriteBatch(sessions=sessions, messages=placed, schedule=list(schedule)))

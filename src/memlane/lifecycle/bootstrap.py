@@ -32,10 +32,12 @@ _REMEMBERED = 10_000  # users whose last check is remembered
 
 def missing(backend: Backend, user_id: str, below: int, now: datetime) -> list[str]:
     """Ids of the active global memories to link to the user: none once they have ``below`` personal memories."""
-    if below <= 0 or len(backend.list(user_id, live(now), limit=below)) >= below:
+    if below <= 0 or len(backend.memories.list(user_id, live(now), limit=below)) >= below:
         return []
-    held = {k.memory_id for k in backend.links(user_id)}
-    return [r.id for r in backend.list(GLOBAL_USER, live(now), limit=MAX_GLOBALS) if r.id not in held]
+    held = {k.memory_id for k in backend.memories.links(user_id)}
+    return [
+        r.id for r in backend.memories.list(GLOBAL_USER, live(now), limit=MAX_GLOBALS) if r.id not in held
+    ]
 
 
 def link_globals(backend: Backend, bus: EventBus | None, user_id: str, below: int) -> int:
@@ -47,7 +49,9 @@ def link_globals(backend: Backend, bus: EventBus | None, user_id: str, below: in
 
     def plan(stored: dict[str, MemoryRecord]) -> Mutation:
         m = Mutation(actor=BOOTSTRAP)
-        held = {k.memory_id for k in backend.links(user_id)}  # again: a link closed meanwhile stays closed
+        held = {
+            k.memory_id for k in backend.memories.links(user_id)
+        }  # again: a link closed meanwhile stays closed
         for gid in ids:
             rec = stored.get(gid)
             if rec is not None and rec.is_active and gid not in held:

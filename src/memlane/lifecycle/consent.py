@@ -14,7 +14,9 @@ from memlane.storage.base import Backend
 
 
 def due(backend: Backend, user_id: str, now: datetime, limit: int) -> list[Proposal]:
-    return backend.proposals(user_id, ProposalFilter(ProposalStatus.PENDING, expires_before=now), limit=limit)
+    return backend.proposals.proposals(
+        user_id, ProposalFilter(ProposalStatus.PENDING, expires_before=now), limit=limit
+    )
 
 
 def expire(m: Mutation, backend: Backend, user_id: str, now: datetime, limit: int) -> int:

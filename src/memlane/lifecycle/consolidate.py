@@ -75,7 +75,7 @@ def worth_judging(a: MemoryRecord, b: MemoryRecord, now: datetime) -> bool:
 
 
 def pool(backend: Backend, user_id: str, now: datetime) -> list[MemoryRecord]:
-    recs = backend.list(
+    recs = backend.memories.list(
         user_id, [*live(), Condition("type", "$eq", MemoryType.SEMANTIC.value)], limit=POOL_LIMIT
     )
     reads = sorted(r.access_count for r in recs)
@@ -93,15 +93,15 @@ def find_pairs(
     backend: Backend, user_id: str, members: Sequence[MemoryRecord], bands: Bands, now: datetime, cap: int
 ) -> list[Pair]:
     """The best-scoring pairs worth judging, at most ``cap``; pairs judged within RECHECK are skipped."""
-    seen = backend.checked_pairs(user_id, now - RECHECK)
-    vectors = backend.vectors(user_id, [r.id for r in members])
+    seen = backend.memories.checked_pairs(user_id, now - RECHECK)
+    vectors = backend.memories.vectors(user_id, [r.id for r in members])
     conds = [*live(), Condition("type", "$eq", MemoryType.SEMANTIC.value)]
     found: dict[str, Pair] = {}
     for rec in members:
         vector = vectors.get(rec.id)
         if vector is None:
             continue
-        for hit in backend.vector_search(user_id, vector, conds, limit=NEIGHBOURS + 1):
+        for hit in backend.memories.vector_search(user_id, vector, conds, limit=NEIGHBOURS + 1):
             other = hit.record
             if other.id == rec.id or hit.score < bands.floor or not worth_judging(rec, other, now):
                 continue

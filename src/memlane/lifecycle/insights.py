@@ -48,7 +48,7 @@ def gather(backend: Backend, user_id: str, now: datetime) -> Inputs:
 
     def newest(mtype: MemoryType, limit: int, *extra: Condition) -> list[MemoryRecord]:
         conds = [*live(), Condition("type", "$eq", mtype.value), Condition("created_at", "$lte", now), *extra]
-        rows = backend.list(user_id, conds, limit=max(limit, 50))
+        rows = backend.memories.list(user_id, conds, limit=max(limit, 50))
         return sorted(rows, key=lambda r: (r.created_at, r.id), reverse=True)[:limit]
 
     last = newest(MemoryType.INSIGHT, 1)

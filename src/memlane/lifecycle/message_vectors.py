@@ -29,7 +29,7 @@ def embed_texts(backend: Backend, user_id: str, messages: Sequence[SessionMessag
     embeds a memory with its context (contextual retrieval; MEMORY_EMBEDDING_HEADER for memories)."""
     before: dict[str, SessionMessage | None] = {}
     for session_id in dict.fromkeys(m.session_id for m in messages):
-        ordered = backend.session_messages(user_id, session_id, limit=10**6)
+        ordered = backend.sessions.session_messages(user_id, session_id, limit=10**6)
         before.update((cur.id, prev) for prev, cur in zip([None, *ordered], ordered, strict=False))
     texts = []
     for m in messages:
@@ -43,14 +43,16 @@ def embed_missing(backend: Backend, embedder: Embedder, user_id: str, *, limit: 
     were stored and whether some remain."""
     done = 0
     while done < limit:
-        todo = backend.messages_without_vector(user_id, embedder.identity, limit=min(BATCH, limit - done))
+        todo = backend.sessions.messages_without_vector(
+            user_id, embedder.identity, limit=min(BATCH, limit - done)
+        )
         if not todo:
             return done, False
         vectors = embedder.embed(embed_texts(backend, user_id, todo))
-        stored = backend.put_message_vectors(
+        stored = backend.sessions.put_message_vectors(
             user_id, embedder.identity, {m.id: v for m, v in zip(todo, vectors, strict=True)}
         )
         done += len(todo)
         if stored < len(todo):  # a message went away meanwhile (a deleted session): look again next run
             return done, True
-    return done, bool(backend.messages_without_vector(user_id, embedder.identity, limit=1))
+    return done, bool(backend.sessions.messages_without_vector(user_id, embedder.identity, limit=1))

@@ -46,7 +46,9 @@ def with_superseded(backend: Backend, user_id: str, memory_ids: Sequence[str]) -
     while frontier:
         frontier = [
             r.id
-            for r in backend.list(user_id, [Condition("superseded_by", "$in", frontier)], limit=_MANY)
+            for r in backend.memories.list(
+                user_id, [Condition("superseded_by", "$in", frontier)], limit=_MANY
+            )
             if r.id not in chain
         ]
         chain += frontier
@@ -75,21 +77,23 @@ def scope(backend: Backend, user_id: str, memory_ids: Sequence[str]) -> Scope:
     """The memories a purge of ``memory_ids`` may take along (their superseded versions and the
     insights inferred from them, transitively), and the survivors of merges they were absorbed into."""
     chain = with_superseded(backend, user_id, memory_ids)
-    insights = backend.list(user_id, [Condition("type", "$eq", MemoryType.INSIGHT.value)], limit=_MANY)
+    insights = backend.memories.list(
+        user_id, [Condition("type", "$eq", MemoryType.INSIGHT.value)], limit=_MANY
+    )
     grown = True
     while grown:
-        purged = {r.id: r for r in backend.get_many(user_id, chain)}
+        purged = {r.id: r for r in backend.memories.get_many(user_id, chain)}
         more = [r.id for r in insights if r.id not in chain and derived(r, purged)]
         chain = list(dict.fromkeys([*chain, *(with_superseded(backend, user_id, more) if more else [])]))
         grown = bool(more)
     out = Scope(ids=list(chain))
-    for rec in backend.get_many(user_id, chain):
+    for rec in backend.memories.get_many(user_id, chain):
         survivor = rec.superseded_by
         if survivor is None or survivor in chain:
             continue
         rows = [
             h
-            for h in backend.history(user_id, survivor, limit=_MANY)
+            for h in backend.memories.history(user_id, survivor, limit=_MANY)
             if h.event is HistoryEvent.MERGE and (h.reason or "").startswith(f"absorbed {rec.id}")
         ]
         if rows and rows[0].old_value is not None and rows[0].new_value is not None:
@@ -140,7 +144,7 @@ def purge_all(
 
 def due_ids(backend: Backend, user_id: str, now: datetime, limit: int) -> list[str]:
     conds = [Condition("state", "$eq", MemoryState.SOFT_DELETED.value), Condition("purge_at", "$lte", now)]
-    return [r.id for r in backend.list(user_id, conds, limit=limit)]
+    return [r.id for r in backend.memories.list(user_id, conds, limit=limit)]
 
 
 def purge_due(

@@ -114,12 +114,12 @@ class Lifecycle:
         """Enqueue the next run of every enabled task for each user who has none pending; returns how
         many were enqueued (from any number of workers at once: a run's job id is its slot)."""
         now = now or utcnow()
-        users = self.backend.list_users()
+        users = self.backend.memories.list_users()
         jobs = [
             task_job(user, task, every, now)
             for task, every in self.schedule.items()
             if task not in BY_USE
-            for user in sorted(set(users) - self.backend.scheduled_users(kind_of(task)))
+            for user in sorted(set(users) - self.backend.jobs.scheduled_users(kind_of(task)))
         ]
         if jobs:
             self.backend.apply(WriteBatch(schedule=jobs))
@@ -129,7 +129,9 @@ class Lifecycle:
         """Claim and run one due task; False when none is due."""
         now = now or utcnow()
         kinds = [kind_of(t) for t in self.schedule]
-        job = self.backend.claim_job(self.worker_id, lease_seconds=self.lease_seconds, now=now, kinds=kinds)
+        job = self.backend.jobs.claim_job(
+            self.worker_id, lease_seconds=self.lease_seconds, now=now, kinds=kinds
+        )
         if job is None:
             return False
         with span("task", task=str(job.payload.get("task")), attempt=job.attempts) as current:
@@ -241,7 +243,7 @@ class Lifecycle:
             repeat = bands_for(self.formation.embedder.name, MemoryType.SEMANTIC, self.settings).auto
             same = [Condition("type", "$eq", MemoryType.INSIGHT.value), *live()]
             for rec, vec in zip(records, vectors, strict=True):
-                near = self.backend.vector_search(user_id, vec, same, limit=1)
+                near = self.backend.memories.vector_search(user_id, vec, same, limit=1)
                 if not (near and near[0].score >= repeat):  # a live insight says it already
                     fresh.append((rec, vec))
             report = {

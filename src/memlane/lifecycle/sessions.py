@@ -60,7 +60,7 @@ class Work:
 
 def due(backend: Backend, user_id: str, settings: Settings, now: datetime) -> Work:
     gap = timedelta(minutes=settings.context_session_gap_minutes)
-    idle = backend.chat_sessions(
+    idle = backend.sessions.chat_sessions(
         user_id, SessionFilter(statuses=(SessionStatus.OPEN,), ended_before=now - gap), limit=BATCH
     )
     closed = [s.model_copy(update={"status": SessionStatus.CLOSED, "updated_at": now}) for s in idle]
@@ -68,7 +68,7 @@ def due(backend: Backend, user_id: str, settings: Settings, now: datetime) -> Wo
     if settings.context_session_summarization_enabled:
 
         def find(statuses: tuple[SessionStatus, ...], updated_before: datetime | None) -> list[ChatSession]:
-            return backend.chat_sessions(
+            return backend.sessions.chat_sessions(
                 user_id,
                 SessionFilter(
                     statuses=statuses,
@@ -90,7 +90,9 @@ def due(backend: Backend, user_id: str, settings: Settings, now: datetime) -> Wo
 def summarize(work: Work, backend: Backend, llm: MemoryLLM, embedder: Embedder, settings: Settings) -> None:
     """Each due session's payload (or error) and the vector of its memory text, outside the write lock."""
     for s in work.summaries:
-        messages = backend.session_messages(s.session.user_id, s.session.id, limit=10**6)[-MAX_MESSAGES:]
+        messages = backend.sessions.session_messages(s.session.user_id, s.session.id, limit=10**6)[
+            -MAX_MESSAGES:
+        ]
         try:
             s.payload, s.model, s.quoted = digest(messages, llm, embedder)
         except Exception as exc:  # noqa: BLE001 - recorded on the session as failed, tried again next run
@@ -203,7 +205,7 @@ def keep_existing(work: Work, backend: Backend, user_id: str) -> None:
     """Leave out of ``work`` the sessions deleted since it was planned (a run must not bring one back)."""
     ids = tuple({s.id for s in work.close} | {s.session.id for s in work.summaries})
     alive = (
-        {s.id for s in backend.chat_sessions(user_id, SessionFilter(ids=ids), limit=len(ids))}
+        {s.id for s in backend.sessions.chat_sessions(user_id, SessionFilter(ids=ids), limit=len(ids))}
         if ids
         else set()
     )

@@ -44,7 +44,7 @@ def stale_ids(backend: Backend, user_id: str, settings: Settings, now: datetime,
     found: list[str] = []
     offset = 0
     while len(found) < limit:
-        page = backend.list(user_id, conds, limit=500, offset=offset)
+        page = backend.memories.list(user_id, conds, limit=500, offset=offset)
         found += [r.id for r in page if is_stale(r, settings, now)]
         if len(page) < 500:
             break

@@ -3,7 +3,7 @@
 Session summaries come from memlane's search over memories of type ``session`` (of the chat, when one
 is named); their query carries the chat's name in front, as their text does (the contextual header
 at write time is the summary's first line: chat, time range, participants, topics). Messages come from
-:meth:`Backend.search_messages`; those of the named chat's open session are left out (the caller has
+:meth:`SessionStore.search_messages`; those of the named chat's open session are left out (the caller has
 them in its prompt: they are the conversation going on). :mod:`memlane.retrieval.session_blend` ranks
 both.
 """
@@ -57,7 +57,7 @@ def recall(
         )
     hits = []
     if max_messages > 0:
-        hits = backend.search_messages(
+        hits = backend.sessions.search_messages(
             user_id,
             text=query,
             vector=embedder.embed_one(query),
@@ -66,7 +66,7 @@ def recall(
             limit=POOL,
         )
         if chat_id is not None and hits:
-            latest = backend.latest_sessions(user_id, [chat_id]).get(chat_id)
+            latest = backend.sessions.latest_sessions(user_id, [chat_id]).get(chat_id)
             if latest is not None and latest.status is SessionStatus.OPEN:
                 hits = [h for h in hits if h.message.session_id != latest.id]
     plan = plan_query(query, now, tz=settings.timezone, time_phrases=settings.memory_time_phrases)

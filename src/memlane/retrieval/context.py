@@ -113,7 +113,7 @@ def build_context(
     allowed = None if agent is None else cfg.allowed(agent)
     once = _OnceEmbedder(embedder)
     thread = thread_id or ""
-    rev = backend.thread_revision(user_id, thread)
+    rev = backend.changes.thread_revision(user_id, thread)
     block = ContextBlock(text="", since_rev=since_rev, rev=rev, budget_tokens=limit or 0)
     changes = delta_lines(backend, user_id, thread, since_rev, rev, allowed) if since_rev is not None else []
     sections = _retrieve(backend, once, settings, cfg, text, user_id, thread_id, chat_id, allowed, now)
@@ -207,10 +207,14 @@ def _always(
     topn = settings.memory_context_topn
     pool = {
         r.id: r
-        for r in backend.list(user_id, [*conds, Condition("pinned", "$eq", True)], limit=topn, shared=True)
+        for r in backend.memories.list(
+            user_id, [*conds, Condition("pinned", "$eq", True)], limit=topn, shared=True
+        )
     }
     pool.update(
-        (r.id, r) for r in backend.list(user_id, conds, limit=ALWAYS_POOL, shared=True) if r.id not in pool
+        (r.id, r)
+        for r in backend.memories.list(user_id, conds, limit=ALWAYS_POOL, shared=True)
+        if r.id not in pool
     )
     decay = settings.memory_decay_half_life_days if settings.memory_decay_enabled else None
     hits = []
@@ -237,14 +241,14 @@ def delta_lines(
         return []
     rows = [
         c
-        for c in backend.changes_since(
+        for c in backend.changes.changes_since(
             user_id, thread, max(since_rev, rev - DELTA_WINDOW), limit=DELTA_WINDOW
         )
         if c.rev <= rev and c.event in DELTA_LABELS
     ]
     latest = sorted({c.memory_id: c for c in rows}.values(), key=lambda c: c.rev, reverse=True)
     lookup = [c.memory_id for c in latest if "category" not in c.meta or c.event == "merged"]
-    records = {r.id: r for r in backend.get_many(user_id, lookup, shared=True)} if lookup else {}
+    records = {r.id: r for r in backend.memories.get_many(user_id, lookup, shared=True)} if lookup else {}
     out: list[tuple[Change, str]] = []
     for change in latest:
         rec = records.get(change.memory_id)

@@ -94,7 +94,9 @@ def gather(
     pool = Pool()
     if keyword_score:
         positive = {cid: max(score, 0.0) for cid, score in keyword_score.items()}
-        pool.keyword_sd = keyword_sd(list(positive.values()), backend.count(user_id, conds, shared=True))
+        pool.keyword_sd = keyword_sd(
+            list(positive.values()), backend.memories.count(user_id, conds, shared=True)
+        )
     for cid, record in records.items():
         cand = pool.add(record)
         cand.similarity = similarity.get(cid)
@@ -102,7 +104,7 @@ def gather(
         cand.keyword_norm = cand.keyword / pool.keyword_sd if pool.keyword_sd else 0.0
     missing = [cid for cid, c in pool.candidates.items() if c.similarity is None]
     if missing and dense:
-        sims = cosines(vector, backend.vectors(user_id, missing, shared=True))
+        sims = cosines(vector, backend.memories.vectors(user_id, missing, shared=True))
         for cid in missing:
             pool.candidates[cid].similarity = sims.get(cid, 0.0)
     if plan.window is not None:
@@ -145,11 +147,13 @@ def _fetch_local(
     keyword_score: dict[str, float] = {}
     similarity: dict[str, float] = {}
     if keyword:
-        keyword_score = dict(backend.keyword_ids(user_id, query, conds, limit=pool_size, shared=True))
+        keyword_score = dict(
+            backend.memories.keyword_ids(user_id, query, conds, limit=pool_size, shared=True)
+        )
     for channel in channels:
-        similarity.update(backend.vector_ids(user_id, vector, channel, limit=pool_size, shared=True))
+        similarity.update(backend.memories.vector_ids(user_id, vector, channel, limit=pool_size, shared=True))
     ids = list(dict.fromkeys([*similarity, *keyword_score]))
-    records = {r.id: r for r in backend.get_many(user_id, ids, shared=True)} if ids else {}
+    records = {r.id: r for r in backend.memories.get_many(user_id, ids, shared=True)} if ids else {}
     return records, similarity, keyword_score
 
 
@@ -169,10 +173,10 @@ def _fetch_remote(
     similarity: dict[str, float] = {}
     keyword_score: dict[str, float] = {}
     if keyword:
-        for hit in backend.keyword_search(user_id, query, conds, limit=pool_size, shared=True):
+        for hit in backend.memories.keyword_search(user_id, query, conds, limit=pool_size, shared=True):
             records[hit.record.id], keyword_score[hit.record.id] = hit.record, hit.score
     for channel in channels:
-        for hit in backend.vector_search(user_id, vector, channel, limit=pool_size, shared=True):
+        for hit in backend.memories.vector_search(user_id, vector, channel, limit=pool_size, shared=True):
             records[hit.record.id], similarity[hit.record.id] = hit.record, hit.score
     return records, similarity, keyword_score
 
@@ -183,4 +187,4 @@ def neighbour_similarity(
     """Cosine of memories outside the pool (relation neighbours), from their stored vectors."""
     if not ids:
         return {}
-    return cosines(vector, backend.vectors(user_id, list(ids), shared=True))
+    return cosines(vector, backend.memories.vectors(user_id, list(ids), shared=True))

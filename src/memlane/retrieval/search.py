@@ -82,7 +82,7 @@ def search(backend: Backend, embedder: Embedder, settings: Settings, req: Search
         ]
     pool_size = max(settings.memory_context_topk, req.limit + req.offset)
     if req.mode == "keyword":
-        found = backend.keyword_search(
+        found = backend.memories.keyword_search(
             req.user_id, req.query, conditions, limit=req.limit, offset=req.offset, shared=True
         )
         return [
@@ -94,7 +94,7 @@ def search(backend: Backend, embedder: Embedder, settings: Settings, req: Search
     thread = req.thread_id or _scope_value(conditions, "thread_id")
     text = query_text(req.query, settings, thread_id=thread, topic=_scope_value(conditions, "category"))
     if req.mode == "dense":
-        found = backend.vector_search(
+        found = backend.memories.vector_search(
             req.user_id, embedder.embed_one(text), conditions, limit=req.limit, offset=req.offset, shared=True
         )
         return [

@@ -1,7 +1,7 @@
 """Group-chat recall: recorded messages and session summaries merged through one reranker.
 
 Two kinds of candidates answer a question about an earlier conversation: raw messages (found by
-keyword and by their vectors, :meth:`Backend.search_messages`) and session summaries (memories of type
+keyword and by their vectors, :meth:`SessionStore.search_messages`) and session summaries (memories of type
 ``session``, found by memlane's search). Each gets
 
     score = (relevance + recency_weight × recency + OVERLAP_WEIGHT × overlap) × bonus × coverage

@@ -47,7 +47,7 @@ def pool_edges(backend: Backend, user_id: str, pool: Pool) -> list[Relation]:
     (:func:`add_neighbours` and :func:`relation_boosts` share them)."""
     todo = [cid for cid in pool.candidates if cid not in pool.edges_read]
     if todo:
-        pool.edges.update(((e.from_id, e.to_id), e) for e in backend.relations(user_id, todo))
+        pool.edges.update(((e.from_id, e.to_id), e) for e in backend.memories.relations(user_id, todo))
         pool.edges_read.update(todo)
     return [e for e in pool.edges.values() if e.from_id in pool.candidates or e.to_id in pool.candidates]
 
@@ -72,10 +72,10 @@ def add_neighbours(
     } - set(pool.candidates)
     if not outside:
         return
-    found = backend.list(
+    found = backend.memories.list(
         user_id, [*conditions, Condition("id", "$in", sorted(outside))], limit=len(outside), shared=True
     )
-    sims = cosines(vector, backend.vectors(user_id, [r.id for r in found], shared=True))
+    sims = cosines(vector, backend.memories.vectors(user_id, [r.id for r in found], shared=True))
     for record in found:
         pool.add(record).similarity = sims.get(record.id, 0.0)
 

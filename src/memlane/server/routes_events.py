@@ -133,7 +133,7 @@ async def events(
         try:
             yield b"retry: 3000\n\n" + frame("ready", json.dumps({"user_id": user, "types": sorted(wanted)}))
             while after is not None:
-                page = await asyncio.to_thread(backend.changes_after, user, seen, limit=REPLAY_PAGE)
+                page = await asyncio.to_thread(backend.changes.changes_after, user, seen, limit=REPLAY_PAGE)
                 for change in page:
                     seen = change.seq
                     event = event_from_change(change)

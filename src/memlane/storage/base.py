@@ -1,11 +1,12 @@
 """The one storage contract every backend implements (and the shared contract tests exercise).
 
-Tenancy lives here: every read takes ``user_id`` as a required argument and every backend filters on
-it in the database. A read with ``shared=True`` (what retrieval asks for) also sees the active
-memories of others linked to the user (shared with them, or global; see :mod:`memlane.storage.links`);
-without it, only the user's own. Writes go through :meth:`Backend.apply`, which commits a :class:`WriteBatch`
-(records, vectors, history, relations) in one transaction, so a write that fails midway leaves
-nothing half-written.
+The reads are the backend's typed parts (:mod:`memlane.storage.parts`: ``backend.memories``,
+``.jobs``, ``.sessions``, ``.changes``, ``.proposals``). Tenancy: every read takes ``user_id`` as a
+required argument and every backend filters on it in the database. A read with ``shared=True`` (what
+retrieval asks for) also sees the active memories of others linked to the user (shared with them, or
+global; see :mod:`memlane.storage.links`); without it, only the user's own. Writes go through
+:meth:`Backend.apply`, which commits a :class:`WriteBatch` (records, vectors, history, relations) in
+one transaction, so a write that fails midway leaves nothing half-written.
 """
 
 from __future__ import annotations
@@ -20,13 +21,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from memlane.model.consent import Proposal, ProposalFilter
+from memlane.model.consent import Proposal
 from memlane.model.errors import BackendError, DimensionMismatchError, EmbedderMismatchError
-from memlane.model.filters import Condition
-from memlane.model.jobs import Change, Job, JobStatus, OpCount, OpEvent
+from memlane.model.jobs import Change, Job, OpEvent
 from memlane.model.link import MemoryLink
 from memlane.model.record import HistoryEntry, MemoryRecord, Relation
-from memlane.model.session import ChatSession, MessageHit, SessionFilter, SessionMessage
+from memlane.model.session import ChatSession, SessionFilter, SessionMessage
+from memlane.storage.parts import ChangeLog, JobQueue, MemoryStore, ProposalStore, SessionStore
+from memlane.storage.parts.memories import ScoredRecord as ScoredRecord  # re-exported: its old home
 
 SCHEMA_VERSION = 8  # PostgreSQL's; SQLite's is in sqlite/migrations.py
 PENDING_EMBEDDER = "embedder:pending"  # meta: the embedder a started re-embed is switching to
@@ -97,16 +99,18 @@ class WriteBatch:
     job_result: dict[str, Any] | None = None  # replaces the completed job's payload (no user text is kept)
 
 
-@dataclass(frozen=True)
-class ScoredRecord:
-    record: MemoryRecord
-    score: float  # vector: cosine similarity in [-1, 1]; keyword: a positive relevance, higher is better
-
-
 class Backend(ABC):
-    """Storage contract. Implementations: ``sqlite`` (embedded default) and ``postgres``."""
+    """Storage contract. Implementations: ``sqlite`` (embedded default) and ``postgres``.
+
+    The backend itself holds the schema, the store-wide settings and the writes; the reads are its
+    typed parts (:mod:`memlane.storage.parts`)."""
 
     name: str
+    memories: MemoryStore
+    jobs: JobQueue
+    sessions: SessionStore
+    changes: ChangeLog
+    proposals: ProposalStore
     local_reads = False  # True: a read costs no round trip (in-process), so more, smaller reads are fine
     # Jobs of these kinds are the backend's own work (a vector channel's sync): the worker claims them
     # with formation's and runs them with :meth:`run_job`; ``on_jobs`` (set by ``Memory``) is called
@@ -193,164 +197,6 @@ class Backend(ABC):
         users run one after the other. Returns the committed batch."""
 
     # --- reads (all scoped to one user) -----------------------------------------------------
-    @abstractmethod
-    def get(self, user_id: str, memory_id: str, *, shared: bool = False) -> MemoryRecord | None: ...
-
-    @abstractmethod
-    def get_many(
-        self, user_id: str, memory_ids: Sequence[str], *, shared: bool = False
-    ) -> builtins.list[MemoryRecord]: ...
-
-    @abstractmethod
-    def list(
-        self,
-        user_id: str,
-        conditions: Sequence[Condition] = (),
-        *,
-        limit: int = 100,
-        offset: int = 0,
-        newest_first: bool = True,
-        shared: bool = False,
-    ) -> builtins.list[MemoryRecord]:
-        """Memories of one user matching ``conditions``, ordered by ``updated_at`` then id."""
-
-    @abstractmethod
-    def count(self, user_id: str, conditions: Sequence[Condition] = (), *, shared: bool = False) -> int: ...
-
-    @abstractmethod
-    def vector_search(
-        self,
-        user_id: str,
-        embedding: Sequence[float],
-        conditions: Sequence[Condition] = (),
-        *,
-        limit: int = 10,
-        offset: int = 0,
-        shared: bool = False,
-    ) -> builtins.list[ScoredRecord]:
-        """Nearest memories by cosine similarity, best first, filtered in the database."""
-
-    @abstractmethod
-    def keyword_search(
-        self,
-        user_id: str,
-        query: str,
-        conditions: Sequence[Condition] = (),
-        *,
-        limit: int = 10,
-        offset: int = 0,
-        shared: bool = False,
-    ) -> builtins.list[ScoredRecord]:
-        """Full-text matches (FTS5 / tsvector), best first, filtered in the database."""
-
-    def vector_ids(
-        self,
-        user_id: str,
-        embedding: Sequence[float],
-        conditions: Sequence[Condition] = (),
-        *,
-        limit: int = 10,
-        shared: bool = False,
-    ) -> builtins.list[tuple[str, float]]:
-        """:meth:`vector_search`'s ids and scores only: with :attr:`local_reads`, retrieval reads its
-        channels' ids and then the union's records once; a backend overrides it to skip the records."""
-        hits = self.vector_search(user_id, embedding, conditions, limit=limit, shared=shared)
-        return [(h.record.id, h.score) for h in hits]
-
-    def keyword_ids(
-        self,
-        user_id: str,
-        query: str,
-        conditions: Sequence[Condition] = (),
-        *,
-        limit: int = 10,
-        shared: bool = False,
-    ) -> builtins.list[tuple[str, float]]:
-        """:meth:`keyword_search`'s ids and scores only (see :meth:`vector_ids`)."""
-        return [
-            (h.record.id, h.score)
-            for h in self.keyword_search(user_id, query, conditions, limit=limit, shared=shared)
-        ]
-
-    @abstractmethod
-    def history(
-        self, user_id: str, memory_id: str | None = None, *, limit: int = 100, shared: bool = False
-    ) -> builtins.list[HistoryEntry]:
-        """History rows, oldest first; all of the user's when ``memory_id`` is None. With ``shared`` (and
-        a ``memory_id``), also the owner's rows of a memory linked to the user (not their share rows)."""
-
-    @abstractmethod
-    def relations(self, user_id: str, memory_ids: Sequence[str]) -> builtins.list[Relation]:
-        """Edges touching any of ``memory_ids`` (either end)."""
-
-    @abstractmethod
-    def vectors(
-        self, user_id: str, memory_ids: Sequence[str], *, shared: bool = False
-    ) -> dict[str, builtins.list[float]]:
-        """Stored vectors of the given memories (those that have one)."""
-
-    @abstractmethod
-    def links(self, user_id: str, memory_id: str | None = None) -> builtins.list[MemoryLink]:
-        """Memory links, open and closed: every link the user holds (``memory_id`` None); or the links of
-        one memory: all of them when the user owns it, else the user's own link to it (if any)."""
-
-    @abstractmethod
-    def list_users(self) -> builtins.list[str]:
-        """Users with memories or history (not the owner of global memories, ``GLOBAL_USER``)."""
-
-    @abstractmethod
-    def proposals(self, user_id: str, where: ProposalFilter, *, limit: int = 100) -> builtins.list[Proposal]:
-        """The user's consent proposals matching ``where``, oldest first, filtered in the database."""
-
-    @abstractmethod
-    def get_proposal(self, user_id: str, proposal_id: str) -> Proposal | None: ...
-
-    @abstractmethod
-    def chat_sessions(
-        self, user_id: str, where: SessionFilter, *, limit: int = 100
-    ) -> builtins.list[ChatSession]:
-        """The user's chat sessions matching ``where``, oldest first, filtered in the database."""
-
-    @abstractmethod
-    def latest_sessions(self, user_id: str, chat_ids: Sequence[str]) -> dict[str, ChatSession]:
-        """Each of the chats' latest session (the last started), for the chats that have one."""
-
-    @abstractmethod
-    def session_messages(
-        self, user_id: str, session_id: str, *, limit: int = 1000
-    ) -> builtins.list[SessionMessage]:
-        """The messages of one of the user's sessions, oldest first."""
-
-    @abstractmethod
-    def messages_by_id(self, user_id: str, ids: Sequence[str]) -> builtins.list[SessionMessage]:
-        """The user's recorded messages among ``ids`` (an idempotent record reads what it stored before)."""
-
-    @abstractmethod
-    def search_messages(
-        self,
-        user_id: str,
-        *,
-        text: str,
-        vector: Sequence[float] | None,
-        embedder: str,
-        chat_id: str | None = None,
-        limit: int = 20,
-    ) -> builtins.list[MessageHit]:
-        """The user's recorded messages (of one chat when given) best matching ``text`` by keyword and
-        ``vector`` by cosine (against the vectors ``embedder`` made), ``limit`` of each, merged by id;
-        a keyword hit gets its similarity when it has a vector of that embedder."""
-
-    @abstractmethod
-    def messages_without_vector(
-        self, user_id: str, embedder: str, *, limit: int = 256
-    ) -> builtins.list[SessionMessage]:
-        """The user's messages with no vector of ``embedder`` yet, oldest first."""
-
-    @abstractmethod
-    def put_message_vectors(self, user_id: str, embedder: str, vectors: Mapping[str, Sequence[float]]) -> int:
-        """Store (or replace) the vectors of the user's messages of those ids, one transaction; a message
-        of another user's, or gone, is skipped. Returns how many were stored. Derived data, like an index:
-        no history, no event."""
 
     @abstractmethod
     def delete_user(self, user_id: str) -> int:
@@ -359,86 +205,6 @@ class Backend(ABC):
         memories removed."""
 
     # --- background jobs, change log, op events -----------------------------------------------
-    @abstractmethod
-    def claim_job(
-        self, worker_id: str, *, lease_seconds: float, now: datetime, kinds: Sequence[str] | None = None
-    ) -> Job | None:
-        """Take the oldest runnable job (pending and due, or running with an expired lease) of one of
-        ``kinds`` (any kind when None) and lease it to ``worker_id``; attempts is incremented. Safe with
-        many workers (SKIP LOCKED on Postgres, the write lock on SQLite)."""
-
-    @abstractmethod
-    def scheduled_users(self, kind: str) -> set[str]:
-        """Users with a pending or running job of ``kind`` (the scheduler seeds the others)."""
-
-    @abstractmethod
-    def checked_pairs(self, user_id: str, since: datetime) -> set[str]:
-        """Fingerprints of the user's pairs consolidation judged at or after ``since``."""
-
-    @abstractmethod
-    def record_access(
-        self, user_id: str, memory_ids: Sequence[str], at: datetime, ops: Sequence[OpEvent] = ()
-    ) -> None:
-        """Retrieval bookkeeping: ``access_count`` + 1 and ``last_accessed`` moved forward to ``at``
-        (never back) on the memories of those ids the user owns or has linked (a shared memory in use is
-        not unused), and the read's op events, in one transaction; no history, no event."""
-
-    @abstractmethod
-    def fail_job(self, job_id: str, error: str, *, retry_at: datetime | None) -> None:
-        """Record a failure: back to pending at ``retry_at``, or parked when ``retry_at`` is None."""
-
-    @abstractmethod
-    def list_jobs(
-        self, status: JobStatus | None = None, *, user_id: str | None = None, limit: int = 100
-    ) -> builtins.list[Job]: ...
-
-    @abstractmethod
-    def get_jobs(self, user_id: str, job_ids: Sequence[str]) -> builtins.list[Job]:
-        """The user's jobs of those ids (those that exist), in no particular order."""
-
-    @abstractmethod
-    def retry_jobs(
-        self, job_ids: Sequence[str] | None = None, *, user_id: str | None = None
-    ) -> builtins.list[str]:
-        """Parked -> pending now, attempts reset: the parked jobs of ``job_ids`` (every parked job when
-        None), of ``user_id`` only when given; returns the ids retried, sorted."""
-
-    def retry_job(self, job_id: str) -> bool:
-        """Parked -> pending now, attempts reset; False if no such parked job."""
-        return bool(self.retry_jobs([job_id]))
-
-    @abstractmethod
-    def count_jobs(self, user_id: str, kind: str, since: datetime) -> int:
-        """Jobs of ``kind`` created for the user since ``since`` (rate limits)."""
-
-    @abstractmethod
-    def recent_jobs(self, user_id: str, kind: str, *, before: datetime, limit: int) -> builtins.list[Job]:
-        """The user's newest ``limit`` jobs of ``kind`` created before ``before``, newest first (the
-        episodic cooldown's previous turns)."""
-
-    @abstractmethod
-    def thread_revision(self, user_id: str, thread_id: str) -> int: ...
-
-    @abstractmethod
-    def changes_since(
-        self, user_id: str, thread_id: str, rev: int, *, limit: int = 50
-    ) -> builtins.list[Change]:
-        """Change-log rows of the thread with ``rev`` greater than ``rev``, oldest first."""
-
-    @abstractmethod
-    def changes_after(self, user_id: str, seq: int, *, limit: int = 100) -> builtins.list[Change]:
-        """The user's change-log rows (every thread) with ``seq`` greater than ``seq``, oldest first."""
-
-    @abstractmethod
-    def op_events(self, user_id: str, *, limit: int = 100) -> builtins.list[OpEvent]:
-        """Newest first."""
-
-    @abstractmethod
-    def op_counts(
-        self, since: datetime, until: datetime, *, user_id: str | None = None
-    ) -> builtins.list[OpCount]:
-        """Op events in ``[since, until)`` counted per UTC day, node, op and status (one user's, or
-        everyone's: an operator's view, counts only), by day then node, op and status."""
 
     @contextmanager
     def user_lock(self, user_id: str) -> Iterator[None]:
@@ -465,21 +231,23 @@ class Backend(ABC):
         each chat session followed by its messages."""
         offset = 0
         while True:
-            chunk = self.list(user_id, limit=page, offset=offset, newest_first=False)
+            chunk = self.memories.list(user_id, limit=page, offset=offset, newest_first=False)
             if not chunk:
                 break
             for rec in chunk:
                 yield {"kind": "memory", **rec.snapshot()}
             ids = [r.id for r in chunk]
-            for rel in self.relations(user_id, ids):
+            for rel in self.memories.relations(user_id, ids):
                 if rel.from_id in ids:
                     yield {"kind": "relation", **rel.model_dump(mode="json")}
             offset += page
-        for entry in self.history(user_id, limit=10**9):
+        for entry in self.memories.history(user_id, limit=10**9):
             yield {"kind": "history", **entry.model_dump(mode="json")}
-        for session in self.chat_sessions(user_id, SessionFilter(), limit=10**9):  # oldest first, as recorded
+        for session in self.sessions.chat_sessions(
+            user_id, SessionFilter(), limit=10**9
+        ):  # oldest first, as recorded
             yield {"kind": "session", **session.model_dump(mode="json")}
-            for message in self.session_messages(user_id, session.id, limit=10**9):
+            for message in self.sessions.session_messages(user_id, session.id, limit=10**9):
                 yield {"kind": "message", **message.model_dump(mode="json")}
 
     def __enter__(self) -> Backend:

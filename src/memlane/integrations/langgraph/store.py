@@ -245,18 +245,18 @@ class MemlaneStore(BaseStore):
                 f"this read names no user: give the user {self.user_label.describe()}, open the store "
                 "for one user (user_id=...), or opt in to reads across users with cross_user=True"
             )
-        return self.backend.list_users()
+        return self.backend.memories.list_users()
 
     # --- reads ----------------------------------------------------------------------------------
     def find(self, user: str, addresses: Sequence[Address]) -> dict[Address, MemoryRecord]:
         """Records (in any state) at the given items of one user. A ``(user, type)`` key that is the id
         of a key-less memlane memory addresses that memory."""
         ids = {a: items.record_id(a[0], a[1], user)[1] for a in addresses}
-        found = {r.id: r for r in self.backend.get_many(user, list(dict.fromkeys(ids.values())))}
+        found = {r.id: r for r in self.backend.memories.get_many(user, list(dict.fromkeys(ids.values())))}
         out = {a: found[i] for a, i in ids.items() if i in found and items.address(found[i]) == a}
         rest = [a for a in addresses if a not in out and len(a[0]) == 2 and items.namespace_type(a[0])]
         if rest:
-            native = {r.id: r for r in self.backend.get_many(user, [a[1] for a in rest])}
+            native = {r.id: r for r in self.backend.memories.get_many(user, [a[1] for a in rest])}
             out.update((a, native[a[1]]) for a in rest if a[1] in native and items.address(native[a[1]]) == a)
         return out
 
@@ -303,7 +303,7 @@ class MemlaneStore(BaseStore):
         seen: set[str] = set()
         offset = 0
         while True:
-            page = self.backend.list(user, conds, limit=PAGE, offset=offset, newest_first=True)
+            page = self.backend.memories.list(user, conds, limit=PAGE, offset=offset, newest_first=True)
             for rec in page:
                 if rec.id not in seen:
                     seen.add(rec.id)
@@ -364,7 +364,7 @@ class MemlaneStore(BaseStore):
         for user in users:
             pool = max(4 * wanted, 40)
             while True:
-                hits = self.backend.vector_search(user, vector, db_conds, limit=pool)
+                hits = self.backend.memories.vector_search(user, vector, db_conds, limit=pool)
                 kept = [
                     (h.record, _scored(item, h.score)) for h in hits if (item := keep(h.record)) is not None
                 ]
@@ -390,7 +390,7 @@ class MemlaneStore(BaseStore):
         stored: dict[str, list[float]] = {}
         for user, ids in own.items():
             for chunk in range(0, len(ids), PAGE):
-                stored.update(self.backend.vectors(user, ids[chunk : chunk + PAGE]))
+                stored.update(self.backend.memories.vectors(user, ids[chunk : chunk + PAGE]))
         vectors = []
         for rec, _ in found:
             meta = items.store_meta(rec)

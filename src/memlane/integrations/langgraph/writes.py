@@ -183,7 +183,7 @@ def refresh(store: MemlaneStore, touched: Iterable[MemoryRecord]) -> None:
     for user, ids in by_user.items():
         with store.backend.user_lock(user):
             m = Mutation(actor=store.actor)
-            for rec in store.backend.get_many(user, sorted(ids)):
+            for rec in store.backend.memories.get_many(user, sorted(ids)):
                 meta = items.store_meta(rec)
                 if rec.state is MemoryState.ACTIVE and meta is not None and meta.get("ttl") is not None:
                     m.touch(rec.model_copy(update={"expires_at": now + timedelta(minutes=meta["ttl"])}))
@@ -197,7 +197,7 @@ def expired(rec: MemoryRecord, now: datetime) -> bool:
 def sweep(store: MemlaneStore) -> int:
     """Soft-delete items whose TTL ran out (with a history row); return how many."""
     now, count = utcnow(), 0
-    for user in [store.bound_user] if store.bound_user else store.backend.list_users():
+    for user in [store.bound_user] if store.bound_user else store.backend.memories.list_users():
         due = [
             r.id
             for r in store.scan(user)
@@ -207,7 +207,7 @@ def sweep(store: MemlaneStore) -> int:
             continue
         with store.backend.user_lock(user):
             m = Mutation(actor=store.actor)
-            for rec in store.backend.get_many(user, due):
+            for rec in store.backend.memories.get_many(user, due):
                 if rec.state is MemoryState.ACTIVE and expired(rec, utcnow()):
                     m.delete(
                         rec,

@@ -7,6 +7,9 @@ worker's job brings the index up to date (``sync.py``: idempotent, retried with 
 ``MEMLANE_JOB_MAX_ATTEMPTS``). Meanwhile searches stay exact: the memories whose sync is not done are
 left out of what S3 Vectors answers and scored from their vectors in the database instead.
 
+The channel is a backend over ``inner``: its writes add the sync jobs, its ``memories`` part
+(``memories.py``) serves the vector search, and its other parts are ``inner``'s own.
+
 Tenancy: every query carries ``user_id`` as a filter; a returned vector of another user (which the
 service should never return) is dropped, and the candidates are read from the database scoped to the
 user, with every condition applied there. Memories shared with the user (links, global memories) are
@@ -17,40 +20,63 @@ from __future__ import annotations
 
 import builtins
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
 
 from memlane.model.config import Settings
-from memlane.model.errors import ConfigError, DimensionMismatchError
-from memlane.model.filters import Condition
+from memlane.model.errors import ConfigError
 from memlane.model.ids import GLOBAL_USER
 from memlane.model.jobs import Job
 from memlane.model.record import MemoryRecord
-from memlane.storage.base import Backend, ScoredRecord, WriteBatch
-from memlane.storage.cosine import cosines
-from memlane.storage.delegate import DelegatingBackend
-from memlane.storage.s3vectors import layout, limits
-from memlane.storage.s3vectors.filters import clause
+from memlane.storage.base import Backend, WriteBatch
 from memlane.storage.s3vectors.index import S3VectorsIndex
-from memlane.storage.s3vectors.sync import SYNC, jobs_for, pending_ids, sync, touched_by
+from memlane.storage.s3vectors.memories import S3VectorsMemories
+from memlane.storage.s3vectors.sync import SYNC, jobs_for, sync, touched_by
 
 log = logging.getLogger("memlane.s3vectors")
 ATTACHED = "vectors:s3vectors"  # meta: the index (bucket/index) this store's vectors were last synced to
 PAGE = 1000
 
-Hit = tuple[MemoryRecord, float]
 
-
-class S3VectorsChannel(DelegatingBackend):
+class S3VectorsChannel(Backend):
     """``inner`` with its dense search served by ``index`` (see the module docstring)."""
 
     job_kinds = (SYNC,)
 
     def __init__(self, inner: Backend, index: S3VectorsIndex) -> None:
-        super().__init__(inner)
+        self.inner = inner
         self.index = index
         self.name = f"{inner.name}+s3vectors"
+        self.local_reads = inner.local_reads
+        self.memories = S3VectorsMemories(inner, index)
+        self.jobs, self.sessions, self.changes = inner.jobs, inner.sessions, inner.changes
+        self.proposals = inner.proposals
+
+    # --- the database's, as it is ----------------------------------------------------------------
+    def migrate(self) -> int:
+        return self.inner.migrate()
+
+    def schema_version(self) -> int:
+        return self.inner.schema_version()
+
+    def close(self) -> None:
+        self.inner.close()
+
+    def compact(self) -> dict[str, int]:
+        return self.inner.compact()
+
+    def get_meta(self, key: str) -> str | None:
+        return self.inner.get_meta(key)
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.inner.set_meta(key, value)
+
+    @contextmanager
+    def user_lock(self, user_id: str) -> Iterator[None]:
+        with self.inner.user_lock(user_id):
+            yield
 
     # --- the index follows the store -----------------------------------------------------------------
     def bind_embedder(self, identity: str, dims: int, *, switching: bool = False) -> None:
@@ -71,7 +97,7 @@ class S3VectorsChannel(DelegatingBackend):
     def resync(self, user_id: str | None = None) -> int:
         """Queue sync jobs for every memory (of one user, or of all and the global ones); returns how
         many jobs. A store written without the channel since it last used it needs this."""
-        users = [user_id] if user_id is not None else [*self.inner.list_users(), GLOBAL_USER]
+        users = [user_id] if user_id is not None else [*self.inner.memories.list_users(), GLOBAL_USER]
         touched = {u: ids for u in users if (ids := self._all_ids(u))}
         jobs = jobs_for(touched)
         if jobs:
@@ -81,7 +107,7 @@ class S3VectorsChannel(DelegatingBackend):
 
     def _all_ids(self, user_id: str) -> builtins.list[str]:
         ids: builtins.list[str] = []
-        while page := self.inner.list(user_id, limit=PAGE, offset=len(ids), newest_first=False):
+        while page := self.inner.memories.list(user_id, limit=PAGE, offset=len(ids), newest_first=False):
             ids.extend(r.id for r in page)
         return ids
 
@@ -133,116 +159,6 @@ class S3VectorsChannel(DelegatingBackend):
             self.inner.apply(WriteBatch(jobs=jobs))
             self._notify()
         return removed
-
-    # --- the dense search --------------------------------------------------------------------------
-    def vector_search(
-        self,
-        user_id: str,
-        embedding: Sequence[float],
-        conditions: Sequence[Condition] = (),
-        *,
-        limit: int = 10,
-        offset: int = 0,
-        shared: bool = False,
-    ) -> builtins.list[ScoredRecord]:
-        return [
-            ScoredRecord(r, s) for r, s in self._search(user_id, embedding, conditions, limit, offset, shared)
-        ]
-
-    def vector_ids(
-        self,
-        user_id: str,
-        embedding: Sequence[float],
-        conditions: Sequence[Condition] = (),
-        *,
-        limit: int = 10,
-        shared: bool = False,
-    ) -> builtins.list[tuple[str, float]]:
-        return [(r.id, s) for r, s in self._search(user_id, embedding, conditions, limit, 0, shared)]
-
-    def _search(
-        self,
-        user_id: str,
-        embedding: Sequence[float],
-        conditions: Sequence[Condition],
-        limit: int,
-        offset: int,
-        shared: bool,
-    ) -> builtins.list[Hit]:
-        dims = self._dims()
-        if dims is None:
-            return []
-        if len(embedding) != dims:
-            raise DimensionMismatchError(f"query vector has {len(embedding)} dims, the store expects {dims}")
-        want = limit + offset
-        pending = pending_ids(self.inner, user_id)
-        hits = self._indexed(user_id, embedding, conditions, want, pending)
-        hits += self._exact(user_id, embedding, conditions, pending, shared=False)
-        if shared:
-            linked = {link.memory_id for link in self.inner.links(user_id) if link.is_open}
-            hits += [
-                h
-                for h in self._exact(user_id, embedding, conditions, linked, shared=True)
-                if h[0].user_id != user_id
-            ]
-        best: dict[str, Hit] = {}
-        for record, score in hits:
-            if record.id not in best or score > best[record.id][1]:
-                best[record.id] = (record, score)
-        return sorted(best.values(), key=lambda h: (-h[1], h[0].id))[offset:want]
-
-    def _indexed(
-        self,
-        user_id: str,
-        embedding: Sequence[float],
-        conditions: Sequence[Condition],
-        want: int,
-        skip: set[str],
-    ) -> builtins.list[Hit]:
-        """The user's nearest memories by S3 Vectors, those in ``skip`` left out, every condition checked
-        in the database (S3 Vectors evaluates the pushed ones first). When the database's conditions
-        leave too few, more are asked for, up to the API's 100."""
-        pushed, rest = layout.split(conditions)
-        clauses = [clause("user_id", "$eq", user_id), *pushed]
-        top = min(limits.MAX_TOP_K, want + len(skip) if not rest else max(4 * want, 40) + len(skip))
-        while True:
-            found = self.index.query_filtered(embedding, top, clauses)
-            distance = {
-                v["key"]: float(v["distance"])
-                for v in found
-                if (v.get("metadata") or {}).get("user_id") == user_id
-                and v["key"] not in skip
-                and isinstance(v.get("distance"), int | float)
-            }
-            records = (
-                self.inner.list(
-                    user_id, [*conditions, Condition("id", "$in", list(distance))], limit=len(distance)
-                )
-                if distance
-                else []
-            )
-            hits = [(r, 1.0 - distance[r.id]) for r in records]
-            if len(hits) >= want or len(found) < top or top >= limits.MAX_TOP_K:
-                return hits
-            top = min(limits.MAX_TOP_K, top * 4)
-
-    def _exact(
-        self,
-        user_id: str,
-        embedding: Sequence[float],
-        conditions: Sequence[Condition],
-        ids: set[str],
-        *,
-        shared: bool,
-    ) -> builtins.list[Hit]:
-        """Cosine similarity of ``ids`` from the vectors in the database (those matching the conditions)."""
-        if not ids:
-            return []
-        records = self.inner.list(
-            user_id, [*conditions, Condition("id", "$in", sorted(ids))], limit=len(ids), shared=shared
-        )
-        sims = cosines(embedding, self.inner.vectors(user_id, [r.id for r in records], shared=shared))
-        return [(r, sims[r.id]) for r in records if r.id in sims]
 
 
 def check_settings(settings: Settings) -> str:

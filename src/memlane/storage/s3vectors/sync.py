@@ -54,15 +54,15 @@ def pending_ids(backend: Backend, user_id: str) -> set[str]:
     return {
         str(i)
         for status in OPEN
-        for job in backend.list_jobs(status, user_id=user_id, limit=OPEN_JOBS_READ)
+        for job in backend.jobs.list_jobs(status, user_id=user_id, limit=OPEN_JOBS_READ)
         if job.kind == SYNC
         for i in job.payload.get("memory_ids", ())
     }
 
 
 def wanted(backend: Backend, user_id: str, ids: Sequence[str], dims: int) -> Wanted:
-    records = {r.id: r for r in backend.get_many(user_id, ids)}
-    stored = backend.vectors(user_id, list(records))
+    records = {r.id: r for r in backend.memories.get_many(user_id, ids)}
+    stored = backend.memories.vectors(user_id, list(records))
     out: Wanted = {}
     for mid in ids:
         record, data = records.get(mid), stored.get(mid)

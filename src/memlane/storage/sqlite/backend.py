@@ -12,43 +12,36 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from memlane.model.errors import BackendError, DimensionMismatchError, LeaseLostError, SchemaVersionError
-from memlane.model.filters import Condition
-from memlane.model.ids import GLOBAL_USER
-from memlane.model.link import MemoryLink
-from memlane.model.record import HistoryEntry, MemoryRecord, Relation, utcnow
+from memlane.model.record import MemoryRecord, utcnow
 from memlane.storage import links as link_sql
 from memlane.storage.base import Backend, Upsert, WriteBatch
-from memlane.storage.filter_sql import SQLITE, compile_conditions, iso
+from memlane.storage.filter_sql import SQLITE, iso
+from memlane.storage.sqlite.changes import SqliteChangeLog
 from memlane.storage.sqlite.checkpoint import Checkpointer, defer_checkpoints
 from memlane.storage.sqlite.compact import compact as compact_store
 from memlane.storage.sqlite.connect import connect, sqlite3
 from memlane.storage.sqlite.fts import fts_row
-from memlane.storage.sqlite.job_methods import SqliteJobsMixin
+from memlane.storage.sqlite.job_methods import SqliteJobQueue
 from memlane.storage.sqlite.jobs import (
     JOB_COLS,
     job_params,
     write_changes,
     write_op_events,
 )
+from memlane.storage.sqlite.memories import SqliteMemories
 from memlane.storage.sqlite.migrations import MIGRATIONS, SQLITE_SCHEMA_VERSION
-from memlane.storage.sqlite.proposals import SqliteProposalsMixin, write_proposals
+from memlane.storage.sqlite.proposals import SqliteProposals, write_proposals
 from memlane.storage.sqlite.purge import purge
 from memlane.storage.sqlite.rows import (
     RECORD_FIELDS,
-    history_from_row,
     history_params,
-    record_from_row,
     record_params,
-    relation_from_row,
     vector_blob,
 )
-from memlane.storage.sqlite.search_methods import MCOLS, SqliteSearchMixin
-from memlane.storage.sqlite.sessions import SqliteSessionsMixin, write_sessions
-from memlane.storage.sqlite.vector_cache import VectorCache, forget_user, journal
+from memlane.storage.sqlite.sessions import SqliteSessions, write_sessions
 from memlane.storage.sqlite.vector_cache import compact as compact_journal
+from memlane.storage.sqlite.vector_cache import forget_user, journal
 
 _COLS = ", ".join(RECORD_FIELDS)
 _MARKS = ", ".join("?" for _ in RECORD_FIELDS)
@@ -73,7 +66,7 @@ def _vector_table_sql(dims: int) -> str:
     )
 
 
-class SqliteBackend(SqliteSearchMixin, SqliteJobsMixin, SqliteProposalsMixin, SqliteSessionsMixin, Backend):
+class SqliteBackend(Backend):
     name = "sqlite"
     local_reads = True
 
@@ -81,13 +74,17 @@ class SqliteBackend(SqliteSearchMixin, SqliteJobsMixin, SqliteProposalsMixin, Sq
         self.path = str(path)
         self._conn = connect(path, secure_delete=secure_delete)
         self._checkpointer: Checkpointer | None = None
-        self._cache: VectorCache | None = None
         self._known_dims: int | None = None
         if self.path != ":memory:":
             defer_checkpoints(self._conn)
             self._checkpointer = Checkpointer(str(Path(self.path).expanduser()), owner=self)
         self._lock = threading.RLock()
         self._held = threading.local()  # depth of user_lock held by this thread
+        self.memories = SqliteMemories(self)
+        self.jobs = SqliteJobQueue(self)
+        self.sessions = SqliteSessions(self)
+        self.changes = SqliteChangeLog(self)
+        self.proposals = SqliteProposals(self)
         self.migrate()
 
     @contextmanager
@@ -217,7 +214,7 @@ class SqliteBackend(SqliteSearchMixin, SqliteJobsMixin, SqliteProposalsMixin, Sq
         self, reads: Mapping[str, Sequence[str]], plan: Callable[[dict[str, MemoryRecord]], WriteBatch]
     ) -> WriteBatch:
         def planned(c: Any) -> WriteBatch:  # BEGIN IMMEDIATE holds the write lock: no writer in between
-            batch = plan({r.id: r for user, ids in reads.items() for r in self.get_many(user, ids)})
+            batch = plan({r.id: r for user, ids in reads.items() for r in self.memories.get_many(user, ids)})
             self._check_dims(batch)
             return batch
 
@@ -362,129 +359,6 @@ class SqliteBackend(SqliteSearchMixin, SqliteJobsMixin, SqliteProposalsMixin, Sq
                 )
             else:
                 c.execute("UPDATE memory_vectors SET state = ? WHERE rowid = ?", (record.state.value, rid))
-
-    # --- reads -------------------------------------------------------------------------------
-    def _scope(self, user_id: str, shared: bool) -> tuple[str, builtins.list[str]]:
-        """One row's user test, for reads by id (``+``: the id index, not the user's whole index)."""
-        return (link_sql.seen(SQLITE), [user_id, user_id]) if shared else ("+m.user_id = ?", [user_id])
-
-    def get(self, user_id: str, memory_id: str, *, shared: bool = False) -> MemoryRecord | None:
-        found = self.get_many(user_id, [memory_id], shared=shared)
-        return found[0] if found else None
-
-    def get_many(
-        self, user_id: str, memory_ids: Sequence[str], *, shared: bool = False
-    ) -> builtins.list[MemoryRecord]:
-        if not memory_ids:
-            return []
-        marks = ",".join("?" for _ in memory_ids)
-        scope, params = self._scope(user_id, shared)
-        rows = self._rows(
-            f"SELECT {MCOLS} FROM memories m WHERE {scope} AND m.id IN ({marks})", (*params, *memory_ids)
-        )
-        by_id = {r["id"]: record_from_row(r) for r in rows}
-        return [by_id[i] for i in memory_ids if i in by_id]
-
-    def list(
-        self,
-        user_id: str,
-        conditions: Sequence[Condition] = (),
-        *,
-        limit: int = 100,
-        offset: int = 0,
-        newest_first: bool = True,
-        shared: bool = False,
-    ) -> builtins.list[MemoryRecord]:
-        where, params = compile_conditions(conditions, SQLITE)
-        order = "DESC" if newest_first else "ASC"
-        by = f"m.updated_at {order}, m.id {order}"
-        if shared and self._has_links(user_id):
-            want = limit + offset
-            rows = self._rows(
-                link_sql.union(SQLITE, MCOLS, where, by),
-                (user_id, *params, want, user_id, user_id, *params, want, limit, offset),
-            )
-            return [record_from_row(r) for r in rows]
-        by_id = any(
-            c.field == "id" for c in conditions
-        )  # given ids: look them up, not the user's whole index
-        rows = self._rows(
-            f"SELECT {MCOLS} FROM memories m WHERE {'+' if by_id else ''}m.user_id = ? AND {where} "
-            f"ORDER BY {by} LIMIT ? OFFSET ?",
-            (user_id, *params, limit, offset),
-        )
-        return [record_from_row(r) for r in rows]
-
-    def count(self, user_id: str, conditions: Sequence[Condition] = (), *, shared: bool = False) -> int:
-        where, params = compile_conditions(conditions, SQLITE)
-        if shared and self._has_links(user_id):
-            return int(
-                self._rows(link_sql.count(SQLITE, where), (user_id, *params, user_id, user_id, *params))[0][0]
-            )
-        return int(
-            self._rows(
-                f"SELECT count(*) FROM memories m WHERE m.user_id = ? AND {where}", (user_id, *params)
-            )[0][0]
-        )
-
-    def history(
-        self, user_id: str, memory_id: str | None = None, *, limit: int = 100, shared: bool = False
-    ) -> builtins.list[HistoryEntry]:
-        if shared and memory_id is not None:
-            sql, params = (
-                f"SELECT * FROM history WHERE {link_sql.history_scope(SQLITE)}",
-                [memory_id, user_id, user_id, user_id, memory_id],
-            )
-        else:
-            sql, params = "SELECT * FROM history WHERE user_id = ?", [user_id]
-            if memory_id is not None:
-                sql += " AND memory_id = ?"
-                params.append(memory_id)
-        rows = self._rows(sql + " ORDER BY at, rowid LIMIT ?", (*params, limit))
-        return [history_from_row(r) for r in rows]
-
-    def relations(self, user_id: str, memory_ids: Sequence[str]) -> builtins.list[Relation]:
-        if not memory_ids:
-            return []
-        marks = ",".join("?" for _ in memory_ids)
-        rows = self._rows(
-            f"SELECT * FROM relations WHERE +user_id = ? AND (from_id IN ({marks}) OR to_id IN ({marks}))",
-            (user_id, *memory_ids, *memory_ids),
-        )
-        return [relation_from_row(r) for r in rows]
-
-    def vectors(
-        self, user_id: str, memory_ids: Sequence[str], *, shared: bool = False
-    ) -> dict[str, builtins.list[float]]:
-        if not memory_ids or self._dims() is None:
-            return {}
-        marks = ",".join("?" for _ in memory_ids)
-        scope, params = self._scope(user_id, shared)
-        rows = self._rows(
-            "SELECT m.id AS id, v.embedding AS e FROM memories m "  # by id (+: not the user index), then vec0 point lookups
-            f"CROSS JOIN memory_vectors v ON v.rowid = m.rid WHERE {scope} AND m.id IN ({marks})",
-            (*params, *memory_ids),
-        )
-        return {r["id"]: np.frombuffer(r["e"], dtype=np.float32).tolist() for r in rows}
-
-    def links(self, user_id: str, memory_id: str | None = None) -> builtins.list[MemoryLink]:
-        params = (user_id,) if memory_id is None else (memory_id, user_id, user_id)
-        return [
-            link_sql.link_from_row(r)
-            for r in self._rows(link_sql.links_sql(SQLITE, memory_id is not None), params)
-        ]
-
-    def _has_links(self, user_id: str) -> bool:
-        """Whether the user holds an open link (most do not: their shared reads are the own reads)."""
-        return bool(self._rows(f"SELECT {link_sql.has_links(SQLITE)}", (user_id,))[0][0])
-
-    def list_users(self) -> builtins.list[str]:
-        return [
-            r[0]
-            for r in self._rows(
-                "SELECT DISTINCT user_id FROM memories WHERE user_id != ? ORDER BY user_id", (GLOBAL_USER,)
-            )
-        ]
 
     def delete_user(self, user_id: str) -> int:
         with self._tx() as c:

@@ -1,36 +1,23 @@
-"""SQLite backend methods for jobs, the change log and op events (mixed into ``SqliteBackend``)."""
+"""SQLite's job queue (``SqliteBackend.jobs``)."""
 
 from __future__ import annotations
 
 import builtins
 from collections.abc import Sequence
-from contextlib import AbstractContextManager
 from datetime import datetime, timedelta
-from typing import Any
 
-from memlane.model.jobs import Change, Job, JobStatus, OpCount, OpEvent
+from memlane.model.jobs import Job, JobStatus
 from memlane.model.record import utcnow
-from memlane.storage.filter_sql import SQLITE, iso
-from memlane.storage.links import seen
+from memlane.storage.filter_sql import iso
+from memlane.storage.parts.jobs import JobQueue
 from memlane.storage.sqlite.jobs import (
     JOB_COLS,
-    change_from_row,
     job_from_row,
-    op_event_from_row,
-    write_op_events,
 )
+from memlane.storage.sqlite.part import SqlitePart
 
 
-class SqliteJobsMixin:
-    """Needs the backend's ``_tx`` (a write transaction) and ``_rows`` (a read)."""
-
-    def _tx(self) -> AbstractContextManager[Any]:
-        raise NotImplementedError
-
-    def _rows(self, sql: str, params: Sequence[Any] = ()) -> builtins.list[Any]:
-        raise NotImplementedError
-
-    # --- jobs, change log, op events ------------------------------------------------------
+class SqliteJobQueue(SqlitePart, JobQueue):
     def claim_job(
         self, worker_id: str, *, lease_seconds: float, now: datetime, kinds: Sequence[str] | None = None
     ) -> Job | None:
@@ -64,28 +51,6 @@ class SqliteJobsMixin:
             "SELECT DISTINCT user_id FROM jobs WHERE kind = ? AND status IN ('pending', 'running')", (kind,)
         )
         return {r[0] for r in rows}
-
-    def checked_pairs(self, user_id: str, since: datetime) -> set[str]:
-        rows = self._rows(
-            "SELECT pair FROM pair_checks WHERE user_id = ? AND checked_at >= ?", (user_id, iso(since))
-        )
-        return {r[0] for r in rows}
-
-    def record_access(
-        self, user_id: str, memory_ids: Sequence[str], at: datetime, ops: Sequence[OpEvent] = ()
-    ) -> None:
-        if not memory_ids and not ops:
-            return
-        marks = ", ".join("?" for _ in memory_ids)
-        with self._tx() as c:  # ISO-8601 UTC strings order as times
-            if memory_ids:
-                c.execute(
-                    "UPDATE memories SET access_count = access_count + 1, last_accessed = "
-                    "CASE WHEN last_accessed IS NULL OR last_accessed < ? THEN ? ELSE last_accessed END "
-                    f"WHERE id IN ({marks}) AND {seen(SQLITE, 'memories')}",
-                    (iso(at), iso(at), *memory_ids, user_id, user_id),
-                )
-            write_op_events(c, ops)
 
     def fail_job(self, job_id: str, error: str, *, retry_at: datetime | None) -> None:
         status = "parked" if retry_at is None else "pending"
@@ -157,45 +122,3 @@ class SqliteJobsMixin:
             (user_id, kind, iso(before), limit),
         )
         return [job_from_row(r) for r in rows]
-
-    def thread_revision(self, user_id: str, thread_id: str) -> int:
-        rows = self._rows(
-            "SELECT rev FROM thread_revision WHERE user_id = ? AND thread_id = ?", (user_id, thread_id)
-        )
-        return int(rows[0][0]) if rows else 0
-
-    def changes_since(
-        self, user_id: str, thread_id: str, rev: int, *, limit: int = 50
-    ) -> builtins.list[Change]:
-        rows = self._rows(
-            "SELECT * FROM change_log WHERE user_id = ? AND thread_id = ? AND rev > ? ORDER BY rev LIMIT ?",
-            (user_id, thread_id, rev, limit),
-        )
-        return [change_from_row(r) for r in rows]
-
-    def changes_after(self, user_id: str, seq: int, *, limit: int = 100) -> builtins.list[Change]:
-        rows = self._rows(
-            "SELECT * FROM change_log WHERE user_id = ? AND seq > ? ORDER BY seq LIMIT ?",
-            (user_id, seq, limit),
-        )
-        return [change_from_row(r) for r in rows]
-
-    def op_counts(
-        self, since: datetime, until: datetime, *, user_id: str | None = None
-    ) -> builtins.list[OpCount]:
-        mine = " AND user_id = ?" if user_id is not None else ""
-        rows = self._rows(
-            "SELECT substr(at, 1, 10) AS day, node, op, status, count(*) AS count FROM op_events "
-            f"WHERE at >= ? AND at < ?{mine} GROUP BY day, node, op, status ORDER BY day, node, op, status",
-            (iso(since), iso(until), *([user_id] if user_id is not None else [])),
-        )
-        return [
-            OpCount(day=r["day"], node=r["node"], op=r["op"], status=r["status"], count=r["count"])
-            for r in rows
-        ]
-
-    def op_events(self, user_id: str, *, limit: int = 100) -> builtins.list[OpEvent]:
-        rows = self._rows(
-            "SELECT * FROM op_events WHERE user_id = ? ORDER BY at DESC, rowid DESC LIMIT ?", (user_id, limit)
-        )
-        return [op_event_from_row(r) for r in rows]

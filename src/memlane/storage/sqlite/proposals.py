@@ -10,6 +10,8 @@ from typing import Any
 from memlane.model.consent import Proposal, ProposalFilter
 from memlane.model.errors import ConflictError
 from memlane.storage.filter_sql import SQLITE, iso, proposal_where
+from memlane.storage.parts.proposals import ProposalStore
+from memlane.storage.sqlite.part import SqlitePart
 
 FIELDS: tuple[str, ...] = tuple(Proposal.model_fields)
 COLS = ", ".join(FIELDS)
@@ -48,11 +50,8 @@ def proposal_from_row(r: Any) -> Proposal:
     return Proposal.model_validate(row)
 
 
-class SqliteProposalsMixin:
-    """Needs the backend's ``_rows`` (a read)."""
-
-    def _rows(self, sql: str, params: Sequence[Any] = ()) -> builtins.list[Any]:
-        raise NotImplementedError
+class SqliteProposals(SqlitePart, ProposalStore):
+    """``SqliteBackend.proposals``."""
 
     def proposals(self, user_id: str, where: ProposalFilter, *, limit: int = 100) -> builtins.list[Proposal]:
         sql, params = proposal_where(user_id, where, SQLITE)

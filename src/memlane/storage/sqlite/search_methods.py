@@ -1,4 +1,4 @@
-"""SQLite backend methods for vector and keyword search (mixed into ``SqliteBackend``).
+"""SQLite's vector and keyword search of memories (the search half of ``SqliteMemories``).
 
 Each search has a ``*_rows`` form returning rows of ``score`` then the requested columns: the full
 record (``vector_search``, ``keyword_search``) or just the id (``vector_ids``, ``keyword_ids``).
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import builtins
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from memlane.model.errors import DimensionMismatchError
@@ -32,17 +32,14 @@ VEC0_MAX_K = 4096  # sqlite-vec refuses a larger k
 
 
 class SqliteSearchMixin:
-    """Needs the backend's ``_rows``, ``_lock``, ``_conn``, ``_dims`` and ``_cache``."""
+    """Needs ``_rows``, ``_lock``, ``_conn``, ``_dims``, ``_has_links`` and ``_cache`` (``SqliteMemories``)."""
 
     _lock: threading.RLock
     _conn: Any
     _cache: VectorCache | None
 
-    def _rows(self, sql: str, params: Sequence[Any] = ()) -> builtins.list[Any]:
-        raise NotImplementedError
-
-    def _dims(self) -> int | None:
-        raise NotImplementedError
+    _rows: Callable[..., builtins.list[Any]]
+    _dims: Callable[[], int | None]
 
     def _has_links(self, user_id: str) -> bool:
         raise NotImplementedError

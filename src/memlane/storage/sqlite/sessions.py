@@ -6,14 +6,15 @@ from __future__ import annotations
 import builtins
 import json
 from collections.abc import Mapping, Sequence
-from contextlib import AbstractContextManager
 from typing import Any
 
 from memlane.model.errors import ConflictError
 from memlane.model.session import ChatSession, MessageHit, SessionFilter, SessionMessage
 from memlane.storage.filter_sql import SQLITE, iso, session_where
 from memlane.storage.keywords import query_words
+from memlane.storage.parts.sessions import SessionStore
 from memlane.storage.sqlite.fts import match_messages, message_row
+from memlane.storage.sqlite.part import SqlitePart
 from memlane.storage.sqlite.rows import vector_blob
 
 S_FIELDS: tuple[str, ...] = tuple(ChatSession.model_fields)
@@ -77,14 +78,8 @@ def _message(r: Any) -> SessionMessage:
     return SessionMessage.model_validate({f: r[f] for f in M_FIELDS})
 
 
-class SqliteSessionsMixin:
-    """Needs the backend's ``_rows`` (a read) and ``_tx`` (a write transaction)."""
-
-    def _rows(self, sql: str, params: Sequence[Any] = ()) -> builtins.list[Any]:
-        raise NotImplementedError
-
-    def _tx(self) -> AbstractContextManager[Any]:
-        raise NotImplementedError
+class SqliteSessions(SqlitePart, SessionStore):
+    """``SqliteBackend.sessions``."""
 
     def search_messages(
         self,
