@@ -97,7 +97,9 @@ def test_an_unknown_preset_is_refused_everywhere_naming_the_known_ones(
     ):
         with pytest.raises(ValidationError, match="recent-first"):
             call()
-    with pytest.raises((ConfigError, ValueError), match="MEMLANE_SEARCH_PRESET"):
+    with pytest.raises(
+        (ConfigError, ValueError), match="unknown search preset .newest.; known presets: balanced"
+    ):
         Settings(search_preset="newest")
 
     with running_memlane(mem) as url, httpx.Client(base_url=url, headers={"X-Memlane-User": "maya"}) as c:
@@ -118,3 +120,6 @@ def test_an_unknown_preset_is_refused_everywhere_naming_the_known_ones(
     lines = result.stderr.strip().splitlines()
     assert result.exit_code != 0 and len(lines) == 1 and lines[0].startswith("error: "), result.stderr
     assert "recent-first" in lines[0]
+    at_startup = CliRunner().invoke(app, args, env={"MEMLANE_SEARCH_PRESET": "newest"})
+    assert at_startup.exit_code != 0 and at_startup.stderr.startswith("error: "), at_startup.stderr
+    assert "MEMLANE_SEARCH_PRESET: unknown search preset 'newest'" in at_startup.stderr

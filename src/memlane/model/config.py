@@ -333,7 +333,7 @@ class Settings(BaseSettings):
     @classmethod
     def _preset_known(cls, value: str) -> str:
         if value not in PRESETS:
-            raise ValueError(f"MEMLANE_SEARCH_PRESET: {unknown_preset(value)}")
+            raise ValueError(unknown_preset(value))
         return value
 
     @field_validator("api_keys", mode="before")
