@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -10,7 +11,7 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
-from memlane import Memory
+from memlane import AsyncMemory, Memory
 from memlane.cli.app import app
 from memlane.model.config import Settings
 from memlane.model.errors import ConfigError, ValidationError
@@ -97,6 +98,8 @@ def test_an_unknown_preset_is_refused_everywhere_naming_the_known_ones(
     ):
         with pytest.raises(ValidationError, match="recent-first"):
             call()
+    with pytest.raises(ValidationError, match="recent-first"):
+        asyncio.run(AsyncMemory(memory=mem).search(QUESTION, user_id="maya", preset="newest"))
     with pytest.raises(
         (ConfigError, ValueError), match="unknown search preset .newest.; known presets: balanced"
     ):
