@@ -109,3 +109,13 @@ def test_tools_in_a_graph_use_its_store_and_state(memory: Memory) -> None:
     reply = out["messages"][-1]
     assert isinstance(reply, ToolMessage)
     assert json.loads(reply.content)[0]["summary"] == "Maya planned a hiking trip to the Alps."
+
+
+def test_memory_query_takes_a_preset_and_refuses_an_unknown_one(
+    tools: dict[str, Any], memory: Memory
+) -> None:
+    memory.put("Maya's savings goal is 10k euros.", user_id="maya", category="Finance")
+    ask = {"query": "savings goal", "top_k": 3}
+    assert tools["memory_query"].invoke({**ask, "preset": "broad"}, CONFIG)["items"]
+    with pytest.raises(ValidationError, match="recent-first"):
+        tools["memory_query"].invoke({**ask, "preset": "newest"}, CONFIG)

@@ -99,10 +99,11 @@ def run_locomo(
     """Ingest each conversation as its own user, ask every question, and report evidence recall@k,
     NDCG@10 and search latency per category for memlane, keyword-only and dense-only search."""
     from memlane.evaluation import locomo, locomo_data
+    from memlane.model.search_presets import with_preset
     from memlane.providers.embed.settings import embedder_from_settings
 
     ks = _ks(k)
-    settings = load_settings()
+    settings = with_preset(load_settings())  # MEMLANE_SEARCH_PRESET: the eval searches below the engine
     if embedder:
         settings = settings.model_copy(update={"embedder": embedder})
     settings = locomo.eval_settings(settings, header=header)

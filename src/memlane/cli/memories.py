@@ -154,6 +154,12 @@ def search(
     user: UserOption,
     limit: Annotated[int, typer.Option(help="At most this many results.")] = 10,
     threshold: Annotated[float | None, typer.Option(help="Minimum similarity (-1 to 1).")] = None,
+    preset: Annotated[
+        str | None,
+        typer.Option(
+            help="Retrieval preset: balanced, recent-first, precise or broad (default: MEMLANE_SEARCH_PRESET)."
+        ),
+    ] = None,
     filter_: Annotated[
         str | None,
         typer.Option("--filter", metavar="JSON", help='Metadata filter, e.g. \'{"category": "Work"}\'.'),
@@ -168,7 +174,7 @@ def search(
         # cast: the engine's `Memory.list` method shadows `list` in its later return annotations (mypy)
         hits = cast(
             "list[SearchHit]",
-            mem.search(query, user_id=user, filters=filters, limit=limit, threshold=threshold),
+            mem.search(query, user_id=user, filters=filters, limit=limit, threshold=threshold, preset=preset),
         )
     if as_json:
         print_json([render.hit_json(n, h) for n, h in enumerate(hits, start=1)])

@@ -27,6 +27,7 @@ from memlane.model.ids import new_id
 from memlane.model.jobs import OpCount, OpEvent
 from memlane.model.record import HistoryEntry, MemoryRecord, SearchHit, utcnow
 from memlane.model.retrieval import ContextBlock, QueryResult
+from memlane.model.search_presets import with_preset
 from memlane.providers.embed import Embedder
 from memlane.providers.llm.base import MemoryLLM
 from memlane.retrieval.query import check_query, check_threshold
@@ -207,11 +208,14 @@ class Memory(FormationAPI, ProceduresAPI, ConsentAPI, SessionsAPI, SharingAPI):
         threshold: float | None = None,
         include_inactive: bool = False,
         at: datetime | str | None = None,
+        preset: str | None = None,
     ) -> builtins.list[SearchHit]:
-        """Memories most relevant to ``query``, each with its score and breakdown."""
+        """Memories most relevant to ``query``, each with its score and breakdown. ``preset``: a named
+        retrieval preset (``balanced``, ``recent-first``, ``precise``, ``broad``; None: the process's)."""
+        settings = with_preset(self.settings, preset)
         user = v.user_id(user_id)
         query = check_query(query)
-        threshold = None if threshold is None else check_threshold(threshold, self.settings)
+        threshold = None if threshold is None else check_threshold(threshold, settings)
         conds = self._conditions(user, filters, include_inactive)
         limit = v.positive("limit", limit, maximum=1000)
         offset = v.positive("offset", offset, allow_zero=True)
@@ -227,7 +231,7 @@ class Memory(FormationAPI, ProceduresAPI, ConsentAPI, SessionsAPI, SharingAPI):
         )
         with span("search", limit=limit, conditions=len(conds)) as current:
             self.bootstrap.ensure(user)
-            hits = search(self.backend, self.embedder, self.settings, request)
+            hits = search(self.backend, self.embedder, settings, request)
             self.backend.memories.record_access(user, [h.memory.id for h in hits], now)
             record(current, results=len(hits))
         return hits
@@ -243,20 +247,22 @@ class Memory(FormationAPI, ProceduresAPI, ConsentAPI, SessionsAPI, SharingAPI):
         agent: str | None = None,
         at: datetime | str | None = None,
         chat_id: str | None = None,
+        preset: str | None = None,
     ) -> ContextBlock:
         """The context block for a turn: semantic memories first, then recent episodic, then
         session summaries and earlier group-chat messages (of ``chat_id`` when given), within a token
         budget; the delta header when memories changed since ``since_rev`` (the revision the thread
-        last saw; the block carries the current one)."""
+        last saw; the block carries the current one). ``preset``: as in :meth:`search`."""
         from memlane.retrieval.context import build_context
 
+        settings = with_preset(self.settings, preset)
         user, now = v.user_id(user_id), v.when("at", at) or utcnow()
         with span("context") as current:
             self.bootstrap.ensure(user)
             block = build_context(
                 self.backend,
                 self.embedder,
-                self.settings,
+                settings,
                 query=query,
                 user_id=user,
                 thread_id=v.optional_scope("thread_id", thread_id),
@@ -322,17 +328,20 @@ class Memory(FormationAPI, ProceduresAPI, ConsentAPI, SessionsAPI, SharingAPI):
         budget_tokens: int | None = None,
         threshold: float | None = None,
         at: datetime | str | None = None,
+        preset: str | None = None,
     ) -> QueryResult:
-        """An agent's ``memory.query``: a search within the categories the agent's allowlist grants."""
+        """An agent's ``memory.query``: a search within the categories the agent's allowlist grants.
+        ``preset``: as in :meth:`search`."""
         from memlane.retrieval.query import memory_query
 
+        settings = with_preset(self.settings, preset)
         user, now = v.user_id(user_id), v.when("at", at) or utcnow()
         with span("query") as current:  # top_k is recorded once memory_query has validated it
             self.bootstrap.ensure(user)
             result = memory_query(
                 self.backend,
                 self.embedder,
-                self.settings,
+                settings,
                 query=query,
                 user_id=user,
                 agent=agent,

@@ -27,6 +27,7 @@ from memlane.model.candidate import MAX_CANDIDATES
 from memlane.model.category import DEFAULT_CATEGORIES
 from memlane.model.config_check import check_environment, check_keys, setting_names
 from memlane.model.consent import BENIGN_FIELDS, SENSITIVE_FIELDS, ConsentPolicy, check_fields
+from memlane.model.search_presets import DEFAULT_PRESET, PRESETS, unknown_preset
 
 DEFAULT_HOME = Path("~/.memlane").expanduser()
 TASKS = (
@@ -165,6 +166,8 @@ class Settings(BaseSettings):
     wait_timeout_s: float = Field(30.0, gt=0, validation_alias=_alias("MEMLANE_WAIT_TIMEOUT_S"))
 
     # --- retrieval: search, rerank, context block -----------------------------------------------
+    # The named preset calls use when they name none (model/search_presets.py; docs/configuration.md).
+    search_preset: str = Field(DEFAULT_PRESET, validation_alias=_alias("MEMLANE_SEARCH_PRESET"))
     memory_context_topk: int = Field(24, validation_alias=_alias("MEMORY_CONTEXT_TOPK"))
     memory_context_topn: int = Field(5, validation_alias=_alias("MEMORY_CONTEXT_TOPN"))
     memory_rerank_weights: Annotated[dict[str, float], NoDecode] = Field(
@@ -324,6 +327,13 @@ class Settings(BaseSettings):
                 "CONTEXT_SESSION_SUMMARY_MODEL names a model of the configured provider; "
                 "set MEMLANE_LLM=openai or bedrock (the offline rules digest has no model)"
             )
+        return value
+
+    @field_validator("search_preset")
+    @classmethod
+    def _preset_known(cls, value: str) -> str:
+        if value not in PRESETS:
+            raise ValueError(unknown_preset(value))
         return value
 
     @field_validator("api_keys", mode="before")

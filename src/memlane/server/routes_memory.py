@@ -270,6 +270,7 @@ def search(body: SearchRequest, user: User, state: State) -> SearchResponse:
         threshold=body.threshold,
         include_inactive=body.include_inactive,
         at=body.at,
+        preset=body.preset,
     )
     return SearchResponse(results=hits)
 
@@ -292,6 +293,7 @@ def query(body: QueryRequest, user: User, state: State) -> QueryResult:
         budget_tokens=body.budget_tokens,
         threshold=body.threshold,
         at=body.at,
+        preset=body.preset,
     )
 
 
@@ -308,6 +310,7 @@ def context(body: ContextRequest, user: User, state: State, chat: ChatIdHeader =
         budget_tokens=body.budget_tokens,
         agent=body.agent,
         at=body.at,
+        preset=body.preset,
     )
 
 

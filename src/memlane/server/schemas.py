@@ -277,6 +277,10 @@ class SearchRequest(Strict):
     threshold: Similarity | None = None
     include_inactive: Flag = False
     at: Instant | None = None
+    preset: ShortName | None = Field(
+        None,
+        description="A named retrieval preset (balanced, recent-first, precise, broad); none: the server's.",
+    )
 
     model_config = ConfigDict(
         extra="forbid", json_schema_extra={"examples": [{"query": "where does the user live?", "limit": 5}]}
@@ -316,6 +320,10 @@ class QueryRequest(Strict):
     budget_tokens: Budget | None = None
     threshold: Similarity | None = None
     at: Instant | None = None
+    preset: ShortName | None = Field(
+        None,
+        description="A named retrieval preset (balanced, recent-first, precise, broad); none: the server's.",
+    )
 
     model_config = ConfigDict(
         extra="forbid",
@@ -351,6 +359,10 @@ class ContextRequest(Strict):
     budget_tokens: Budget | None = None
     agent: ShortName | None = None
     at: Instant | None = None
+    preset: ShortName | None = Field(
+        None,
+        description="A named retrieval preset (balanced, recent-first, precise, broad); none: the server's.",
+    )
 
     model_config = ConfigDict(
         extra="forbid", json_schema_extra={"examples": [{"query": "plan my weekend", "thread_id": "chat-42"}]}

@@ -183,12 +183,14 @@ def memory_tools(memory: Memory | None = None, *, agent: str = "supervisor") -> 
         budget_tokens: int | None = None,
         threshold: float | None = None,
         filters: dict[str, Any] | None = None,
+        preset: str | None = None,
         *,
         config: RunnableConfig,
     ) -> dict[str, Any]:
         """Look up the user's memories within the categories this agent may read: top_k results as
         bullets ({id, category, text}) or full items (return_="full"), within budget_tokens; threshold
-        drops weak matches; filters narrow by importance_min, pinned, updated_after, ..."""
+        drops weak matches; filters narrow by importance_min, pinned, updated_after, ...; preset picks
+        the ranking: balanced, recent-first (newer first), precise (fewer, surer) or broad."""
         mem, user = memory_of(memory), configured(config, "user_id")
         who = configured(config, "agent", required=False) or agent
         return mem.query(
@@ -201,6 +203,7 @@ def memory_tools(memory: Memory | None = None, *, agent: str = "supervisor") -> 
             return_=return_,
             budget_tokens=budget_tokens,
             threshold=threshold,
+            preset=preset,
         ).model_dump(mode="json")
 
     def procedure_save(name: str, steps: list[str], *, config: RunnableConfig) -> dict[str, Any]:
