@@ -180,7 +180,7 @@ def live_with_the_token(mem: Memory) -> dict[str, str]:
     turn("My favourite drink is coffee now.", at=now - 5 * HOUR)  # the token's version is superseded in turn
     turn(f"I live in {TOKEN}.", at=now - 3 * HOUR)
     turn("I moved to Lisbon.", at=now - 2 * HOUR)  # a consent proposal quoting the stored city
-    mem.reject_proposal(mem.proposals(user_id=U)[0].id, user_id=U)
+    mem.proposals.reject(mem.proposals.list(user_id=U)[0].id, user_id=U)
     turn("I moved to Faro.", at=now - HOUR)  # a second one, left pending
     mem.put("User enjoys hiking on weekends.", user_id=U, tags=["hiking"])
     dup = mem.put(
@@ -211,7 +211,7 @@ def live_with_the_token(mem: Memory) -> dict[str, str]:
     survivor = everything.get(everything[dup.id].superseded_by or "")
     assert survivor is not None and TOKEN in survivor.entities
     assert any(r.type.value == "session" and TOKEN in r.summary for r in everything.values())
-    assert {p.status.value for p in mem.proposals(user_id=U, status=None)} == {"rejected", "pending"}
+    assert {p.status.value for p in mem.proposals.list(user_id=U, status=None)} == {"rejected", "pending"}
     work = [r for r in everything.values() if r.summary == f"User works at {TOKEN}."]
     assert work and work[0].state is MemoryState.SUPERSEDED
     assert any(
@@ -261,7 +261,7 @@ def test_a_purge_forgets_every_derived_copy(lived: Memory) -> None:
         h.model_dump(mode="json") for r in everything for h in mem.history(r.id, user_id=U, limit=1000)
     ]
     assert TOKEN.lower() not in json.dumps(histories).lower()
-    assert mem.proposals(user_id=U, status=None) == []
+    assert mem.proposals.list(user_id=U, status=None) == []
     assert mem.sessions(user_id=U) == []
     for user in (U, "bo"):
         seen = [

@@ -91,7 +91,7 @@ def test_candidates_jobs_and_proposals_print_short(mem: Memory) -> None:
     assert jobs and all(len(repr(j)) < 220 and "status='done'" in repr(j) for j in jobs), jobs
     assert all("payload" not in repr(j) and j.payload for j in jobs)
     mem.add_facts([{"summary": "User lives in Porto.", "key": CITY}], user_id="maya", wait=True)
-    proposal = mem.proposals(user_id="maya")[0]
+    proposal = mem.proposals.list(user_id="maya")[0]
     shown = repr(proposal)
     assert len(shown) < 400, shown
     assert "field='city'" in shown and "status='pending'" in shown

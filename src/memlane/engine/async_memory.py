@@ -10,9 +10,36 @@ import builtins
 from typing import Any
 
 from memlane.engine.memory import Memory
+from memlane.engine.procedures import Procedures
+from memlane.engine.proposals import Proposals
 from memlane.engine.twin import Twin
 
 RENAMED = {"close": "aclose"}  # sync name -> its twin's name, where asyncio has a convention
+
+
+class AsyncProposals:
+    """``await amem.proposals.accept(...)``: the twins of :class:`Proposals`."""
+
+    def __init__(self, sync: Proposals) -> None:
+        self.sync = sync
+
+    __call__ = Twin(Proposals.__call__)  # the old ``await amem.proposals(...)``, warning
+    list = Twin(Proposals.list)
+    get = Twin(Proposals.get)
+    accept = Twin(Proposals.accept)
+    reject = Twin(Proposals.reject)
+
+
+class AsyncProcedures:
+    """``await amem.procedures.add(...)``: the twins of :class:`Procedures`."""
+
+    def __init__(self, sync: Procedures) -> None:
+        self.sync = sync
+
+    __call__ = Twin(Procedures.__call__)  # the old ``await amem.procedures(...)``, warning
+    add = Twin(Procedures.add)
+    get = Twin(Procedures.get)
+    list = Twin(Procedures.list)
 
 
 class AsyncMemory:
@@ -20,6 +47,8 @@ class AsyncMemory:
 
     def __init__(self, *args: Any, memory: Memory | None = None, **kwargs: Any) -> None:
         self.sync = memory or Memory(*args, **kwargs)
+        self.proposals = AsyncProposals(self.sync.proposals)
+        self.procedures = AsyncProcedures(self.sync.procedures)
 
     accept_proposal = Twin(Memory.accept_proposal)
     add = Twin(Memory.add)
@@ -49,10 +78,8 @@ class AsyncMemory:
     outcomes = Twin(Memory.outcomes)
     pending = Twin(Memory.pending)
     procedure = Twin(Memory.procedure)
-    procedures = Twin(Memory.procedures)
     process_jobs = Twin(Memory.process_jobs)
     proposal = Twin(Memory.proposal)
-    proposals = Twin(Memory.proposals)
     purge = Twin(Memory.purge)
     purge_global = Twin(Memory.purge_global)
     put = Twin(Memory.put)

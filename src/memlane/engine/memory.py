@@ -8,14 +8,16 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from memlane.engine import validate as v
-from memlane.engine.consent_api import ConsentAPI
 from memlane.engine.formation_api import FormationAPI
-from memlane.engine.procedures_api import ProceduresAPI
+from memlane.engine.namespace import Renamed
+from memlane.engine.procedures import Procedures
+from memlane.engine.proposals import Proposals
 from memlane.engine.reembed import ReembedReport, reembed
 from memlane.engine.session_backfill import BackfillReport
 from memlane.engine.sessions_api import SessionsAPI
 from memlane.engine.sharing_api import SharingAPI
 from memlane.engine.worker import Worker
+from memlane.engine.writes_api import WritesAPI
 from memlane.formation.events import EventBus
 from memlane.formation.pipeline import Formation
 from memlane.lifecycle.bootstrap import GlobalBootstrap
@@ -35,7 +37,7 @@ from memlane.storage import Backend, open_backend
 from memlane.telemetry import record, span
 
 
-class Memory(FormationAPI, ProceduresAPI, ConsentAPI, SessionsAPI, SharingAPI):
+class Memory(FormationAPI, WritesAPI, SessionsAPI, SharingAPI):
     """Long-term memory for many users over one store. A user's reads see their own memories and
     those shared with them (see :class:`~memlane.engine.sharing_api.SharingAPI`).
 
@@ -43,7 +45,16 @@ class Memory(FormationAPI, ProceduresAPI, ConsentAPI, SessionsAPI, SharingAPI):
     >>> rec = mem.put("User lives in Lisbon.", user_id="maya", key="profile:residence:city")
     >>> [h.memory.summary for h in mem.search("where does maya live?", user_id="maya")]
     ['User lives in Lisbon.']
+
+    Beside the core calls here, namespaces: ``mem.proposals`` and ``mem.procedures``.
     """
+
+    # the flat names of namespace calls, kept one release; each warns with its new name
+    accept_proposal = Renamed("proposals", Proposals.accept)
+    reject_proposal = Renamed("proposals", Proposals.reject)
+    proposal = Renamed("proposals", Proposals.get)
+    add_procedure = Renamed("procedures", Procedures.add)
+    procedure = Renamed("procedures", Procedures.get)
 
     def __init__(
         self,
@@ -87,6 +98,8 @@ class Memory(FormationAPI, ProceduresAPI, ConsentAPI, SessionsAPI, SharingAPI):
             self.backend, self.events, self.settings.memory_global_bootstrap_below
         )
         self._worker: Worker | None = None
+        self.proposals = Proposals(self)
+        self.procedures = Procedures(self)
         if self.backend.job_kinds:  # the backend's own jobs (a vector channel's sync) wake the worker
             self.backend.on_jobs = self._wake_worker
 
