@@ -42,7 +42,7 @@ def test_every_public_memory_method_has_an_async_twin() -> None:
 def test_every_namespace_call_has_an_async_twin(mem: Memory) -> None:
     amem = AsyncMemory(memory=mem)
     found = namespaces(mem)
-    assert sorted(found) == ["procedures", "proposals"]
+    assert sorted(found) == ["procedures", "proposals", "sharing"]
     for name, ns in found.items():
         twins = getattr(amem, name)
         for call in public_methods(type(ns)):
@@ -65,7 +65,7 @@ def test_twins_run_against_a_real_store(mem: Memory) -> None:
     async def run() -> None:
         rec = await amem.put("User plays chess.", user_id="maya")
         await amem.put("User likes tea.", user_id="lena")
-        links = await amem.share(rec.id, user_id="maya", with_users=["lena"])
+        links = await amem.sharing.share(rec.id, user_id="maya", with_users=["lena"])
         assert [k.user_id for k in links] == ["lena"]
         assert rec.id in [h.memory.id for h in await amem.search("chess", user_id="lena")]
         saved = await amem.procedures.add("Deploy", ["Run the tests", "Tag the release"], user_id="maya")

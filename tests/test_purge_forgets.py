@@ -187,7 +187,7 @@ def live_with_the_token(mem: Memory) -> dict[str, str]:
         "User likes to hike at weekends.", user_id=U, tags=["hiking", TOKEN.lower()], entities=[TOKEN]
     )
     shared = mem.put(f"User's team room is {TOKEN} 3.", user_id=U)
-    mem.share(shared.id, user_id=U, with_users=["bo"])
+    mem.sharing.share(shared.id, user_id=U, with_users=["bo"])
     start = now - 30 * timedelta(minutes=1)
     mem.record_messages(
         [

@@ -63,3 +63,14 @@ def test_new_names_do_not_warn(mem: Memory) -> None:
         saved = mem.procedures.add("Deploy", ["Run the tests"], user_id=U)
         assert [p.id for p in mem.procedures.list(user_id=U)] == [saved.id]
         assert mem.proposals.list(user_id=U) == []
+
+
+def test_old_sharing_names_work_and_name_the_new_call(mem: Memory) -> None:
+    rec = mem.put("The team office is in Lisbon.", user_id="alice")
+    with pytest.warns(DeprecationWarning, match=r"use mem\.sharing\.share\(\)"):
+        assert [k.user_id for k in mem.share(rec.id, user_id="alice", with_users=["bob"])] == ["bob"]
+    with pytest.warns(DeprecationWarning, match=r"use mem\.sharing\.shared_with\(\)"):
+        assert [k.user_id for k in mem.shared_with(rec.id, user_id="alice")] == ["bob"]
+    with pytest.warns(DeprecationWarning, match=r"use mem\.sharing\.unshare\(\)"):
+        mem.unshare(rec.id, user_id="bob")
+    assert mem.sharing.shared_with(rec.id, user_id="alice")[0].is_open is False

@@ -12,6 +12,7 @@ from typing import Any
 from memlane.engine.memory import Memory
 from memlane.engine.procedures import Procedures
 from memlane.engine.proposals import Proposals
+from memlane.engine.sharing import Sharing
 from memlane.engine.twin import Twin
 
 RENAMED = {"close": "aclose"}  # sync name -> its twin's name, where asyncio has a convention
@@ -28,6 +29,20 @@ class AsyncProposals:
     get = Twin(Proposals.get)
     accept = Twin(Proposals.accept)
     reject = Twin(Proposals.reject)
+
+
+class AsyncSharing:
+    """``await amem.sharing.share(...)``: the twins of :class:`Sharing`."""
+
+    def __init__(self, sync: Sharing) -> None:
+        self.sync = sync
+
+    share = Twin(Sharing.share)
+    unshare = Twin(Sharing.unshare)
+    shared_with = Twin(Sharing.shared_with)
+    put_global = Twin(Sharing.put_global)
+    list_global = Twin(Sharing.list_global)
+    purge_global = Twin(Sharing.purge_global)
 
 
 class AsyncProcedures:
@@ -49,6 +64,7 @@ class AsyncMemory:
         self.sync = memory or Memory(*args, **kwargs)
         self.proposals = AsyncProposals(self.sync.proposals)
         self.procedures = AsyncProcedures(self.sync.procedures)
+        self.sharing = AsyncSharing(self.sync.sharing)
 
     accept_proposal = Twin(Memory.accept_proposal)
     add = Twin(Memory.add)

@@ -15,7 +15,7 @@ from memlane.engine.proposals import Proposals
 from memlane.engine.reembed import ReembedReport, reembed
 from memlane.engine.session_backfill import BackfillReport
 from memlane.engine.sessions_api import SessionsAPI
-from memlane.engine.sharing_api import SharingAPI
+from memlane.engine.sharing import Sharing
 from memlane.engine.worker import Worker
 from memlane.engine.writes_api import WritesAPI
 from memlane.formation.events import EventBus
@@ -37,16 +37,16 @@ from memlane.storage import Backend, open_backend
 from memlane.telemetry import record, span
 
 
-class Memory(FormationAPI, WritesAPI, SessionsAPI, SharingAPI):
+class Memory(FormationAPI, WritesAPI, SessionsAPI):
     """Long-term memory for many users over one store. A user's reads see their own memories and
-    those shared with them (see :class:`~memlane.engine.sharing_api.SharingAPI`).
+    those shared with them (see :class:`~memlane.engine.sharing.Sharing`).
 
     >>> mem = Memory("memlane.db", embedder="hash")
     >>> rec = mem.put("User lives in Lisbon.", user_id="maya", key="profile:residence:city")
     >>> [h.memory.summary for h in mem.search("where does maya live?", user_id="maya")]
     ['User lives in Lisbon.']
 
-    Beside the core calls here, namespaces: ``mem.proposals`` and ``mem.procedures``.
+    Beside the core calls here, namespaces: ``mem.proposals``, ``mem.procedures`` and ``mem.sharing``.
     """
 
     # the flat names of namespace calls, kept one release; each warns with its new name
@@ -55,6 +55,12 @@ class Memory(FormationAPI, WritesAPI, SessionsAPI, SharingAPI):
     proposal = Renamed("proposals", Proposals.get)
     add_procedure = Renamed("procedures", Procedures.add)
     procedure = Renamed("procedures", Procedures.get)
+    share = Renamed("sharing", Sharing.share)
+    unshare = Renamed("sharing", Sharing.unshare)
+    shared_with = Renamed("sharing", Sharing.shared_with)
+    put_global = Renamed("sharing", Sharing.put_global)
+    list_global = Renamed("sharing", Sharing.list_global)
+    purge_global = Renamed("sharing", Sharing.purge_global)
 
     def __init__(
         self,
@@ -100,6 +106,7 @@ class Memory(FormationAPI, WritesAPI, SessionsAPI, SharingAPI):
         self._worker: Worker | None = None
         self.proposals = Proposals(self)
         self.procedures = Procedures(self)
+        self.sharing = Sharing(self)
         if self.backend.job_kinds:  # the backend's own jobs (a vector channel's sync) wake the worker
             self.backend.on_jobs = self._wake_worker
 
