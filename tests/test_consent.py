@@ -109,7 +109,9 @@ def test_a_sensitive_change_in_chat_waits_as_a_proposal_and_the_stored_fact_stay
     assert proposed.data["proposal"] == p.id and proposed.seq is not None
     assert not log.of("memory.changed_fact")
     turn = mem.backend.list_jobs(limit=100)[-2]  # the second turn's job
-    assert [(o.action, o.memory_id) for o in mem.outcomes(turn.id, user_id=U)] == [("propose", p.memory_id)]
+    assert [(o.action, o.memory_id) for o in mem.jobs.outcomes(turn.id, user_id=U)] == [
+        ("propose", p.memory_id)
+    ]
 
 
 def test_accept_supersedes_with_history_naming_who_decided(mem: Memory) -> None:

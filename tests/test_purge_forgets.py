@@ -114,7 +114,7 @@ def test_purge_leaves_no_copy_of_the_text_in_any_table_or_api(mem: Memory) -> No
     changes = mem.backend.changes_after(U, 0, limit=1000)
     assert TOKEN.lower() not in json.dumps([c.model_dump(mode="json") for c in changes]).lower()
     assert [c.event for c in changes].count("purged") == 4
-    jobs = mem.jobs(user_id=U, limit=1000)
+    jobs = mem.jobs.list(user_id=U, limit=1000)
     assert TOKEN.lower() not in json.dumps([j.model_dump(mode="json") for j in jobs]).lower()
 
 
@@ -135,7 +135,7 @@ def test_delete_user_leaves_nothing_of_the_user(mem: Memory) -> None:
     assert mem.delete_user(U) > 0
     assert tables_holding(mem.backend, TOKEN) == []
     assert mem.list(user_id=U, include_inactive=True) == [] and mem.backend.changes_after(U, 0) == []
-    assert mem.jobs(user_id=U) == [] and mem.list(user_id="bo")
+    assert mem.jobs.list(user_id=U) == [] and mem.list(user_id="bo")
 
 
 # --- every derived copy (issue 30): a supersede chain, an insight, a consolidation merge, a shared
@@ -277,7 +277,7 @@ def test_a_purge_forgets_every_derived_copy(lived: Memory) -> None:
     assert TOKEN.lower() not in json.dumps(list(mem.export_user(U)), default=str).lower()
     assert (
         TOKEN.lower()
-        not in json.dumps([j.model_dump(mode="json") for j in mem.jobs(user_id=U, limit=1000)]).lower()
+        not in json.dumps([j.model_dump(mode="json") for j in mem.jobs.list(user_id=U, limit=1000)]).lower()
     )
     if mem.backend.name == "sqlite":  # the file's bytes: secure_delete zeroed what the purge removed
         path = mem.backend.path  # type: ignore[attr-defined]

@@ -87,7 +87,7 @@ def test_candidates_jobs_and_proposals_print_short(mem: Memory) -> None:
     cands = mem.add("I live in Lisbon and my dog Luna is 3.", user_id="maya", wait=True)
     assert cands and all(len(repr(c)) < 200 and f"summary={c.summary!r}" in repr(c) for c in cands)
     assert "tags=" not in repr(cands[0]) and "<MemoryType" not in repr(cands[0])
-    jobs = mem.jobs(user_id="maya")
+    jobs = mem.jobs.list(user_id="maya")
     assert jobs and all(len(repr(j)) < 220 and "status='done'" in repr(j) for j in jobs), jobs
     assert all("payload" not in repr(j) and j.payload for j in jobs)
     mem.add_facts([{"summary": "User lives in Porto.", "key": CITY}], user_id="maya", wait=True)

@@ -74,3 +74,15 @@ def test_old_sharing_names_work_and_name_the_new_call(mem: Memory) -> None:
     with pytest.warns(DeprecationWarning, match=r"use mem\.sharing\.unshare\(\)"):
         mem.unshare(rec.id, user_id="bob")
     assert mem.sharing.shared_with(rec.id, user_id="alice")[0].is_open is False
+
+
+def test_old_job_names_work_and_name_the_new_call(mem: Memory) -> None:
+    turn, _ = mem.add_turn("I live in Lisbon.", user_id=U, wait=True)
+    with pytest.warns(DeprecationWarning, match=r"use mem\.jobs\.list\(\)"):
+        assert turn in [j.id for j in mem.jobs(user_id=U)]
+    with pytest.warns(DeprecationWarning, match=r"use mem\.jobs\.pending\(\)"):
+        assert mem.pending([turn], user_id=U) is None
+    with pytest.warns(DeprecationWarning, match=r"use mem\.jobs\.outcomes\(\)"):
+        assert mem.outcomes(turn, user_id=U) == mem.jobs.outcomes(turn, user_id=U)
+    with pytest.warns(DeprecationWarning, match=r"use mem\.jobs\.retry_many\(\)"):
+        assert mem.retry_jobs() == []

@@ -273,7 +273,7 @@ def test_the_same_fact_as_a_shared_memory_is_stored_as_the_users_own(mem: Memory
     own = [r for r in mem.list(user_id="bob") if r.user_id == "bob"]
     assert [r.summary for r in own] == [OFFICE] and own[0].id != office.id  # bob's words are his own memory
     assert mem.backend.links("bob")[0].is_open  # and alice's shared copy stays beside it
-    assert [(j.payload["action"], j.payload["memory_id"]) for j in mem.jobs(user_id="bob")] == [
+    assert [(j.payload["action"], j.payload["memory_id"]) for j in mem.jobs.list(user_id="bob")] == [
         ("create", own[0].id)
     ]
     mem.add_facts([{"summary": OFFICE}], user_id="bob", at=T0 + timedelta(days=2), wait=True)

@@ -108,7 +108,9 @@ def test_the_recipients_own_statement_is_hers_and_survives_the_owners_retraction
     mem.add_turn("My favourite band is Zqvelorin.", user_id="alice", wait=True)
     own = alices_own(mem, "Zqvelorin")
     assert len(own) == 1 and own[0].id != shared.id  # stored as hers, beside bob's copy
-    assert [j.payload["action"] for j in mem.jobs(user_id="alice") if "action" in j.payload] == ["create"]
+    assert [j.payload["action"] for j in mem.jobs.list(user_id="alice") if "action" in j.payload] == [
+        "create"
+    ]
 
     mem.add_turn(
         "My favourite band is Zqvelorin.", user_id="alice", wait=True

@@ -9,6 +9,7 @@ import asyncio
 import builtins
 from typing import Any
 
+from memlane.engine.jobs import Jobs
 from memlane.engine.memory import Memory
 from memlane.engine.procedures import Procedures
 from memlane.engine.proposals import Proposals
@@ -29,6 +30,20 @@ class AsyncProposals:
     get = Twin(Proposals.get)
     accept = Twin(Proposals.accept)
     reject = Twin(Proposals.reject)
+
+
+class AsyncJobs:
+    """``await amem.jobs.outcomes(...)``: the twins of :class:`Jobs`."""
+
+    def __init__(self, sync: Jobs) -> None:
+        self.sync = sync
+
+    __call__ = Twin(Jobs.__call__)  # the old ``await amem.jobs(...)``, warning
+    list = Twin(Jobs.list)
+    pending = Twin(Jobs.pending)
+    outcomes = Twin(Jobs.outcomes)
+    retry = Twin(Jobs.retry)
+    retry_many = Twin(Jobs.retry_many)
 
 
 class AsyncSharing:
@@ -65,6 +80,7 @@ class AsyncMemory:
         self.proposals = AsyncProposals(self.sync.proposals)
         self.procedures = AsyncProcedures(self.sync.procedures)
         self.sharing = AsyncSharing(self.sync.sharing)
+        self.jobs = AsyncJobs(self.sync.jobs)
 
     accept_proposal = Twin(Memory.accept_proposal)
     add = Twin(Memory.add)
@@ -85,7 +101,6 @@ class AsyncMemory:
     get = Twin(Memory.get)
     history = Twin(Memory.history)
     import_rows = Twin(Memory.import_rows)
-    jobs = Twin(Memory.jobs)
     latest_session = Twin(Memory.latest_session)
     link = Twin(Memory.link)
     list = Twin(Memory.list)

@@ -9,6 +9,7 @@ from typing import Any
 
 from memlane.engine import validate as v
 from memlane.engine.formation_api import FormationAPI
+from memlane.engine.jobs import Jobs
 from memlane.engine.namespace import Renamed
 from memlane.engine.procedures import Procedures
 from memlane.engine.proposals import Proposals
@@ -46,7 +47,8 @@ class Memory(FormationAPI, WritesAPI, SessionsAPI):
     >>> [h.memory.summary for h in mem.search("where does maya live?", user_id="maya")]
     ['User lives in Lisbon.']
 
-    Beside the core calls here, namespaces: ``mem.proposals``, ``mem.procedures`` and ``mem.sharing``.
+    Beside the core calls here, namespaces: ``mem.proposals``, ``mem.procedures``, ``mem.sharing``
+    and ``mem.jobs``.
     """
 
     # the flat names of namespace calls, kept one release; each warns with its new name
@@ -61,6 +63,10 @@ class Memory(FormationAPI, WritesAPI, SessionsAPI):
     put_global = Renamed("sharing", Sharing.put_global)
     list_global = Renamed("sharing", Sharing.list_global)
     purge_global = Renamed("sharing", Sharing.purge_global)
+    pending = Renamed("jobs", Jobs.pending)
+    outcomes = Renamed("jobs", Jobs.outcomes)
+    retry_job = Renamed("jobs", Jobs.retry)
+    retry_jobs = Renamed("jobs", Jobs.retry_many)
 
     def __init__(
         self,
@@ -107,6 +113,7 @@ class Memory(FormationAPI, WritesAPI, SessionsAPI):
         self.proposals = Proposals(self)
         self.procedures = Procedures(self)
         self.sharing = Sharing(self)
+        self.jobs = Jobs(self)
         if self.backend.job_kinds:  # the backend's own jobs (a vector channel's sync) wake the worker
             self.backend.on_jobs = self._wake_worker
 
