@@ -42,7 +42,7 @@ def test_every_public_memory_method_has_an_async_twin() -> None:
 def test_every_namespace_call_has_an_async_twin(mem: Memory) -> None:
     amem = AsyncMemory(memory=mem)
     found = namespaces(mem)
-    assert sorted(found) == ["jobs", "procedures", "proposals", "sharing"]
+    assert sorted(found) == ["jobs", "procedures", "proposals", "sessions", "sharing"]
     for name, ns in found.items():
         twins = getattr(amem, name)
         for call in public_methods(type(ns)):

@@ -189,7 +189,7 @@ def live_with_the_token(mem: Memory) -> dict[str, str]:
     shared = mem.put(f"User's team room is {TOKEN} 3.", user_id=U)
     mem.sharing.share(shared.id, user_id=U, with_users=["bo"])
     start = now - 30 * timedelta(minutes=1)
-    mem.record_messages(
+    mem.sessions.record_messages(
         [
             {"name": who, "content": f"{text} {TOKEN} cabin.", "at": start + n * timedelta(minutes=1)}
             for n, (who, text) in enumerate(
@@ -262,7 +262,7 @@ def test_a_purge_forgets_every_derived_copy(lived: Memory) -> None:
     ]
     assert TOKEN.lower() not in json.dumps(histories).lower()
     assert mem.proposals.list(user_id=U, status=None) == []
-    assert mem.sessions(user_id=U) == []
+    assert mem.sessions.list(user_id=U) == []
     for user in (U, "bo"):
         seen = [
             *mem.list(user_id=user, include_inactive=True),

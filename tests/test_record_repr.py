@@ -106,6 +106,6 @@ def test_a_context_block_and_a_recorded_message_print_short(mem: Memory) -> None
     assert shown.startswith("ContextBlock(text=") and len(shown) < 200, shown
     assert f"tokens={block.tokens}" in shown and block.semantic and "SearchHit" not in shown
     assert "aisle" in block.text  # the whole block is there to send
-    said = mem.record_message(LONG, user_id="maya", chat_id="trip", sender="Maya")
+    said = mem.sessions.record_message(LONG, user_id="maya", chat_id="trip", sender="Maya")
     assert len(repr(said)) < 260 and "sender='Maya'" in repr(said) and "…'" in repr(said), repr(said)
     assert said.text == LONG

@@ -86,3 +86,15 @@ def test_old_job_names_work_and_name_the_new_call(mem: Memory) -> None:
         assert mem.outcomes(turn, user_id=U) == mem.jobs.outcomes(turn, user_id=U)
     with pytest.warns(DeprecationWarning, match=r"use mem\.jobs\.retry_many\(\)"):
         assert mem.retry_jobs() == []
+
+
+def test_old_session_names_work_and_name_the_new_call(mem: Memory) -> None:
+    with pytest.warns(DeprecationWarning, match=r"use mem\.sessions\.record_message\(\)"):
+        sent = mem.record_message("Lunch at noon?", user_id=U, chat_id="team", sender="ana")
+    with pytest.warns(DeprecationWarning, match=r"use mem\.sessions\.list\(\)"):
+        assert [s.id for s in mem.sessions(user_id=U)] == [sent.session_id]
+    with pytest.warns(DeprecationWarning, match=r"use mem\.sessions\.messages\(\)"):
+        assert [m.text for m in mem.session_messages(sent.session_id, user_id=U)] == ["Lunch at noon?"]
+    with pytest.warns(DeprecationWarning, match=r"use mem\.sessions\.delete\(\)"):
+        mem.delete_session(sent.session_id, user_id=U)
+    assert mem.sessions.list(user_id=U) == []

@@ -268,7 +268,7 @@ def test_a_temporary_chat_reads_memories_but_forms_none(
         time.sleep(0.5)
         assert [j for j in mem.jobs.list(user_id="maya") if not j.kind.startswith("task.")] == []
         assert [r.summary for r in mem.list(user_id="maya")] == ["User lives in Lisbon."]
-        assert mem.sessions(user_id="maya", chat_id="temporary:3f2a") == []
+        assert mem.sessions.list(user_id="maya", chat_id="temporary:3f2a") == []
         # the same message in a kept chat is remembered
         sdk(url, **OWUI).chat.completions.create(model=MODEL, messages=[{"role": "user", "content": said}])
         assert {j["status"] for j in wait_jobs_done(url, "maya")} == {"done"}

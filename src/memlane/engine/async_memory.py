@@ -13,6 +13,7 @@ from memlane.engine.jobs import Jobs
 from memlane.engine.memory import Memory
 from memlane.engine.procedures import Procedures
 from memlane.engine.proposals import Proposals
+from memlane.engine.sessions import Sessions
 from memlane.engine.sharing import Sharing
 from memlane.engine.twin import Twin
 
@@ -30,6 +31,22 @@ class AsyncProposals:
     get = Twin(Proposals.get)
     accept = Twin(Proposals.accept)
     reject = Twin(Proposals.reject)
+
+
+class AsyncSessions:
+    """``await amem.sessions.list(...)``: the twins of :class:`Sessions`."""
+
+    def __init__(self, sync: Sessions) -> None:
+        self.sync = sync
+
+    __call__ = Twin(Sessions.__call__)  # the old ``await amem.sessions(...)``, warning
+    record_messages = Twin(Sessions.record_messages)
+    record_message = Twin(Sessions.record_message)
+    list = Twin(Sessions.list)
+    get = Twin(Sessions.get)
+    messages = Twin(Sessions.messages)
+    latest = Twin(Sessions.latest)
+    delete = Twin(Sessions.delete)
 
 
 class AsyncJobs:
@@ -81,6 +98,7 @@ class AsyncMemory:
         self.procedures = AsyncProcedures(self.sync.procedures)
         self.sharing = AsyncSharing(self.sync.sharing)
         self.jobs = AsyncJobs(self.sync.jobs)
+        self.sessions = AsyncSessions(self.sync.sessions)
 
     accept_proposal = Twin(Memory.accept_proposal)
     add = Twin(Memory.add)
@@ -129,7 +147,6 @@ class AsyncMemory:
     search = Twin(Memory.search)
     session = Twin(Memory.session)
     session_messages = Twin(Memory.session_messages)
-    sessions = Twin(Memory.sessions)
     share = Twin(Memory.share)
     shared_with = Twin(Memory.shared_with)
     start_worker = Twin(Memory.start_worker)

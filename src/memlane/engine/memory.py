@@ -15,7 +15,7 @@ from memlane.engine.procedures import Procedures
 from memlane.engine.proposals import Proposals
 from memlane.engine.reembed import ReembedReport, reembed
 from memlane.engine.session_backfill import BackfillReport
-from memlane.engine.sessions_api import SessionsAPI
+from memlane.engine.sessions import Sessions
 from memlane.engine.sharing import Sharing
 from memlane.engine.worker import Worker
 from memlane.engine.writes_api import WritesAPI
@@ -38,7 +38,7 @@ from memlane.storage import Backend, open_backend
 from memlane.telemetry import record, span
 
 
-class Memory(FormationAPI, WritesAPI, SessionsAPI):
+class Memory(FormationAPI, WritesAPI):
     """Long-term memory for many users over one store. A user's reads see their own memories and
     those shared with them (see :class:`~memlane.engine.sharing.Sharing`).
 
@@ -47,8 +47,8 @@ class Memory(FormationAPI, WritesAPI, SessionsAPI):
     >>> [h.memory.summary for h in mem.search("where does maya live?", user_id="maya")]
     ['User lives in Lisbon.']
 
-    Beside the core calls here, namespaces: ``mem.proposals``, ``mem.procedures``, ``mem.sharing``
-    and ``mem.jobs``.
+    Beside the core calls here, namespaces: ``mem.sessions``, ``mem.proposals``, ``mem.procedures``,
+    ``mem.sharing`` and ``mem.jobs``.
     """
 
     # the flat names of namespace calls, kept one release; each warns with its new name
@@ -63,6 +63,12 @@ class Memory(FormationAPI, WritesAPI, SessionsAPI):
     put_global = Renamed("sharing", Sharing.put_global)
     list_global = Renamed("sharing", Sharing.list_global)
     purge_global = Renamed("sharing", Sharing.purge_global)
+    record_messages = Renamed("sessions", Sessions.record_messages)
+    record_message = Renamed("sessions", Sessions.record_message)
+    session = Renamed("sessions", Sessions.get)
+    session_messages = Renamed("sessions", Sessions.messages)
+    latest_session = Renamed("sessions", Sessions.latest)
+    delete_session = Renamed("sessions", Sessions.delete)
     pending = Renamed("jobs", Jobs.pending)
     outcomes = Renamed("jobs", Jobs.outcomes)
     retry_job = Renamed("jobs", Jobs.retry)
@@ -114,6 +120,7 @@ class Memory(FormationAPI, WritesAPI, SessionsAPI):
         self.procedures = Procedures(self)
         self.sharing = Sharing(self)
         self.jobs = Jobs(self)
+        self.sessions = Sessions(self)
         if self.backend.job_kinds:  # the backend's own jobs (a vector channel's sync) wake the worker
             self.backend.on_jobs = self._wake_worker
 
