@@ -134,7 +134,7 @@ def run(
         )
         if shared:  # memories of another user shared with the bench user: its reads have a linked arm
             for rec in mem.list(user_id="other0", limit=shared):
-                mem.share(rec.id, user_id="other0", with_users=[USER])
+                mem.sharing.share(rec.id, user_id="other0", with_users=[USER])
         rev = mem.context("warm up", user_id=USER, thread_id="t1").rev
         rng = random.Random(3)
         picks = [rng.choice(QUERIES) for _ in range(calls)]

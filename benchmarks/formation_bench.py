@@ -182,7 +182,9 @@ def submit(
 def wait_idle(mem: Memory, timeout: float = 900.0) -> float:
     """Seconds until no job is pending or running (the background worker has decided everything)."""
     t0 = time.perf_counter()
-    while any(mem.jobs(status, limit=1) for status in (JobStatus.PENDING.value, JobStatus.RUNNING.value)):
+    while any(
+        mem.jobs.list(status, limit=1) for status in (JobStatus.PENDING.value, JobStatus.RUNNING.value)
+    ):
         if time.perf_counter() - t0 > timeout:
             raise RuntimeError(f"the worker did not finish within {timeout:.0f} s")
         time.sleep(0.05)
@@ -194,7 +196,7 @@ def states(mem: Memory, users: int) -> str:
     for u in range(users):
         for rec in mem.list(user_id=f"user{u}", include_inactive=True, limit=10_000):
             counts[rec.state.value] = counts.get(rec.state.value, 0) + 1
-    parked = len(mem.jobs(JobStatus.PARKED.value, limit=10_000))
+    parked = len(mem.jobs.list(JobStatus.PARKED.value, limit=10_000))
     return ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) + f"; parked jobs {parked}"
 
 
@@ -240,7 +242,7 @@ def run(backend: str, n: int, users: int, pace_ms: float, model: Embedder) -> No
         mem = open_memory(location, CachedEmbedder(model), worker=True)
         t0 = time.perf_counter()
         samples, candidates = submit(mem, items, every=pace_ms / 1000)
-        backlog = len(mem.jobs(JobStatus.PENDING.value, limit=100_000))
+        backlog = len(mem.jobs.list(JobStatus.PENDING.value, limit=100_000))
         lag = wait_idle(mem)
         total = time.perf_counter() - t0
         mem.close()

@@ -59,7 +59,7 @@ def run(argv: list[str]) -> int:
     while True:  # crash: the worker thread dies in here; drain: run what is runnable until none is left
         if args.mode == "drain":
             mem.process_jobs()
-        busy = mem.jobs(JobStatus.PENDING.value) + mem.jobs(JobStatus.RUNNING.value)
+        busy = mem.jobs.list(JobStatus.PENDING.value) + mem.jobs.list(JobStatus.RUNNING.value)
         if not busy:
             break
         if time.monotonic() > deadline:

@@ -80,16 +80,16 @@ def test_python_outcomes_of_facts(mem: Memory) -> None:
     )
     assert [c.summary for c in cands] == ["User prefers aisle seats.", "User runs marathons."]
     ids = {r.summary: r.id for r in mem.list(user_id="maya")}
-    outcomes = mem.outcomes(jobs, user_id="maya")
+    outcomes = mem.jobs.outcomes(jobs, user_id="maya")
     assert [(o.action, o.memory_id) for o in outcomes] == [
         ("create", ids["User prefers aisle seats."]),
         ("create", ids["User runs marathons."]),
     ]
-    assert mem.outcomes(jobs[1], user_id="maya") == outcomes[1:]
+    assert mem.jobs.outcomes(jobs[1], user_id="maya") == outcomes[1:]
     with pytest.raises(NotFoundError, match="no turn or fact job"):
-        mem.outcomes(jobs, user_id="lena")  # another user's jobs are not found, never shown
+        mem.jobs.outcomes(jobs, user_id="lena")  # another user's jobs are not found, never shown
     turn_id, _ = mem.add_turn("I live in Lisbon.", user_id="maya", wait=True)
-    assert [o.action for o in mem.outcomes(turn_id, user_id="maya")] == ["create"]
+    assert [o.action for o in mem.jobs.outcomes(turn_id, user_id="maya")] == ["create"]
 
 
 def test_async_outcomes_of_facts(mem: Memory) -> None:
@@ -97,7 +97,7 @@ def test_async_outcomes_of_facts(mem: Memory) -> None:
 
     async def facts() -> list[str]:
         jobs, _ = await amem.add_fact_jobs([{"summary": "User keeps bees."}], user_id="maya", wait=True)
-        return [o.action for o in await amem.outcomes(jobs, user_id="maya")]
+        return [o.action for o in await amem.jobs.outcomes(jobs, user_id="maya")]
 
     assert asyncio.run(facts()) == ["create"]
 

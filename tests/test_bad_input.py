@@ -113,7 +113,7 @@ def test_bad_reads_and_turns_are_validation_errors(mem: Memory, call: Any, says:
     mem.put("User likes tea.", user_id=U)
     with pytest.raises(ValidationError, match=says):
         call(mem)
-    assert mem.jobs(None, user_id=U) == []
+    assert mem.jobs.list(None, user_id=U) == []
 
 
 @pytest.mark.parametrize(

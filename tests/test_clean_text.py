@@ -47,11 +47,13 @@ def test_control_characters_are_removed_on_every_write_path(mem: Memory) -> None
     assert (edited.summary, edited.entities) == ("User loves jazz.", ["Jazz"])
     mem.add_facts([{"summary": "User lives in Lis\x1bbon.", "tags": ["home\x9b"]}], user_id=U, wait=True)
     assert "User lives in Lisbon." in [r.summary for r in mem.list(user_id=U)]
-    stored = mem.record_messages(
+    stored = mem.sessions.record_messages(
         [{"content": "See you at\x07 six.\n", "name": "ana"}], user_id=U, chat_id="c1"
     )
     assert stored[0].text == "See you at six.\n"
-    named = mem.record_messages([{"content": "Fine.", "name": "b\x1b[1men"}], user_id=U, chat_id="c1")
+    named = mem.sessions.record_messages(
+        [{"content": "Fine.", "name": "b\x1b[1men"}], user_id=U, chat_id="c1"
+    )
     assert named[0].sender == "b[1men"  # a display name: cleaned like text
     for r in mem.list(user_id=U, include_inactive=True):
         assert clean(r.summary) and all(clean(t) for t in [*r.tags, *r.entities, r.key or ""]), r
@@ -61,8 +63,10 @@ def test_an_id_with_a_control_character_is_refused_and_nothing_is_stored(mem: Me
     with pytest.raises(ValidationError, match="thread_id contains a control character"):
         mem.put("User likes tea.", user_id=U, thread_id="t\x1b1")
     with pytest.raises(ValidationError, match=r"messages\[0\].ref contains a control character"):
-        mem.record_messages([{"content": "hi", "name": "ana", "ref": "m\x071"}], user_id=U, chat_id="c1")
-    assert mem.list(user_id=U, include_inactive=True) == [] and mem.sessions(user_id=U) == []
+        mem.sessions.record_messages(
+            [{"content": "hi", "name": "ana", "ref": "m\x071"}], user_id=U, chat_id="c1"
+        )
+    assert mem.list(user_id=U, include_inactive=True) == [] and mem.sessions.list(user_id=U) == []
 
 
 def test_a_key_in_another_normal_form_or_with_a_zero_width_character_is_the_same_memory(mem: Memory) -> None:
@@ -135,4 +139,4 @@ def test_over_rest_text_is_stored_clean_and_an_id_with_a_control_character_is_a_
             )
             assert 400 <= bad.status_code < 500 and "error" in bad.json(), bad.text
         assert [r.summary for r in mem.list(user_id=U)] == ["User likes[31m red wine."]
-        assert [len(mem.sessions(user_id=U))] == [1]
+        assert [len(mem.sessions.list(user_id=U))] == [1]

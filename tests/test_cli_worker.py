@@ -53,7 +53,7 @@ def test_a_worker_process_forms_what_another_process_queued_and_stops_on_sigterm
             "periodic tasks: ttl, purge, consolidate, insights, consent" in out
             and "memlane worker stopped" in out
         )
-        left = mem.jobs(JobStatus.PENDING.value, user_id="maya") + mem.jobs(
+        left = mem.jobs.list(JobStatus.PENDING.value, user_id="maya") + mem.jobs.list(
             JobStatus.PARKED.value, user_id="maya"
         )
         # the next runs; no formation job left

@@ -55,7 +55,7 @@ def moved(mem: Memory, at: datetime, user: str = U) -> Proposal:
     """Porto is stored (a first statement applies); the move to Lisbon waits as the one pending proposal."""
     say(mem, "I live in Porto.", at, user)
     say(mem, "I moved to Lisbon.", at + MIN, user)
-    (p,) = mem.proposals(user_id=user)
+    (p,) = mem.proposals.list(user_id=user)
     return p
 
 
@@ -109,13 +109,15 @@ def test_a_sensitive_change_in_chat_waits_as_a_proposal_and_the_stored_fact_stay
     assert proposed.data["proposal"] == p.id and proposed.seq is not None
     assert not log.of("memory.changed_fact")
     turn = mem.backend.jobs.list_jobs(limit=100)[-2]  # the second turn's job
-    assert [(o.action, o.memory_id) for o in mem.outcomes(turn.id, user_id=U)] == [("propose", p.memory_id)]
+    assert [(o.action, o.memory_id) for o in mem.jobs.outcomes(turn.id, user_id=U)] == [
+        ("propose", p.memory_id)
+    ]
 
 
 def test_accept_supersedes_with_history_naming_who_decided(mem: Memory) -> None:
     log = EventLog(mem)
     p = moved(mem, ago())
-    done = mem.accept_proposal(p.id, user_id=U, actor="user:maya", reason="yes, since May")
+    done = mem.proposals.accept(p.id, user_id=U, actor="user:maya", reason="yes, since May")
     assert (done.status, done.decided_by, done.note) == (
         ProposalStatus.ACCEPTED,
         "user:maya",
@@ -130,47 +132,50 @@ def test_accept_supersedes_with_history_naming_who_decided(mem: Memory) -> None:
     assert trail[-2:] == [(HistoryEvent.SUPERSEDE, "user:maya"), (HistoryEvent.CONSENT, "user:maya")]
     decision = mem.history(p.memory_id, user_id=U)[-1].reason or ""
     assert "accepted" in decision and p.id in decision and "yes, since May" in decision
-    assert [x.id for x in mem.proposals(user_id=U, status="accepted")] == [p.id]
-    assert mem.proposals(user_id=U) == []
+    assert [x.id for x in mem.proposals.list(user_id=U, status="accepted")] == [p.id]
+    assert mem.proposals.list(user_id=U) == []
     assert log.of("memory.changed_fact") and log.of("memory.proposal_decided")[0].data["status"] == "accepted"
     assert mem.search("where does the user live?", user_id=U)[0].memory.summary == "User lives in Lisbon."
 
     before = stored(mem)
     with pytest.raises(ConflictError, match="already accepted by user:maya"):
-        mem.accept_proposal(p.id, user_id=U, actor="user:maya")
+        mem.proposals.accept(p.id, user_id=U, actor="user:maya")
     with pytest.raises(ConflictError, match="already accepted"):
-        mem.reject_proposal(p.id, user_id=U, actor="admin:ops")
+        mem.proposals.reject(p.id, user_id=U, actor="admin:ops")
     assert stored(mem) == before
 
 
 def test_reject_keeps_the_memory_and_records_the_decision(mem: Memory) -> None:
     p = moved(mem, ago())
     records = stored(mem)[0]
-    done = mem.reject_proposal(p.id, user_id=U, actor="admin:ops", reason="the user never moved")
+    done = mem.proposals.reject(p.id, user_id=U, actor="admin:ops", reason="the user never moved")
     assert (done.status, done.decided_by) == (ProposalStatus.REJECTED, "admin:ops")
     assert stored(mem)[0] == records  # the memory is exactly as it was
     last = mem.history(p.memory_id, user_id=U)[-1]
     assert (last.event, last.actor) == (HistoryEvent.CONSENT, "admin:ops")
     assert "rejected" in (last.reason or "") and "the user never moved" in (last.reason or "")
-    assert mem.proposals(user_id=U) == [] and mem.proposal(p.id, user_id=U).status is ProposalStatus.REJECTED
+    assert (
+        mem.proposals.list(user_id=U) == []
+        and mem.proposals.get(p.id, user_id=U).status is ProposalStatus.REJECTED
+    )
 
 
 def test_pending_proposals_expire_after_seven_days_on_the_clock(mem: Memory) -> None:
     now = utcnow()
     p = moved(mem, now - 2 * MIN)
     mem.run_tasks(at=now + 6 * DAY)  # seeds the consent task; nothing is due yet
-    assert [x.id for x in mem.proposals(user_id=U, at=now + 6 * DAY)] == [p.id]
-    assert mem.proposal(p.id, user_id=U).status is ProposalStatus.PENDING
+    assert [x.id for x in mem.proposals.list(user_id=U, at=now + 6 * DAY)] == [p.id]
+    assert mem.proposals.get(p.id, user_id=U).status is ProposalStatus.PENDING
 
     late = now + 7 * DAY + 2 * MIN  # past expiry, before the task ran: no longer open
-    assert mem.proposals(user_id=U, at=late) == []
+    assert mem.proposals.list(user_id=U, at=late) == []
     before = stored(mem)
     with pytest.raises(ConflictError, match="expired"):
-        mem.accept_proposal(p.id, user_id=U, actor="user:maya", at=late)
+        mem.proposals.accept(p.id, user_id=U, actor="user:maya", at=late)
     assert stored(mem) == before
 
     assert mem.run_tasks(at=now + 8 * DAY) == 1
-    closed = mem.proposal(p.id, user_id=U)
+    closed = mem.proposals.get(p.id, user_id=U)
     assert (closed.status, closed.decided_by) == (ProposalStatus.EXPIRED, "system:consent")
     assert events_of(mem, p.memory_id)[-1] == (HistoryEvent.CONSENT, "system:consent")
     assert active(mem) == ["User lives in Porto."]
@@ -212,7 +217,7 @@ def test_each_sensitive_field_waits_in_either_mode(
     else:
         say(mem, first, t0)
         say(mem, second, t0 + MIN)
-    (p,) = mem.proposals(user_id=U)
+    (p,) = mem.proposals.list(user_id=U)
     assert p.field == field and p.sensitive
     assert [r.id for r in mem.list(user_id=U)] == [p.memory_id]  # the first statement, as stored
     assert mem.get(p.memory_id, user_id=U).summary == p.current
@@ -224,7 +229,7 @@ def test_consent_off_restores_the_immediate_supersede(location: str) -> None:
         say(mem, "I live in Porto.", t0)
         say(mem, "I moved to Lisbon.", t0 + MIN)
         assert active(mem) == ["User lives in Lisbon."]
-        assert mem.proposals(user_id=U, status=None) == []
+        assert mem.proposals.list(user_id=U, status=None) == []
         assert any(
             r.state is MemoryState.SUPERSEDED and "Porto" in r.summary
             for r in mem.list(user_id=U, include_inactive=True)
@@ -235,17 +240,17 @@ def test_a_new_value_replaces_the_pending_one_and_a_repeat_only_counts_a_signal(
     t0 = ago()
     first = moved(mem, t0)
     say(mem, "I moved to Lisbon.", t0 + 2 * MIN)  # the same value again: a signal, never a decision
-    (again,) = mem.proposals(user_id=U)
+    (again,) = mem.proposals.list(user_id=U)
     assert (again.id, again.signals, again.status) == (first.id, 2, ProposalStatus.PENDING)
     assert active(mem) == ["User lives in Porto."]
 
     say(mem, "I moved to Berlin.", t0 + 3 * MIN)
-    (berlin,) = mem.proposals(user_id=U)
+    (berlin,) = mem.proposals.list(user_id=U)
     assert berlin.candidate.summary == "User lives in Berlin." and berlin.current == "User lives in Porto."
-    replaced = mem.proposal(first.id, user_id=U)
+    replaced = mem.proposals.get(first.id, user_id=U)
     assert (replaced.status, replaced.decided_by) == (ProposalStatus.REPLACED, "system:consent")
     assert berlin.id in (replaced.note or "")
-    mem.accept_proposal(berlin.id, user_id=U, actor="user:maya")
+    mem.proposals.accept(berlin.id, user_id=U, actor="user:maya")
     assert active(mem) == ["User lives in Berlin."]
 
 
@@ -258,14 +263,14 @@ def test_a_statement_closes_proposals_that_went_stale_or_expired(mem: Memory) ->
     say(
         mem, "I moved to Lisbon.", t0 + 2 * MIN
     )  # the same words, but Porto is no longer what it would change
-    (second,) = mem.proposals(user_id=U)
+    (second,) = mem.proposals.list(user_id=U)
     assert second.id != first.id and (second.current, second.signals) == ("User lives in Faro.", 1)
-    assert mem.proposal(first.id, user_id=U).status is ProposalStatus.REPLACED
+    assert mem.proposals.get(first.id, user_id=U).status is ProposalStatus.REPLACED
 
     later = second.expires_at + MIN  # a statement made after the proposal expired, before the task ran
     say(mem, "I moved to Berlin.", later)
-    assert mem.proposal(second.id, user_id=U).status is ProposalStatus.EXPIRED
-    (third,) = mem.proposals(user_id=U, at=later)
+    assert mem.proposals.get(second.id, user_id=U).status is ProposalStatus.EXPIRED
+    (third,) = mem.proposals.list(user_id=U, at=later)
     assert third.candidate.summary == "User lives in Berlin." and third.expires_at == later + 7 * DAY
     assert active(mem) == ["User lives in Faro."]
 
@@ -274,13 +279,13 @@ def test_a_benign_change_applies_once_two_statements_corroborate_it(mem: Memory)
     t0 = ago()
     say(mem, "Please keep your answers short.", t0)  # a first statement applies
     say(mem, "I'd rather get long detailed answers.", t0 + MIN)
-    (p,) = mem.proposals(user_id=U)
+    (p,) = mem.proposals.list(user_id=U)
     assert (p.field, p.sensitive, p.signals) == ("tone", False, 1)
     assert active(mem) == ["User prefers short replies."]
 
     say(mem, "I'd rather get long detailed answers.", t0 + 2 * MIN)  # a second, separate statement
     assert active(mem) == ["User prefers long detailed answers."]
-    done = mem.proposal(p.id, user_id=U)
+    done = mem.proposals.get(p.id, user_id=U)
     assert (done.status, done.decided_by, done.signals) == (ProposalStatus.ACCEPTED, "system:consent", 2)
     history = mem.history(p.memory_id, user_id=U)
     supersede = [h for h in history if h.event is HistoryEvent.SUPERSEDE]
@@ -294,7 +299,7 @@ def test_with_one_signal_enough_a_benign_change_applies_at_once(location: str) -
         say(mem, "Please keep your answers short.", t0)
         say(mem, "I'd rather get long detailed answers.", t0 + MIN)
         assert active(mem) == ["User prefers long detailed answers."]
-        assert mem.proposals(user_id=U, status=None) == []
+        assert mem.proposals.list(user_id=U, status=None) == []
 
 
 def test_accepting_after_the_memory_changed_is_refused_and_changes_nothing(mem: Memory) -> None:
@@ -304,9 +309,9 @@ def test_accepting_after_the_memory_changed_is_refused_and_changes_nothing(mem: 
     )  # an explicit edit
     before = stored(mem)
     with pytest.raises(ConflictError, match="changed since proposal"):
-        mem.accept_proposal(p.id, user_id=U, actor="user:maya")
+        mem.proposals.accept(p.id, user_id=U, actor="user:maya")
     assert stored(mem) == before
-    mem.reject_proposal(p.id, user_id=U, actor="user:maya")  # what the error suggests works
+    mem.proposals.reject(p.id, user_id=U, actor="user:maya")  # what the error suggests works
     assert active(mem) == ["User lives in Faro."]
 
 
@@ -315,21 +320,21 @@ def test_bad_input_gets_a_typed_error_and_changes_nothing(mem: Memory) -> None:
     moved(mem, ago(), user=OTHER)
     before, other = stored(mem), stored(mem, OTHER)
     with pytest.raises(NotFoundError, match="no proposal 'nope' for user 'maya'"):
-        mem.accept_proposal("nope", user_id=U, actor="user:maya")
+        mem.proposals.accept("nope", user_id=U, actor="user:maya")
     with pytest.raises(NotFoundError):  # another user's proposal does not exist for this user
-        mem.accept_proposal(p.id, user_id=OTHER, actor="user:lena")
+        mem.proposals.accept(p.id, user_id=OTHER, actor="user:lena")
     with pytest.raises(NotFoundError):
-        mem.proposal(p.id, user_id=OTHER)
-    assert p.id not in [x.id for x in mem.proposals(user_id=OTHER, status=None)]
+        mem.proposals.get(p.id, user_id=OTHER)
+    assert p.id not in [x.id for x in mem.proposals.list(user_id=OTHER, status=None)]
     for call, match in [
-        (lambda: mem.reject_proposal("", user_id=U), "proposal_id"),
-        (lambda: mem.reject_proposal(None, user_id=U), "proposal_id is required"),  # type: ignore[arg-type]
-        (lambda: mem.accept_proposal(p.id, user_id="", actor="x"), "invalid user_id"),
-        (lambda: mem.accept_proposal(p.id, user_id=U, actor=""), "actor"),
-        (lambda: mem.reject_proposal(p.id, user_id=U, reason="x" * 1001), "reason"),
-        (lambda: mem.accept_proposal(p.id, user_id=U, at="yesterday"), "ISO-8601"),
-        (lambda: mem.proposals(user_id=U, status="open"), "unknown proposal status 'open'"),
-        (lambda: mem.proposals(user_id=U, limit=0), "limit"),
+        (lambda: mem.proposals.reject("", user_id=U), "proposal_id"),
+        (lambda: mem.proposals.reject(None, user_id=U), "proposal_id is required"),  # type: ignore[arg-type]
+        (lambda: mem.proposals.accept(p.id, user_id="", actor="x"), "invalid user_id"),
+        (lambda: mem.proposals.accept(p.id, user_id=U, actor=""), "actor"),
+        (lambda: mem.proposals.reject(p.id, user_id=U, reason="x" * 1001), "reason"),
+        (lambda: mem.proposals.accept(p.id, user_id=U, at="yesterday"), "ISO-8601"),
+        (lambda: mem.proposals.list(user_id=U, status="open"), "unknown proposal status 'open'"),
+        (lambda: mem.proposals.list(user_id=U, limit=0), "limit"),
     ]:
         with pytest.raises(ValidationError, match=match):
             call()
@@ -365,8 +370,8 @@ def test_two_deciders_at_once_decide_once(mem: Memory) -> None:
             outcomes.append("refused")
 
     threads = [
-        threading.Thread(target=decide, args=(mem.accept_proposal, "user:maya")),
-        threading.Thread(target=decide, args=(mem.reject_proposal, "admin:ops")),
+        threading.Thread(target=decide, args=(mem.proposals.accept, "user:maya")),
+        threading.Thread(target=decide, args=(mem.proposals.reject, "admin:ops")),
     ]
     for t in threads:
         t.start()
@@ -374,15 +379,15 @@ def test_two_deciders_at_once_decide_once(mem: Memory) -> None:
         t.join(timeout=60)
     assert sorted(outcomes) in (["accepted", "refused"], ["refused", "rejected"])
     consents = [h for h in mem.history(p.memory_id, user_id=U) if h.event is HistoryEvent.CONSENT]
-    assert len(consents) == 1 and mem.proposal(p.id, user_id=U).status.value in outcomes
+    assert len(consents) == 1 and mem.proposals.get(p.id, user_id=U).status.value in outcomes
 
 
 def test_purge_and_delete_user_forget_proposals(mem: Memory) -> None:
     p = moved(mem, ago())
     moved(mem, ago(), user=OTHER)
     mem.purge(p.memory_id, user_id=U, actor="user:maya")
-    assert mem.proposals(user_id=U, status=None) == []
+    assert mem.proposals.list(user_id=U, status=None) == []
     assert not [c for c in mem.backend.changes.changes_after(U, 0, limit=1000) if "Lisbon" in str(c.meta)]
-    assert len(mem.proposals(user_id=OTHER)) == 1
+    assert len(mem.proposals.list(user_id=OTHER)) == 1
     mem.delete_user(OTHER)
     assert mem.backend.proposals.proposals(OTHER, ProposalFilter(), limit=10) == []

@@ -61,7 +61,7 @@ def test_the_hot_path_stores_facts_only_and_the_capture_makes_the_episode(mem: M
         "Approach: User decided to cancel their gym membership."
     )
     assert (episode.date_iso, episode.week, episode.year) == ("2026-01-05", 2, 2026)
-    assert [o.memory_id for o in mem.outcomes(job, user_id=U)] == [episode.id]
+    assert [o.memory_id for o in mem.jobs.outcomes(job, user_id=U)] == [episode.id]
     assert log.kinds() == ["memory.candidate", "memory.created"]
     ops = {(e.node, e.op) for e in mem.backend.changes.op_events(U)}
     assert {("episodic", "classify"), ("episodic", "search"), ("episodic", "create")} <= ops
@@ -74,7 +74,7 @@ def test_a_routine_turn_is_skipped(mem: Memory) -> None:
         at=T0,
         wait=True,
     )
-    assert episodes(mem) == [] and mem.outcomes(job, user_id=U) == []
+    assert episodes(mem) == [] and mem.jobs.outcomes(job, user_id=U) == []
     [skip] = [e for e in mem.backend.changes.op_events(U) if e.node == "episodic"]
     assert (skip.op, skip.status) == ("skip", "skipped")
 
@@ -144,7 +144,9 @@ def test_with_capture_off_the_hot_path_proposes_episodes_as_before(location: str
 
 def test_a_capture_is_durable_before_it_returns(mem: Memory) -> None:
     job = mem.capture_turn("I decided to book a week in Crete in June.", user_id=U, at=T0)
-    assert [j.status.value for j in mem.jobs(user_id=U) if j.id == job] == ["pending"] and episodes(mem) == []
+    assert [j.status.value for j in mem.jobs.list(user_id=U) if j.id == job] == ["pending"] and episodes(
+        mem
+    ) == []
     assert mem.process_jobs() == 2  # the capture, then its candidate's decision
     assert "Crete" in episodes(mem)[0].summary
 
@@ -161,7 +163,7 @@ def test_bad_input_is_refused_and_leaves_no_job(mem: Memory, kwargs: dict[str, A
     args = {"user_id": U, **kwargs}
     with pytest.raises(ValidationError, match=fragment):
         mem.capture_turn(args.pop("messages"), **args)
-    assert mem.jobs() == []
+    assert mem.jobs.list() == []
 
 
 def test_openai_episode_request_and_reply(server: ScriptedChatServer) -> None:

@@ -88,7 +88,7 @@ def score_in(emb: Embedder, a: str, b: str, low: float, high: float = 1.01) -> f
 
 
 def all_jobs_done(mem: Memory) -> bool:
-    return all(j.status is JobStatus.DONE for j in mem.jobs(user_id=U))
+    return all(j.status is JobStatus.DONE for j in mem.jobs.list(user_id=U))
 
 
 # --- 1. exact / normalised-text redundancy -------------------------------------------------------
@@ -110,7 +110,7 @@ def test_same_text_is_redundant_and_verifies_the_stored_memory(
     merge = mem.history(rec.id, user_id=U)[1]
     assert merge.reason and "redundancy" in merge.reason
     assert log.kinds() == ["memory.created", "memory.merged"]
-    candidate_job = next(j for j in mem.jobs(user_id=U) if j.payload.get("action") == "merge")
+    candidate_job = next(j for j in mem.jobs.list(user_id=U) if j.payload.get("action") == "merge")
     assert rec.merged_from == [candidate_job.id]  # seed 000: the merged candidate is named
     assert {k: log.events[1].data[k] for k in ("from", "into")} == {"from": candidate_job.id, "into": rec.id}
     assert llm.calls == []  # an exact match needs no model

@@ -62,7 +62,7 @@ def db(tmp_path: Path, emb: Embedder) -> str:
 
 
 def jobs_by_kind(mem: Memory, kind: str) -> list[Job]:
-    return [j for j in mem.jobs(user_id=U) if j.kind == kind]
+    return [j for j in mem.jobs.list(user_id=U) if j.kind == kind]
 
 
 def history_events(mem: Memory) -> list[tuple[str, str]]:
@@ -87,7 +87,7 @@ def test_valid_model_output_forms_the_memories(db: str) -> None:
         assert [r.summary for r in mem.list(user_id=U)] == ["User lives in Lisbon."]
         assert llm.count("Extraction") == 1 and not llm.replies
         assert "I live in Lisbon." in llm.requests[0][1]  # the turn reached the prompt
-        assert {j.status for j in mem.jobs()} == {JobStatus.DONE}
+        assert {j.status for j in mem.jobs.list()} == {JobStatus.DONE}
 
 
 def test_malformed_output_then_valid_output_works_after_one_retry(db: str) -> None:
@@ -100,7 +100,7 @@ def test_malformed_output_then_valid_output_works_after_one_retry(db: str) -> No
         assert llm.count("Extraction") == 2
         assert "previous reply was rejected" in llm.requests[1][1]
         assert log.of("memory.error") == []
-        assert {j.status for j in mem.jobs()} == {JobStatus.DONE}
+        assert {j.status for j in mem.jobs.list()} == {JobStatus.DONE}
 
 
 FAILURES: dict[str, Callable[[], list[str | Exception]]] = {
@@ -125,7 +125,7 @@ def test_a_failed_extraction_keeps_the_turn_until_a_worker_forms_it(
         assert mem.add("I live in Lisbon.", user_id=U, thread_id="t1", wait=True) == []
         assert not llm.replies  # malformed output was retried once; a timeout is not retried in the client
         assert mem.list(user_id=U) == []
-        [turn] = mem.jobs(user_id=U)
+        [turn] = mem.jobs.list(user_id=U)
         assert turn.kind == "turn" and turn.payload["messages"][0]["content"] == "I live in Lisbon."
         assert turn.status is (JobStatus.PARKED if recovery == "parked-then-retried" else JobStatus.PENDING)
         assert turn.last_error and ("malformed" in turn.last_error or "timed out" in turn.last_error)
@@ -141,7 +141,7 @@ def test_a_failed_extraction_keeps_the_turn_until_a_worker_forms_it(
     # no background worker: a retried job wakes it, and this thread drains the queue itself
     with open_memory(db, fixed, **settings, worker=False) as again:
         if recovery == "parked-then-retried":
-            again.retry_job(turn.id)
+            again.jobs.retry(turn.id)
             assert again.process_jobs() == 2  # the turn, then its candidate
         else:
             wait_until(
@@ -153,7 +153,7 @@ def test_a_failed_extraction_keeps_the_turn_until_a_worker_forms_it(
         assert [r.summary for r in again.list(user_id=U)] == ["User lives in Lisbon."]
         [done] = jobs_by_kind(again, "turn")
         assert done.status is JobStatus.DONE and done.id == turn.id
-        assert {j.status for j in again.jobs()} == {JobStatus.DONE}
+        assert {j.status for j in again.jobs.list()} == {JobStatus.DONE}
         assert adds(again) == [again.list(user_id=U)[0].id]
 
 
@@ -170,7 +170,7 @@ def test_an_extractor_failure_parks_the_turn_instead_of_storing_nothing(db: str)
     with open_memory(db, BrokenRulesLLM(), job_max_attempts=1) as mem:
         log = EventLog(mem)
         assert mem.add("I live in Lisbon.", user_id=U, thread_id="t1", wait=True) == []
-        [turn] = mem.jobs(user_id=U)
+        [turn] = mem.jobs.list(user_id=U)
         assert turn.status is JobStatus.PARKED
         assert turn.last_error == "IndexError: rule table out of range"
         assert turn.payload["messages"][0]["content"] == "I live in Lisbon."
@@ -179,7 +179,7 @@ def test_an_extractor_failure_parks_the_turn_instead_of_storing_nothing(db: str)
     with open_memory(
         db, RulesLLM(), worker=False
     ) as fixed:  # the extractor is fixed: the kept turn forms its memory
-        fixed.retry_job(turn.id)
+        fixed.jobs.retry(turn.id)
         assert fixed.process_jobs() == 2
         assert [r.summary for r in fixed.list(user_id=U)] == ["User lives in Lisbon."]
 
@@ -328,7 +328,7 @@ def test_a_worker_killed_before_its_commit_loses_nothing_and_duplicates_nothing(
 
         # a restarted worker takes the job over once the dead worker's lease has run out
         wait_until(
-            lambda: mem.process_jobs() >= 0 and all(j.status is JobStatus.DONE for j in mem.jobs()),
+            lambda: mem.process_jobs() >= 0 and all(j.status is JobStatus.DONE for j in mem.jobs.list()),
             timeout=30.0,
             interval=0.05,
             what="the restarted worker to finish the jobs",
@@ -337,7 +337,7 @@ def test_a_worker_killed_before_its_commit_loses_nothing_and_duplicates_nothing(
         assert sorted(r.summary for r in recs) == sorted(FACTS)
         assert sorted(adds(mem)) == sorted(r.id for r in recs)  # exactly one ADD per fact
         assert [e for _, e in history_events(mem)].count(HistoryEvent.MERGE.value) == 0
-        [retaken] = [j for j in mem.jobs() if j.id == leased.id]
+        [retaken] = [j for j in mem.jobs.list() if j.id == leased.id]
         assert retaken.attempts == 2
 
 
@@ -369,7 +369,7 @@ def submit_together(mems: list[Memory], fact: str) -> None:
 
 def assert_one_memory_of(mem: Memory, fact: str, submitted: int) -> None:
     mem.process_jobs()
-    assert {j.status for j in mem.jobs()} == {JobStatus.DONE}
+    assert {j.status for j in mem.jobs.list()} == {JobStatus.DONE}
     recs = [r for r in mem.list(user_id=U, include_inactive=True) if r.summary == fact]
     assert len(recs) == 1, f"{len(recs)} memories of {fact!r}"
     rec = recs[0]
@@ -425,5 +425,5 @@ def test_two_worker_processes_claiming_from_one_queue_form_one_memory(
     decided = [lines[-1]["decided"] for _, lines, _ in results]
     assert sum(decided) == 2 * copies, decided  # every job decided exactly once, by one process or the other
     with open_memory(postgres_url, ScriptedLLM()) as mem:
-        assert len(mem.jobs()) == 2 * copies
+        assert len(mem.jobs.list()) == 2 * copies
         assert_one_memory_of(mem, FACT, submitted=2 * copies)

@@ -38,7 +38,7 @@ def mem(tmp_path: Path, llm: ScriptedLLM) -> Iterator[Memory]:
 
 
 def all_jobs_done(mem: Memory) -> bool:
-    return all(j.status is JobStatus.DONE for j in mem.jobs(user_id=U))
+    return all(j.status is JobStatus.DONE for j in mem.jobs.list(user_id=U))
 
 
 def active(mem: Memory) -> list[MemoryRecord]:
@@ -55,11 +55,11 @@ def test_add_commits_the_turn_first_and_publishes_candidates_before_any_decision
     other = open_memory(path, ScriptedLLM())  # another reader of the same file, as another process would be
     at_extract: list[Any] = []
     at_candidate: list[Any] = []
-    llm.on_extract = lambda _msgs: at_extract.append(other.jobs(user_id=U))
+    llm.on_extract = lambda _msgs: at_extract.append(other.jobs.list(user_id=U))
     log = EventLog(mem)
     mem.events.subscribe(
         lambda e: (
-            at_candidate.append((other.jobs(user_id=U), other.list(user_id=U)))
+            at_candidate.append((other.jobs.list(user_id=U), other.list(user_id=U)))
             if e.type == "memory.candidate"
             else None
         )
@@ -132,7 +132,7 @@ def test_a_hot_path_slower_than_its_lease_leaves_the_turn_to_the_worker_that_too
         assert mem.add("I live in Lisbon", user_id=U, at=T0) == []  # the hot path's own commit is refused
         assert took_over == [1]
         mem.process_jobs()
-        candidates = [j for j in mem.jobs(user_id=U) if j.kind == "candidate"]
+        candidates = [j for j in mem.jobs.list(user_id=U) if j.kind == "candidate"]
         assert len(candidates) == 1 and all_jobs_done(mem)  # one candidate job, not one per extractor
         assert [r.summary for r in active(mem)] == ["User lives in Lisbon."]
         assert len(log.of("memory.candidate")) == 1 and log.of("memory.error") == []
@@ -217,6 +217,6 @@ def test_bad_input_to_add_is_refused_and_leaves_no_job(
     llm.will_extract("User lives in Lisbon.")
     with pytest.raises(ValidationError):
         mem.add(messages, **{"user_id": U, **kwargs})
-    assert mem.jobs() == []
+    assert mem.jobs.list() == []
     assert llm.calls == []
     assert mem.users() == []

@@ -34,7 +34,7 @@ def open_memory(location: str, llm: Any, **settings: Any) -> Memory:
 
 
 def turn(mem: Memory) -> Job:
-    [job] = [j for j in mem.jobs(user_id=U) if j.kind == "turn"]
+    [job] = [j for j in mem.jobs.list(user_id=U) if j.kind == "turn"]
     return job
 
 
@@ -55,14 +55,14 @@ def test_an_outage_is_retried_for_its_window_then_parked_then_retried_by_a_perso
             timeout=30,
             what="the turn parked once its window is over",
         )
-        reason = mem.pending([turn_id], user_id=U)
+        reason = mem.jobs.pending([turn_id], user_id=U)
         assert reason is not None and reason.code == "parked" and "HTTP 503" in reason.message
         server.otherwise = lambda _: Reply(extraction_json("User lives in Zanzibar.", category="Personal"))
         assert mem.process_jobs() == 0  # parked: it waits for a person
-        assert mem.retry_jobs(user_id="noor") == [] and mem.retry_jobs(user_id=U) == [turn_id]
+        assert mem.jobs.retry_many(user_id="noor") == [] and mem.jobs.retry_many(user_id=U) == [turn_id]
         assert mem.process_jobs() == 2  # the turn, then its candidate
         assert [r.summary for r in mem.list(user_id=U)] == ["User lives in Zanzibar."]
-        assert mem.pending([turn_id], user_id=U) is None
+        assert mem.jobs.pending([turn_id], user_id=U) is None
 
 
 class BrokenRulesLLM(RulesLLM):
@@ -74,7 +74,7 @@ def test_a_failure_that_is_not_an_outage_is_parked_after_its_attempts(location: 
     with open_memory(location, BrokenRulesLLM(), job_retry_hours=24) as mem:
         turn_id = mem.add_turn("I live in Zanzibar.", user_id=U, wait=True)[0]
         assert turn(mem).status.value == "parked" and turn(mem).attempts == 1
-        reason = mem.pending([turn_id], user_id=U)
+        reason = mem.jobs.pending([turn_id], user_id=U)
         assert reason is not None and reason.code == "parked" and "IndexError" in reason.message
 
 

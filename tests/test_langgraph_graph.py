@@ -79,7 +79,7 @@ def test_the_graph_captures_the_finished_turn_as_an_episode_after_the_agent(memo
     assert kinds.count("memory.created") == 1  # the episode, made after the agent answered
     [episode] = memory.list(user_id="maya", filters={"type": "episodic"})
     assert "Approach: User decided to sell their motorbike." in episode.summary
-    [capture] = [j for j in memory.jobs(user_id="maya") if j.kind == "capture"]
+    [capture] = [j for j in memory.jobs.list(user_id="maya") if j.kind == "capture"]
     assert capture.thread_id == "t1"
     _turn(graph, "Thanks!")  # a routine turn: no episode
     assert len(memory.list(user_id="maya", filters={"type": "episodic"})) == 1

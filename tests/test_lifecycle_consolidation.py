@@ -49,7 +49,7 @@ def open_mem(location: str, judge: RulesLLM, **settings: object) -> Memory:
 
 
 def report(mem: Memory) -> list[dict[str, object]]:
-    return [j.payload for j in mem.jobs(JobStatus.DONE.value, user_id=U) if j.kind == "task.consolidate"]
+    return [j.payload for j in mem.jobs.list(JobStatus.DONE.value, user_id=U) if j.kind == "task.consolidate"]
 
 
 def test_paraphrases_merge_corrections_supersede_and_judged_pairs_wait(location: str) -> None:

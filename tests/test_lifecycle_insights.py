@@ -131,7 +131,9 @@ def test_the_daily_task_runs_insights_per_user_and_the_offline_rules_infer_none(
         facts(mem, "User prefers short answers.", at=T0)
         assert mem.run_tasks(at=T0 + timedelta(hours=1)) == 0  # schedules the user's first run within a day
         assert mem.run_tasks(at=T0 + timedelta(days=1, hours=1)) == 1
-        [job] = [j for j in mem.jobs(user_id=U) if j.kind == "task.insights" and j.status.value == "done"]
+        [job] = [
+            j for j in mem.jobs.list(user_id=U) if j.kind == "task.insights" and j.status.value == "done"
+        ]
         assert job.payload["created"] == [] and job.payload["proposed"] == 0
         assert insights_of(mem) == []
 

@@ -63,7 +63,7 @@ async def test_stdio_tools_name_the_owner_of_a_memory_shared_with_the_user(tmp_p
     with Memory(str(db), embedder="hash") as mem:
         mem.put("User's favourite colour is teal.", user_id="maya")
         band = mem.put("User's favourite band is Zqvelorin.", user_id="bob")
-        mem.share(band.id, user_id="bob", with_users=["maya"])
+        mem.sharing.share(band.id, user_id="bob", with_users=["maya"])
     async with stdio_session(db, "--user", "maya") as s:
         listed = payload(await s.call_tool("list_memories", {}))
         assert {m["summary"]: m["shared_by"] for m in listed} == {

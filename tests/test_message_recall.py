@@ -37,7 +37,7 @@ def open_mem(location: str, **settings: Any) -> Memory:
 
 
 def record(mem: Memory, user: str = U, chat: str = CHAT, start: Any = START) -> None:
-    mem.record_messages(
+    mem.sessions.record_messages(
         [
             {"name": who, "content": text, "at": start + n * MIN, "ref": f"m{n}"}
             for n, (who, text) in enumerate(TRIP)
@@ -117,7 +117,7 @@ def test_the_session_summary_records_the_messages_it_quotes(location: str) -> No
         run_task(mem)
         (summary,) = mem.list(user_id=U, filters={"type": "session"})
         quoted = summary.metadata["session"]["quoted"]
-        texts = {m.id: m.text for m in mem.session_messages(mem.sessions(user_id=U)[0].id, user_id=U)}
+        texts = {m.id: m.text for m in mem.sessions.messages(mem.sessions.list(user_id=U)[0].id, user_id=U)}
         assert quoted and set(quoted) <= set(texts)
         assert all(" ".join(texts[i].split())[:60] in summary.summary for i in quoted)
 
@@ -126,7 +126,7 @@ def test_the_context_block_shows_earlier_messages_but_not_the_open_session(locat
     with open_mem(location) as mem:
         record(mem)  # ten days ago: a closed, summarised session
         run_task(mem)
-        mem.record_message(
+        mem.sessions.record_message(
             "Did anyone ask about the Lakeview cabin's wifi?",
             user_id=U,
             chat_id=CHAT,
@@ -205,8 +205,8 @@ def test_a_bad_message_ref_is_refused_and_nothing_recorded(tmp_path: Any, bad: A
 
     with open_mem(str(tmp_path / "m.db")) as mem:
         with pytest.raises(ValidationError, match="ref"):
-            mem.record_messages([{"content": "hello", "ref": bad}], user_id=U, chat_id=CHAT)
-        assert mem.sessions(user_id=U) == []
+            mem.sessions.record_messages([{"content": "hello", "ref": bad}], user_id=U, chat_id=CHAT)
+        assert mem.sessions.list(user_id=U) == []
 
 
 def test_backfill_embeds_what_is_missing_once_and_only_for_the_user_asked(location: str) -> None:

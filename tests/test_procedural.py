@@ -37,7 +37,7 @@ def mem(location: str) -> Iterator[Memory]:
 
 
 def test_a_procedure_is_numbered_imperative_steps_in_its_own_type_and_category(mem: Memory) -> None:
-    rec = mem.add_procedure("deploy the blog", DEPLOY, user_id=U)
+    rec = mem.procedures.add("deploy the blog", DEPLOY, user_id=U)
     assert rec.type is MemoryType.PROCEDURAL and rec.category == "Procedural"
     assert rec.metadata["steps"] == [
         "Run the test suite.",
@@ -48,15 +48,15 @@ def test_a_procedure_is_numbered_imperative_steps_in_its_own_type_and_category(m
         "How to deploy the blog: 1. Run the test suite. 2. Build the site with hugo. "
         "3. Push the build to the main branch."
     )
-    assert mem.procedure("Deploy the blog", user_id=U).id == rec.id
-    assert [r.id for r in mem.procedures(user_id=U)] == [rec.id]
+    assert mem.procedures.get("Deploy the blog", user_id=U).id == rec.id
+    assert [r.id for r in mem.procedures.list(user_id=U)] == [rec.id]
 
 
 def test_saving_the_same_name_replaces_the_steps_and_keeps_the_old_ones_in_history(mem: Memory) -> None:
-    first = mem.add_procedure("deploy the blog", DEPLOY, user_id=U)
-    second = mem.add_procedure("Deploy the blog.", "1. Run the tests\n2. Push to main", user_id=U)
+    first = mem.procedures.add("deploy the blog", DEPLOY, user_id=U)
+    second = mem.procedures.add("Deploy the blog.", "1. Run the tests\n2. Push to main", user_id=U)
     assert second.id == first.id and second.metadata["steps"] == ["Run the tests.", "Push to main."]
-    assert len(mem.procedures(user_id=U)) == 1
+    assert len(mem.procedures.list(user_id=U)) == 1
     history = mem.history(first.id, user_id=U)
     assert [h.event for h in history] == [HistoryEvent.ADD, HistoryEvent.UPDATE]
     assert (
@@ -66,7 +66,7 @@ def test_saving_the_same_name_replaces_the_steps_and_keeps_the_old_ones_in_histo
 
 
 def test_procedures_stay_out_of_the_default_context_and_of_agents_without_procedural(mem: Memory) -> None:
-    mem.add_procedure("deploy the blog", DEPLOY, user_id=U)
+    mem.procedures.add("deploy the blog", DEPLOY, user_id=U)
     mem.put("Maya deploys her blog every Friday.", user_id=U, category="Projects")
     block = mem.context("how do I deploy the blog?", user_id=U)
     assert "Friday" in block.text and "How to deploy" not in block.text
@@ -76,14 +76,14 @@ def test_procedures_stay_out_of_the_default_context_and_of_agents_without_proced
         mem.query("deploy", user_id=U, agent="supervisor", categories=["procedural"])
     executor = mem.query("how do I deploy the blog?", user_id=U, agent="executor", categories=["procedural"])
     assert [i["text"] for i in executor.items] == [
-        f"[procedural] {mem.procedure('deploy the blog', user_id=U).summary}"
+        f"[procedural] {mem.procedures.get('deploy the blog', user_id=U).summary}"
     ]
 
 
 def test_a_procedure_is_never_a_merge_target_for_facts_from_chat(mem: Memory) -> None:
-    proc = mem.add_procedure("water the plants", ["Fill the can", "Water the ferns first"], user_id=U)
+    proc = mem.procedures.add("water the plants", ["Fill the can", "Water the ferns first"], user_id=U)
     mem.add("I water the ferns first every morning.", user_id=U, wait=True)
-    assert mem.procedure("water the plants", user_id=U).model_dump() == proc.model_dump()
+    assert mem.procedures.get("water the plants", user_id=U).model_dump() == proc.model_dump()
     assert [h.event for h in mem.history(proc.id, user_id=U)] == [HistoryEvent.ADD]
 
 
@@ -102,8 +102,8 @@ def test_bad_procedures_are_refused_and_nothing_is_stored(
     mem: Memory, name: str, steps: Any, fragment: str
 ) -> None:
     with pytest.raises(ValidationError, match=fragment):
-        mem.add_procedure(name, steps, user_id=U)
-    assert mem.procedures(user_id=U) == [] and mem.list(user_id=U) == []
+        mem.procedures.add(name, steps, user_id=U)
+    assert mem.procedures.list(user_id=U) == [] and mem.list(user_id=U) == []
 
 
 def test_a_procedural_memory_is_always_filed_under_procedural(mem: Memory) -> None:
@@ -114,7 +114,7 @@ def test_a_procedural_memory_is_always_filed_under_procedural(mem: Memory) -> No
         )
     assert mem.put("How to bake bread: 1. Knead.", user_id=U, type="procedural").category == "Procedural"
     with pytest.raises(NotFoundError, match="no procedure 'cook rice'"):
-        mem.procedure("cook rice", user_id=U)  # put by hand, not by name: only add_procedure names one
+        mem.procedures.get("cook rice", user_id=U)  # put by hand, not by name: only add_procedure names one
 
 
 def test_rest_saves_lists_and_fetches_procedures_for_the_calling_user_only(mem: Memory) -> None:
@@ -140,7 +140,7 @@ def test_rest_saves_lists_and_fetches_procedures_for_the_calling_user_only(mem: 
             "/v1/memory/procedures", headers=maya, json={"name": "x", "steps": ["Go"], "category": "Tasks"}
         )
         assert extra.status_code == 422
-    assert len(mem.procedures(user_id=U)) == 1
+    assert len(mem.procedures.list(user_id=U)) == 1
 
 
 def test_cli_procedure_add_show_and_list(tmp_path: Path) -> None:
@@ -172,4 +172,4 @@ def test_the_langgraph_tool_saves_for_the_configured_user(mem: Memory) -> None:
     )
     assert out["steps"] == ["Export the receipts.", "Upload them."]
     assert "user_id" not in tools["procedure_save"].tool_call_schema.model_json_schema()["properties"]
-    assert mem.procedure("file expenses", user_id=U).id == out["id"]
+    assert mem.procedures.get("file expenses", user_id=U).id == out["id"]

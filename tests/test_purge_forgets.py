@@ -114,7 +114,7 @@ def test_purge_leaves_no_copy_of_the_text_in_any_table_or_api(mem: Memory) -> No
     changes = mem.backend.changes.changes_after(U, 0, limit=1000)
     assert TOKEN.lower() not in json.dumps([c.model_dump(mode="json") for c in changes]).lower()
     assert [c.event for c in changes].count("purged") == 4
-    jobs = mem.jobs(user_id=U, limit=1000)
+    jobs = mem.jobs.list(user_id=U, limit=1000)
     assert TOKEN.lower() not in json.dumps([j.model_dump(mode="json") for j in jobs]).lower()
 
 
@@ -135,7 +135,7 @@ def test_delete_user_leaves_nothing_of_the_user(mem: Memory) -> None:
     assert mem.delete_user(U) > 0
     assert tables_holding(mem.backend, TOKEN) == []
     assert mem.list(user_id=U, include_inactive=True) == [] and mem.backend.changes.changes_after(U, 0) == []
-    assert mem.jobs(user_id=U) == [] and mem.list(user_id="bo")
+    assert mem.jobs.list(user_id=U) == [] and mem.list(user_id="bo")
 
 
 # --- every derived copy (issue 30): a supersede chain, an insight, a consolidation merge, a shared
@@ -180,16 +180,16 @@ def live_with_the_token(mem: Memory) -> dict[str, str]:
     turn("My favourite drink is coffee now.", at=now - 5 * HOUR)  # the token's version is superseded in turn
     turn(f"I live in {TOKEN}.", at=now - 3 * HOUR)
     turn("I moved to Lisbon.", at=now - 2 * HOUR)  # a consent proposal quoting the stored city
-    mem.reject_proposal(mem.proposals(user_id=U)[0].id, user_id=U)
+    mem.proposals.reject(mem.proposals.list(user_id=U)[0].id, user_id=U)
     turn("I moved to Faro.", at=now - HOUR)  # a second one, left pending
     mem.put("User enjoys hiking on weekends.", user_id=U, tags=["hiking"])
     dup = mem.put(
         "User likes to hike at weekends.", user_id=U, tags=["hiking", TOKEN.lower()], entities=[TOKEN]
     )
     shared = mem.put(f"User's team room is {TOKEN} 3.", user_id=U)
-    mem.share(shared.id, user_id=U, with_users=["bo"])
+    mem.sharing.share(shared.id, user_id=U, with_users=["bo"])
     start = now - 30 * timedelta(minutes=1)
-    mem.record_messages(
+    mem.sessions.record_messages(
         [
             {"name": who, "content": f"{text} {TOKEN} cabin.", "at": start + n * timedelta(minutes=1)}
             for n, (who, text) in enumerate(
@@ -211,7 +211,7 @@ def live_with_the_token(mem: Memory) -> dict[str, str]:
     survivor = everything.get(everything[dup.id].superseded_by or "")
     assert survivor is not None and TOKEN in survivor.entities
     assert any(r.type.value == "session" and TOKEN in r.summary for r in everything.values())
-    assert {p.status.value for p in mem.proposals(user_id=U, status=None)} == {"rejected", "pending"}
+    assert {p.status.value for p in mem.proposals.list(user_id=U, status=None)} == {"rejected", "pending"}
     work = [r for r in everything.values() if r.summary == f"User works at {TOKEN}."]
     assert work and work[0].state is MemoryState.SUPERSEDED
     assert any(
@@ -261,8 +261,8 @@ def test_a_purge_forgets_every_derived_copy(lived: Memory) -> None:
         h.model_dump(mode="json") for r in everything for h in mem.history(r.id, user_id=U, limit=1000)
     ]
     assert TOKEN.lower() not in json.dumps(histories).lower()
-    assert mem.proposals(user_id=U, status=None) == []
-    assert mem.sessions(user_id=U) == []
+    assert mem.proposals.list(user_id=U, status=None) == []
+    assert mem.sessions.list(user_id=U) == []
     for user in (U, "bo"):
         seen = [
             *mem.list(user_id=user, include_inactive=True),
@@ -277,7 +277,7 @@ def test_a_purge_forgets_every_derived_copy(lived: Memory) -> None:
     assert TOKEN.lower() not in json.dumps(list(mem.export_user(U)), default=str).lower()
     assert (
         TOKEN.lower()
-        not in json.dumps([j.model_dump(mode="json") for j in mem.jobs(user_id=U, limit=1000)]).lower()
+        not in json.dumps([j.model_dump(mode="json") for j in mem.jobs.list(user_id=U, limit=1000)]).lower()
     )
     if mem.backend.name == "sqlite":  # the file's bytes: secure_delete zeroed what the purge removed
         path = mem.backend.path  # type: ignore[attr-defined]

@@ -87,11 +87,11 @@ def test_candidates_jobs_and_proposals_print_short(mem: Memory) -> None:
     cands = mem.add("I live in Lisbon and my dog Luna is 3.", user_id="maya", wait=True)
     assert cands and all(len(repr(c)) < 200 and f"summary={c.summary!r}" in repr(c) for c in cands)
     assert "tags=" not in repr(cands[0]) and "<MemoryType" not in repr(cands[0])
-    jobs = mem.jobs(user_id="maya")
+    jobs = mem.jobs.list(user_id="maya")
     assert jobs and all(len(repr(j)) < 220 and "status='done'" in repr(j) for j in jobs), jobs
     assert all("payload" not in repr(j) and j.payload for j in jobs)
     mem.add_facts([{"summary": "User lives in Porto.", "key": CITY}], user_id="maya", wait=True)
-    proposal = mem.proposals(user_id="maya")[0]
+    proposal = mem.proposals.list(user_id="maya")[0]
     shown = repr(proposal)
     assert len(shown) < 400, shown
     assert "field='city'" in shown and "status='pending'" in shown
@@ -106,6 +106,6 @@ def test_a_context_block_and_a_recorded_message_print_short(mem: Memory) -> None
     assert shown.startswith("ContextBlock(text=") and len(shown) < 200, shown
     assert f"tokens={block.tokens}" in shown and block.semantic and "SearchHit" not in shown
     assert "aisle" in block.text  # the whole block is there to send
-    said = mem.record_message(LONG, user_id="maya", chat_id="trip", sender="Maya")
+    said = mem.sessions.record_message(LONG, user_id="maya", chat_id="trip", sender="Maya")
     assert len(repr(said)) < 260 and "sender='Maya'" in repr(said) and "…'" in repr(said), repr(said)
     assert said.text == LONG

@@ -64,7 +64,7 @@ def test_a_pending_vector_is_searchable_and_the_job_puts_it_without_text(
 ) -> None:
     record = mem.put("User's cat Luna is three.", user_id="maya", tags=["luna"], key="profile:pet:luna")
     assert stored(moto_client) == {}
-    assert [j.kind for j in mem.jobs("pending", user_id="maya")] == [SYNC]
+    assert [j.kind for j in mem.jobs.list("pending", user_id="maya")] == [SYNC]
     hits = mem.backend.memories.vector_search("maya", query_vector(mem, record.id))
     assert ids(hits) == [record.id] and hits[0].score == pytest.approx(
         1.0, abs=1e-5
@@ -88,7 +88,9 @@ def test_a_pending_vector_is_searchable_and_the_job_puts_it_without_text(
     }
     assert "luna" not in json.dumps(vector).lower()  # no summary, tag or key goes to AWS
     assert vector["data"]["float32"] == pytest.approx(query_vector(mem, record.id), abs=1e-6)
-    assert mem.jobs("pending") == [] and [j.kind for j in mem.jobs("done", user_id="maya")][-1] == SYNC
+    assert (
+        mem.jobs.list("pending") == [] and [j.kind for j in mem.jobs.list("done", user_id="maya")][-1] == SYNC
+    )
 
 
 def test_once_synced_the_index_answers_the_dense_search(mem: Memory, moto_client: Any) -> None:
@@ -118,15 +120,15 @@ def test_a_failed_sync_is_retried_with_backoff_then_parked_and_search_stays_corr
     emu.failures["PutVectors"] = [("ThrottlingException", "Rate exceeded")] * 2
     record = mem.put("User's passport expires in May.", user_id="maya")
     assert mem.process_jobs() == 1
-    (job,) = mem.jobs("pending", user_id="maya")
+    (job,) = mem.jobs.list("pending", user_id="maya")
     assert job.attempts == 1 and "ThrottlingException" in str(job.last_error) and job.run_after > utcnow()
     assert mem.process_jobs() == 0  # not due before its backoff
     time.sleep(max(0.0, (job.run_after - utcnow()).total_seconds()) + 0.05)
     assert mem.process_jobs() == 1
-    (parked,) = mem.jobs("parked", user_id="maya")  # MEMLANE_JOB_MAX_ATTEMPTS=2
+    (parked,) = mem.jobs.list("parked", user_id="maya")  # MEMLANE_JOB_MAX_ATTEMPTS=2
     assert parked.id == job.id and stored(moto_client) == {}
     assert ids(mem.backend.memories.vector_search("maya", query_vector(mem, record.id))) == [record.id]
-    mem.retry_job(parked.id)
+    mem.jobs.retry(parked.id)
     assert mem.process_jobs() == 1 and list(stored(moto_client)) == [record.id]
 
 
@@ -194,11 +196,11 @@ def test_a_store_attached_for_the_first_time_is_backfilled_once(
             local.put(f"User's note {n}.", user_id=user).id for n, user in enumerate(["maya", "maya", "omar"])
         ]
     with Memory(db, settings=settings) as mem:
-        assert {j.user_id for j in mem.jobs("pending")} == {"maya", "omar"}
+        assert {j.user_id for j in mem.jobs.list("pending")} == {"maya", "omar"}
         mem.process_jobs()
         assert set(stored(moto_client)) == set(made)
     with Memory(db, settings=settings) as again:
-        assert again.jobs("pending") == []
+        assert again.jobs.list("pending") == []
 
 
 def test_the_worker_syncs_after_a_write(settings: Settings, moto_client: Any, tmp_path: Path) -> None:

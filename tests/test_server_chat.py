@@ -144,7 +144,7 @@ def test_anonymous_and_task_requests_touch_no_memory(
         assert fake.requests[-1]["messages"] == [{"role": "user", "content": task}]
         time.sleep(0.3)
     formation = [
-        j for j in mem.jobs(user_id="maya") if not j.kind.startswith("task.")
+        j for j in mem.jobs.list(user_id="maya") if not j.kind.startswith("task.")
     ]  # tasks are the schedule's
     assert formation == [] and mem.users() == ["maya"]
     assert [r.summary for r in mem.list(user_id="maya")] == ["User lives in Lisbon."]
@@ -181,7 +181,9 @@ def test_upstream_errors_are_clear(tmp_path: Path, upstream: tuple[ScriptedUpstr
         assert err.value.status_code == 502
         # a failed upstream (a 502 here) still keeps the user's message for formation; a refused request (400) not
         # (committed before the error went out; "hi" forms no memory)
-        assert [j.kind for j in mem.jobs(user_id="maya") if not j.kind.startswith("task.")] == ["turn"] * 3
+        assert [j.kind for j in mem.jobs.list(user_id="maya") if not j.kind.startswith("task.")] == [
+            "turn"
+        ] * 3
     mem.close()
     mem2, none_configured = serve(tmp_path / "n", None)
     with none_configured as url:
@@ -264,9 +266,9 @@ def test_a_temporary_chat_reads_memories_but_forms_none(
             )
             assert "Lisbon" in fake.requests[-1]["messages"][0]["content"]  # the memories were read
         time.sleep(0.5)
-        assert [j for j in mem.jobs(user_id="maya") if not j.kind.startswith("task.")] == []
+        assert [j for j in mem.jobs.list(user_id="maya") if not j.kind.startswith("task.")] == []
         assert [r.summary for r in mem.list(user_id="maya")] == ["User lives in Lisbon."]
-        assert mem.sessions(user_id="maya", chat_id="temporary:3f2a") == []
+        assert mem.sessions.list(user_id="maya", chat_id="temporary:3f2a") == []
         # the same message in a kept chat is remembered
         sdk(url, **OWUI).chat.completions.create(model=MODEL, messages=[{"role": "user", "content": said}])
         assert {j["status"] for j in wait_jobs_done(url, "maya")} == {"done"}

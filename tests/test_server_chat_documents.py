@@ -88,7 +88,9 @@ def test_a_turn_with_documents_reads_and_forms_memory_from_the_users_words_only(
     assert "Porto" in stored and "nurse" in stored
     for document_word in ("Oslo", "Bergen", "Tom", "dentist", "### Task"):
         assert document_word not in stored
-    (session,) = mem.sessions(user_id="maya", chat_id="chat-1")  # the recorded conversation: the user's words
-    said = [m.text for m in mem.session_messages(session.id, user_id="maya") if m.role == "user"]
+    (session,) = mem.sessions.list(
+        user_id="maya", chat_id="chat-1"
+    )  # the recorded conversation: the user's words
+    said = [m.text for m in mem.sessions.messages(session.id, user_id="maya") if m.role == "user"]
     assert said == [OWN]
     mem.close()

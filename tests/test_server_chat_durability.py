@@ -111,7 +111,7 @@ def test_every_answered_turn_survives_kill_9_right_after_the_answer(
             assert proc.wait(30) == -signal.SIGKILL
 
     with Memory(db, settings=Settings(db=db, embedder="hash")) as mem:
-        turns = [j for j in mem.jobs(user_id="maya", limit=1000) if j.kind == "turn"]
+        turns = [j for j in mem.jobs.list(user_id="maya", limit=1000) if j.kind == "turn"]
         # a turn still to do keeps the user's words; a done one has already become candidate jobs
         waiting = [j.payload["messages"][-1]["content"] for j in turns if j.status is not JobStatus.DONE]
         done = [j for j in turns if j.status is JobStatus.DONE]

@@ -40,8 +40,8 @@ def transcript(
     while True:
         rows = [
             (m.role, m.sender, m.text)
-            for s in mem.sessions(user_id="maya", chat_id=chat_id)
-            for m in mem.session_messages(s.id, user_id="maya")
+            for s in mem.sessions.list(user_id="maya", chat_id=chat_id)
+            for m in mem.sessions.messages(s.id, user_id="maya")
         ]
         if len(rows) >= count or time.monotonic() > deadline:
             return rows
@@ -87,9 +87,9 @@ def test_a_chat_is_recorded_once_as_the_client_resends_it(
         assert transcript(mem, 6) == [*second, ("assistant", None, DEFAULT_REPLY)]
         chat(url, [SYSTEM, ask])  # the first turn regenerated
         assert transcript(mem, 7) == [*second, *[("assistant", None, DEFAULT_REPLY)] * 2]  # ana's not twice
-        (session,) = mem.sessions(user_id="maya", chat_id="chat-1")
+        (session,) = mem.sessions.list(user_id="maya", chat_id="chat-1")
         assert session.participants == ["ana", "assistant", "ben", "cy"] and session.message_count == 7
-        assert [s.chat_id for s in mem.sessions(user_id="maya")] == ["chat-1"]
+        assert [s.chat_id for s in mem.sessions.list(user_id="maya")] == ["chat-1"]
     mem.close()
 
 
@@ -100,7 +100,7 @@ def test_what_is_not_recorded(tmp_path: Path, upstream: tuple[ScriptedUpstream, 
     with running as url:
         chat(url, say)  # the flag is off
         chat(url, say, headers={"X-OpenWebUI-User-Id": "maya"})  # no chat named
-    assert mem.sessions(user_id="maya") == []
+    assert mem.sessions.list(user_id="maya") == []
     mem.close()
     mem, running = serve(tmp_path / "b", up_url)
     with running as url:
@@ -108,7 +108,7 @@ def test_what_is_not_recorded(tmp_path: Path, upstream: tuple[ScriptedUpstream, 
         chat(url, [{"role": "user", "content": "### Task:\nGenerate a title."}])  # an Open WebUI task prompt
         chat(url, say, headers={"X-OpenWebUI-Chat-Id": "chat-1"})  # anonymous
         time.sleep(0.3)
-    assert mem.sessions(user_id="maya") == [] and mem.users() == ["maya"]
+    assert mem.sessions.list(user_id="maya") == [] and mem.users() == ["maya"]
     mem.close()
 
 
@@ -163,7 +163,7 @@ def test_rest_routes_take_the_chat_from_the_open_webui_header(tmp_path: Path) ->
         assert "Porto" in block["text"]
         assert http.post("/v1/memory/context", json={"query": "x", "thread_id": "t"}).status_code == 400
     assert [
-        m.text for s in mem.sessions(user_id="maya") for m in mem.session_messages(s.id, user_id="maya")
+        m.text for s in mem.sessions.list(user_id="maya") for m in mem.sessions.messages(s.id, user_id="maya")
     ] == ["Hi all"]
     mem.close()
 

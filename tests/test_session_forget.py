@@ -1,5 +1,5 @@
 """Group-chat sessions beyond recording (issue 12), on SQLite and a real PostgreSQL: forgetting a session
-(``Memory.delete_session``, or purging its summary memory) removes its raw messages, the session and the
+(``mem.sessions.delete``, or purging its summary memory) removes its raw messages, the session and the
 summary through the write path; export and import carry sessions and messages; the sessions task does
 not bring back a session deleted during its run; ``session.*`` events; CONTEXT_SESSION_SUMMARY_MODEL.
 
@@ -46,7 +46,7 @@ def open_mem(location: str, **settings: Any) -> Memory:
 
 
 def chat(mem: Memory, start: datetime, user: str = U) -> None:
-    mem.record_messages(
+    mem.sessions.record_messages(
         [{"name": who, "content": text, "at": start + n * MIN} for n, (who, text) in enumerate(TALK)],
         user_id=user,
         chat_id=CHAT,
@@ -56,13 +56,13 @@ def chat(mem: Memory, start: datetime, user: str = U) -> None:
 def summarised(mem: Memory, start: datetime) -> ChatSession:
     chat(mem, start)
     mem.run_tasks(at=start + 3 * HOUR)
-    (session,) = mem.sessions(user_id=U)
+    (session,) = mem.sessions.list(user_id=U)
     assert session.status is SessionStatus.SUMMARIZED and session.memory_id
     return session
 
 
 def nothing_left_of(mem: Memory, session: ChatSession) -> None:
-    assert mem.sessions(user_id=U) == [] and mem.session_messages(session.id, user_id=U) == []
+    assert mem.sessions.list(user_id=U) == [] and mem.sessions.messages(session.id, user_id=U) == []
     assert session.memory_id is not None and mem.get(session.memory_id, user_id=U).state is MemoryState.PURGED
     assert HistoryEvent.PURGE in [h.event for h in mem.history(session.memory_id, user_id=U)]
     rows = json.dumps(list(mem.export_user(U)), default=str)
@@ -90,15 +90,17 @@ def test_delete_session_forgets_its_messages_and_summary(location: str) -> None:
         session = summarised(mem, start)
         chat(mem, start, user="lena")  # another user's chat of the same name stays
         with pytest.raises(NotFoundError):
-            mem.delete_session(session.id, user_id="lena")
-        gone = mem.delete_session(session.id, user_id=U, reason="user asked")
+            mem.sessions.delete(session.id, user_id="lena")
+        gone = mem.sessions.delete(session.id, user_id=U, reason="user asked")
         assert gone.id == session.id and gone.message_count == 4
         nothing_left_of(mem, session)
         with pytest.raises(NotFoundError):
-            mem.delete_session(session.id, user_id=U)
-        assert [s.message_count for s in mem.sessions(user_id="lena")] == [4]
-        mem.record_message("Back from the trip!", user_id=U, chat_id=CHAT, at=start + 5 * HOUR)
-        assert [s.message_count for s in mem.sessions(user_id=U)] == [1]  # the chat goes on in a new session
+            mem.sessions.delete(session.id, user_id=U)
+        assert [s.message_count for s in mem.sessions.list(user_id="lena")] == [4]
+        mem.sessions.record_message("Back from the trip!", user_id=U, chat_id=CHAT, at=start + 5 * HOUR)
+        assert [s.message_count for s in mem.sessions.list(user_id=U)] == [
+            1
+        ]  # the chat goes on in a new session
 
 
 def test_purging_the_summary_memory_forgets_the_session_a_soft_delete_does_not(location: str) -> None:
@@ -107,19 +109,19 @@ def test_purging_the_summary_memory_forgets_the_session_a_soft_delete_does_not(l
         session = summarised(mem, start)
         assert session.memory_id is not None
         mem.delete(session.memory_id, user_id=U)  # restorable: the conversation stays
-        assert len(mem.session_messages(session.id, user_id=U)) == 4
+        assert len(mem.sessions.messages(session.id, user_id=U)) == 4
         mem.purge(session.memory_id, user_id=U)
         nothing_left_of(mem, session)
 
 
 def test_a_session_without_summary_is_deleted_with_its_messages(location: str) -> None:
     with open_mem(location) as mem:
-        mem.record_message("hello", user_id=U, chat_id=CHAT)
-        (session,) = mem.sessions(user_id=U)
-        assert mem.delete_session(session.id, user_id=U).memory_id is None
-        assert mem.sessions(user_id=U) == [] and mem.session_messages(session.id, user_id=U) == []
+        mem.sessions.record_message("hello", user_id=U, chat_id=CHAT)
+        (session,) = mem.sessions.list(user_id=U)
+        assert mem.sessions.delete(session.id, user_id=U).memory_id is None
+        assert mem.sessions.list(user_id=U) == [] and mem.sessions.messages(session.id, user_id=U) == []
         with pytest.raises(ValidationError):
-            mem.delete_session("", user_id=U)
+            mem.sessions.delete("", user_id=U)
 
 
 def test_the_sessions_task_does_not_bring_back_a_session_deleted_during_its_run(
@@ -128,39 +130,41 @@ def test_the_sessions_task_does_not_bring_back_a_session_deleted_during_its_run(
     start = utcnow() - 20 * MIN  # the sessions run is scheduled after now
     with open_mem(location) as mem:
         chat(mem, start)
-        (session,) = mem.sessions(user_id=U)
+        (session,) = mem.sessions.list(user_id=U)
         summarize = sessions_task.summarize
 
         def then_delete(*args: Any) -> None:
             summarize(*args)  # the model ran; the user deletes the session before the run commits
-            mem.delete_session(session.id, user_id=U)
+            mem.sessions.delete(session.id, user_id=U)
 
         monkeypatch.setattr(sessions_task, "summarize", then_delete)
         mem.run_tasks(at=start + 3 * HOUR)
-        assert mem.sessions(user_id=U) == [] and mem.list(user_id=U, filters={"type": "session"}) == []
+        assert mem.sessions.list(user_id=U) == [] and mem.list(user_id=U, filters={"type": "session"}) == []
 
 
 def test_export_and_import_carry_sessions_and_messages(location: str, tmp_path: Any) -> None:
     start = utcnow() - 20 * MIN  # the sessions run is scheduled after now
     with open_mem(location) as mem:
         session = summarised(mem, start)
-        mem.record_message("Anyone up for a swim?", user_id=U, chat_id=CHAT, sender="cy", at=start + 4 * HOUR)
+        mem.sessions.record_message(
+            "Anyone up for a swim?", user_id=U, chat_id=CHAT, sender="cy", at=start + 4 * HOUR
+        )
         rows = list(mem.export_user(U))
         kinds = [r["kind"] for r in rows]
         assert kinds.count("session") == 2 and kinds.count("message") == 5
         assert kinds.index("session") < kinds.index("message")
-        before = {s.id: s for s in mem.sessions(user_id=U)}
-        texts = {sid: [m.text for m in mem.session_messages(sid, user_id=U)] for sid in before}
+        before = {s.id: s for s in mem.sessions.list(user_id=U)}
+        texts = {sid: [m.text for m in mem.sessions.messages(sid, user_id=U)] for sid in before}
     with open_mem(str(tmp_path / "copy.db")) as copy:
         for _ in range(2):  # imported twice: nothing doubles
             copy.import_rows(json.loads(json.dumps(rows)))
-        assert {s.id: s for s in copy.sessions(user_id=U)} == before
-        assert {sid: [m.text for m in copy.session_messages(sid, user_id=U)] for sid in before} == texts
+        assert {s.id: s for s in copy.sessions.list(user_id=U)} == before
+        assert {sid: [m.text for m in copy.sessions.messages(sid, user_id=U)] for sid in before} == texts
         assert copy.get(str(session.memory_id), user_id=U).metadata["session"]["id"] == session.id
-        copy.record_message(
+        copy.sessions.record_message(
             "Back home.", user_id=U, chat_id=CHAT, at=start + 4 * HOUR + MIN
         )  # the chat goes on
-        assert [s.message_count for s in copy.sessions(user_id=U)] == [4, 2]
+        assert [s.message_count for s in copy.sessions.list(user_id=U)] == [4, 2]
 
 
 def test_import_refuses_a_message_without_its_session_and_writes_nothing(tmp_path: Any) -> None:
@@ -173,7 +177,7 @@ def test_import_refuses_a_message_without_its_session_and_writes_nothing(tmp_pat
             other.import_rows([rows[0], orphan])
         with pytest.raises(ValidationError, match="row 1"):
             other.import_rows([{**rows[0], "status": "lost"}])
-        assert other.sessions(user_id=U) == []
+        assert other.sessions.list(user_id=U) == []
 
 
 def test_session_events_say_what_opened_closed_skipped_summarised_and_failed(location: str) -> None:
@@ -182,8 +186,8 @@ def test_session_events_say_what_opened_closed_skipped_summarised_and_failed(loc
         seen: list[tuple[str, str]] = []
         mem.events.subscribe(lambda e: seen.append((e.type, e.data.get("session_id", ""))))
         chat(mem, start)
-        mem.record_message("Next trip?", user_id=U, chat_id=CHAT, at=start + 2 * HOUR)
-        first, second = mem.sessions(user_id=U)
+        mem.sessions.record_message("Next trip?", user_id=U, chat_id=CHAT, at=start + 2 * HOUR)
+        first, second = mem.sessions.list(user_id=U)
         mem.run_tasks(at=start + 3 * HOUR)
         session_events = [e for e in seen if e[0].startswith("session.")]
         # the message two hours later closes the first session and opens the second; the run closes the

@@ -46,7 +46,7 @@ def open_mem(location: str, llm: Any = "rules", **settings: Any) -> Memory:
 
 
 def record_cabin(mem: Memory, start: datetime) -> None:
-    mem.record_messages(
+    mem.sessions.record_messages(
         [{"name": who, "content": text, "at": start + n * MIN} for n, (who, text) in enumerate(CABIN)],
         user_id=U,
         chat_id=CHAT,
@@ -57,7 +57,7 @@ def chat_and_run(mem: Memory, start: datetime) -> ChatSession:
     """Record the cabin chat from ``start``, run the tasks due 3 hours later; the user's one session."""
     record_cabin(mem, start)
     mem.run_tasks(at=start + 3 * HOUR)
-    (session,) = mem.sessions(user_id=U)
+    (session,) = mem.sessions.list(user_id=U)
     return session
 
 
@@ -78,15 +78,15 @@ def test_an_idle_session_is_closed_and_summarised_by_extraction(location: str) -
     start = utcnow() - 20 * MIN
     with open_mem(location) as mem:
         record_cabin(mem, start)
-        mem.record_messages(
+        mem.sessions.record_messages(
             [{"name": "ana", "content": "hi", "at": start + 2 * HOUR}], user_id="lena", chat_id=CHAT
         )
         mem.run_tasks(at=start + 20 * MIN)  # idle 14 minutes: stays open, no summary
-        (session,) = mem.sessions(user_id=U)
+        (session,) = mem.sessions.list(user_id=U)
         assert session.status is SessionStatus.OPEN and mem.list(user_id=U, filters={"type": "session"}) == []
 
         assert mem.run_tasks(at=start + 3 * HOUR) >= 1
-        (session,) = mem.sessions(user_id=U)
+        (session,) = mem.sessions.list(user_id=U)
         assert (session.status, session.summary_version, session.error) == (SessionStatus.SUMMARIZED, 1, None)
         rec = mem.get(str(session.memory_id), user_id=U)
         payload = rec.metadata["session"]
@@ -127,7 +127,7 @@ def test_the_task_is_scheduled_by_recording_not_seeded_for_every_user(location: 
 def test_a_small_session_is_closed_but_not_summarised(location: str) -> None:
     start = utcnow() - HOUR
     with open_mem(location, context_session_min_messages=4) as mem:
-        mem.record_messages(
+        mem.sessions.record_messages(
             [
                 {"name": "ana", "content": t, "at": start + n * MIN}
                 for n, t in enumerate(["Pizza tonight?", "Sure", "Eight o'clock"])
@@ -136,7 +136,7 @@ def test_a_small_session_is_closed_but_not_summarised(location: str) -> None:
             chat_id=CHAT,
         )
         mem.run_tasks(at=start + 3 * HOUR)
-        (session,) = mem.sessions(user_id=U)
+        (session,) = mem.sessions.list(user_id=U)
         assert (session.status, session.memory_id) == (SessionStatus.CLOSED, None)
         assert mem.list(user_id=U, filters={"type": "session"}) == []
 
@@ -148,7 +148,7 @@ def test_a_new_summary_version_resummarises_the_same_memory(location: str) -> No
     llm = model("not json", REPLY)  # a malformed first reply is retried once with a correction
     with open_mem(location, llm=llm, context_session_summary_version=2) as mem:
         mem.run_tasks(at=start + 5 * HOUR)
-        (v2,) = mem.sessions(user_id=U)
+        (v2,) = mem.sessions.list(user_id=U)
         assert (v2.summary_version, v2.memory_id, v2.status) == (2, v1.memory_id, SessionStatus.SUMMARIZED)
         rec = mem.get(str(v2.memory_id), user_id=U)
         assert (
@@ -172,7 +172,7 @@ def test_a_new_version_does_not_bring_back_a_deleted_summary(location: str) -> N
         mem.delete(str(v1.memory_id), user_id=U)
     with open_mem(location, llm=model(REPLY), context_session_summary_version=2) as mem:
         mem.run_tasks(at=start + 5 * HOUR)
-        (v2,) = mem.sessions(user_id=U)
+        (v2,) = mem.sessions.list(user_id=U)
         assert (v2.summary_version, v2.status) == (2, SessionStatus.SUMMARIZED)
         rec = mem.get(str(v1.memory_id), user_id=U)
         assert rec.state is MemoryState.SOFT_DELETED and "Ana proposed" not in rec.summary
@@ -188,7 +188,7 @@ def test_a_failing_model_marks_the_session_failed_and_the_next_run_retries(locat
         assert session.memory_id is None and mem.list(user_id=U, filters={"type": "session"}) == []
     with open_mem(location, llm=model(REPLY)) as mem:
         mem.run_tasks(at=start + 5 * HOUR)
-        (session,) = mem.sessions(user_id=U)
+        (session,) = mem.sessions.list(user_id=U)
         assert (session.status, session.error) == (SessionStatus.SUMMARIZED, None) and session.memory_id
 
 
@@ -228,12 +228,12 @@ def test_a_full_run_goes_on_at_once_and_failures_wait_for_a_later_run(
         for n, (who, text) in enumerate(CABIN[:4])
     ]
     with open_mem(location, llm=model(*[ProviderError("the model timed out")] * 4)) as mem:
-        mem.record_messages(four, user_id=U, chat_id=CHAT)
+        mem.sessions.record_messages(four, user_id=U, chat_id=CHAT)
         assert mem.run_tasks(at=start + 12 * HOUR) == 2  # 3 sessions, then the 4th; the failed ones wait
-        assert [s.status for s in mem.sessions(user_id=U)] == [SessionStatus.FAILED] * 4
+        assert [s.status for s in mem.sessions.list(user_id=U)] == [SessionStatus.FAILED] * 4
     with open_mem(location, llm=model(*[REPLY] * 4)) as mem:
         assert mem.run_tasks(at=start + 14 * HOUR) == 2
-        assert [s.status for s in mem.sessions(user_id=U)] == [SessionStatus.SUMMARIZED] * 4
+        assert [s.status for s in mem.sessions.list(user_id=U)] == [SessionStatus.SUMMARIZED] * 4
 
 
 def test_a_summary_is_found_by_keyword_alone_and_by_vector(location: str) -> None:

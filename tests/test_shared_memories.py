@@ -59,7 +59,7 @@ def seen_by(mem: Memory, user: str, query: str = "where is the team office?") ->
 def state_of(mem: Memory, *users: str) -> list[Any]:
     """Everything stored for these users and the global memories: records, history, links."""
     rows: list[Any] = [row for u in users for row in mem.export_user(u)]
-    rows += [r.snapshot() for r in mem.list_global(include_inactive=True)]
+    rows += [r.snapshot() for r in mem.sharing.list_global(include_inactive=True)]
     rows += [k.model_dump() for u in users for k in mem.backend.memories.links(u)]
     rows += [(u, mem.backend.memories.count(u)) for u in (*users, GLOBAL_USER)]
     return rows
@@ -117,7 +117,7 @@ def test_a_user_sees_their_own_and_the_memories_shared_with_them_and_no_one_else
     mem.put("Alice likes green tea.", user_id="alice", category="Preferences")
     mem.put("Bob rides a red bicycle.", user_id="bob", category="Interests")
     mem.put("Carol plays the cello.", user_id="carol", category="Interests")
-    links = mem.share(office.id, user_id="alice", with_users=["bob"])
+    links = mem.sharing.share(office.id, user_id="alice", with_users=["bob"])
     assert [(k.user_id, k.linked_by, k.is_open) for k in links] == [("bob", "alice", True)]
 
     assert OFFICE in seen_by(mem, "bob") and "Alice likes green tea." not in seen_by(mem, "bob")
@@ -130,7 +130,7 @@ def test_a_user_sees_their_own_and_the_memories_shared_with_them_and_no_one_else
     assert [h.event for h in mem.history(office.id, user_id="bob")] == [HistoryEvent.ADD, HistoryEvent.SHARE]
     with pytest.raises(NotFoundError):
         mem.history(office.id, user_id="carol")
-    assert mem.share(office.id, user_id="alice", with_users=["bob"]) == links  # again: nothing new
+    assert mem.sharing.share(office.id, user_id="alice", with_users=["bob"]) == links  # again: nothing new
     assert [h.event for h in mem.history(office.id, user_id="alice")] == [
         HistoryEvent.ADD,
         HistoryEvent.SHARE,
@@ -139,7 +139,7 @@ def test_a_user_sees_their_own_and_the_memories_shared_with_them_and_no_one_else
 
 def test_a_shared_memory_leaves_the_users_it_was_shared_with_when_it_stops_being_active(mem: Memory) -> None:
     office = mem.put(OFFICE, user_id="alice")
-    mem.share(office.id, user_id="alice", with_users=["bob"])
+    mem.sharing.share(office.id, user_id="alice", with_users=["bob"])
     mem.delete(office.id, user_id="alice")
     assert mem.list(user_id="bob", include_inactive=True) == [] and mem.search(OFFICE, user_id="bob") == []
     mem.restore(office.id, user_id="alice")
@@ -149,7 +149,7 @@ def test_a_shared_memory_leaves_the_users_it_was_shared_with_when_it_stops_being
 def test_only_the_owner_changes_a_shared_memory_and_a_refusal_changes_nothing(mem: Memory) -> None:
     office = mem.put(OFFICE, user_id="alice")
     bob_own = mem.put("Bob rides a red bicycle.", user_id="bob")
-    mem.share(office.id, user_id="alice", with_users=["bob"])
+    mem.sharing.share(office.id, user_id="alice", with_users=["bob"])
     before = state_of(mem, "alice", "bob", "carol")
     refused: list[tuple[type[MemlaneError], Any]] = [
         (ForbiddenError, lambda: mem.update(office.id, user_id="bob", summary="The team office is in Faro.")),
@@ -157,22 +157,25 @@ def test_only_the_owner_changes_a_shared_memory_and_a_refusal_changes_nothing(me
         (ForbiddenError, lambda: mem.purge(office.id, user_id="bob")),
         (ForbiddenError, lambda: mem.restore(office.id, user_id="bob")),
         (ForbiddenError, lambda: mem.link(bob_own.id, office.id, user_id="bob")),
-        (ForbiddenError, lambda: mem.share(office.id, user_id="bob", with_users=["carol"])),
-        (ForbiddenError, lambda: mem.unshare(office.id, user_id="bob", from_users=["carol"])),
-        (NotFoundError, lambda: mem.unshare(office.id, user_id="carol")),
-        (NotFoundError, lambda: mem.unshare(office.id, user_id="alice", from_users=["carol"])),
-        (NotFoundError, lambda: mem.share("no-such-id", user_id="alice", with_users=["bob"])),
-        (NotFoundError, lambda: mem.shared_with(office.id, user_id="carol")),
-        (ConflictError, lambda: mem.share(office.id, user_id="alice", with_users=["alice"])),
-        (ValidationError, lambda: mem.share(office.id, user_id="alice", with_users="bob")),
-        (ValidationError, lambda: mem.share(office.id, user_id="alice", with_users=[])),
-        (ValidationError, lambda: mem.share(office.id, user_id="alice", with_users=[GLOBAL_USER])),
-        (ValidationError, lambda: mem.share(office.id, user_id="alice", with_users=["bob", "no spaces"])),
-        (ValidationError, lambda: mem.share("", user_id="alice", with_users=["bob"])),
+        (ForbiddenError, lambda: mem.sharing.share(office.id, user_id="bob", with_users=["carol"])),
+        (ForbiddenError, lambda: mem.sharing.unshare(office.id, user_id="bob", from_users=["carol"])),
+        (NotFoundError, lambda: mem.sharing.unshare(office.id, user_id="carol")),
+        (NotFoundError, lambda: mem.sharing.unshare(office.id, user_id="alice", from_users=["carol"])),
+        (NotFoundError, lambda: mem.sharing.share("no-such-id", user_id="alice", with_users=["bob"])),
+        (NotFoundError, lambda: mem.sharing.shared_with(office.id, user_id="carol")),
+        (ConflictError, lambda: mem.sharing.share(office.id, user_id="alice", with_users=["alice"])),
+        (ValidationError, lambda: mem.sharing.share(office.id, user_id="alice", with_users="bob")),
+        (ValidationError, lambda: mem.sharing.share(office.id, user_id="alice", with_users=[])),
+        (ValidationError, lambda: mem.sharing.share(office.id, user_id="alice", with_users=[GLOBAL_USER])),
+        (
+            ValidationError,
+            lambda: mem.sharing.share(office.id, user_id="alice", with_users=["bob", "no spaces"]),
+        ),
+        (ValidationError, lambda: mem.sharing.share("", user_id="alice", with_users=["bob"])),
         (ValidationError, lambda: mem.put("I am everyone.", user_id=GLOBAL_USER)),
         (ValidationError, lambda: mem.list(user_id=GLOBAL_USER)),
-        (ValidationError, lambda: mem.put_global("Global.", user_id="alice")),
-        (ValidationError, lambda: mem.put_global("")),
+        (ValidationError, lambda: mem.sharing.put_global("Global.", user_id="alice")),
+        (ValidationError, lambda: mem.sharing.put_global("")),
     ]
     for error, call in refused:
         with pytest.raises(error):
@@ -180,24 +183,24 @@ def test_only_the_owner_changes_a_shared_memory_and_a_refusal_changes_nothing(me
     assert state_of(mem, "alice", "bob", "carol") == before
     mem.delete(office.id, user_id="alice")
     with pytest.raises(ValidationError, match="only active memories"):
-        mem.share(office.id, user_id="alice", with_users=["carol"])
+        mem.sharing.share(office.id, user_id="alice", with_users=["carol"])
 
 
 def test_unsharing_closes_one_link_and_leaves_the_others(mem: Memory) -> None:
     office = mem.put(OFFICE, user_id="alice")
-    mem.share(office.id, user_id="alice", with_users=["bob", "carol", "dave"])
+    mem.sharing.share(office.id, user_id="alice", with_users=["bob", "carol", "dave"])
     log = EventLog(mem)
-    closed = mem.unshare(office.id, user_id="bob")  # bob, for himself
+    closed = mem.sharing.unshare(office.id, user_id="bob")  # bob, for himself
     assert [(k.user_id, k.is_open) for k in closed] == [("bob", False)]
-    mem.unshare(office.id, user_id="alice", from_users=["carol"], reason="left the team")
+    mem.sharing.unshare(office.id, user_id="alice", from_users=["carol"], reason="left the team")
     assert OFFICE not in seen_by(mem, "bob") and OFFICE not in seen_by(mem, "carol")
     assert OFFICE in seen_by(mem, "dave")
-    assert [(k.user_id, k.is_open) for k in mem.shared_with(office.id, user_id="alice")] == [
+    assert [(k.user_id, k.is_open) for k in mem.sharing.shared_with(office.id, user_id="alice")] == [
         ("bob", False),
         ("carol", False),
         ("dave", True),
     ]
-    assert [k.user_id for k in mem.shared_with(office.id, user_id="dave")] == ["dave"]
+    assert [k.user_id for k in mem.sharing.shared_with(office.id, user_id="dave")] == ["dave"]
     assert [(e.type, e.user_id) for e in log.events] == [
         ("memory.unshared", "bob"),
         ("memory.unshared", "carol"),
@@ -207,7 +210,7 @@ def test_unsharing_closes_one_link_and_leaves_the_others(mem: Memory) -> None:
         (HistoryEvent.SHARE, "shared by alice"),
         (HistoryEvent.UNSHARE, "left the team"),
     ]
-    mem.share(office.id, user_id="alice", with_users=["bob"])  # shared again: seen again
+    mem.sharing.share(office.id, user_id="alice", with_users=["bob"])  # shared again: seen again
     assert OFFICE in seen_by(mem, "bob")
 
 
@@ -225,7 +228,7 @@ def test_a_contradiction_unlinks_the_shared_memory_for_that_user_only_and_writes
 ) -> None:
     contradict(OFFICE, MOVED, llm)
     office = mem.put(OFFICE, user_id="alice", at=T0)
-    mem.share(office.id, user_id="alice", with_users=["bob", "carol"])
+    mem.sharing.share(office.id, user_id="alice", with_users=["bob", "carol"])
     stored = mem.get(office.id, user_id="alice")
     log = EventLog(mem)
     mem.add_facts(
@@ -239,7 +242,7 @@ def test_a_contradiction_unlinks_the_shared_memory_for_that_user_only_and_writes
     assert mem.get(office.id, user_id="alice").model_dump(
         exclude={"access_count", "last_accessed"}
     ) == stored.model_dump(exclude={"access_count", "last_accessed"})  # the owner's memory is untouched
-    assert [(k.user_id, k.is_open) for k in mem.shared_with(office.id, user_id="alice")] == [
+    assert [(k.user_id, k.is_open) for k in mem.sharing.shared_with(office.id, user_id="alice")] == [
         ("bob", False),
         ("carol", True),
     ]
@@ -263,14 +266,14 @@ def test_a_contradiction_unlinks_the_shared_memory_for_that_user_only_and_writes
 
 def test_the_same_fact_as_a_shared_memory_is_stored_as_the_users_own(mem: Memory, llm: ScriptedLLM) -> None:
     office = mem.put(OFFICE, user_id="alice", at=T0)
-    mem.share(office.id, user_id="alice", with_users=["bob"])
+    mem.sharing.share(office.id, user_id="alice", with_users=["bob"])
     alice_before = state_of(mem, "alice")
     mem.add_facts([{"summary": OFFICE}], user_id="bob", at=T0 + timedelta(days=1), wait=True)
     assert state_of(mem, "alice") == alice_before  # the owner's memory is untouched
     own = [r for r in mem.list(user_id="bob") if r.user_id == "bob"]
     assert [r.summary for r in own] == [OFFICE] and own[0].id != office.id  # bob's words are his own memory
     assert mem.backend.memories.links("bob")[0].is_open  # and alice's shared copy stays beside it
-    assert [(j.payload["action"], j.payload["memory_id"]) for j in mem.jobs(user_id="bob")] == [
+    assert [(j.payload["action"], j.payload["memory_id"]) for j in mem.jobs.list(user_id="bob")] == [
         ("create", own[0].id)
     ]
     mem.add_facts([{"summary": OFFICE}], user_id="bob", at=T0 + timedelta(days=2), wait=True)
@@ -284,13 +287,13 @@ def test_contradicting_a_global_memory_unlinks_it_for_that_user_and_the_bootstra
 ) -> None:
     opens = "The help desk is open on Sundays."
     contradict(SUNDAYS, opens, llm)
-    glob = mem.put_global(SUNDAYS, at=T0)
+    glob = mem.sharing.put_global(SUNDAYS, at=T0)
     assert SUNDAYS in seen_by(mem, "bob", SUNDAYS) and SUNDAYS in seen_by(mem, "carol", SUNDAYS)
     mem.add_facts([{"summary": opens}], user_id="bob", at=T0 + timedelta(days=1), wait=True)
     mem.bootstrap.forget()  # the next read checks bob again: the closed link stays closed
     assert seen_by(mem, "bob", SUNDAYS) == {opens}
     assert SUNDAYS in seen_by(mem, "carol", SUNDAYS)
-    assert mem.list_global() == [mem.get(glob.id, user_id="carol")]
+    assert mem.sharing.list_global() == [mem.get(glob.id, user_id="carol")]
 
 
 # --- global bootstrap ------------------------------------------------------------------------------
@@ -299,19 +302,19 @@ def test_contradicting_a_global_memory_unlinks_it_for_that_user_and_the_bootstra
 def test_global_memories_reach_users_with_fewer_than_five_personal_memories(mem: Memory) -> None:
     personal(mem, "veteran", 5)
     personal(mem, "newbie", 4)
-    glob = mem.put_global(SUNDAYS, category="Other")
+    glob = mem.sharing.put_global(SUNDAYS, category="Other")
     log = EventLog(mem)
     assert SUNDAYS in seen_by(mem, "newbie", "when is the help desk closed?")
     assert SUNDAYS in seen_by(mem, "stranger", "when is the help desk closed?")  # no memories at all
     assert SUNDAYS not in seen_by(mem, "veteran", "when is the help desk closed?")
     assert sorted(e.user_id for e in log.of("memory.shared")) == ["newbie", "stranger"]
-    link = mem.shared_with(glob.id, user_id="newbie")[0]
+    link = mem.sharing.shared_with(glob.id, user_id="newbie")[0]
     assert (link.linked_by, link.is_open) == ("system:bootstrap", True)
     with pytest.raises(ForbiddenError, match="global memory"):
         mem.delete(glob.id, user_id="newbie")
 
     personal(mem, "stranger", 5)  # links stay once a user has five memories ...
-    later = mem.put_global("The help desk phone number is 555-0100.")
+    later = mem.sharing.put_global("The help desk phone number is 555-0100.")
     found = seen_by(mem, "stranger", "help desk")
     assert SUNDAYS in found and later.summary not in found  # ... but no new global memory reaches them
     assert later.summary in seen_by(mem, "newbie", "help desk")
@@ -322,7 +325,7 @@ def test_global_memories_reach_users_with_fewer_than_five_personal_memories(mem:
 def test_the_bootstrap_can_be_turned_off(tmp_path: Path, llm: ScriptedLLM) -> None:
     m = open_memory(str(tmp_path / "off.db"), llm, memory_global_bootstrap_below=0)
     try:
-        m.put_global(SUNDAYS)
+        m.sharing.put_global(SUNDAYS)
         assert seen_by(m, "newbie", SUNDAYS) == set() and m.backend.memories.links("newbie") == []
     finally:
         m.close()
@@ -335,7 +338,7 @@ def test_purging_a_shared_memory_forgets_it_for_everyone(mem: Memory, llm: Scrip
     secret = "The team vault code is Zorblax 4417."
     contradict(secret, "The team vault code is Zorblax 5528.", llm)
     rec = mem.put(secret, user_id="alice", at=T0)
-    mem.share(rec.id, user_id="alice", with_users=["bob", "carol"])
+    mem.sharing.share(rec.id, user_id="alice", with_users=["bob", "carol"])
     mem.add_facts(
         [{"summary": "The team vault code is Zorblax 5528."}],
         user_id="bob",
@@ -357,34 +360,34 @@ def test_purging_a_shared_memory_forgets_it_for_everyone(mem: Memory, llm: Scrip
 
 
 def test_purging_a_global_memory_removes_it_for_every_user(mem: Memory) -> None:
-    glob = mem.put_global(SUNDAYS)
+    glob = mem.sharing.put_global(SUNDAYS)
     assert SUNDAYS in seen_by(mem, "bob", SUNDAYS) and SUNDAYS in seen_by(mem, "carol", SUNDAYS)
-    mem.purge_global(glob.id, reason="outdated")
+    mem.sharing.purge_global(glob.id, reason="outdated")
     assert SUNDAYS not in seen_by(mem, "bob", SUNDAYS) | seen_by(mem, "carol", SUNDAYS)
-    assert mem.list_global(include_inactive=True)[0].state is MemoryState.PURGED
+    assert mem.sharing.list_global(include_inactive=True)[0].state is MemoryState.PURGED
     assert mem.backend.memories.links("bob") == [] and mem.backend.memories.links("carol") == []
     with pytest.raises(NotFoundError):
-        mem.purge_global("no-such-id")
+        mem.sharing.purge_global("no-such-id")
 
 
 def test_deleting_a_user_removes_their_links_but_not_the_memories_shared_with_them(mem: Memory) -> None:
     office = mem.put(OFFICE, user_id="alice")
     bike = mem.put("Bob rides a red bicycle.", user_id="bob")
-    mem.share(office.id, user_id="alice", with_users=["bob", "carol"])
-    mem.share(bike.id, user_id="bob", with_users=["carol"])
+    mem.sharing.share(office.id, user_id="alice", with_users=["bob", "carol"])
+    mem.sharing.share(bike.id, user_id="bob", with_users=["carol"])
     assert mem.delete_user("bob") == 1
     assert mem.get(office.id, user_id="alice").state is MemoryState.ACTIVE
-    assert [k.user_id for k in mem.shared_with(office.id, user_id="alice")] == ["carol"]
+    assert [k.user_id for k in mem.sharing.shared_with(office.id, user_id="alice")] == ["carol"]
     assert seen_by(mem, "carol", "office bicycle") == {OFFICE}
     assert mem.backend.memories.links("bob") == []
 
 
 def test_reembedding_the_store_reembeds_the_global_memories_too(mem: Memory) -> None:
     mem.put("Bob rides a red bicycle.", user_id="bob")
-    glob = mem.put_global(SUNDAYS)
+    glob = mem.sharing.put_global(SUNDAYS)
     stale = [0.0] * mem.embedder.dims
     stale[0] = 1.0
-    mem.backend.upsert(mem.list_global()[0], stale)  # a vector the model would not give it
+    mem.backend.upsert(mem.sharing.list_global()[0], stale)  # a vector the model would not give it
     report = mem.reembed()
     assert (report.users, report.scanned) == (2, 2)
     assert mem.backend.memories.vectors(GLOBAL_USER, [glob.id])[glob.id] == pytest.approx(

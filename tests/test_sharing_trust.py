@@ -33,7 +33,7 @@ def mem(location: str) -> Iterator[Memory]:
 
 def bob_shares(mem: Memory, summary: str) -> MemoryRecord:
     rec = mem.put(summary, user_id="bob")
-    mem.share(rec.id, user_id="bob", with_users=["alice"])
+    mem.sharing.share(rec.id, user_id="bob", with_users=["alice"])
     return rec
 
 
@@ -91,7 +91,7 @@ def test_the_langgraph_tools_name_the_owner_of_a_shared_memory(mem: Memory) -> N
 
 def retract(mem: Memory, how: str, shared: MemoryRecord) -> None:
     if how == "unshare":
-        mem.unshare(shared.id, user_id="bob", from_users=["alice"])
+        mem.sharing.unshare(shared.id, user_id="bob", from_users=["alice"])
     elif how == "delete":
         mem.delete(shared.id, user_id="bob")
     else:
@@ -108,7 +108,9 @@ def test_the_recipients_own_statement_is_hers_and_survives_the_owners_retraction
     mem.add_turn("My favourite band is Zqvelorin.", user_id="alice", wait=True)
     own = alices_own(mem, "Zqvelorin")
     assert len(own) == 1 and own[0].id != shared.id  # stored as hers, beside bob's copy
-    assert [j.payload["action"] for j in mem.jobs(user_id="alice") if "action" in j.payload] == ["create"]
+    assert [j.payload["action"] for j in mem.jobs.list(user_id="alice") if "action" in j.payload] == [
+        "create"
+    ]
 
     mem.add_turn(
         "My favourite band is Zqvelorin.", user_id="alice", wait=True
@@ -127,7 +129,7 @@ def test_the_recipients_own_statement_is_hers_and_survives_the_owners_retraction
 
 def test_a_contradiction_of_a_shared_memory_still_unlinks_it_for_the_recipient_only(mem: Memory) -> None:
     shared = bob_shares(mem, BAND)
-    mem.share(shared.id, user_id="bob", with_users=["carol"])
+    mem.sharing.share(shared.id, user_id="bob", with_users=["carol"])
     mem.add_turn(
         "My favourite band is not Zqvelorin anymore, it is Quorvath now.", user_id="alice", wait=True
     )

@@ -117,7 +117,7 @@ def test_the_consent_queue_accepts_and_rejects_proposals(page: Any, memory: Memo
     expect(page.locator("#consent-caption")).to_have_text("No pending proposals.")
     [city] = memory.list(user_id="quinn", filters={"key": "profile:residence:city"})
     assert city.summary == "User lives in Porto."
-    [decided] = memory.proposals(user_id="quinn", status="rejected")
+    [decided] = memory.proposals.list(user_id="quinn", status="rejected")
     assert (decided.note, decided.decided_by) == ("not true", "admin:key#1")
 
 

@@ -77,7 +77,7 @@ def test_a_bound_key_sees_its_own_memories_only(page: Any, memory: Memory) -> No
 def test_a_memory_shared_with_the_user_is_listed_with_its_owner(page: Any, memory: Memory) -> None:
     memory.put("User keeps bees on the roof.", user_id=BOUND_USER, category="Interests")
     shared = memory.put("User's favourite band is Zqvelorin.", user_id="someone-else")
-    memory.share(shared.id, user_id="someone-else", with_users=[BOUND_USER])
+    memory.sharing.share(shared.id, user_id="someone-else", with_users=[BOUND_USER])
     open_as_bound_user(page)
     expect(row(page, "Zqvelorin").locator(".badge.shared")).to_have_text("shared by someone-else")
     expect(row(page, "keeps bees").locator(".badge.shared")).to_have_count(0)  # the user's own: no badge

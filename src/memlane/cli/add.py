@@ -55,8 +55,8 @@ def add(
             turn_id, _ = mem.add_turn(text, user_id=user, thread_id=thread, wait=True)
         finally:
             unsubscribe()
-        outcomes = mem.outcomes(turn_id, user_id=user)
-        pending = mem.pending([turn_id], user_id=user)
+        outcomes = mem.jobs.outcomes(turn_id, user_id=user)
+        pending = mem.jobs.pending([turn_id], user_id=user)
     left_out = [
         {"code": e.data.get("code"), "message": e.data.get("message")}
         for e in errors

@@ -45,7 +45,7 @@ def list_proposals(
     with open_memory(db, embedder, must_exist=True) as mem:
         found = cast(
             "list[Proposal]",
-            mem.proposals(user_id=user, status=None if status == "all" else status, limit=limit),
+            mem.proposals.list(user_id=user, status=None if status == "all" else status, limit=limit),
         )
     if as_json:
         print_json([p.model_dump(mode="json") for p in found])
@@ -79,7 +79,7 @@ def accept(
 ) -> None:
     """Apply a proposed change: the memory is superseded (its history names who decided)."""
     with open_memory(db, embedder, must_exist=True) as mem:
-        _show(mem.accept_proposal(proposal_id, user_id=user, actor=by, reason=reason), "accepted")
+        _show(mem.proposals.accept(proposal_id, user_id=user, actor=by, reason=reason), "accepted")
 
 
 @proposals_app.command("reject")
@@ -93,4 +93,4 @@ def reject(
 ) -> None:
     """Refuse a proposed change: the memory stays as it is."""
     with open_memory(db, embedder, must_exist=True) as mem:
-        _show(mem.reject_proposal(proposal_id, user_id=user, actor=by, reason=reason), "rejected")
+        _show(mem.proposals.reject(proposal_id, user_id=user, actor=by, reason=reason), "rejected")

@@ -69,8 +69,8 @@ def remember(mem: Memory, history: list[dict[str, str]]) -> list[MemoryEvent]:
     unsubscribe = mem.events.subscribe(seen.append, user_id=USER)
     try:
         mem.add(history[-6:], user_id=USER, thread_id="demo", wait=True)
-        for p in mem.proposals(user_id=USER) if history[-1]["content"] == CONFIRM else ():
-            mem.accept_proposal(p.id, user_id=USER, actor=f"user:{USER}", reason="said yes in the chat")
+        for p in mem.proposals.list(user_id=USER) if history[-1]["content"] == CONFIRM else ():
+            mem.proposals.accept(p.id, user_id=USER, actor=f"user:{USER}", reason="said yes in the chat")
     finally:
         unsubscribe()
     return [e for e in seen if e.type in LABELS]

@@ -27,7 +27,7 @@ def list_jobs(
 ) -> None:
     """Jobs, oldest first, with their attempts and last error."""
     with open_memory(db, embedder, must_exist=True) as mem:
-        jobs = mem.jobs(status, user_id=user, limit=limit)
+        jobs = mem.jobs.list(status, user_id=user, limit=limit)
     if as_json:
         print_json([j.model_dump(mode="json") for j in jobs])
         return
@@ -72,8 +72,8 @@ def retry(
         raise typer.BadParameter("--user goes with --all")
     with open_memory(db, embedder, must_exist=True) as mem:
         if job_id is not None:
-            mem.retry_job(job_id)
+            mem.jobs.retry(job_id)
             typer.echo(f"job {job_id} is pending again")
             return
-        ids = mem.retry_jobs(user_id=user)
+        ids = mem.jobs.retry_many(user_id=user)
     typer.echo(f"{len(ids)} parked job(s) pending again" + (f": {', '.join(ids)}" if ids else ""))

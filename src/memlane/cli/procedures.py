@@ -51,7 +51,7 @@ def add(
 ) -> None:
     """Save a procedure; saving the same name again replaces its steps (the old ones stay in history)."""
     with open_memory(db, embedder) as mem:
-        rec = mem.add_procedure(
+        rec = mem.procedures.add(
             name, steps, user_id=user, tags=tag or None, importance=importance, actor="cli"
         )
     _show(rec, as_json, "saved")
@@ -67,7 +67,7 @@ def show(
 ) -> None:
     """Show one procedure and its steps."""
     with open_memory(db, embedder, must_exist=True) as mem:
-        rec = mem.procedure(name, user_id=user)
+        rec = mem.procedures.get(name, user_id=user)
     _show(rec, as_json)
 
 
@@ -77,7 +77,7 @@ def list_(
 ) -> None:
     """The user's procedures."""
     with open_memory(db, embedder, must_exist=True) as mem:
-        rows = mem.procedures(user_id=user)
+        rows = mem.procedures.list(user_id=user)
     if as_json:
         print_json([r.snapshot() for r in rows])
     else:

@@ -84,7 +84,7 @@ def list_sessions(
 ) -> None:
     """The user's sessions, oldest first."""
     with open_memory(db, embedder, must_exist=True) as mem:
-        found = mem.sessions(user_id=user, chat_id=chat, status=status, limit=limit)
+        found = mem.sessions.list(user_id=user, chat_id=chat, status=status, limit=limit)
     if as_json:
         print_json([s.model_dump(mode="json") for s in found])
         return
@@ -102,8 +102,8 @@ def show(
 ) -> None:
     """A session, its summary (when it has one) and its messages."""
     with open_memory(db, embedder, must_exist=True) as mem:
-        session = mem.session(session_id, user_id=user)
-        messages = mem.session_messages(session_id, user_id=user, limit=limit)
+        session = mem.sessions.get(session_id, user_id=user)
+        messages = mem.sessions.messages(session_id, user_id=user, limit=limit)
         summary = mem.get(session.memory_id, user_id=user) if session.memory_id else None
     if as_json:
         print_json(
@@ -155,7 +155,7 @@ def record(
             '{"name": "ana", "content": "hi", "at": "2026-03-02T18:00:00Z"}'
         )
     with open_memory(db, embedder) as mem:
-        stored = mem.record_messages(rows, user_id=user, chat_id=chat)
+        stored = mem.sessions.record_messages(rows, user_id=user, chat_id=chat)
     sessions = len({m.session_id for m in stored})
     typer.echo(
         f"recorded {render.plural(len(stored), 'message')} of chat {chat} in "
@@ -175,7 +175,7 @@ def delete(
     if not yes:
         raise CliError("delete removes the session's messages and summary for good; pass --yes to confirm")
     with open_memory(db, embedder, must_exist=True) as mem:
-        gone = mem.delete_session(session_id, user_id=user, actor="cli")
+        gone = mem.sessions.delete(session_id, user_id=user, actor="cli")
     typer.echo(
         f"deleted session {gone.id} ({render.plural(gone.message_count, 'message')} of chat {gone.chat_id})"
     )

@@ -65,7 +65,9 @@ def share(
     """Let other users see one of your memories (they can read it, never change it)."""
     with open_memory(db, embedder, must_exist=True) as mem:
         memory_id = resolve_id(mem, user, memory_id)
-        links = cast("list[MemoryLink]", mem.share(memory_id, user_id=user, with_users=with_, actor="cli"))
+        links = cast(
+            "list[MemoryLink]", mem.sharing.share(memory_id, user_id=user, with_users=with_, actor="cli")
+        )
     _links(links, as_json, f"{memory_id} shared with")
 
 
@@ -84,7 +86,9 @@ def unshare(
         memory_id = resolve_id(mem, user, memory_id)
         links = cast(
             "list[MemoryLink]",
-            mem.unshare(memory_id, user_id=user, from_users=from_ or None, actor="cli", reason=reason),
+            mem.sharing.unshare(
+                memory_id, user_id=user, from_users=from_ or None, actor="cli", reason=reason
+            ),
         )
     _links(links, as_json, f"{memory_id} unshared")
 
@@ -100,7 +104,7 @@ def shares(
     """Whom a memory is shared with (its owner sees every link, anyone else their own)."""
     with open_memory(db, embedder, must_exist=True) as mem:
         memory_id = resolve_id(mem, user, memory_id)
-        links = cast("list[MemoryLink]", mem.shared_with(memory_id, user_id=user))
+        links = cast("list[MemoryLink]", mem.sharing.shared_with(memory_id, user_id=user))
     _links(links, as_json, f"links of {memory_id}")
 
 
@@ -119,7 +123,7 @@ def put_global(
 ) -> None:
     """Store a global memory."""
     with open_memory(db, embedder) as mem:
-        rec = mem.put_global(
+        rec = mem.sharing.put_global(
             summary, category=category, key=key, importance=importance, tags=tag or None, actor="cli"
         )
     if as_json:
@@ -138,7 +142,7 @@ def list_global(
 ) -> None:
     """List the global memories, newest first."""
     with open_memory(db, embedder, must_exist=True) as mem:
-        records = cast("list[MemoryRecord]", mem.list_global(limit=limit, include_inactive=all_))
+        records = cast("list[MemoryRecord]", mem.sharing.list_global(limit=limit, include_inactive=all_))
     if as_json:
         print_json([r.snapshot() for r in records])
     elif not records:
@@ -162,5 +166,5 @@ def purge_global(
     if not yes:
         raise CliError("purge removes the global memory for every user for good; pass --yes to confirm")
     with open_memory(db, embedder, must_exist=True) as mem:
-        mem.purge_global(memory_id, actor="cli")
+        mem.sharing.purge_global(memory_id, actor="cli")
     typer.echo(f"purged global memory {memory_id}")

@@ -1,24 +1,92 @@
 """``AsyncMemory``: the same engine for asyncio code. Each call runs the sync implementation in a
-worker thread, so there is one code path for both (DESIGN: never a second copy of the logic)."""
+worker thread, so there is one code path for both (DESIGN: never a second copy of the logic). Every
+public method of :class:`Memory` has a twin here, made by :class:`~memlane.engine.twin.Twin` with the
+sync method's own parameter and return types."""
 
 from __future__ import annotations
 
 import asyncio
 import builtins
-import functools
-from collections.abc import Callable, Iterator
-from typing import Any, TypeVar
+from typing import Any
 
+from memlane.engine.jobs import Jobs
 from memlane.engine.memory import Memory
-from memlane.model.candidate import Candidate
-from memlane.model.consent import Proposal
-from memlane.model.jobs import Outcome, Pending
-from memlane.model.link import MemoryLink
-from memlane.model.record import HistoryEntry, MemoryRecord, Relation, SearchHit
-from memlane.model.retrieval import ContextBlock, QueryResult
-from memlane.model.session import ChatSession, SessionMessage
+from memlane.engine.procedures import Procedures
+from memlane.engine.proposals import Proposals
+from memlane.engine.sessions import Sessions
+from memlane.engine.sharing import Sharing
+from memlane.engine.twin import Twin
 
-R = TypeVar("R")
+RENAMED = {"close": "aclose"}  # sync name -> its twin's name, where asyncio has a convention
+
+
+class AsyncProposals:
+    """``await amem.proposals.accept(...)``: the twins of :class:`Proposals`."""
+
+    def __init__(self, sync: Proposals) -> None:
+        self.sync = sync
+
+    __call__ = Twin(Proposals.__call__)  # the old ``await amem.proposals(...)``, warning
+    list = Twin(Proposals.list)
+    get = Twin(Proposals.get)
+    accept = Twin(Proposals.accept)
+    reject = Twin(Proposals.reject)
+
+
+class AsyncSessions:
+    """``await amem.sessions.list(...)``: the twins of :class:`Sessions`."""
+
+    def __init__(self, sync: Sessions) -> None:
+        self.sync = sync
+
+    __call__ = Twin(Sessions.__call__)  # the old ``await amem.sessions(...)``, warning
+    record_messages = Twin(Sessions.record_messages)
+    record_message = Twin(Sessions.record_message)
+    list = Twin(Sessions.list)
+    get = Twin(Sessions.get)
+    messages = Twin(Sessions.messages)
+    latest = Twin(Sessions.latest)
+    delete = Twin(Sessions.delete)
+
+
+class AsyncJobs:
+    """``await amem.jobs.outcomes(...)``: the twins of :class:`Jobs`."""
+
+    def __init__(self, sync: Jobs) -> None:
+        self.sync = sync
+
+    __call__ = Twin(Jobs.__call__)  # the old ``await amem.jobs(...)``, warning
+    list = Twin(Jobs.list)
+    pending = Twin(Jobs.pending)
+    outcomes = Twin(Jobs.outcomes)
+    retry = Twin(Jobs.retry)
+    retry_many = Twin(Jobs.retry_many)
+
+
+class AsyncSharing:
+    """``await amem.sharing.share(...)``: the twins of :class:`Sharing`."""
+
+    def __init__(self, sync: Sharing) -> None:
+        self.sync = sync
+
+    share = Twin(Sharing.share)
+    unshare = Twin(Sharing.unshare)
+    shared_with = Twin(Sharing.shared_with)
+    put_global = Twin(Sharing.put_global)
+    list_global = Twin(Sharing.list_global)
+    purge_global = Twin(Sharing.purge_global)
+
+
+class AsyncProcedures:
+    """``await amem.procedures.add(...)``: the twins of :class:`Procedures`."""
+
+    def __init__(self, sync: Procedures) -> None:
+        self.sync = sync
+
+    __call__ = Twin(Procedures.__call__)  # the old ``await amem.procedures(...)``, warning
+    add = Twin(Procedures.add)
+    get = Twin(Procedures.get)
+    list = Twin(Procedures.list)
 
 
 class AsyncMemory:
@@ -26,132 +94,70 @@ class AsyncMemory:
 
     def __init__(self, *args: Any, memory: Memory | None = None, **kwargs: Any) -> None:
         self.sync = memory or Memory(*args, **kwargs)
+        self.proposals = AsyncProposals(self.sync.proposals)
+        self.procedures = AsyncProcedures(self.sync.procedures)
+        self.sharing = AsyncSharing(self.sync.sharing)
+        self.jobs = AsyncJobs(self.sync.jobs)
+        self.sessions = AsyncSessions(self.sync.sessions)
 
-    async def _run(self, fn: Callable[..., R], *args: Any, **kwargs: Any) -> R:
-        return await asyncio.to_thread(functools.partial(fn, *args, **kwargs))
+    accept_proposal = Twin(Memory.accept_proposal)
+    add = Twin(Memory.add)
+    add_fact_jobs = Twin(Memory.add_fact_jobs)
+    add_facts = Twin(Memory.add_facts)
+    add_procedure = Twin(Memory.add_procedure)
+    add_turn = Twin(Memory.add_turn)
+    backfill_sessions = Twin(Memory.backfill_sessions)
+    build_record = Twin(Memory.build_record)
+    capture_turn = Twin(Memory.capture_turn)
+    compact = Twin(Memory.compact)
+    context = Twin(Memory.context)
+    delete = Twin(Memory.delete)
+    delete_session = Twin(Memory.delete_session)
+    delete_user = Twin(Memory.delete_user)
+    embed_text = Twin(Memory.embed_text)
+    enqueue_turn = Twin(Memory.enqueue_turn)
+    get = Twin(Memory.get)
+    history = Twin(Memory.history)
+    import_rows = Twin(Memory.import_rows)
+    latest_session = Twin(Memory.latest_session)
+    link = Twin(Memory.link)
+    list = Twin(Memory.list)
+    list_global = Twin(Memory.list_global)
+    op_counts = Twin(Memory.op_counts)
+    outcomes = Twin(Memory.outcomes)
+    pending = Twin(Memory.pending)
+    procedure = Twin(Memory.procedure)
+    process_jobs = Twin(Memory.process_jobs)
+    proposal = Twin(Memory.proposal)
+    purge = Twin(Memory.purge)
+    purge_global = Twin(Memory.purge_global)
+    put = Twin(Memory.put)
+    put_global = Twin(Memory.put_global)
+    put_many = Twin(Memory.put_many)
+    query = Twin(Memory.query)
+    record_message = Twin(Memory.record_message)
+    record_messages = Twin(Memory.record_messages)
+    reembed = Twin(Memory.reembed)
+    reject_proposal = Twin(Memory.reject_proposal)
+    restore = Twin(Memory.restore)
+    retry_job = Twin(Memory.retry_job)
+    retry_jobs = Twin(Memory.retry_jobs)
+    run_insights = Twin(Memory.run_insights)
+    run_tasks = Twin(Memory.run_tasks)
+    search = Twin(Memory.search)
+    session = Twin(Memory.session)
+    session_messages = Twin(Memory.session_messages)
+    share = Twin(Memory.share)
+    shared_with = Twin(Memory.shared_with)
+    start_worker = Twin(Memory.start_worker)
+    stop_worker = Twin(Memory.stop_worker)
+    unshare = Twin(Memory.unshare)
+    update = Twin(Memory.update)
+    users = Twin(Memory.users)
 
-    async def add(self, messages: Any, **kw: Any) -> builtins.list[Candidate]:
-        return await self._run(self.sync.add, messages, **kw)
-
-    async def add_facts(self, facts: Any, **kw: Any) -> builtins.list[Candidate]:
-        return await self._run(self.sync.add_facts, facts, **kw)
-
-    async def add_fact_jobs(
-        self, facts: Any, **kw: Any
-    ) -> tuple[builtins.list[str], builtins.list[Candidate]]:
-        return await self._run(self.sync.add_fact_jobs, facts, **kw)
-
-    async def context(self, query: str, **kw: Any) -> ContextBlock:
-        return await self._run(self.sync.context, query, **kw)
-
-    async def query(self, query: str, **kw: Any) -> QueryResult:
-        return await self._run(self.sync.query, query, **kw)
-
-    async def put(self, summary: str, **kw: Any) -> MemoryRecord:
-        return await self._run(self.sync.put, summary, **kw)
-
-    async def put_many(self, items: Any, **kw: Any) -> builtins.list[MemoryRecord]:
-        return await self._run(self.sync.put_many, items, **kw)
-
-    async def get(self, memory_id: str, **kw: Any) -> MemoryRecord:
-        return await self._run(self.sync.get, memory_id, **kw)
-
-    async def search(self, query: str, **kw: Any) -> builtins.list[SearchHit]:
-        return await self._run(self.sync.search, query, **kw)
-
-    async def list(self, **kw: Any) -> builtins.list[MemoryRecord]:
-        return await self._run(self.sync.list, **kw)
-
-    async def update(self, memory_id: str, **kw: Any) -> MemoryRecord:
-        return await self._run(self.sync.update, memory_id, **kw)
-
-    async def delete(self, memory_id: str, **kw: Any) -> MemoryRecord:
-        return await self._run(self.sync.delete, memory_id, **kw)
-
-    async def restore(self, memory_id: str, **kw: Any) -> MemoryRecord:
-        return await self._run(self.sync.restore, memory_id, **kw)
-
-    async def purge(self, memory_id: str, **kw: Any) -> None:
-        return await self._run(self.sync.purge, memory_id, **kw)
-
-    async def link(self, from_id: str, to_id: str, **kw: Any) -> Relation:
-        return await self._run(self.sync.link, from_id, to_id, **kw)
-
-    async def share(self, memory_id: str, **kw: Any) -> builtins.list[MemoryLink]:
-        return await self._run(self.sync.share, memory_id, **kw)
-
-    async def unshare(self, memory_id: str, **kw: Any) -> builtins.list[MemoryLink]:
-        return await self._run(self.sync.unshare, memory_id, **kw)
-
-    async def shared_with(self, memory_id: str, **kw: Any) -> builtins.list[MemoryLink]:
-        return await self._run(self.sync.shared_with, memory_id, **kw)
-
-    async def put_global(self, summary: str, **kw: Any) -> MemoryRecord:
-        return await self._run(self.sync.put_global, summary, **kw)
-
-    async def list_global(self, **kw: Any) -> builtins.list[MemoryRecord]:
-        return await self._run(self.sync.list_global, **kw)
-
-    async def purge_global(self, memory_id: str, **kw: Any) -> None:
-        return await self._run(self.sync.purge_global, memory_id, **kw)
-
-    async def add_turn(self, messages: Any, **kw: Any) -> tuple[str, builtins.list[Candidate]]:
-        return await self._run(self.sync.add_turn, messages, **kw)
-
-    async def enqueue_turn(self, messages: Any, **kw: Any) -> str:
-        return await self._run(self.sync.enqueue_turn, messages, **kw)
-
-    async def pending(self, job_ids: Any, **kw: Any) -> Pending | None:
-        return await self._run(self.sync.pending, job_ids, **kw)
-
-    async def outcomes(self, job_ids: Any, **kw: Any) -> builtins.list[Outcome]:
-        return await self._run(self.sync.outcomes, job_ids, **kw)
-
-    async def history(self, memory_id: str, **kw: Any) -> builtins.list[HistoryEntry]:
-        return await self._run(self.sync.history, memory_id, **kw)
-
-    async def proposals(self, **kw: Any) -> builtins.list[Proposal]:
-        return await self._run(self.sync.proposals, **kw)
-
-    async def accept_proposal(self, proposal_id: str, **kw: Any) -> Proposal:
-        return await self._run(self.sync.accept_proposal, proposal_id, **kw)
-
-    async def reject_proposal(self, proposal_id: str, **kw: Any) -> Proposal:
-        return await self._run(self.sync.reject_proposal, proposal_id, **kw)
-
-    async def record_messages(self, messages: Any, **kw: Any) -> builtins.list[SessionMessage]:
-        return await self._run(self.sync.record_messages, messages, **kw)
-
-    async def record_message(self, text: str, **kw: Any) -> SessionMessage:
-        return await self._run(self.sync.record_message, text, **kw)
-
-    async def sessions(self, **kw: Any) -> builtins.list[ChatSession]:
-        return await self._run(self.sync.sessions, **kw)
-
-    async def session_messages(self, session_id: str, **kw: Any) -> builtins.list[SessionMessage]:
-        return await self._run(self.sync.session_messages, session_id, **kw)
-
-    async def session(self, session_id: str, **kw: Any) -> ChatSession:
-        return await self._run(self.sync.session, session_id, **kw)
-
-    async def latest_session(self, **kw: Any) -> ChatSession | None:
-        return await self._run(self.sync.latest_session, **kw)
-
-    async def delete_session(self, session_id: str, **kw: Any) -> ChatSession:
-        return await self._run(self.sync.delete_session, session_id, **kw)
+    aclose = Twin(Memory.close)
 
     async def export_user(self, user_id: str) -> builtins.list[dict[str, Any]]:
-        def collect() -> builtins.list[dict[str, Any]]:
-            rows: Iterator[dict[str, Any]] = self.sync.export_user(user_id)
-            return list(rows)
-
-        return await self._run(collect)
-
-    async def delete_user(self, user_id: str) -> int:
-        return await self._run(self.sync.delete_user, user_id)
-
-    async def compact(self) -> dict[str, int]:
-        return await self._run(self.sync.compact)
-
-    async def aclose(self) -> None:
-        await self._run(self.sync.close)
+        """The rows of :meth:`Memory.export_user`, collected in the worker thread (the iterator reads
+        the store lazily, so it must not be handed across threads)."""
+        return await asyncio.to_thread(lambda: builtins.list(self.sync.export_user(user_id)))

@@ -11,14 +11,11 @@ from typing import Any
 from memlane.engine import validate as v
 from memlane.engine.bounded import run_bounded
 from memlane.engine.worker import Worker
-from memlane.formation.hotpath import CANDIDATE
-from memlane.formation.pending import pending as pending_of
 from memlane.formation.pipeline import Formation
 from memlane.lifecycle.runner import Lifecycle
 from memlane.model.candidate import Candidate, ChatMessage
 from memlane.model.config import Settings
-from memlane.model.errors import NotFoundError, ProviderError, ValidationError
-from memlane.model.jobs import Job, JobStatus, Outcome, Pending
+from memlane.model.errors import ProviderError
 from memlane.model.record import utcnow
 from memlane.storage import Backend
 
@@ -89,15 +86,6 @@ class FormationAPI:
         except ProviderError:
             return True
 
-    def pending(self, job_ids: Sequence[str], *, user_id: str, waited: bool = True) -> Pending | None:
-        """Why formation of these jobs (a turn's id, say) and the candidates they made has not finished,
-        or None when it has (``waited``: the caller waited for it, up to ``MEMLANE_WAIT_TIMEOUT_S``)."""
-        user = v.user_id(user_id)
-        return pending_of(
-            self.formation.jobs_of(user, list(job_ids)),
-            waited_s=self.settings.wait_timeout_s if waited else None,
-        )
-
     def _finish(self, user: str, job_ids: Sequence[str]) -> None:
         """Wait (at most ``MEMLANE_WAIT_TIMEOUT_S``) for committed jobs and the candidates they make."""
         timeout = self.settings.wait_timeout_s
@@ -134,7 +122,7 @@ class FormationAPI:
         time_zone: str | None = None,
         wait: bool = False,
     ) -> str:
-        """Episodic capture, after the assistant answered: the finished turn (the user's
+        """Episodic capture (seed 002), after the assistant answered: the finished turn (the user's
         message, the answer, tool calls and results) becomes an episode if it had an outcome (a decision,
         something done, a next step), within the episodic cooldown, daily cap and novelty, merged into the
         last episode of the same theme when there is one. Dated in ``time_zone`` (an IANA name; default
@@ -152,26 +140,6 @@ class FormationAPI:
         else:
             self._wake_worker()
         return job_id
-
-    def outcomes(self, job_ids: str | Sequence[str], *, user_id: str) -> builtins.list[Outcome]:
-        """What formation did (so far) with each candidate, the action and the memory: of a turn (the id
-        :meth:`add_turn` returns) or of facts (the ids :meth:`add_fact_jobs` returns); one id or several."""
-        user = v.user_id(user_id)
-        asked = [job_ids] if isinstance(job_ids, str) else list(job_ids)
-        found = {j.id: j for j in self.backend.jobs.get_jobs(user, asked)}
-        missing = [i for i in asked if i not in found]
-        if missing:
-            raise NotFoundError(f"no turn or fact job {missing[0]!r} for user {user!r}")
-        ids: builtins.list[str] = []
-        for jid in asked:  # a fact is its own candidate; a turn (or capture) names the candidates it made
-            job = found[jid]
-            if job.kind == CANDIDATE:
-                ids.append(jid)
-            elif job.status is JobStatus.DONE:
-                ids.extend(job.payload.get("candidate_jobs", []))
-        made = [i for i in ids if i not in found]
-        jobs = {**found, **{j.id: j for j in self.backend.jobs.get_jobs(user, made)}} if made else found
-        return [_outcome(jobs[jid]) for jid in ids if jid in jobs]
 
     def add_facts(
         self,
@@ -248,47 +216,3 @@ class FormationAPI:
         if self._worker is not None:
             self._worker.stop()
             self._worker = None
-
-    def jobs(
-        self, status: str | None = None, *, user_id: str | None = None, limit: int = 100
-    ) -> builtins.list[Job]:
-        state = None
-        if status is not None:
-            try:
-                state = JobStatus(status)
-            except ValueError:
-                raise ValidationError(
-                    f"unknown job status {status!r}; use one of {', '.join(s.value for s in JobStatus)}"
-                ) from None
-        return self.backend.jobs.list_jobs(
-            state, user_id=None if user_id is None else v.user_id(user_id), limit=limit
-        )
-
-    def retry_job(self, job_id: str) -> None:
-        if not self.retry_jobs([job_id]):
-            raise NotFoundError(
-                f"no parked job {job_id!r}; list them with `memlane jobs list --status parked`"
-            )
-
-    def retry_jobs(
-        self, job_ids: Sequence[str] | None = None, *, user_id: str | None = None
-    ) -> builtins.list[str]:
-        """Put parked jobs back in the queue, their attempts starting again: those of ``job_ids`` (every
-        parked job when None), of ``user_id`` only when given. Returns the ids retried."""
-        user = None if user_id is None else v.user_id(user_id)
-        ids = self.backend.jobs.retry_jobs(None if job_ids is None else list(job_ids), user_id=user)
-        if ids:
-            self._wake_worker()
-        return ids
-
-
-def _outcome(job: Job) -> Outcome:
-    """A candidate job as the caller sees it: the decision once done, else the job's status."""
-    done = job.status is JobStatus.DONE
-    summary = (job.payload.get("candidate") or {}).get("summary", "")
-    return Outcome(
-        job_id=job.id,
-        summary=job.payload.get("summary", summary),
-        action=job.payload.get("action", "done") if done else job.status.value,
-        memory_id=job.payload.get("memory_id") if done else None,
-    )

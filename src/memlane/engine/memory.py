@@ -8,14 +8,17 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from memlane.engine import validate as v
-from memlane.engine.consent_api import ConsentAPI
 from memlane.engine.formation_api import FormationAPI
-from memlane.engine.procedures_api import ProceduresAPI
+from memlane.engine.jobs import Jobs
+from memlane.engine.namespace import Renamed
+from memlane.engine.procedures import Procedures
+from memlane.engine.proposals import Proposals
 from memlane.engine.reembed import ReembedReport, reembed
 from memlane.engine.session_backfill import BackfillReport
-from memlane.engine.sessions_api import SessionsAPI
-from memlane.engine.sharing_api import SharingAPI
+from memlane.engine.sessions import Sessions
+from memlane.engine.sharing import Sharing
 from memlane.engine.worker import Worker
+from memlane.engine.writes_api import WritesAPI
 from memlane.formation.pipeline import Formation
 from memlane.ledger.bus import EventBus
 from memlane.lifecycle.bootstrap import GlobalBootstrap
@@ -36,15 +39,41 @@ from memlane.storage import Backend, open_backend
 from memlane.telemetry import record, span
 
 
-class Memory(FormationAPI, ProceduresAPI, ConsentAPI, SessionsAPI, SharingAPI):
+class Memory(FormationAPI, WritesAPI):
     """Long-term memory for many users over one store. A user's reads see their own memories and
-    those shared with them (see :class:`~memlane.engine.sharing_api.SharingAPI`).
+    those shared with them (see :class:`~memlane.engine.sharing.Sharing`).
 
     >>> mem = Memory("memlane.db", embedder="hash")
     >>> rec = mem.put("User lives in Lisbon.", user_id="maya", key="profile:residence:city")
     >>> [h.memory.summary for h in mem.search("where does maya live?", user_id="maya")]
     ['User lives in Lisbon.']
+
+    Beside the core calls here, namespaces: ``mem.sessions``, ``mem.proposals``, ``mem.procedures``,
+    ``mem.sharing`` and ``mem.jobs``.
     """
+
+    # the flat names of namespace calls, kept one release; each warns with its new name
+    accept_proposal = Renamed("proposals", Proposals.accept)
+    reject_proposal = Renamed("proposals", Proposals.reject)
+    proposal = Renamed("proposals", Proposals.get)
+    add_procedure = Renamed("procedures", Procedures.add)
+    procedure = Renamed("procedures", Procedures.get)
+    share = Renamed("sharing", Sharing.share)
+    unshare = Renamed("sharing", Sharing.unshare)
+    shared_with = Renamed("sharing", Sharing.shared_with)
+    put_global = Renamed("sharing", Sharing.put_global)
+    list_global = Renamed("sharing", Sharing.list_global)
+    purge_global = Renamed("sharing", Sharing.purge_global)
+    record_messages = Renamed("sessions", Sessions.record_messages)
+    record_message = Renamed("sessions", Sessions.record_message)
+    session = Renamed("sessions", Sessions.get)
+    session_messages = Renamed("sessions", Sessions.messages)
+    latest_session = Renamed("sessions", Sessions.latest)
+    delete_session = Renamed("sessions", Sessions.delete)
+    pending = Renamed("jobs", Jobs.pending)
+    outcomes = Renamed("jobs", Jobs.outcomes)
+    retry_job = Renamed("jobs", Jobs.retry)
+    retry_jobs = Renamed("jobs", Jobs.retry_many)
 
     def __init__(
         self,
@@ -88,6 +117,11 @@ class Memory(FormationAPI, ProceduresAPI, ConsentAPI, SessionsAPI, SharingAPI):
             self.backend, self.events, self.settings.memory_global_bootstrap_below
         )
         self._worker: Worker | None = None
+        self.proposals = Proposals(self)
+        self.procedures = Procedures(self)
+        self.sharing = Sharing(self)
+        self.jobs = Jobs(self)
+        self.sessions = Sessions(self)
         if self.backend.job_kinds:  # the backend's own jobs (a vector channel's sync) wake the worker
             self.backend.on_jobs = self._wake_worker
 

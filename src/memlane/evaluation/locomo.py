@@ -141,7 +141,7 @@ def record_chat(mem: Memory, conv: Conversation) -> dict[str, str]:
     ]
     refs: dict[str, str] = {}
     for start in range(0, len(turns), 1000):
-        for m in mem.record_messages(
+        for m in mem.sessions.record_messages(
             turns[start : start + 1000], user_id=conv.sample_id, chat_id=conv.sample_id
         ):
             refs[m.id] = m.ref or ""
@@ -244,7 +244,7 @@ def run(
                 turns += ingest(mem, conv)
                 refs = record_chat(mem, conv) if sessions else {}
                 if sessions:
-                    for s in mem.sessions(user_id=conv.sample_id, limit=10_000):
+                    for s in mem.sessions.list(user_id=conv.sample_id, limit=10_000):
                         chat_sessions[s.status.value] += 1
                 ingest_s += time.perf_counter() - start
                 if progress:

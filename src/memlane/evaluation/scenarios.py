@@ -94,9 +94,9 @@ def _accept_proposals(mem: Memory, user: str) -> int:
     """Accept the user's pending proposals as the user would; one made stale by a later change of its
     memory (a ConflictError: "changed since proposal") is left, as the user could only reject it."""
     accepted = 0
-    for p in mem.proposals(user_id=user):
+    for p in mem.proposals.list(user_id=user):
         try:
-            mem.accept_proposal(p.id, user_id=user, actor="scenario")
+            mem.proposals.accept(p.id, user_id=user, actor="scenario")
         except ConflictError:
             continue
         accepted += 1

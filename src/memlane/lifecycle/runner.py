@@ -32,7 +32,7 @@ BATCH = 1000  # memories one run changes at most; a full run schedules the next 
 LEASE_SECONDS = 300.0
 MESSAGE_VECTORS_PER_RUN = 2000  # chat messages a sessions run embeds at most (message_vectors.py)
 # Tasks not seeded for every user: recording a group-chat message schedules its user's sessions run
-# (engine/sessions_api.py), so users who never record one cost nothing.
+# (engine/sessions.py), so users who never record one cost nothing.
 BY_USE = frozenset({"sessions"})
 
 # A task's work: the ids to read under the write lock, and the plan that turns them into writes

@@ -32,7 +32,7 @@ def is_valid_user_id(user_id: object) -> bool:
 
 
 # The owner of global memories. Not a valid user id (the rule wants a letter or digit first), so no
-# caller can act as it: global memories are written through Memory.put_global and read through links.
+# caller can act as it: global memories are written through mem.sharing.put_global and read through links.
 GLOBAL_USER = "__global__"
 
 USER_ID_RULE = "1-128 characters: letters, digits and _ . : @ -, starting with a letter or digit"

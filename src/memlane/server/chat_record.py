@@ -85,11 +85,11 @@ def _new_messages(memory: Memory, user: str, chat: str, messages: Sequence[dict[
     anchor, said = trailing_turn(messages)
     if not said:
         return []
-    latest = memory.latest_session(user_id=user, chat_id=chat)
+    latest = memory.sessions.latest(user_id=user, chat_id=chat)
     stored = (
         []
         if latest is None
-        else memory.session_messages(latest.id, user_id=user, limit=min(latest.message_count, MAX_COMPARED))
+        else memory.sessions.messages(latest.id, user_id=user, limit=min(latest.message_count, MAX_COMPARED))
     )
     return unrecorded(anchor, said, stored)
 
@@ -98,7 +98,7 @@ def record_request(memory: Memory, user: str, chat: str, messages: Sequence[dict
     """Record the request's new user messages in the chat; returns how many."""
     new = _new_messages(memory, user, chat, messages)
     if new:
-        memory.record_messages(
+        memory.sessions.record_messages(
             [{"role": "user", "content": s.text, "name": s.sender} for s in new], user_id=user, chat_id=chat
         )
     return len(new)
@@ -106,4 +106,6 @@ def record_request(memory: Memory, user: str, chat: str, messages: Sequence[dict
 
 def record_answer(memory: Memory, user: str, chat: str, answer: str) -> None:
     if clean(answer):
-        memory.record_messages([{"role": "assistant", "content": clean(answer)}], user_id=user, chat_id=chat)
+        memory.sessions.record_messages(
+            [{"role": "assistant", "content": clean(answer)}], user_id=user, chat_id=chat
+        )

@@ -114,7 +114,7 @@ class QueueDepth(Collector):
             labels=["status"],
         )
         for status in (JobStatus.PENDING, JobStatus.RUNNING, JobStatus.PARKED):
-            gauge.add_metric([status.value], len(self.memory.jobs(status.value, limit=QUEUE_CAP)))
+            gauge.add_metric([status.value], len(self.memory.jobs.list(status.value, limit=QUEUE_CAP)))
         yield gauge
 
 

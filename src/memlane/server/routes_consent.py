@@ -39,13 +39,13 @@ def proposals(
     ] = "pending",
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
 ) -> ProposalsResponse:
-    found = state.memory.proposals(user_id=user, status=None if status == "all" else status, limit=limit)
+    found = state.memory.proposals.list(user_id=user, status=None if status == "all" else status, limit=limit)
     return ProposalsResponse(proposals=found)
 
 
 @router.get("/{proposal_id}", response_model=Proposal, responses=ONE, summary="A proposed change")
 def proposal(proposal_id: ProposalId, user: User, state: State) -> Proposal:
-    return state.memory.proposal(proposal_id, user_id=user)
+    return state.memory.proposals.get(proposal_id, user_id=user)
 
 
 @router.post(
@@ -55,7 +55,7 @@ def proposal(proposal_id: ProposalId, user: User, state: State) -> Proposal:
     summary="Accept a proposed change (the memory is superseded)",
 )
 def accept(proposal_id: ProposalId, user: User, who: Caller, state: State, body: Decision = None) -> Proposal:
-    return state.memory.accept_proposal(
+    return state.memory.proposals.accept(
         proposal_id, user_id=user, actor=_actor(who, user), reason=body.reason if body else None
     )
 
@@ -67,6 +67,6 @@ def accept(proposal_id: ProposalId, user: User, who: Caller, state: State, body:
     summary="Reject a proposed change (the memory stays)",
 )
 def reject(proposal_id: ProposalId, user: User, who: Caller, state: State, body: Decision = None) -> Proposal:
-    return state.memory.reject_proposal(
+    return state.memory.proposals.reject(
         proposal_id, user_id=user, actor=_actor(who, user), reason=body.reason if body else None
     )

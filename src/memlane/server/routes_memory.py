@@ -112,13 +112,13 @@ def add_turn(body: TurnRequest, user: User, state: State, chat: ChatIdHeader = N
         at=body.at,
         wait=body.wait,
     )
-    reason = mem.pending([turn_id], user_id=user, waited=body.wait)
+    reason = mem.jobs.pending([turn_id], user_id=user, waited=body.wait)
     return _formation(
         body.wait,
         reason,
         candidates=cands,
         turn_id=turn_id,
-        decisions=mem.outcomes(turn_id, user_id=user) if body.wait else [],
+        decisions=mem.jobs.outcomes(turn_id, user_id=user) if body.wait else [],
     )
 
 
@@ -138,9 +138,9 @@ def add_facts(body: FactsRequest, user: User, state: State, chat: ChatIdHeader =
     )
     return _formation(
         body.wait,
-        mem.pending(jobs, user_id=user, waited=body.wait),
+        mem.jobs.pending(jobs, user_id=user, waited=body.wait),
         candidates=cands,
-        decisions=mem.outcomes(jobs, user_id=user) if body.wait else [],
+        decisions=mem.jobs.outcomes(jobs, user_id=user) if body.wait else [],
     )
 
 
@@ -322,7 +322,7 @@ def jobs(
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
 ) -> JobsResponse:
     return JobsResponse(
-        jobs=_mem(state).jobs(None if status is None else status.value, user_id=user, limit=limit)
+        jobs=_mem(state).jobs.list(None if status is None else status.value, user_id=user, limit=limit)
     )
 
 
@@ -333,7 +333,7 @@ def retry_jobs(
     """Put the user's parked jobs (those of ``job_ids``, or all) back in the queue, their attempts
     starting again; the worker forms them. Jobs that are not parked are left as they are."""
     ids = None if body is None else body.job_ids
-    return RetryJobsResponse(retried=_mem(state).retry_jobs(ids, user_id=user))
+    return RetryJobsResponse(retried=_mem(state).jobs.retry_many(ids, user_id=user))
 
 
 @router.get("/{memory_id}", response_model=MemoryRecord, responses=ONE, summary="Get a memory")

@@ -30,14 +30,14 @@ ProcedureName = Annotated[
 )
 def save(body: ProcedureRequest, user: User, state: State) -> MemoryRecord:
     fields = body.model_dump(exclude_unset=True, exclude={"name", "steps"})
-    return state.memory.add_procedure(body.name, body.steps, user_id=user, actor="api", **fields)
+    return state.memory.procedures.add(body.name, body.steps, user_id=user, actor="api", **fields)
 
 
 @router.get("", response_model=ListResponse, responses=ERRORS, summary="The user's procedures")
 def list_procedures(
     user: User, state: State, limit: Annotated[int, Query(ge=1, le=1000)] = 100
 ) -> ListResponse:
-    rows = state.memory.procedures(user_id=user, limit=limit)
+    rows = state.memory.procedures.list(user_id=user, limit=limit)
     return ListResponse(memories=ListedMemory.of(rows, user), limit=limit, offset=0)
 
 
@@ -48,4 +48,4 @@ def list_procedures(
     summary="One procedure by name",
 )
 def get(name: ProcedureName, user: User, state: State) -> MemoryRecord:
-    return state.memory.procedure(name, user_id=user)
+    return state.memory.procedures.get(name, user_id=user)

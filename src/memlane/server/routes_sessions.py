@@ -50,7 +50,7 @@ def record(
         raise ApiError(
             400, "invalid_request", f"chat_id is required: in the body or the {CHAT_ID_HEADER} header"
         )
-    stored = state.memory.record_messages(
+    stored = state.memory.sessions.record_messages(
         [m.model_dump() for m in body.messages],
         user_id=user,
         chat_id=chat_id,
@@ -70,7 +70,7 @@ def sessions(
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
 ) -> SessionsResponse:
     return SessionsResponse(
-        sessions=state.memory.sessions(user_id=user, chat_id=chat_id, status=status, limit=limit)
+        sessions=state.memory.sessions.list(user_id=user, chat_id=chat_id, status=status, limit=limit)
     )
 
 
@@ -83,7 +83,7 @@ def sessions(
 def messages(
     session_id: SessionId, user: User, state: State, limit: Annotated[int, Query(ge=1, le=10_000)] = 1000
 ) -> MessagesResponse:
-    return MessagesResponse(messages=state.memory.session_messages(session_id, user_id=user, limit=limit))
+    return MessagesResponse(messages=state.memory.sessions.messages(session_id, user_id=user, limit=limit))
 
 
 @router.delete(
@@ -99,4 +99,4 @@ def delete(
     reason: Annotated[str | None, Query(max_length=1000, pattern=NO_NUL)] = None,
 ) -> ChatSession:
     """Returns the session as it was. Purging its summary memory (POST /v1/memory/{id}/purge) does the same."""
-    return state.memory.delete_session(session_id, user_id=user, actor="api", reason=reason)
+    return state.memory.sessions.delete(session_id, user_id=user, actor="api", reason=reason)

@@ -38,7 +38,7 @@ ADMIN_ACTOR = "admin"
     summary="Share a memory with other users (read-only for them)",
 )
 def share(memory_id: MemoryId, body: ShareRequest, user: User, state: State) -> LinksResponse:
-    links = state.memory.share(memory_id, user_id=user, with_users=body.with_users, actor=ACTOR)
+    links = state.memory.sharing.share(memory_id, user_id=user, with_users=body.with_users, actor=ACTOR)
     return LinksResponse(memory_id=memory_id, links=links)
 
 
@@ -52,7 +52,7 @@ def unshare(
     memory_id: MemoryId, user: User, state: State, body: Annotated[UnshareRequest | None, Body()] = None
 ) -> LinksResponse:
     given = body or UnshareRequest()
-    links = state.memory.unshare(
+    links = state.memory.sharing.unshare(
         memory_id, user_id=user, from_users=given.from_users, actor=ACTOR, reason=given.reason
     )
     return LinksResponse(memory_id=memory_id, links=links)
@@ -65,7 +65,7 @@ def unshare(
     summary="Whom a memory is shared with (the owner sees every link, others their own)",
 )
 def shares(memory_id: MemoryId, user: User, state: State) -> LinksResponse:
-    return LinksResponse(memory_id=memory_id, links=state.memory.shared_with(memory_id, user_id=user))
+    return LinksResponse(memory_id=memory_id, links=state.memory.sharing.shared_with(memory_id, user_id=user))
 
 
 @router.post(
@@ -79,7 +79,7 @@ def put_global(body: PutRequest, _: Admin, state: State) -> StoredMemory:
     fits(state, body.summary)
     fields = body.model_dump(exclude_unset=True)
     summary = fields.pop("summary")
-    return stored(state, state.memory.put_global(summary, actor=ADMIN_ACTOR, **fields), body.category)
+    return stored(state, state.memory.sharing.put_global(summary, actor=ADMIN_ACTOR, **fields), body.category)
 
 
 @router.get(
@@ -96,7 +96,7 @@ def list_global(
     offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
     include_inactive: bool = False,
 ) -> ListResponse:
-    rows = state.memory.list_global(limit=limit, offset=offset, include_inactive=include_inactive)
+    rows = state.memory.sharing.list_global(limit=limit, offset=offset, include_inactive=include_inactive)
     return ListResponse(memories=ListedMemory.of(rows, GLOBAL_USER), limit=limit, offset=offset)
 
 
@@ -110,5 +110,5 @@ def list_global(
 def purge_global(
     memory_id: MemoryId, _: Admin, state: State, body: Annotated[ReasonRequest | None, Body()] = None
 ) -> PurgeResponse:
-    state.memory.purge_global(memory_id, actor=ADMIN_ACTOR, reason=body.reason if body else None)
+    state.memory.sharing.purge_global(memory_id, actor=ADMIN_ACTOR, reason=body.reason if body else None)
     return PurgeResponse(id=memory_id)

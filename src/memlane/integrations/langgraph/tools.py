@@ -210,7 +210,7 @@ def memory_tools(memory: Memory | None = None, *, agent: str = "supervisor") -> 
         """Save a workflow that worked as a named procedure of imperative steps ("Run the tests.") so
         agents allowed `procedural` can reuse it; saving the same name again replaces its steps."""
         mem, user = memory_of(memory), configured(config, "user_id")
-        rec = mem.add_procedure(
+        rec = mem.procedures.add(
             name, steps, user_id=user, actor=ACTOR, thread_id=configured(config, "thread_id", required=False)
         )
         return {**as_dict(rec, user), "steps": rec.metadata["steps"]}

@@ -76,7 +76,7 @@ def build_server(
 
         def add(who: str) -> dict[str, Any]:
             turn, cands = memory.add_turn(text, user_id=who, thread_id=thread_id, wait=wait)
-            done = memory.outcomes(turn, user_id=who) if wait else []
+            done = memory.jobs.outcomes(turn, user_id=who) if wait else []
             return {
                 "candidates": [c.summary for c in cands],
                 "decisions": [

@@ -1,5 +1,5 @@
-"""Procedural memories: saved on an explicit trigger, never in the default context,
-read by agents whose allowlist has ``procedural`` (``memory.query``) or listed here."""
+"""``mem.procedures``: procedural memories, saved on an explicit trigger, never in the default
+context, read by agents whose allowlist has ``procedural`` (``memory.query``) or listed here."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from memlane.engine import validate as v
-from memlane.engine.writes_api import WritesAPI
+from memlane.engine.namespace import Namespace, warn_renamed
 from memlane.model.enums import MemoryType
 from memlane.model.errors import NotFoundError, ValidationError
 from memlane.model.filters import Condition, live
@@ -17,10 +17,15 @@ from memlane.model.procedure import CATEGORY, check_name, check_steps, procedure
 from memlane.model.record import MemoryRecord
 
 
-class ProceduresAPI(WritesAPI):
-    """Mixed into :class:`memlane.Memory`; writes go through :meth:`WritesAPI.put` (one write path)."""
+class Procedures(Namespace):
+    """Writes go through :meth:`Memory.put` (one write path)."""
 
-    def add_procedure(
+    def __call__(self, *, user_id: str, limit: int = 100) -> builtins.list[MemoryRecord]:
+        """The old ``mem.procedures(...)``, kept one release: :meth:`list`."""
+        warn_renamed("Memory.procedures", "mem.procedures.list")
+        return self.list(user_id=user_id, limit=limit)
+
+    def add(
         self, name: str, steps: Sequence[str] | str, *, user_id: str, actor: str = "api", **fields: Any
     ) -> MemoryRecord:
         """Save (or replace, by name) a procedure of numbered imperative steps. ``fields``: ``tags``,
@@ -31,7 +36,7 @@ class ProceduresAPI(WritesAPI):
             raise ValidationError(
                 "a procedure's type, category, key and summary follow from its name and steps"
             )
-        return self.put(
+        return self.mem.put(
             procedure_summary(title, clean),
             user_id=user_id,
             actor=actor,
@@ -42,17 +47,19 @@ class ProceduresAPI(WritesAPI):
             **fields,
         )
 
-    def procedure(self, name: str, *, user_id: str) -> MemoryRecord:
+    def get(self, name: str, *, user_id: str) -> MemoryRecord:
         """The active procedure of that name."""
         user, title = v.user_id(user_id), check_name(name)
         memory_id = deterministic_id(user, MemoryType.PROCEDURAL.value, procedure_key(title))
-        rec = self.backend.memories.get(user, memory_id)
+        rec = self.mem.backend.memories.get(user, memory_id)
         if rec is None or not rec.is_active:
-            raise NotFoundError(f"no procedure {title!r} for user {user!r}; list them with procedures()")
+            raise NotFoundError(
+                f"no procedure {title!r} for user {user!r}; list them with mem.procedures.list()"
+            )
         return rec
 
-    def procedures(self, *, user_id: str, limit: int = 100) -> builtins.list[MemoryRecord]:
+    def list(self, *, user_id: str, limit: int = 100) -> builtins.list[MemoryRecord]:
         """The user's active procedures."""
         user = v.user_id(user_id)
         conds = [*live(), Condition("type", "$eq", MemoryType.PROCEDURAL.value)]
-        return self.backend.memories.list(user, conds, limit=v.positive("limit", limit))
+        return self.mem.backend.memories.list(user, conds, limit=v.positive("limit", limit))

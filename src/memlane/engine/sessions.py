@@ -1,5 +1,5 @@
-"""The group-chat half of :class:`memlane.Memory` (docs/sessions.md): messages recorded per
-chat and split into sessions by inactivity."""
+"""``mem.sessions`` (docs/sessions.md): group-chat messages recorded per chat and split into sessions
+by inactivity."""
 
 from __future__ import annotations
 
@@ -9,30 +9,31 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from memlane.engine import validate as v
+from memlane.engine.namespace import Namespace, warn_renamed
 from memlane.formation import sessionize
-from memlane.ledger.bus import EventBus
 from memlane.ledger.commit import commit_planned
 from memlane.ledger.events import MemoryEvent
 from memlane.ledger.mutations import Mutation
 from memlane.lifecycle.schedule import task_job
 from memlane.model.candidate import ChatMessage
-from memlane.model.config import Settings
 from memlane.model.enums import MemoryState
 from memlane.model.errors import ConfigError, NotFoundError, ValidationError
 from memlane.model.ids import deterministic_id
 from memlane.model.record import MemoryRecord, utcnow
 from memlane.model.session import ChatSession, SessionFilter, SessionMessage, SessionStatus
-from memlane.storage import Backend
 
 MAX_MESSAGES = 1000  # per call
 
 
-class SessionsAPI:
-    """Mixed into ``Memory``; every interface records group-chat messages through these methods."""
+class Sessions(Namespace):
+    """Every interface records group-chat messages through these calls."""
 
-    settings: Settings
-    backend: Backend
-    events: EventBus
+    def __call__(
+        self, *, user_id: str, chat_id: str | None = None, status: str | None = None, limit: int = 100
+    ) -> builtins.list[ChatSession]:
+        """The old ``mem.sessions(...)``, kept one release: :meth:`list`."""
+        warn_renamed("Memory.sessions", "mem.sessions.list")
+        return self.list(user_id=user_id, chat_id=chat_id, status=status, limit=limit)
 
     def record_messages(
         self,
@@ -50,7 +51,7 @@ class SessionsAPI:
         stored rows instead of recording them twice (ConflictError when their content differs). Refused
         (nothing recorded) with session memory off, or for a message older than the chat's latest
         session."""
-        if not self.settings.context_session_memory_enabled:
+        if not self.mem.settings.context_session_memory_enabled:
             raise ConfigError(
                 "session memory is off (CONTEXT_SESSION_MEMORY_ENABLED=false); nothing was recorded"
             )
@@ -88,13 +89,15 @@ class SessionsAPI:
             )
             for n, m in enumerate(checked)
         ]
-        gap = timedelta(minutes=self.settings.context_session_gap_minutes)
-        every = self.settings.memlane_schedule.get("sessions", 0)  # the background task closes and summarises
+        gap = timedelta(minutes=self.mem.settings.context_session_gap_minutes)
+        every = self.mem.settings.memlane_schedule.get(
+            "sessions", 0
+        )  # the background task closes and summarises
         task = [task_job(user, "sessions", timedelta(hours=every), now)] if every > 0 else []
-        stored, opened, closed = sessionize.record(self.backend, user, incoming, gap, now, task)
+        stored, opened, closed = sessionize.record(self.mem.backend, user, incoming, gap, now, task)
         for kind, sessions in (("closed", closed), ("opened", opened)):  # the chat's last one closes first
             for s in sessions:
-                self.events.publish(
+                self.mem.events.publish(
                     MemoryEvent(
                         type=f"session.{kind}", user_id=user, data={"session_id": s.id, "chat_id": chat}
                     )
@@ -115,7 +118,7 @@ class SessionsAPI:
         item: dict[str, Any] = {"role": role, "content": text, "name": sender, "at": v.when("at", at)}
         return self.record_messages([item], user_id=user_id, chat_id=chat_id)[0]
 
-    def sessions(
+    def list(
         self, *, user_id: str, chat_id: str | None = None, status: str | None = None, limit: int = 100
     ) -> builtins.list[ChatSession]:
         """The user's chat sessions, oldest first, of one chat and status when given."""
@@ -123,32 +126,30 @@ class SessionsAPI:
         where = SessionFilter(
             chat_id=v.optional_scope("chat_id", chat_id), statuses=(state,) if state else ()
         )
-        return self.backend.sessions.chat_sessions(
+        return self.mem.backend.sessions.chat_sessions(
             v.user_id(user_id), where, limit=v.positive("limit", limit)
         )
 
-    def session_messages(
-        self, session_id: str, *, user_id: str, limit: int = 1000
-    ) -> builtins.list[SessionMessage]:
+    def messages(self, session_id: str, *, user_id: str, limit: int = 1000) -> builtins.list[SessionMessage]:
         """A session's messages, oldest first."""
-        return self.backend.sessions.session_messages(
+        return self.mem.backend.sessions.session_messages(
             v.user_id(user_id), v.required_id("session_id", session_id), limit=v.positive("limit", limit)
         )
 
-    def session(self, session_id: str, *, user_id: str) -> ChatSession:
+    def get(self, session_id: str, *, user_id: str) -> ChatSession:
         """One of the user's sessions (NotFoundError when they have none of that id)."""
         user, sid = v.user_id(user_id), v.required_id("session_id", session_id)
-        found = self.backend.sessions.chat_sessions(user, SessionFilter(ids=(sid,)), limit=1)
+        found = self.mem.backend.sessions.chat_sessions(user, SessionFilter(ids=(sid,)), limit=1)
         if not found:
             raise NotFoundError(f"no session {session_id!r} for user {user_id!r}")
         return found[0]
 
-    def latest_session(self, *, user_id: str, chat_id: str) -> ChatSession | None:
+    def latest(self, *, user_id: str, chat_id: str) -> ChatSession | None:
         """The chat's latest session (the last started), or None when nothing was recorded in it."""
         user, chat = v.user_id(user_id), v.required_id("chat_id", chat_id, "the group chat")
-        return self.backend.sessions.latest_sessions(user, [chat]).get(chat)
+        return self.mem.backend.sessions.latest_sessions(user, [chat]).get(chat)
 
-    def delete_session(
+    def delete(
         self, session_id: str, *, user_id: str, actor: str = "api", reason: str | None = None
     ) -> ChatSession:
         """Forget a session for good: its raw messages, the session itself and its summary memory (purged
@@ -158,7 +159,7 @@ class SessionsAPI:
         gone: builtins.list[ChatSession] = []
 
         def plan(stored: dict[str, MemoryRecord]) -> Mutation:
-            gone[:] = [self.session(sid, user_id=user)]  # read under the write lock: no summary slips in
+            gone[:] = [self.get(sid, user_id=user)]  # read under the write lock: no summary slips in
             m = Mutation(actor=actor)
             for summary in stored.values():
                 if summary.id == gone[0].memory_id and summary.state is not MemoryState.PURGED:
@@ -167,8 +168,11 @@ class SessionsAPI:
             return m
 
         ids = [deterministic_id(user, "session", sid)]  # the id the sessions task gives its summary
-        known = self.session(sid, user_id=user).memory_id
+        known = self.get(sid, user_id=user).memory_id
         commit_planned(
-            self.backend, self.events, {user: ids + ([known] if known and known not in ids else [])}, plan
+            self.mem.backend,
+            self.mem.events,
+            {user: ids + ([known] if known and known not in ids else [])},
+            plan,
         )
         return gone[0]

@@ -1,5 +1,4 @@
-"""Shared and global memories on :class:`~memlane.engine.memory.Memory` (see
-docs/shared-memories.md).
+"""``mem.sharing``: shared and global memories (docs/shared-memories.md).
 
 A memory keeps its one owner; a link lets another user see it (read, search, context), never change
 it, and never as their own words: every surface names its owner (:mod:`memlane.model.provenance`) and
@@ -15,46 +14,20 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from memlane.engine import validate as v
-from memlane.ledger.bus import EventBus
+from memlane.engine.namespace import Namespace
 from memlane.ledger.commit import commit_planned
 from memlane.ledger.mutations import Mutation
-from memlane.lifecycle.bootstrap import GlobalBootstrap
-from memlane.model.config import Settings
 from memlane.model.enums import MemoryState
 from memlane.model.errors import ConflictError, NotFoundError, ValidationError
 from memlane.model.ids import GLOBAL_USER
 from memlane.model.link import MemoryLink
 from memlane.model.record import MemoryRecord
-from memlane.storage import Backend
 
 MAX_USERS = 100  # users named in one share or unshare
 
 
-class SharingAPI:
-    """Mixed into ``Memory`` beside :class:`~memlane.engine.writes_api.WritesAPI`, whose helpers it uses."""
-
-    settings: Settings
-    backend: Backend
-    events: EventBus
-    bootstrap: GlobalBootstrap
-
-    # provided by WritesAPI / Memory
-    def _owned(self, stored: Mapping[str, MemoryRecord | None], user_id: str, memory_id: str) -> MemoryRecord:
-        raise NotImplementedError
-
-    def _build(self, summary: str, user: str, fields: dict[str, Any]) -> MemoryRecord:
-        raise NotImplementedError
-
-    def _store(
-        self, items: Sequence[Mapping[str, Any]], built: builtins.list[MemoryRecord], actor: str
-    ) -> builtins.list[MemoryRecord]:
-        raise NotImplementedError
-
-    def _purge(self, user: str, memory_id: str, actor: str, reason: str | None) -> None:
-        raise NotImplementedError
-
-    def _conditions(self, user_id: str, filters: Mapping[str, Any] | None, include_inactive: bool) -> Any:
-        raise NotImplementedError
+class Sharing(Namespace):
+    """Writes go through the core write path of :class:`~memlane.engine.memory.Memory`."""
 
     # --- sharing ---------------------------------------------------------------------------------
     def share(
@@ -68,14 +41,14 @@ class SharingAPI:
         out: builtins.list[MemoryLink] = []
 
         def plan(stored: dict[str, MemoryRecord]) -> Mutation:
-            rec = self._owned(stored, user, mid)
+            rec = self.mem._owned(stored, user, mid)
             if user in targets:
                 raise ConflictError(f"memory {mid} already belongs to {user!r}; share it with other users")
             if rec.state is not MemoryState.ACTIVE:
                 raise ValidationError(
                     f"cannot share memory {mid}: it is {rec.state.value}; only active memories can be shared"
                 )
-            held = {k.user_id: k for k in self.backend.memories.links(user, mid) if k.is_open}
+            held = {k.user_id: k for k in self.mem.backend.memories.links(user, mid) if k.is_open}
             m = Mutation(actor=actor)
             fresh = [
                 MemoryLink(user_id=t, memory_id=mid, linked_at=m.at, linked_by=user)
@@ -87,7 +60,7 @@ class SharingAPI:
             out[:] = [held.get(t) or made[t] for t in targets]
             return m
 
-        commit_planned(self.backend, self.events, {user: [mid]}, plan)
+        commit_planned(self.mem.backend, self.mem.events, {user: [mid]}, plan)
         return out
 
     def unshare(
@@ -109,9 +82,9 @@ class SharingAPI:
 
         def plan(stored: dict[str, MemoryRecord]) -> Mutation:
             owner = stored.get(mid) is not None
-            held = {k.user_id: k for k in self.backend.memories.links(user, mid) if k.is_open}
+            held = {k.user_id: k for k in self.mem.backend.memories.links(user, mid) if k.is_open}
             if not owner and (names not in (None, [user]) or user not in held):
-                self._owned(stored, user, mid)  # not found, or not theirs to unshare from others
+                self.mem._owned(stored, user, mid)  # not found, or not theirs to unshare from others
                 raise NotFoundError(f"memory {mid} is not shared with user {user!r}")
             chosen = (names if names is not None else sorted(held)) if owner else [user]
             missing = [n for n in chosen if n not in held]
@@ -128,15 +101,15 @@ class SharingAPI:
                 out.append(held[name].model_copy(update={"unlinked_at": m.at}))
             return m
 
-        commit_planned(self.backend, self.events, {user: [mid]}, plan)
+        commit_planned(self.mem.backend, self.mem.events, {user: [mid]}, plan)
         return out
 
     def shared_with(self, memory_id: str, *, user_id: str) -> builtins.list[MemoryLink]:
         """The links of ``memory_id``, open and closed: all of them for its owner, a user's own link for
         a user it is shared with."""
         user, mid = v.user_id(user_id), v.memory_id(memory_id)
-        found = self.backend.memories.links(user, mid)
-        if not found and self.backend.memories.get(user, mid, shared=True) is None:
+        found = self.mem.backend.memories.links(user, mid)
+        if not found and self.mem.backend.memories.get(user, mid, shared=True) is None:
             raise NotFoundError(f"no memory {mid!r} for user {user!r}")
         return found
 
@@ -144,10 +117,10 @@ class SharingAPI:
     def put_global(self, summary: str, *, actor: str = "admin", **fields: Any) -> MemoryRecord:
         """Store a global memory (the fields of :meth:`put`; with ``key`` a put updates it in place).
         Users with few memories of their own are linked to it when they next read."""
-        rec = self._store(
-            [{"summary": summary, **fields}], [self._build(summary, GLOBAL_USER, dict(fields))], actor
+        rec = self.mem._store(
+            [{"summary": summary, **fields}], [self.mem._build(summary, GLOBAL_USER, dict(fields))], actor
         )[0]
-        self.bootstrap.forget()
+        self.mem.bootstrap.forget()
         return rec
 
     def list_global(
@@ -158,8 +131,8 @@ class SharingAPI:
         offset: int = 0,
         include_inactive: bool = False,
     ) -> builtins.list[MemoryRecord]:
-        conds = self._conditions(GLOBAL_USER, filters, include_inactive)
-        return self.backend.memories.list(
+        conds = self.mem._conditions(GLOBAL_USER, filters, include_inactive)
+        return self.mem.backend.memories.list(
             GLOBAL_USER,
             conds,
             limit=v.positive("limit", limit),
@@ -168,7 +141,7 @@ class SharingAPI:
 
     def purge_global(self, memory_id: str, *, actor: str = "admin", reason: str | None = None) -> None:
         """Forget a global memory for every user (as :meth:`purge` does for a user's own)."""
-        self._purge(GLOBAL_USER, v.memory_id(memory_id), actor, reason)
+        self.mem._purge(GLOBAL_USER, v.memory_id(memory_id), actor, reason)
 
 
 def _users(name: str, value: Any) -> builtins.list[str]:
