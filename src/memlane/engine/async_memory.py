@@ -134,6 +134,7 @@ class AsyncMemory:
     put = Twin(Memory.put)
     put_global = Twin(Memory.put_global)
     put_many = Twin(Memory.put_many)
+    commit_mutation = Twin(Memory.commit_mutation)
     query = Twin(Memory.query)
     record_message = Twin(Memory.record_message)
     record_messages = Twin(Memory.record_messages)
