@@ -122,7 +122,7 @@ class FormationAPI:
         time_zone: str | None = None,
         wait: bool = False,
     ) -> str:
-        """Episodic capture (seed 002), after the assistant answered: the finished turn (the user's
+        """Episodic capture, after the assistant answered: the finished turn (the user's
         message, the answer, tool calls and results) becomes an episode if it had an outcome (a decision,
         something done, a next step), within the episodic cooldown, daily cap and novelty, merged into the
         last episode of the same theme when there is one. Dated in ``time_zone`` (an IANA name; default
