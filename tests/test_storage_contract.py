@@ -362,3 +362,22 @@ def test_id_searches_match_the_record_searches(backend: Backend) -> None:
         ]
     assert [i for i, _ in backend.memories.vector_ids("u1", vec(1, 0))] == ["a", "b", "c"]
     assert {i for i, _ in backend.memories.keyword_ids("u1", "tea")} == {"a", "b"}
+
+
+def test_totals_count_by_state_and_per_user_and_name_only_the_top_users(backend: Backend) -> None:
+    from memlane.model.ids import GLOBAL_USER
+
+    records = [
+        *(rec(f"a{i}", "alice") for i in range(3)),
+        rec("a-old", "alice", state=MemoryState.SUPERSEDED),
+        rec("b1", "bob"),
+        rec("b-gone", "bob", state=MemoryState.SOFT_DELETED),
+        rec("c1", "carol"),
+        rec("g1", GLOBAL_USER),  # a global memory: counted by state, but its owner is not a user
+    ]
+    backend.apply(WriteBatch(upserts=[Upsert(r, vec(1)) for r in records]))
+    totals = backend.memories.totals()
+    assert totals.by_state == {"active": 6, "superseded": 1, "soft_deleted": 1}
+    assert totals.per_user == {3: 1, 1: 2} and (totals.users, totals.active) == (3, 5)
+    assert totals.top == []  # no user named unless asked
+    assert backend.memories.totals(top=2).top == [("alice", 3), ("bob", 1)]  # ties by user id

@@ -155,6 +155,7 @@ class AsyncMemory:
     unshare = Twin(Memory.unshare)
     update = Twin(Memory.update)
     users = Twin(Memory.users)
+    totals = Twin(Memory.totals)
 
     aclose = Twin(Memory.close)
 

@@ -31,6 +31,7 @@ from memlane.model.jobs import OpCount, OpEvent
 from memlane.model.record import HistoryEntry, MemoryRecord, SearchHit, utcnow
 from memlane.model.retrieval import ContextBlock, QueryResult
 from memlane.model.search_presets import with_preset
+from memlane.model.totals import MemoryTotals
 from memlane.providers.embed import Embedder
 from memlane.providers.llm.base import MemoryLLM
 from memlane.retrieval.query import check_query, check_threshold
@@ -413,6 +414,13 @@ class Memory(FormationAPI, WritesAPI):
 
     def users(self) -> builtins.list[str]:
         return self.backend.memories.list_users()
+
+    def totals(self, *, top_users: int = 0) -> MemoryTotals:
+        """Every user's memories counted: by state, active ones per user, and the ``top_users`` users
+        with the most active memories (their ids; none by default). For operators (``/metrics``)."""
+        if top_users < 0:
+            raise ValidationError(f"top_users must be 0 or more, got {top_users}")
+        return self.backend.memories.totals(top=top_users)
 
     def export_user(self, user_id: str) -> Iterator[dict[str, Any]]:
         """Everything a user has (memories, relations, history) as JSON-ready rows tagged ``kind``."""

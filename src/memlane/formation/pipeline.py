@@ -31,6 +31,7 @@ from memlane.formation.hotpath import (
     turn_job,
 )
 from memlane.formation.implied import implied_memories
+from memlane.formation.observe import Decided, DecisionWatch
 from memlane.formation.retry import next_attempt
 from memlane.ledger.bus import EventBus
 from memlane.ledger.commit import commit
@@ -86,6 +87,7 @@ class Formation:
         self._llm: MemoryLLM | None = None
         self.worker_id = f"w-{os.getpid()}-{new_id()[:8]}"
         self.lease_seconds = LEASE_SECONDS
+        self.decisions = DecisionWatch()  # told of each committed decision (the server's metrics)
 
     @property
     def llm(self) -> MemoryLLM:
@@ -560,6 +562,7 @@ class Formation:
             }
             fault("before_commit")
             commit(self.backend, self.bus, planned.mutation)
+        self.decisions.tell(Decided(planned.action, cand.type, d.score, cand.importance))
         event = f"episodic.{planned.action}" if cand.type is MemoryType.EPISODIC else "memory_decision"
         # a user's words (the fact, a reason quoting it) only at DEBUG: INFO logs reach stderr and log stores
         log.info(

@@ -318,6 +318,9 @@ class Settings(BaseSettings):
     )
     # Requests with a larger body are refused (413) before they are read or parsed.
     server_max_body_bytes: int = Field(1_048_576, ge=1024, validation_alias=_alias("MEMLANE_MAX_BODY_BYTES"))
+    # /metrics names the users with the most active memories, this many at most (0: none). Off by
+    # default: metric labels carry no user ids unless the operator asks (server/metrics_totals.py).
+    metrics_top_users: int = Field(0, ge=0, le=100, validation_alias=_alias("MEMLANE_METRICS_TOP_USERS"))
 
     @field_validator("context_session_summary_model")
     @classmethod

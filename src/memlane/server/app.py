@@ -102,7 +102,9 @@ def create_app(memory: Memory | None = None, settings: Settings | None = None) -
             metrics,
         )
     unsubscribe = mem.events.subscribe(metrics.on_event)
+    unwatch = metrics.watch_formation(mem)
     metrics.watch_queue(mem)
+    metrics.watch_totals(mem, settings.metrics_top_users)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -116,6 +118,7 @@ def create_app(memory: Memory | None = None, settings: Settings | None = None) -
             if state.upstream is not None:
                 await state.upstream.aclose()
             unsubscribe()
+            unwatch()
             if owns:
                 await anyio.to_thread.run_sync(mem.close)
 

@@ -1,8 +1,10 @@
 """Prometheus metrics: request latency, formation events, job queue depth, embedder and LLM latency,
-chat sessions opened, summarised and failed.
+chat sessions opened, summarised and failed; formation's decisions (:mod:`metrics_decisions`) and the
+stored memories' totals (:mod:`metrics_totals`).
 
 Each app has its own registry (several apps in one process, as in tests, do not collide). Labels never
-carry user ids or texts: routes are the templates (``/v1/memory/{memory_id}``), not the paths.
+carry user ids or texts: routes are the templates (``/v1/memory/{memory_id}``), not the paths. The one
+exception is opt-in and bounded: ``MEMLANE_METRICS_TOP_USERS`` names that many users (metrics_totals.py).
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from memlane.model.jobs import JobStatus
 from memlane.model.session import SessionDigest
 from memlane.providers.embed.base import Embedder
 from memlane.providers.llm.base import MemoryLLM
+from memlane.server.metrics_decisions import DecisionMetrics
+from memlane.server.metrics_totals import MemoryTotalsCollector
 
 FAST = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 SLOW = (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0)
@@ -90,6 +94,7 @@ class ServerMetrics:
                 ("failed", "Chat session summaries that failed (retried by a later run)"),
             )
         }
+        self.decided = DecisionMetrics(r)  # fed by Formation.decisions (see watch_formation)
 
     def on_event(self, event: MemoryEvent) -> None:
         kind, _, what = event.type.partition(".")
@@ -101,6 +106,13 @@ class ServerMetrics:
 
     def watch_queue(self, memory: Memory) -> None:
         self.registry.register(QueueDepth(memory))
+
+    def watch_totals(self, memory: Memory, top_users: int = 0) -> None:
+        self.registry.register(MemoryTotalsCollector(memory, top_users))
+
+    def watch_formation(self, memory: Memory) -> Callable[[], None]:
+        """Count the memory's decisions from now on; returns the unsubscribe."""
+        return memory.formation.decisions.subscribe(self.decided.on_decision)
 
 
 class QueueDepth(Collector):

@@ -12,6 +12,7 @@ from memlane.model.filters import Condition
 from memlane.model.jobs import OpEvent
 from memlane.model.link import MemoryLink
 from memlane.model.record import HistoryEntry, MemoryRecord, Relation
+from memlane.model.totals import MemoryTotals
 
 
 @dataclass(frozen=True)
@@ -117,6 +118,11 @@ class MemoryStore(Protocol):
 
     def list_users(self) -> builtins.list[str]:
         """Users with memories or history (not the owner of global memories, ``GLOBAL_USER``)."""
+
+    def totals(self, *, top: int = 0) -> MemoryTotals:
+        """Counts over every user's memories (by state, active ones per user) and the ``top`` users by
+        active memories: the one read across users besides :meth:`list_users`, for operators' metrics.
+        It returns numbers only, and user ids only when ``top`` asks for them."""
 
     def record_access(
         self, user_id: str, memory_ids: Sequence[str], at: datetime, ops: Sequence[OpEvent] = ()

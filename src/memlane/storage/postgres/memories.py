@@ -16,6 +16,7 @@ from memlane.model.ids import GLOBAL_USER
 from memlane.model.jobs import OpEvent
 from memlane.model.link import MemoryLink
 from memlane.model.record import HistoryEntry, MemoryRecord, Relation
+from memlane.model.totals import MemoryTotals
 from memlane.storage import links as link_sql
 from memlane.storage.filter_sql import POSTGRES, compile_conditions
 from memlane.storage.parts import MemoryStore, ScoredRecord
@@ -29,6 +30,7 @@ from memlane.storage.postgres.rows import (
     record_from_row,
     relation_from_row,
 )
+from memlane.storage.totals import totals
 
 
 class PostgresMemories(PostgresPart, MemoryStore):
@@ -200,6 +202,10 @@ class PostgresMemories(PostgresPart, MemoryStore):
                 {"g": GLOBAL_USER},
             ).fetchall()
         return [r[0] for r in rows]
+
+    def totals(self, *, top: int = 0) -> MemoryTotals:
+        with self._connection() as conn:
+            return totals(lambda sql, params: conn.execute(sql, params).fetchall(), "%s", top)
 
     def checked_pairs(self, user_id: str, since: datetime) -> set[str]:
         with self._connection() as conn:

@@ -12,6 +12,7 @@ from memlane.model.filters import Condition
 from memlane.model.jobs import OpEvent
 from memlane.model.link import MemoryLink
 from memlane.model.record import HistoryEntry, MemoryRecord, Relation
+from memlane.model.totals import MemoryTotals
 from memlane.storage.base import Backend
 from memlane.storage.cosine import cosines
 from memlane.storage.parts.memories import MemoryStore, ScoredRecord
@@ -215,6 +216,9 @@ class S3VectorsMemories(MemoryStore):
 
     def list_users(self) -> builtins.list[str]:
         return self.inner.list_users()
+
+    def totals(self, *, top: int = 0) -> MemoryTotals:
+        return self.inner.totals(top=top)
 
     def record_access(
         self, user_id: str, memory_ids: Sequence[str], at: datetime, ops: Sequence[OpEvent] = ()

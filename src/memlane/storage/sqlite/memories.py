@@ -15,6 +15,7 @@ from memlane.model.ids import GLOBAL_USER
 from memlane.model.jobs import OpEvent
 from memlane.model.link import MemoryLink
 from memlane.model.record import HistoryEntry, MemoryRecord, Relation
+from memlane.model.totals import MemoryTotals
 from memlane.storage import links as link_sql
 from memlane.storage.filter_sql import SQLITE, compile_conditions, iso
 from memlane.storage.links import seen
@@ -24,6 +25,7 @@ from memlane.storage.sqlite.part import SqlitePart
 from memlane.storage.sqlite.rows import history_from_row, record_from_row, relation_from_row
 from memlane.storage.sqlite.search_methods import MCOLS, SqliteSearchMixin
 from memlane.storage.sqlite.vector_cache import VectorCache
+from memlane.storage.totals import totals
 
 if TYPE_CHECKING:
     from memlane.storage.sqlite.backend import SqliteBackend
@@ -158,6 +160,9 @@ class SqliteMemories(SqliteSearchMixin, SqlitePart, MemoryStore):
                 "SELECT DISTINCT user_id FROM memories WHERE user_id != ? ORDER BY user_id", (GLOBAL_USER,)
             )
         ]
+
+    def totals(self, *, top: int = 0) -> MemoryTotals:
+        return totals(self._rows, "?", top)
 
     def checked_pairs(self, user_id: str, since: datetime) -> set[str]:
         rows = self._rows(
