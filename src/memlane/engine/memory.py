@@ -287,7 +287,7 @@ class Memory(FormationAPI, WritesAPI):
     ) -> ContextBlock:
         """The context block for a turn: semantic memories first, then recent episodic, then
         session summaries and earlier group-chat messages (of ``chat_id`` when given), within a token
-        budget; the delta header when memories changed since ``since_rev`` (the revision the thread
+        budget, with up to two memories linked to a shown one as ``related:`` bullets under it; the delta header when memories changed since ``since_rev`` (the revision the thread
         last saw; the block carries the current one). ``preset``: as in :meth:`search`."""
         from memlane.retrieval.context import build_context
 
@@ -319,13 +319,15 @@ class Memory(FormationAPI, WritesAPI):
                 at=now,
                 sim=max((h.breakdown.similarity for h in shown), default=None),
             )
-            self.backend.memories.record_access(user, [h.memory.id for h in shown], now, [op])
+            used = [h.memory.id for h in shown] + [r.memory.id for r in block.related]
+            self.backend.memories.record_access(user, used, now, [op])
             record(
                 current,
                 semantic=len(block.semantic),
                 episodic=len(block.episodic),
                 shared=len(block.shared),
                 sessions=len(block.sessions),
+                related=len(block.related),
                 messages=len(block.messages),
                 changes=len(block.delta),
                 tokens=block.tokens,
