@@ -1,4 +1,4 @@
-"""Memory commands: put, get, list, search, history, delete, pin, restore, purge, users."""
+"""Memory commands: put, get, list, search, history, delete, pin, retype, restore, purge, users."""
 
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ from memlane.cli.ids import resolve_id
 from memlane.model.enums import MemoryState, MemoryType
 
 if TYPE_CHECKING:
+    from memlane.model.misfiled import Misfiled
     from memlane.model.record import HistoryEntry, SearchHit
 
 PANEL = "Memories"
@@ -227,6 +228,69 @@ def pin(
     with open_memory(db, embedder, must_exist=True) as mem:
         rec = mem.update(resolve_id(mem, user, memory_id), user_id=user, actor="cli", pinned=not off)
     typer.echo(f"{'unpinned' if off else 'pinned'} {rec.id}: {render.safe(rec.summary)}")
+
+
+RETYPE_TYPES = "semantic or episodic"
+
+
+@app.command(rich_help_panel=PANEL)
+def retype(
+    memory_id: Annotated[
+        str | None,
+        typer.Argument(
+            metavar="[ID]",
+            help="Memory id, or a unique start of it, or the tail a table shows after '…'.",
+            show_default=False,
+        ),
+    ] = None,
+    *,
+    user: UserOption,
+    type_: Annotated[
+        str | None,
+        typer.Option("--type", help=f"The right type: {RETYPE_TYPES}.", show_default=False),
+    ] = None,
+    reason: Annotated[str | None, typer.Option(help="Why, for the history row.")] = None,
+    suggest: Annotated[
+        bool,
+        typer.Option(
+            "--suggest",
+            help="List memories whose type looks wrong (an episodic one with a key; a semantic one "
+            "dated 'yesterday', 'last week', ...); nothing is changed.",
+        ),
+    ] = False,
+    db: DbOption = None,
+    embedder: EmbedderOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Move a memory filed under the wrong type (episodic <-> semantic), with history; --suggest lists
+    candidates."""
+    if suggest:
+        if memory_id is not None or type_ is not None:
+            raise CliError("--suggest lists candidates; give it no ID and no --type")
+        with open_memory(db, embedder, must_exist=True) as mem:
+            found = cast("list[Misfiled]", mem.misfiled(user_id=user))
+        if as_json:
+            print_json([f.model_dump(mode="json") for f in found])
+        elif not found:
+            typer.echo(f"no misfiled memories found for user {user}")
+        for f in [] if as_json else found:
+            rec = f.memory
+            typer.echo(
+                f"{rec.id}  {rec.type.value} -> {f.suggested.value} ({f.why}): {render.safe(rec.summary)}"
+            )
+            typer.echo(f"  memlane retype {rec.id} --type {f.suggested.value} --user {user}")
+        return
+    if memory_id is None or type_ is None:
+        raise CliError(f"give the memory's ID and --type ({RETYPE_TYPES}), or --suggest")
+    with open_memory(db, embedder, must_exist=True) as mem:
+        given = resolve_id(mem, user, memory_id)
+        before = mem.get(given, user_id=user).type.value
+        rec = mem.retype(given, user_id=user, type=type_, actor="cli", reason=reason)
+    if as_json:
+        print_json(rec.snapshot())
+        return
+    moved = f" as {rec.id} (its key's id under the new type)" if rec.id != given else ""
+    typer.echo(f"retyped {given} from {before} to {rec.type.value}{moved}: {render.safe(rec.summary)}")
 
 
 @app.command(rich_help_panel=PANEL)

@@ -141,6 +141,8 @@ class AsyncMemory:
     reembed = Twin(Memory.reembed)
     reject_proposal = Twin(Memory.reject_proposal)
     restore = Twin(Memory.restore)
+    retype = Twin(Memory.retype)
+    misfiled = Twin(Memory.misfiled)
     retry_job = Twin(Memory.retry_job)
     retry_jobs = Twin(Memory.retry_jobs)
     run_insights = Twin(Memory.run_insights)

@@ -24,10 +24,12 @@ from memlane.ledger.bus import EventBus
 from memlane.lifecycle.bootstrap import GlobalBootstrap
 from memlane.lifecycle.runner import Lifecycle
 from memlane.model.config import Settings
+from memlane.model.enums import MemoryType
 from memlane.model.errors import NotFoundError, ValidationError
 from memlane.model.filters import Condition, live, parse_filters
 from memlane.model.ids import new_id
 from memlane.model.jobs import OpCount, OpEvent
+from memlane.model.misfiled import Misfiled
 from memlane.model.record import HistoryEntry, MemoryRecord, SearchHit, utcnow
 from memlane.model.retrieval import ContextBlock, QueryResult
 from memlane.model.search_presets import with_preset
@@ -286,7 +288,7 @@ class Memory(FormationAPI, WritesAPI):
     ) -> ContextBlock:
         """The context block for a turn: semantic memories first, then recent episodic, then
         session summaries and earlier group-chat messages (of ``chat_id`` when given), within a token
-        budget; the delta header when memories changed since ``since_rev`` (the revision the thread
+        budget, with up to two memories linked to a shown one as ``related:`` bullets under it; the delta header when memories changed since ``since_rev`` (the revision the thread
         last saw; the block carries the current one). ``preset``: as in :meth:`search`."""
         from memlane.retrieval.context import build_context
 
@@ -318,13 +320,15 @@ class Memory(FormationAPI, WritesAPI):
                 at=now,
                 sim=max((h.breakdown.similarity for h in shown), default=None),
             )
-            self.backend.memories.record_access(user, [h.memory.id for h in shown], now, [op])
+            used = [h.memory.id for h in shown] + [r.memory.id for r in block.related]
+            self.backend.memories.record_access(user, used, now, [op])
             record(
                 current,
                 semantic=len(block.semantic),
                 episodic=len(block.episodic),
                 shared=len(block.shared),
                 sessions=len(block.sessions),
+                related=len(block.related),
                 messages=len(block.messages),
                 changes=len(block.delta),
                 tokens=block.tokens,
@@ -411,6 +415,34 @@ class Memory(FormationAPI, WritesAPI):
         if not rows and self.backend.memories.get(user, mid, shared=True) is None:
             raise NotFoundError(f"no memory {memory_id!r} for user {user_id!r}")
         return rows
+
+    def retype(
+        self,
+        memory_id: str,
+        *,
+        user_id: str,
+        type: MemoryType | str,
+        actor: str = "api",
+        reason: str | None = None,
+    ) -> MemoryRecord:
+        """Move a memory filed under the wrong type between ``semantic`` and ``episodic``, with a history
+        row ("retyped from episodic to semantic", or ``reason``). The memory keeps its id, text and
+        vector; a keyed memory moves to its key's id under the new type (the old id stays in history,
+        superseded by it), so the returned record's id is the one to use. An unknown id, another
+        user's memory, the type it already has or a type outside the two changes nothing and raises.
+        See :mod:`memlane.engine.retype`."""
+        from memlane.engine.retype import retype
+
+        return retype(self, memory_id, user_id=user_id, type=type, actor=actor, reason=reason)
+
+    def misfiled(self, *, user_id: str, limit: int = 100) -> builtins.list[Misfiled]:
+        """The user's memories whose type looks wrong, with the type they look like and why (nothing is
+        changed; :meth:`retype` moves one). The two signs: an episodic memory with a deterministic key
+        (keys name lasting facts), a semantic one dated by a relative past phrase ("yesterday", "last
+        week": a one-off event). See :func:`memlane.engine.retype.misfiled`."""
+        from memlane.engine.retype import misfiled
+
+        return misfiled(self, user_id=user_id, limit=limit)
 
     def users(self) -> builtins.list[str]:
         return self.backend.memories.list_users()

@@ -187,6 +187,8 @@ class Settings(BaseSettings):
     memory_decay_half_life_days: float = Field(180.0, validation_alias=_alias("MEMORY_DECAY_HALF_LIFE_DAYS"))
     memory_score_threshold: float = Field(0.0, validation_alias=_alias("MEMORY_SCORE_THRESHOLD"))
     memory_context_budget_tokens: int = Field(400, validation_alias=_alias("MEMORY_CONTEXT_BUDGET_TOKENS"))
+    # Up to two memories linked to a shown one, as indented "related:" bullets (retrieval/related.py).
+    memory_context_related: bool = Field(True, validation_alias=_alias("MEMORY_CONTEXT_RELATED"))
     memory_embedding_header: bool = Field(False, validation_alias=_alias("MEMORY_EMBEDDING_HEADER"))
     # Hybrid search and rerank: the keyword share is in cosine units per standard deviation
     # of the keyword score; relation weights by relation type (others use memory_relation_weight).

@@ -8,8 +8,17 @@ from pydantic import BaseModel, Field
 
 from memlane.model.brief import brief, cut
 from memlane.model.jobs import Change
-from memlane.model.record import SearchHit
+from memlane.model.record import MemoryRecord, SearchHit
 from memlane.model.session import SessionMessage
+
+
+class RelatedMemory(BaseModel):
+    """A memory shown as a ``related:`` bullet under the block's memory ``to`` (an edge between them)."""
+
+    memory: MemoryRecord
+    to: str = Field(description="The id of the memory in the block it is shown under.")
+    relation_type: str
+    strength: float
 
 
 class ContextBlock(BaseModel):
@@ -23,6 +32,8 @@ class ContextBlock(BaseModel):
     shared: list[SearchHit] = Field(default_factory=list)
     sessions: list[SearchHit] = Field(default_factory=list)
     messages: list[SessionMessage] = Field(default_factory=list)  # earlier group-chat messages
+    # memories linked to a shown one, each an indented bullet under it (retrieval/related.py)
+    related: list[RelatedMemory] = Field(default_factory=list)
     delta: list[Change] = Field(default_factory=list)  # the changes shown in the header, newest first
     since_rev: int | None = None
     rev: int = 0  # the thread's current revision: pass it back as ``since_rev`` next turn

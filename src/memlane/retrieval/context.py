@@ -6,7 +6,9 @@ revision the thread last saw, then semantic memories (context-mode ``all`` categ
 by relevance), then 1-3 recent episodic memories relevant to the query, then the memories other users
 shared with the user (each line naming its owner: their words, never the user's), then relevant session
 summaries, then relevant earlier messages of the user's group chats. Items are added in that order
-until the next one would exceed the budget; the rest are counted in ``dropped``.
+until the next one would exceed the budget; the rest are counted in ``dropped``. With the budget left,
+up to two memories linked to a shown one appear as indented ``related:`` bullets under it
+(:mod:`memlane.retrieval.related`).
 
 Three retrievals feed the block: semantic (and insight) memories, and episodic ones, each with search's
 hybrid ranking, recall intent and time phrases; and with session memory on, the group-chat recall
@@ -16,7 +18,7 @@ The query is embedded once for all.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -28,12 +30,13 @@ from memlane.model.filters import Condition, live
 from memlane.model.jobs import Change
 from memlane.model.provenance import attributed
 from memlane.model.record import MemoryRecord, SearchHit
-from memlane.model.retrieval import ContextBlock
+from memlane.model.retrieval import ContextBlock, RelatedMemory
 from memlane.model.session import SessionMessage
 from memlane.providers.embed import Embedder
 from memlane.retrieval.allowlist import CategoryConfig, load_categories
 from memlane.retrieval.chat_recall import recall
 from memlane.retrieval.query import check_query
+from memlane.retrieval.related import related_memories
 from memlane.retrieval.rerank import composite
 from memlane.retrieval.search import SearchRequest, search
 from memlane.retrieval.tokens import Budget, check_budget, estimate_tokens, truncate
@@ -58,6 +61,7 @@ DELTA_LABELS = {
     "restored": "↺restored",
 }
 SEMANTIC_TYPES = [MemoryType.SEMANTIC.value, MemoryType.INSIGHT.value]
+ANCHORS = ("semantic", "episodic", "shared")  # the sections whose memories can have related bullets
 HEADERS = {
     "semantic": "Known about the user:",
     "episodic": "Recent events:",
@@ -117,7 +121,13 @@ def build_context(
     block = ContextBlock(text="", since_rev=since_rev, rev=rev, budget_tokens=limit or 0)
     changes = delta_lines(backend, user_id, thread, since_rev, rev, allowed) if since_rev is not None else []
     sections = _retrieve(backend, once, settings, cfg, text, user_id, thread_id, chat_id, allowed, now)
-    _render(block, changes, sections, cfg, settings.timezone, Budget(limit), user_id)
+
+    def related(shown: list[MemoryRecord], exclude: set[str]) -> list[RelatedMemory]:
+        scope = live(now) + ([Condition("category", "$in", list(allowed))] if allowed is not None else [])
+        return related_memories(backend, user_id, shown, scope, exclude)
+
+    pick = related if settings.memory_context_related else None
+    _render(block, changes, sections, cfg, settings.timezone, Budget(limit), user_id, pick)
     return block
 
 
@@ -266,6 +276,9 @@ def delta_lines(
     return out
 
 
+Related = Callable[[list[MemoryRecord], set[str]], list[RelatedMemory]]
+
+
 def _render(
     block: ContextBlock,
     changes: list[tuple[Change, str]],
@@ -274,8 +287,11 @@ def _render(
     tz: str,
     budget: Budget,
     reader: str,
+    related: Related | None = None,
 ) -> None:
     lines: list[str] = []
+    zone = ZoneInfo(tz)
+    anchors: dict[str, int] = {}  # a shown memory's id -> its line
     pending = len(changes) + sum(len(v) for v in sections.values())
     for n, (change, line) in enumerate(changes):
         first = [f"Memory updates since rev {block.since_rev}:"] if n == 0 else []
@@ -286,7 +302,6 @@ def _render(
         block.delta.append(change)
         pending -= 1
     else:
-        zone = ZoneInfo(tz)
         for name, hits in sections.items():
             shown: list[Any] = getattr(block, name)
             for hit in hits:
@@ -301,11 +316,39 @@ def _render(
                     break
                 lines += [*first, line]
                 shown.append(hit)
+                if name in ANCHORS:
+                    anchors.setdefault(hit.memory.id, len(lines) - 1)
                 pending -= 1
             if block.dropped:
                 break
+    if related is not None and anchors:
+        lines = _with_related(block, lines, anchors, related, cfg, zone, budget, reader)
     block.text = "\n".join(lines)
     block.tokens = estimate_tokens(block.text)
+
+
+def _with_related(
+    block: ContextBlock,
+    lines: list[str],
+    anchors: dict[str, int],
+    related: Related,
+    cfg: CategoryConfig,
+    zone: ZoneInfo,
+    budget: Budget,
+    reader: str,
+) -> list[str]:
+    """``lines`` with the related bullets that fit the budget left, each indented under its memory."""
+    shown = [h.memory for name in ANCHORS for h in getattr(block, name)]
+    everything = {
+        h.memory.id for name in ("semantic", "episodic", "shared", "sessions") for h in getattr(block, name)
+    }
+    under: dict[int, list[str]] = {}
+    for item in related(shown, everything):
+        line = "  - related: " + _line("related", item.memory, cfg, zone, reader)[2:]
+        if budget.take(line + "\n"):
+            under.setdefault(anchors[item.to], []).append(line)
+            block.related.append(item)
+    return [out for n, line in enumerate(lines) for out in (line, *under.get(n, ()))]
 
 
 def _line(section: str, rec: MemoryRecord, cfg: CategoryConfig, zone: ZoneInfo, reader: str) -> str:

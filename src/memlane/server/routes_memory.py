@@ -1,5 +1,5 @@
 """REST under ``/v1/memory``: formation, put/get/list/search, query, context, update, delete, restore,
-purge, history, jobs, and export / deletion of everything a user has. Every route acts for exactly
+retype (and the misfiled memories to retype), purge, history, jobs, and export / deletion of everything a user has. Every route acts for exactly
 one user (see :mod:`memlane.server.auth`); the engine scopes every read and write to that user."""
 
 from __future__ import annotations
@@ -32,12 +32,14 @@ from memlane.server.schemas import (
     ListedMemory,
     ListRequest,
     ListResponse,
+    MisfiledResponse,
     PurgeResponse,
     PutRequest,
     QueryRequest,
     ReasonRequest,
     RetryJobsRequest,
     RetryJobsResponse,
+    RetypeRequest,
     SearchRequest,
     SearchResponse,
     StoredMemory,
@@ -336,6 +338,16 @@ def retry_jobs(
     return RetryJobsResponse(retried=_mem(state).jobs.retry_many(ids, user_id=user))
 
 
+@router.get(
+    "/misfiled",
+    response_model=MisfiledResponse,
+    responses=ERRORS,
+    summary="Memories whose type looks wrong (an episodic one with a key, a semantic one dated 'yesterday')",
+)
+def misfiled(user: User, state: State, limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> MisfiledResponse:
+    return MisfiledResponse(misfiled=_mem(state).misfiled(user_id=user, limit=limit))
+
+
 @router.get("/{memory_id}", response_model=MemoryRecord, responses=ONE, summary="Get a memory")
 def get(memory_id: MemoryId, user: User, state: State) -> MemoryRecord:
     return _mem(state).get(memory_id, user_id=user)
@@ -365,6 +377,17 @@ def restore(
     memory_id: MemoryId, user: User, state: State, body: Annotated[ReasonRequest | None, Body()] = None
 ) -> MemoryRecord:
     return _mem(state).restore(memory_id, user_id=user, actor=ACTOR, reason=body.reason if body else None)
+
+
+@router.post(
+    "/{memory_id}/retype",
+    response_model=MemoryRecord,
+    responses={**ONE, **error_responses(409)},
+    summary="Move a memory filed under the wrong type (semantic <-> episodic), with history",
+)
+def retype(memory_id: MemoryId, body: RetypeRequest, user: User, state: State) -> MemoryRecord:
+    """A keyed memory moves to its key's id under the new type: use the returned id."""
+    return _mem(state).retype(memory_id, user_id=user, type=body.type, actor=ACTOR, reason=body.reason)
 
 
 @router.post(

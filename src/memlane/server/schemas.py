@@ -17,6 +17,7 @@ from memlane.model.consent import Proposal
 from memlane.model.enums import MemoryType, Source
 from memlane.model.jobs import Job, Outcome, Pending
 from memlane.model.link import MemoryLink
+from memlane.model.misfiled import Misfiled
 from memlane.model.provenance import shared_by
 from memlane.model.record import HistoryEntry, MemoryRecord, SearchHit
 from memlane.model.session import ChatSession, SessionMessage
@@ -241,6 +242,24 @@ class StoredMemory(MemoryRecord):
 
 class ReasonRequest(Strict):
     reason: Reason | None = None
+
+
+class RetypeRequest(Strict):
+    """The right type of a memory filed under the wrong one, and optionally why (for its history)."""
+
+    type: Literal["semantic", "episodic"]
+    reason: Reason | None = None
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"examples": [{"type": "semantic", "reason": "a lasting fact, not an event"}]},
+    )
+
+
+class MisfiledResponse(BaseModel):
+    misfiled: list[Misfiled] = Field(
+        description="Memories whose type looks wrong, with the type they look like and why; nothing is changed."
+    )
 
 
 UserIds = Annotated[list[Annotated[str, Field(pattern=USER_PATTERN)]], Field(min_length=1, max_length=100)]
