@@ -575,7 +575,8 @@ def test_only_the_nearest_few_under_the_floor_are_judged(
     judged = {args[0] for args in llm.asked("classify_conflict") if args[1] == cand}
     nearest = sorted(stored, key=lambda s: -cosine(emb, s, cand))[:BELOW_FLOOR]
     assert judged == set(nearest)
-    assert sorted(r.summary for r in active(mem)) == sorted([cand] + [s for s in stored if s not in nearest])
+    # the nearest is replaced; the other two are contradicted but not retired by the candidate's words
+    assert sorted(r.summary for r in active(mem)) == sorted([cand] + [s for s in stored if s != nearest[0]])
 
 
 @pytest.mark.parametrize(

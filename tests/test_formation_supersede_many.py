@@ -1,8 +1,11 @@
-"""A correction closes every stored memory it contradicts, not just the nearest one."""
+"""A correction closes every stored memory it retires, not just the nearest one; a nearby fact it does not
+retire stays, even when the judge calls it contradicted."""
 
 from __future__ import annotations
 
 from pathlib import Path
+
+import pytest
 
 from memlane import Memory, MemoryState
 from memlane.model.enums import HistoryEvent
@@ -27,4 +30,21 @@ def test_a_negation_supersedes_each_contradicted_memory(tmp_path: Path) -> None:
         assert any(
             h.event is HistoryEvent.SUPERSEDE and h.reason for h in mem.history(rec.id, user_id="ines")
         )
+    mem.close()
+
+
+@pytest.mark.parametrize("llm", ["rules", "learned"])
+def test_a_change_to_one_attribute_leaves_the_nearby_facts(tmp_path: Path, llm: str) -> None:
+    """The learned judge calls "arranges the flowers at St Bride's" contradicted by "stepped down as church
+    warden" (0.97): the candidate's words retire nothing of it, so only the warden memory is replaced."""
+    mem = Memory(str(tmp_path / "m.db"), embedder=get_embedder("local"), llm=llm)
+    facts = [
+        ("User is church warden at St Bride's.", "2026-01-10T10:00:00Z"),
+        ("User arranges the flowers at St Bride's every Saturday.", "2026-01-10T10:01:00Z"),
+        ("User stepped down as church warden and is now treasurer at St Bride's.", "2026-03-01T10:00:00Z"),
+    ]
+    for text, at in facts:
+        mem.add_facts([{"summary": text}], user_id="agnes", at=at, wait=True)
+    active = sorted(r.summary for r in mem.list(user_id="agnes"))
+    assert active == sorted(t for t, _ in facts[1:])
     mem.close()

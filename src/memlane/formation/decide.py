@@ -138,8 +138,9 @@ def decide(
     out of the merge window only while the day it names is ahead), a fact's nearest ``BELOW_FLOOR``
     neighbours under the floor and the
     ``implied`` memories (found by :meth:`MemoryLLM.implied_terms`, judged whatever their similarity) are
-    judged in one :meth:`MemoryLLM.judge` call; a supersession also closes every other judged memory the
-    candidate contradicts ("I don't eat meat anymore" replaces both "loves steak" and "eats meat every day").
+    judged in one :meth:`MemoryLLM.judge` call; a supersession also closes every other ``implied`` memory
+    the candidate contradicts ("I don't eat meat anymore" replaces both "loves steak" and "eats meat every
+    day"), and no other: a nearby fact the judge calls contradicted stays unless the candidate retires it.
 
     ``user_id``: whose candidate it is. A neighbour of another owner (shared with the user, or global) is
     someone else's words: it never absorbs the candidate (no merge, no "already known"), it is only
@@ -202,9 +203,16 @@ def decide(
         return Decision("create", d.reason, None, best)
     if d.action != "supersede" or d.target is None:
         return d
+    # further memories close only where the candidate names what it retires: those found by its retired
+    # words that the judge calls contradicted. A contradiction alone does not reach them: a change to one
+    # attribute ("stepped down as church warden") leaves a nearby fact ("arranges the flowers") standing
+    retired = {n.record.id for n in implied}
     also = tuple(
         n.record
         for n, v in judged
-        if n.record.id != d.target.id and at > _observed(n.record) and v.relation == "contradiction"
+        if n.record.id != d.target.id
+        and n.record.id in retired
+        and at > _observed(n.record)
+        and v.relation == "contradiction"
     )
     return Decision(d.action, d.reason, d.target, d.score, also)
