@@ -81,8 +81,8 @@ def derived_examples(
     seed: int,
     unrelated_share: float = 0.15,
     per_family: int = 4,
-    far_per_change: int = 2,
-    at_most: float = 0.85,
+    far_per_change: int = 1,
+    at_most: float = 0.4,
 ) -> list[Example]:
     """Each replacing candidate against ``far_per_change`` memories of other families under ``FAR`` (a
     word of change replaces nothing about another attribute: "moved to Berlin" leaves "works as a
