@@ -146,3 +146,18 @@ def test_formation_with_the_learned_judge_replaces_a_moved_home_and_keeps_the_re
         assert "decision model" in (mem.history(old[0].id, user_id="ana")[-1].reason or "")
     finally:
         mem.close()
+
+
+def test_the_judge_runs_on_the_threads_the_settings_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``MEMLANE_TORCH_THREADS`` sets the decision model's threads as it sets the embedder's."""
+    from memlane.model.config import Settings
+    from memlane.providers.llm.registry import llm_from_settings
+
+    monkeypatch.setenv("MEMLANE_TORCH_THREADS", "2")
+    llm = llm_from_settings(Settings(llm="learned"))
+    assert isinstance(llm, LearnedLLM)
+    llm.model.probabilities([("User lives in Leeds.", "User moved to York.")])
+    assert llm.model._load()[1].threads == 2
+    monkeypatch.delenv("MEMLANE_TORCH_THREADS")
+    default = llm_from_settings(Settings(llm="learned"))
+    assert default.model is not llm.model and default.model.threads is None

@@ -53,6 +53,7 @@ class GraphSession:
     def __init__(self, graph: Path, tensors: Mapping[str, np.ndarray], threads: int = 1) -> None:
         import onnxruntime as ort
 
+        self.threads = threads
         names = weight_names(graph)
         # ONNX Runtime reads these buffers in place: they must live as long as the session.
         self._values = [ort.OrtValue.ortvalue_from_numpy(_weight(tensors, n)) for n in names]

@@ -42,7 +42,7 @@ def llm_from_settings(settings: Settings) -> MemoryLLM:
             "max_chars": settings.memory_candidate_max_chars,
         }
     if key == "learned":
-        options = {"weights": settings.decision_model_dir}
+        options = {"weights": settings.decision_model_dir, "threads": settings.torch_threads}
     if key == "openai":
         options |= {
             "model": settings.llm_model,
@@ -63,7 +63,8 @@ def llm_from_settings(settings: Settings) -> MemoryLLM:
         from memlane.providers.llm.first_stage import FirstStage
         from memlane.providers.llm.learned.decision_model import shared_model
 
-        model = shared_model(Path(settings.decision_model_dir) if settings.decision_model_dir else None)
+        weights = Path(settings.decision_model_dir) if settings.decision_model_dir else None
+        model = shared_model(weights, settings.torch_threads)
         llm.first_stage = FirstStage(model, settings.llm_first_stage)
     return llm
 

@@ -129,8 +129,9 @@ def trained_state(network: Any) -> dict[str, Any]:
 class DecisionModel:
     """The loaded cross-encoder; :meth:`probabilities` scores many pairs in one forward pass."""
 
-    def __init__(self, directory: Path | None = None) -> None:
+    def __init__(self, directory: Path | None = None, threads: int | None = None) -> None:
         self.directory = directory or weights_dir()
+        self.threads = threads  # None: the embedder's default (OMP_NUM_THREADS, else half the cores)
         self._lock = threading.Lock()
         self._loaded: tuple[Any, GraphSession] | None = None
         self._card: ModelCard | None = None
@@ -155,7 +156,8 @@ class DecisionModel:
                 base = bundled_model_dir()
                 tensors = read_tensors(base / "model.safetensors", "bert.", only=FROZEN_PREFIX)
                 tensors |= read_tensors(self.directory / "decision.safetensors")
-                session = GraphSession(graphs_dir() / DECISION_GRAPH, tensors, default_threads())
+                threads = self.threads or default_threads()
+                session = GraphSession(graphs_dir() / DECISION_GRAPH, tensors, threads)
                 self._loaded = (fast_tokenizer(base, MAX_LENGTH), session)
             return self._loaded
 
@@ -177,12 +179,13 @@ class DecisionModel:
         return exp / exp.sum(axis=1, keepdims=True)
 
 
-_SHARED: dict[Path, DecisionModel] = {}
+_SHARED: dict[tuple[Path, int | None], DecisionModel] = {}
 _SHARED_LOCK = threading.Lock()
 
 
-def shared_model(directory: Path | None = None) -> DecisionModel:
-    """One :class:`DecisionModel` per weights directory in a process."""
-    key = (directory or weights_dir()).resolve()
+def shared_model(directory: Path | None = None, threads: int | None = None) -> DecisionModel:
+    """One :class:`DecisionModel` per weights directory and thread count in a process (``threads``:
+    ``MEMLANE_TORCH_THREADS``, as the embedder reads it)."""
+    path = (directory or weights_dir()).resolve()
     with _SHARED_LOCK:
-        return _SHARED.setdefault(key, DecisionModel(key))
+        return _SHARED.setdefault((path, threads), DecisionModel(path, threads))

@@ -23,9 +23,9 @@ from memlane.providers.llm.rules.llm import RulesLLM
 class LearnedLLM(RulesLLM):
     name = "learned"
 
-    def __init__(self, weights: str | Path | None = None, **options: Any) -> None:
+    def __init__(self, weights: str | Path | None = None, threads: int | None = None, **options: Any) -> None:
         super().__init__(**options)
-        self.model: DecisionModel = shared_model(Path(weights) if weights else None)
+        self.model: DecisionModel = shared_model(Path(weights) if weights else None, threads)
         self.extractor: ExtractionModel = shared_extractor(Path(weights) if weights else None)
 
     def extract(self, messages: Sequence[ChatMessage], existing: Sequence[str] = ()) -> Extraction:
