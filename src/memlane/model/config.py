@@ -187,6 +187,11 @@ class Settings(BaseSettings):
     memory_decay_half_life_days: float = Field(180.0, validation_alias=_alias("MEMORY_DECAY_HALF_LIFE_DAYS"))
     memory_score_threshold: float = Field(0.0, validation_alias=_alias("MEMORY_SCORE_THRESHOLD"))
     memory_context_budget_tokens: int = Field(400, validation_alias=_alias("MEMORY_CONTEXT_BUDGET_TOKENS"))
+    # The block's recent episodic memories: at most 3, and up to this many for a recall-intent question
+    # ("what did we talk about last week?"), within the budget the semantic part leaves.
+    memory_context_recall_episodic: int = Field(
+        8, ge=3, le=24, validation_alias=_alias("MEMORY_CONTEXT_RECALL_EPISODIC")
+    )
     # Up to two memories linked to a shown one, as indented "related:" bullets (retrieval/related.py).
     memory_context_related: bool = Field(True, validation_alias=_alias("MEMORY_CONTEXT_RELATED"))
     memory_embedding_header: bool = Field(False, validation_alias=_alias("MEMORY_EMBEDDING_HEADER"))
