@@ -2,6 +2,8 @@
 
 ``auto``: at or above, the neighbour is the same fact. ``low``..``auto``: ask the same-fact check.
 ``floor``: below it a neighbour is unrelated (no conflict check). ``link``: relation edges.
+A category can have its own auto / low / floor for semantic or episodic memories
+(``MEMORY_BANDS_BY_CATEGORY``), over both the embedder's bands and the type-wide overrides.
 Local (all-MiniLM-L6-v2) values are measured with ``memlane calibrate``; Titan v2 (bedrock) values are
 the 0.90 / 0.80 bands it was first tuned with.
 """
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from memlane.model.category_bands import band_key
 from memlane.model.config import Settings
 from memlane.model.enums import MemoryType
 
@@ -32,15 +35,22 @@ DEFAULTS: dict[str, dict[str, Bands]] = {
 }
 
 
-def bands_for(embedder: str, mem_type: MemoryType, settings: Settings) -> Bands:
+def bands_for(embedder: str, mem_type: MemoryType, settings: Settings, category: str | None = None) -> Bands:
+    """The bands deciding a ``mem_type`` candidate; with ``category``, that category's own where set."""
     table = DEFAULTS.get(embedder, DEFAULTS["openai"])
     episodic = mem_type in (MemoryType.EPISODIC, MemoryType.SESSION)
     base = table["episodic" if episodic else "semantic"]
     auto = settings.episodic_auto_update if episodic else settings.semantic_auto_update
     low = settings.episodic_check_low if episodic else settings.semantic_check_low
-    return replace(
+    bands = replace(
         base,
         auto=auto if auto is not None else base.auto,
         low=low if low is not None else base.low,
         link=settings.memory_link_min if settings.memory_link_min is not None else base.link,
     )
+    if category is None:
+        return bands
+    own = settings.memory_bands_by_category.get(band_key(category, "episodic" if episodic else "semantic"))
+    if own is None:
+        return bands
+    return replace(bands, auto=own[0], low=own[1], floor=own[2])

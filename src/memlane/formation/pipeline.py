@@ -38,6 +38,7 @@ from memlane.ledger.commit import commit
 from memlane.ledger.events import MemoryEvent
 from memlane.ledger.mutations import Mutation
 from memlane.model.candidate import Candidate, ChatMessage, Episode
+from memlane.model.category import normalise_category
 from memlane.model.config import Settings
 from memlane.model.consent import ProposalFilter, ProposalStatus
 from memlane.model.enums import MemoryState, MemoryType
@@ -502,7 +503,8 @@ class Formation:
             neighbours = self.backend.memories.vector_search(
                 user, vector, conds, limit=self.settings.memory_neighbors_k, shared=True
             )
-            bands = bands_for(self.embedder.name, cand.type, self.settings)
+            category = normalise_category(cand.category, self.settings.categories)
+            bands = bands_for(self.embedder.name, cand.type, self.settings, category)
             # an event ("sold my car") may retire a fact ("drives a Golf to work"): those are searched too
             kinds = (
                 [cand.type.value, MemoryType.SEMANTIC.value]

@@ -25,6 +25,7 @@ from pydantic_settings import (
 from memlane.model.api_keys import check_api_keys
 from memlane.model.candidate import MAX_CANDIDATES
 from memlane.model.category import DEFAULT_CATEGORIES
+from memlane.model.category_bands import Triple, parse_category_bands
 from memlane.model.config_check import check_environment, check_keys, setting_names
 from memlane.model.consent import BENIGN_FIELDS, SENSITIVE_FIELDS, ConsentPolicy, check_fields
 from memlane.model.search_presets import DEFAULT_PRESET, PRESETS, unknown_preset
@@ -127,6 +128,11 @@ class Settings(BaseSettings):
     )
     episodic_auto_update: float | None = Field(None, validation_alias=_alias("EPISODIC_AUTO_UPDATE"))
     episodic_check_low: float | None = Field(None, validation_alias=_alias("EPISODIC_CHECK_LOW"))
+    # A category's own auto,low,floor for its semantic or episodic memories, over the embedder's bands
+    # ("Health:0.85,0.70,0.45;Travel.episodic:0.90,0.85,0.60"; model/category_bands.py).
+    memory_bands_by_category: Annotated[dict[str, Triple], NoDecode] = Field(
+        default_factory=dict, validation_alias=_alias("MEMORY_BANDS_BY_CATEGORY")
+    )
     episodic_merge_window_hours: float = Field(72, validation_alias=_alias("EPISODIC_MERGE_WINDOW_HOURS"))
     memory_neighbors_k: int = Field(10, validation_alias=_alias("MEMORY_NEIGHBORS_K"))
     # Caps on formation's writes per user (candidate jobs), each reported when it bites.
@@ -187,6 +193,11 @@ class Settings(BaseSettings):
     memory_decay_half_life_days: float = Field(180.0, validation_alias=_alias("MEMORY_DECAY_HALF_LIFE_DAYS"))
     memory_score_threshold: float = Field(0.0, validation_alias=_alias("MEMORY_SCORE_THRESHOLD"))
     memory_context_budget_tokens: int = Field(400, validation_alias=_alias("MEMORY_CONTEXT_BUDGET_TOKENS"))
+    # The block's recent episodic memories: at most 3, and up to this many for a recall-intent question
+    # ("what did we talk about last week?"), within the budget the semantic part leaves.
+    memory_context_recall_episodic: int = Field(
+        8, ge=3, le=24, validation_alias=_alias("MEMORY_CONTEXT_RECALL_EPISODIC")
+    )
     # Up to two memories linked to a shown one, as indented "related:" bullets (retrieval/related.py).
     memory_context_related: bool = Field(True, validation_alias=_alias("MEMORY_CONTEXT_RELATED"))
     memory_embedding_header: bool = Field(False, validation_alias=_alias("MEMORY_EMBEDDING_HEADER"))
@@ -333,6 +344,11 @@ class Settings(BaseSettings):
                 "set MEMLANE_LLM=openai or bedrock (the offline rules digest has no model)"
             )
         return value
+
+    @field_validator("memory_bands_by_category", mode="before")
+    @classmethod
+    def _category_bands(cls, value: Any, info: ValidationInfo) -> Any:
+        return parse_category_bands(value, info.data.get("categories", DEFAULT_CATEGORIES))
 
     @field_validator("search_preset")
     @classmethod

@@ -3,12 +3,13 @@ is told about the user at a turn, within a token budget.
 
 Order is priority: the delta header (what changed, from the change log) when memories changed since the
 revision the thread last saw, then semantic memories (context-mode ``all`` categories always, the rest
-by relevance), then 1-3 recent episodic memories relevant to the query, then the memories other users
-shared with the user (each line naming its owner: their words, never the user's), then relevant session
-summaries, then relevant earlier messages of the user's group chats. Items are added in that order
-until the next one would exceed the budget; the rest are counted in ``dropped``. With the budget left,
-up to two memories linked to a shown one appear as indented ``related:`` bullets under it
-(:mod:`memlane.retrieval.related`).
+by relevance), then 1-3 recent episodic memories relevant to the query (up to
+``MEMORY_CONTEXT_RECALL_EPISODIC`` for a recall-intent question, in the budget the semantic part leaves),
+then the memories other users shared with the user (each line naming its owner: their words, never the
+user's), then relevant session summaries, then relevant earlier messages of the user's group chats. Items
+are added in that order until the next one would exceed the budget; the rest are counted in ``dropped``.
+With the budget left, up to two memories linked to a shown one appear as indented ``related:`` bullets
+under it (:mod:`memlane.retrieval.related`).
 
 Three retrievals feed the block: semantic (and insight) memories, and episodic ones, each with search's
 hybrid ranking, recall intent and time phrases; and with session memory on, the group-chat recall
@@ -35,6 +36,7 @@ from memlane.model.session import SessionMessage
 from memlane.providers.embed import Embedder
 from memlane.retrieval.allowlist import CategoryConfig, load_categories
 from memlane.retrieval.chat_recall import recall
+from memlane.retrieval.intent import is_recall
 from memlane.retrieval.query import check_query
 from memlane.retrieval.related import related_memories
 from memlane.retrieval.rerank import composite
@@ -42,7 +44,7 @@ from memlane.retrieval.search import SearchRequest, search
 from memlane.retrieval.tokens import Budget, check_budget, estimate_tokens, truncate
 from memlane.storage.base import Backend
 
-EPISODIC_MAX = 3  # at most 3 recent episodic memories per block
+EPISODIC_MAX = 3  # at most 3 recent episodic memories per block (more on recall intent: the settings)
 EPISODIC_TOPK = 12  # the timed channel's candidate pool is small
 ITEM_MAX_CHARS = 280  # an item is cut to at most 280 characters
 SESSION_MAX_CHARS = 420  # max chars per session summary snippet
@@ -180,7 +182,7 @@ def _retrieve(
     small = settings.model_copy(
         update={"memory_context_topk": min(EPISODIC_TOPK, settings.memory_context_topk)}
     )
-    episodic = run([MemoryType.EPISODIC.value], EPISODIC_MAX, small)
+    episodic = run([MemoryType.EPISODIC.value], episodic_limit(query, settings), small)
     # what others shared is kept apart from what the user said, below it
     out["semantic"] = [h for h in found if h.memory.user_id == user_id]
     out["episodic"] = [h for h in episodic if h.memory.user_id == user_id]
@@ -201,6 +203,11 @@ def _retrieve(
         out["sessions"] = [i.session for i in items if i.session is not None]
         out["messages"] = [i.message for i in items if i.message is not None]
     return out
+
+
+def episodic_limit(query: str, settings: Settings) -> int:
+    """How many episodic memories the block may show: more when the question asks to recall the past."""
+    return settings.memory_context_recall_episodic if is_recall(query) else EPISODIC_MAX
 
 
 def _always(
