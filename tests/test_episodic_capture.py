@@ -91,7 +91,7 @@ def test_a_tool_result_is_an_outcome(mem: Memory) -> None:
         wait=True,
     )
     [episode] = episodes(mem)
-    assert "we discussed Book the 9:40 train to Porto" in episode.summary and "ref QX7" in episode.summary
+    assert "we discussed the 9:40 train to Porto." in episode.summary and "ref QX7" in episode.summary
 
 
 def test_the_cooldown_keeps_close_turns_from_piling_up_episodes(mem: Memory) -> None:

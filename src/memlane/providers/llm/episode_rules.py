@@ -3,7 +3,9 @@ has an outcome, either an event or decision the extractor found in the user's wo
 cancel my gym membership") or a tool result; the approach is that statement as extracted, the topic
 its object ("the gym membership"). A decision the extractor could not read as a fact but the user
 announced as one ("decision made: for our trip we're taking the night train", "final answer, the
-blue one"; or after it: "taking the night train, decided") is the outcome too: the approach is the announced clause, put in the third person. Nothing
+blue one"; or after it: "taking the night train, decided") is the outcome too: the approach is the announced clause, put in the third person. A topic
+longer than a few words is cut to its topic phrase (:mod:`memlane.providers.llm.rules.topic_phrase`), and
+a tool result's topic is the topic phrase of the user's request ("the 9:40 train to Porto"). Nothing
 is invented: a turn without an outcome is skipped."""
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from memlane.model.enums import MemoryType
 from memlane.providers.llm.rules.facts import USER
 from memlane.providers.llm.rules.render import render
 from memlane.providers.llm.rules.text import expand_contractions
+from memlane.providers.llm.rules.topic_phrase import MAX_WORDS, topic_phrase
 
 TOPIC_MAX = 80
 _LEAD = re.compile(
@@ -70,6 +73,15 @@ def topic_of(statement: str) -> str:
     return rest if len(rest) <= TOPIC_MAX else rest[:TOPIC_MAX].rsplit(" ", 1)[0]
 
 
+def short_topic(statement: str) -> str:
+    """The object of ``statement`` (:func:`topic_of`) when it is a short phrase, else the topic phrase
+    of it: "User decided that for the reunion they are hiring the boathouse, not the pub." -> "the reunion"."""
+    t = topic_of(statement)
+    if len(t.split()) <= MAX_WORDS and not t.lower().startswith("user"):
+        return t
+    return topic_phrase(t)[:TOPIC_MAX]
+
+
 def announced(text: str) -> str | None:
     """The decision a user announced ("ok, decision made: we're booking the cabin") in the third person."""
     m = _ANNOUNCED.search(text) or _ANNOUNCED_AFTER.match(text.strip())
@@ -98,7 +110,7 @@ def summarize(extraction: Extraction, messages: Sequence[ChatMessage]) -> Episod
         user_text = " ".join(m.content for m in messages if m.role == "user")
         return Episode(
             should_create=True,
-            topic=topic_of(best.summary),
+            topic=short_topic(best.summary),
             approach=approach,
             outcome="next_step" if _STEP.search(user_text) else "decision",
             category=best.category,
@@ -111,7 +123,7 @@ def summarize(extraction: Extraction, messages: Sequence[ChatMessage]) -> Episod
     if decision:
         return Episode(
             should_create=True,
-            topic=topic_of(decision),
+            topic=short_topic(decision),
             approach=decision,
             outcome="decision",
             category="Personal",
@@ -121,7 +133,7 @@ def summarize(extraction: Extraction, messages: Sequence[ChatMessage]) -> Episod
         )
     if tools:
         asked = next((m.content for m in reversed(messages) if m.role == "user"), "")
-        topic = " ".join(asked.split())[:TOPIC_MAX].rstrip("?!. ") or "a tool call"
+        topic = topic_phrase(asked)[:TOPIC_MAX] if asked.strip() else "a tool call"
         result = " ".join(tools[-1].content.split())
         approach = f"A tool returned: {result[:200].rstrip()}" + ("" if result.endswith(".") else ".")
         return Episode(
