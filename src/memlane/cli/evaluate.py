@@ -34,8 +34,16 @@ def run_scenarios(
             "fields (docs/consent.md)."
         ),
     ] = "accept",
+    show_noise: Annotated[
+        bool,
+        typer.Option(
+            "--noise",
+            help="After each scenario, list the memories counted as noise and those no expectation names.",
+        ),
+    ] = False,
 ) -> None:
-    """Replay scenarios into fresh stores; print PASS/FAIL per scenario and 'N passed, N failed'."""
+    """Replay scenarios into fresh stores; print PASS/FAIL per scenario, a noise line when a scenario
+    declares noise, and 'N passed, N failed'."""
     from memlane.evaluation import scenarios
     from memlane.providers.embed.settings import embedder_from_settings
 
@@ -48,6 +56,10 @@ def run_scenarios(
 
     def report(o: scenarios.Outcome) -> None:
         typer.echo(f"PASS {o.id}" if o.passed else f"FAIL {o.id}: {'; '.join(o.reasons)}")
+        for why, summary in o.noise.noisy if show_noise else ():
+            typer.echo(f"  noise ({why}) {summary}")
+        for summary in o.noise.unclaimed if show_noise else ():
+            typer.echo(f"  unclaimed {summary}")
 
     outcomes = scenarios.run(items, embedder_from_settings(settings), llm=llm, report=report, consent=consent)
     passed = sum(o.passed for o in outcomes)
@@ -58,6 +70,9 @@ def run_scenarios(
             f"in {len(accepted)} scenario(s){': ' if accepted else ''}{', '.join(o.id for o in accepted)} "
             "(--consent hold leaves them pending)"
         )
+    noise = scenarios.noise_line(outcomes)  # only when a scenario declares noise (docs/benchmarks.md)
+    if noise:
+        typer.echo(noise)
     typer.echo(f"{passed} passed, {len(outcomes) - passed} failed")
     raise typer.Exit(0 if passed == len(outcomes) else 1)
 

@@ -7,6 +7,13 @@ Consent (docs/consent.md): the scenarios' corrections of a city or a name are ch
 to accept. ``consent="accept"`` (the default) accepts each proposal after the step that made it, as
 the user would (actor ``scenario``), and counts them; ``"hold"`` leaves them pending (what a user who
 never answers sees); ``"off"`` runs with no consent fields.
+
+Group chats: a chat step with a ``sender`` is one person's message in a thread several people share.
+Its memories are formed for that person (``user`` defaults to the sender), from the thread's shared
+history, each message carrying its sender as ``name``. A scenario's ``noise`` entries name what should
+not have been stored (a memory of the wrong person, of banter or of a question): every stored memory of
+that user, in any state, that matches one counts as noise (:class:`Noise`); it does not fail the
+scenario.
 """
 
 from __future__ import annotations
@@ -16,7 +23,7 @@ import re
 import tempfile
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -34,11 +41,28 @@ CONSENT_MODES = ("accept", "hold", "off")
 
 
 @dataclass
+class Noise:
+    """What a scenario stored that it should not have. ``stored``: the memories the replay wrote (every
+    user, any state); ``noisy``: (why, summary) of each that matches one of the scenario's ``noise``
+    entries (counted once, under the first entry it matches); ``unclaimed``: the summaries of those that
+    match no ``active``, ``superseded`` or ``noise`` entry of their user; ``queries`` / ``noisy_queries``:
+    the queries with ``none_matches`` and those whose results matched it (unexpected evidence retrieved)."""
+
+    declared: bool = False  # the scenario has ``noise`` entries
+    stored: int = 0
+    noisy: list[tuple[str, str]] = field(default_factory=list)
+    unclaimed: list[str] = field(default_factory=list)
+    queries: int = 0
+    noisy_queries: int = 0
+
+
+@dataclass
 class Outcome:
     id: str
     passed: bool
     reasons: list[str]
     accepted: int = 0  # proposals the runner accepted as the user (consent="accept")
+    noise: Noise = field(default_factory=Noise)
 
 
 def load(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
@@ -77,15 +101,35 @@ def _apply_op(mem: Memory, step: dict[str, Any]) -> None:
         raise AssertionError(f"unknown op {op!r}")
 
 
-def _answered(steps: list[dict[str, Any]], n: int) -> bool:
-    """Whether the chat step ``n`` (a user message) gets an assistant reply next in its thread."""
-    step = steps[n]
-    for later in steps[n + 1 :]:
-        if (
-            "text" in later
-            and later.get("user", "u1") == step.get("user", "u1")
-            and later.get("thread", "t1") == step.get("thread", "t1")
-        ):
+def _group_threads(steps: list[dict[str, Any]]) -> set[str]:
+    """The threads several people share: those where a chat step names its ``sender``."""
+    return {s.get("thread", "t1") for s in steps if "text" in s and "sender" in s}
+
+
+def _users(steps: list[dict[str, Any]]) -> list[str]:
+    """Each step's user: ``user``, else its ``sender``; an assistant message of a group thread without
+    either answers (and belongs to) the thread's last speaker; else ``u1``."""
+    groups, out = _group_threads(steps), []
+    last: dict[str, str] = {}
+    for step in steps:
+        thread = step.get("thread", "t1")
+        user = step.get("user") or step.get("sender")
+        if user is None and "text" in step and thread in groups:
+            user = last.get(thread)
+        out.append(user or "u1")
+        if "text" in step and thread in groups and step.get("role", "user") == "user":
+            last[thread] = out[-1]
+    return out
+
+
+def _answered(steps: list[dict[str, Any]], n: int, users: list[str] | None = None) -> bool:
+    """Whether the chat step ``n`` (a user message) gets an assistant reply next in its thread (of its
+    user, or of anyone in a group thread)."""
+    step, users = steps[n], users or _users(steps)
+    thread = step.get("thread", "t1")
+    group = thread in _group_threads(steps)
+    for m, later in enumerate(steps[n + 1 :], start=n + 1):
+        if "text" in later and later.get("thread", "t1") == thread and (group or users[m] == users[n]):
             return later.get("role", "user") == "assistant"
     return False
 
@@ -111,8 +155,9 @@ def replay(mem: Memory, scenario: dict[str, Any], *, accept: bool = False) -> in
     threads: dict[tuple[str, str], list[dict[str, str]]] = defaultdict(list)
     accepted = 0
     steps = scenario["steps"]
+    users, groups = _users(steps), _group_threads(steps)
     for n, step in enumerate(steps):
-        user = step.get("user", "u1")
+        user = users[n]
         accepted += _accept_proposals(mem, user) if accept else 0  # left by the previous step
         if "op" in step:
             _apply_op(mem, step)
@@ -127,15 +172,44 @@ def replay(mem: Memory, scenario: dict[str, Any], *, accept: bool = False) -> in
             )
         else:
             thread = step.get("thread", "t1")
-            history = threads[(user, thread)]
-            history.append({"role": step.get("role", "user"), "content": step["text"], "at": step["at"]})
+            history = threads[("", thread) if thread in groups else (user, thread)]
+            message = {"role": step.get("role", "user"), "content": step["text"], "at": step["at"]}
+            history.append({**message, **({"name": step["sender"]} if "sender" in step else {})})
             if history[-1]["role"] == "user":
                 mem.add(history[-12:], user_id=user, thread_id=thread, at=step["at"], wait=True)
-            if history[-1]["role"] == "assistant" or not _answered(steps, n):
+            if history[-1]["role"] == "assistant" or not _answered(steps, n, users):
                 mem.capture_turn(history[-12:], user_id=user, thread_id=thread, at=step["at"], wait=True)
-    for user in {s.get("user", "u1") for s in scenario["steps"]} if accept else ():
+    for user in set(users) if accept else ():
         accepted += _accept_proposals(mem, user)
     return accepted
+
+
+def noise(mem: Memory, scenario: dict[str, Any]) -> Noise:
+    """What the replay stored that the scenario says it should not have (see :class:`Noise`)."""
+    exp = scenario.get("expect", {})
+    entries = scenario.get("noise", [])
+    users = sorted(
+        set(_users(scenario["steps"]))
+        | {e.get("user", "u1") for e in entries}
+        | {e.get("user", "u1") for kind in ("active", "superseded") for e in exp.get(kind, [])}
+    )
+    out = Noise(declared=bool(entries))
+    for user in users:
+        claims = [
+            e["matches"]
+            for kind in ("active", "superseded")
+            for e in exp.get(kind, [])
+            if e.get("user", "u1") == user
+        ]
+        mine = [e for e in entries if e.get("user", "u1") == user]
+        for r in _all(mem, user):
+            out.stored += 1
+            why = next((e.get("why", "noise") for e in mine if _match(e["matches"], r.summary)), None)
+            if why is not None:
+                out.noisy.append((why, f"{user}: {r.summary}"))
+            elif not any(_match(c, r.summary) for c in claims):
+                out.unclaimed.append(f"{user}: {r.summary}")
+    return out
 
 
 def check(mem: Memory, scenario: dict[str, Any], events: Counter[str]) -> list[str]:
@@ -188,7 +262,13 @@ def check(mem: Memory, scenario: dict[str, Any], events: Counter[str]) -> list[s
     return bad
 
 
-def ask(mem: Memory, scenario: dict[str, Any], search: Callable[..., list[Any]] | None = None) -> list[str]:
+def ask(
+    mem: Memory,
+    scenario: dict[str, Any],
+    search: Callable[..., list[Any]] | None = None,
+    found: Noise | None = None,
+) -> list[str]:
+    """Run the queries; with ``found``, count those with ``none_matches`` and those that retrieved it."""
     bad = []
     last_at = scenario["steps"][-1]["at"] if scenario["steps"] else None
     for q in scenario.get("queries", []):
@@ -201,6 +281,10 @@ def ask(mem: Memory, scenario: dict[str, Any], search: Callable[..., list[Any]] 
             bad.append(f"query {q['query']!r}: none of {hits} matches {q['any_matches']!r}")
         if "none_matches" in q and any(_match(q["none_matches"], h) for h in hits):
             bad.append(f"query {q['query']!r}: {hits} should not match {q['none_matches']!r}")
+            if found is not None:
+                found.noisy_queries += 1
+        if "none_matches" in q and found is not None:
+            found.queries += 1
     return bad
 
 
@@ -221,15 +305,37 @@ def run_one(
     mem = Memory(str(workdir / f"{scenario['id']}.db"), embedder=embedder, llm=llm, settings=settings)
     events: Counter[str] = Counter()
     mem.events.subscribe(lambda ev: events.update([ev.type]))
-    accepted = 0
+    accepted, found = 0, Noise()
     try:
         accepted = replay(mem, scenario, accept=consent == "accept")
-        reasons = check(mem, scenario, events) + ask(mem, scenario)
+        found = noise(mem, scenario)
+        reasons = check(mem, scenario, events) + ask(mem, scenario, found=found)
     except AssertionError as exc:
         reasons = [str(exc)]
     finally:
         mem.close()
-    return Outcome(scenario["id"], not reasons, reasons, accepted)
+    return Outcome(scenario["id"], not reasons, reasons, accepted, found)
+
+
+def noise_line(outcomes: Sequence[Outcome]) -> str | None:
+    """The closing noise figures, or None when no scenario declares ``noise``."""
+    declared = [o for o in outcomes if o.noise.declared]
+    if not declared:
+        return None
+    stored = sum(o.noise.stored for o in declared)
+    noisy = [why for o in declared for why, _ in o.noise.noisy]
+    share = f" ({100 * len(noisy) / stored:.1f}%)" if stored else ""
+    kinds = ", ".join(f"{why} {n}" for why, n in sorted(Counter(noisy).items()))
+    hit = sum(1 for o in declared if o.noise.noisy)
+    unclaimed = sum(len(o.noise.unclaimed) for o in declared)
+    queries = sum(o.noise.queries for o in outcomes)
+    noisy_queries = sum(o.noise.noisy_queries for o in outcomes)
+    return (
+        f"noise: {len(noisy)} of {stored} stored memories{share} should not have been stored"
+        f"{f' ({kinds})' if kinds else ''}, in {hit} of {len(declared)} scenario(s) that declare noise; "
+        f"{unclaimed} more matched no expectation; {noisy_queries} of {queries} query(ies) with "
+        "none_matches retrieved unexpected evidence"
+    )
 
 
 def run(
