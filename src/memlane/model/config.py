@@ -187,6 +187,12 @@ class Settings(BaseSettings):
     memory_decay_half_life_days: float = Field(180.0, validation_alias=_alias("MEMORY_DECAY_HALF_LIFE_DAYS"))
     memory_score_threshold: float = Field(0.0, validation_alias=_alias("MEMORY_SCORE_THRESHOLD"))
     memory_context_budget_tokens: int = Field(400, validation_alias=_alias("MEMORY_CONTEXT_BUDGET_TOKENS"))
+    # The context block (and so the chat proxy) leaves out a retrieved memory whose relevance (cosine
+    # plus keyword evidence) is under this; pinned memories and context-mode `all` categories stay.
+    # None: the embedder's measured default (retrieval/context.py); 0: off.
+    memory_context_min_relevance: float | None = Field(
+        None, validation_alias=_alias("MEMORY_CONTEXT_MIN_RELEVANCE")
+    )
     # Up to two memories linked to a shown one, as indented "related:" bullets (retrieval/related.py).
     memory_context_related: bool = Field(True, validation_alias=_alias("MEMORY_CONTEXT_RELATED"))
     memory_embedding_header: bool = Field(False, validation_alias=_alias("MEMORY_EMBEDDING_HEADER"))
@@ -331,6 +337,16 @@ class Settings(BaseSettings):
             raise ValueError(
                 "CONTEXT_SESSION_SUMMARY_MODEL names a model of the configured provider; "
                 "set MEMLANE_LLM=openai or bedrock (the offline rules digest has no model)"
+            )
+        return value
+
+    @field_validator("memory_context_min_relevance")
+    @classmethod
+    def _min_relevance(cls, value: float | None) -> float | None:
+        if value is not None and not 0.0 <= value <= 1.0:
+            raise ValueError(
+                f"MEMORY_CONTEXT_MIN_RELEVANCE must be a relevance from 0 to 1 (0: no cutoff; unset: the "
+                f"embedder's measured default), got {value!r}"
             )
         return value
 
