@@ -198,6 +198,12 @@ class Settings(BaseSettings):
     memory_context_recall_episodic: int = Field(
         8, ge=3, le=24, validation_alias=_alias("MEMORY_CONTEXT_RECALL_EPISODIC")
     )
+    # The context block (and so the chat proxy) leaves out a retrieved memory whose relevance (cosine
+    # plus keyword evidence) is under this; pinned memories and context-mode `all` categories stay.
+    # None: the embedder's measured default (retrieval/context.py); 0: off.
+    memory_context_min_relevance: float | None = Field(
+        None, validation_alias=_alias("MEMORY_CONTEXT_MIN_RELEVANCE")
+    )
     # Up to two memories linked to a shown one, as indented "related:" bullets (retrieval/related.py).
     memory_context_related: bool = Field(True, validation_alias=_alias("MEMORY_CONTEXT_RELATED"))
     memory_embedding_header: bool = Field(False, validation_alias=_alias("MEMORY_EMBEDDING_HEADER"))
@@ -349,6 +355,16 @@ class Settings(BaseSettings):
     @classmethod
     def _category_bands(cls, value: Any, info: ValidationInfo) -> Any:
         return parse_category_bands(value, info.data.get("categories", DEFAULT_CATEGORIES))
+
+    @field_validator("memory_context_min_relevance")
+    @classmethod
+    def _min_relevance(cls, value: float | None) -> float | None:
+        if value is not None and not 0.0 <= value <= 1.0:
+            raise ValueError(
+                f"MEMORY_CONTEXT_MIN_RELEVANCE must be a relevance from 0 to 1 (0: no cutoff; unset: the "
+                f"embedder's measured default), got {value!r}"
+            )
+        return value
 
     @field_validator("search_preset")
     @classmethod

@@ -14,7 +14,10 @@ under it (:mod:`memlane.retrieval.related`).
 Three retrievals feed the block: semantic (and insight) memories, and episodic ones, each with search's
 hybrid ranking, recall intent and time phrases; and with session memory on, the group-chat recall
 (:mod:`memlane.retrieval.chat_recall`: session summaries and recorded messages through one reranker).
-The query is embedded once for all.
+The query is embedded once for all. A retrieved memory under the relevance cutoff
+(``MEMORY_CONTEXT_MIN_RELEVANCE``, or the embedder's measured one in :data:`MIN_RELEVANCE`) is left out,
+unless it is pinned or its category is context-mode ``all``; recent events are not cut when the question
+names a time.
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ from memlane.model.session import SessionMessage
 from memlane.providers.embed import Embedder
 from memlane.retrieval.allowlist import CategoryConfig, load_categories
 from memlane.retrieval.chat_recall import recall
-from memlane.retrieval.intent import is_recall
+from memlane.retrieval.intent import is_recall, plan_query
 from memlane.retrieval.query import check_query
 from memlane.retrieval.related import related_memories
 from memlane.retrieval.rerank import composite
@@ -62,6 +65,10 @@ DELTA_LABELS = {
     "purged": "−purged",
     "restored": "↺restored",
 }
+# The relevance cutoff (MEMORY_CONTEXT_MIN_RELEVANCE unset) per embedder, in its cosine units plus the
+# keyword evidence; measured for the bundled model with benchmarks/relevance_cutoff_bench.py
+# (docs/benchmarks.md); an embedder with no measured value has no cutoff.
+MIN_RELEVANCE = {"local": 0.10}
 SEMANTIC_TYPES = [MemoryType.SEMANTIC.value, MemoryType.INSIGHT.value]
 ANCHORS = ("semantic", "episodic", "shared")  # the sections whose memories can have related bullets
 HEADERS = {
@@ -183,6 +190,13 @@ def _retrieve(
         update={"memory_context_topk": min(EPISODIC_TOPK, settings.memory_context_topk)}
     )
     episodic = run([MemoryType.EPISODIC.value], episodic_limit(query, settings), small)
+    cutoff = min_relevance(settings, embedder.name)
+    if cutoff > 0:
+        found = [h for h in found if _relevant(h, cutoff, always)]
+        # a question naming a time ("last week") picks its events by date, not by words: not cut
+        timed = plan_query(query, now, tz=settings.timezone, time_phrases=settings.memory_time_phrases).window
+        if timed is None:
+            episodic = [h for h in episodic if _relevant(h, cutoff, always)]
     # what others shared is kept apart from what the user said, below it
     out["semantic"] = [h for h in found if h.memory.user_id == user_id]
     out["episodic"] = [h for h in episodic if h.memory.user_id == user_id]
@@ -208,6 +222,20 @@ def _retrieve(
 def episodic_limit(query: str, settings: Settings) -> int:
     """How many episodic memories the block may show: more when the question asks to recall the past."""
     return settings.memory_context_recall_episodic if is_recall(query) else EPISODIC_MAX
+
+
+def min_relevance(settings: Settings, embedder_name: str) -> float:
+    """The block's relevance cutoff: ``MEMORY_CONTEXT_MIN_RELEVANCE``, or the embedder's measured one."""
+    if settings.memory_context_min_relevance is not None:
+        return settings.memory_context_min_relevance
+    return MIN_RELEVANCE.get(embedder_name, 0.0)
+
+
+def _relevant(hit: SearchHit, cutoff: float, always: tuple[str, ...]) -> bool:
+    """A memory stays when its relevance (similarity with the keyword evidence) reaches the cutoff, or it
+    is pinned, or its category is context-mode ``all`` (shown at every turn, relevant or not)."""
+    rec = hit.memory
+    return rec.pinned or rec.category in always or hit.breakdown.similarity >= cutoff
 
 
 def _always(
