@@ -12,6 +12,12 @@
   had an outcome. The user's time zone is ``config["configurable"]["time_zone"]`` or
   ``["user_context"]["locale_info"]["time_zone"]`` (default ``MEMLANE_TIMEZONE``).
 
+Each node takes a Memory, or uses the one behind the graph's ``MemlaneStore``. On any other ``BaseStore``
+(``S3VectorsStore``, LangGraph's ``InMemoryStore``, ...) they take the plain path of ``plain.py``, with
+less: ``memory_hotpath`` forms nothing (no extraction, no dedup: memories come from the put tools),
+``memory_context`` lists the store's best matching items (no delta header), ``episodic_capture`` keeps
+every answered turn as an episodic item (no outcome filter, no merging); no ``memory.*`` events.
+
 The user and thread are ``config["configurable"]["user_id"]`` and ``["thread_id"]``. The state needs
 LangGraph's ``add_messages`` reducer (``MessagesState``); :class:`MemoryState` adds ``memory_rev``.
 """
@@ -28,7 +34,8 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.graph import MessagesState
 
 from memlane.engine.memory import Memory
-from memlane.integrations.langgraph.tools import configured, last_user_text, memory_of
+from memlane.integrations.langgraph import plain
+from memlane.integrations.langgraph.tools import configured, last_user_text, target_of
 from memlane.ledger.events import MemoryEvent
 
 CONTEXT_ID = "memlane-context-"  # id prefix of the context system message
@@ -72,13 +79,16 @@ def _streaming(mem: Memory, user: str, run: Callable[[], object]) -> None:
 
 
 def memory_hotpath(memory: Memory | None = None, *, wait: bool = False) -> Node:
-    """A node that forms memories from the last user message (non-blocking unless ``wait``)."""
+    """A node that forms memories from the last user message (non-blocking unless ``wait``); on a plain
+    store it does nothing (formation needs memlane's Memory)."""
 
     def memory_hotpath(state: MemoryState, config: RunnableConfig) -> dict[str, Any]:
         text = last_user_text(state.get("messages", []))
         if not text:
             return {}
-        mem, user = memory_of(memory), configured(config, "user_id")
+        mem, user = target_of(memory, "memory_hotpath"), configured(config, "user_id")
+        if not isinstance(mem, Memory):
+            return {}
         thread = configured(config, "thread_id", required=False)
         _streaming(
             mem,
@@ -113,7 +123,10 @@ def episodic_capture(memory: Memory | None = None, *, wait: bool = False) -> Nod
         turn = last_turn(state.get("messages", []))
         if not turn:
             return {}
-        mem, user = memory_of(memory), configured(config, "user_id")
+        mem, user = target_of(memory, "episodic_capture"), configured(config, "user_id")
+        if not isinstance(mem, Memory):
+            plain.capture_turn(mem, user, turn, thread_id=configured(config, "thread_id", required=False))
+            return {}
         conf = (config or {}).get("configurable") or {}
         tz = conf.get("time_zone") or ((conf.get("user_context") or {}).get("locale_info") or {}).get(
             "time_zone"
@@ -144,22 +157,27 @@ def memory_context(
         text = last_user_text(messages)
         if not text:
             return {}
-        mem, user = memory_of(memory), configured(config, "user_id")
-        block = mem.context(
-            text,
-            user_id=user,
-            thread_id=configured(config, "thread_id", required=False),
-            since_rev=state.get("memory_rev"),
-            budget_tokens=budget_tokens,
-            agent=agent,
-        )
+        mem, user = target_of(memory, "memory_context"), configured(config, "user_id")
+        rev: int | None
+        if isinstance(mem, Memory):
+            block = mem.context(
+                text,
+                user_id=user,
+                thread_id=configured(config, "thread_id", required=False),
+                since_rev=state.get("memory_rev"),
+                budget_tokens=budget_tokens,
+                agent=agent,
+            )
+            body, rev = block.text, block.rev
+        else:
+            body, rev = plain.context_text(mem, user, text), state.get("memory_rev")
         update: list[BaseMessage] = [
             RemoveMessage(id=m.id)
             for m in messages
             if isinstance(m, BaseMessage) and m.id and m.id.startswith(CONTEXT_ID)
         ]
-        if block.text.strip():
-            update.append(SystemMessage(content=block.text, id=f"{CONTEXT_ID}{uuid.uuid4().hex[:12]}"))
-        return {"messages": update, "memory_rev": block.rev}
+        if body.strip():
+            update.append(SystemMessage(content=body, id=f"{CONTEXT_ID}{uuid.uuid4().hex[:12]}"))
+        return {"messages": update} if rev is None else {"messages": update, "memory_rev": rev}
 
     return memory_context
