@@ -69,6 +69,8 @@ def test_migrate_makes_every_table_but_the_vector_ones_and_logs_one_notice(
         assert "MEMLANE_PG_VECTOR=off" in text and "keyword" in text
         assert "https://github.com/pgvector/pgvector" in text and "memlane reembed --missing-only" in text
         assert backend.notices() == [text]
+        backend.migrate()  # again: no second notice
+        assert len(_notices(caplog)) == 1
     finally:
         backend.close()
 

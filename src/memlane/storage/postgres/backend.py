@@ -99,7 +99,8 @@ class PostgresBackend(Backend):
             raise ValueError(f"pg_vector must be 'auto' or 'off', got {pg_vector!r}")
         self._url = normalize_url(url)
         self._pg_vector = pg_vector
-        self._no_vectors: str | None = None  # why this store has no vectors (set by migrate)
+        self._no_vectors: str | None = None  # why this store has no vectors (set by the first migrate)
+        self._migrated = False
         self._connect_kwargs: dict[str, Any] = {}
         with translate_errors(self._url):
             if "connect_timeout" not in conninfo_to_dict(self._url):
@@ -151,9 +152,13 @@ class PostgresBackend(Backend):
         # A connection of its own: pool connections register pgvector's types, which the first
         # migration is what creates.
         with translate_errors(self._url), psycopg.connect(self._url, **self._connect_kwargs) as conn:
-            version, self._no_vectors = migrations.migrate(conn, self._pg_vector)
-            if self._no_vectors is None:
+            version, no_vectors = migrations.migrate(conn, self._pg_vector)
+            if no_vectors is None:
                 migrations.upgrade_vector_table(conn)
+            # The first migrate decides the mode: the pool's connections are set up for it, so
+            # pgvector installed while this process runs takes a restart to be used.
+            if not self._migrated:
+                self._no_vectors, self._migrated = no_vectors, True
             return version
 
     @property
