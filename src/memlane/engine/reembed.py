@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from memlane.ledger.commit import commit_planned
 from memlane.ledger.mutations import Mutation
 from memlane.model.enums import MemoryState
-from memlane.model.errors import ValidationError
+from memlane.model.errors import BackendError, ValidationError
 from memlane.model.filters import Condition
 from memlane.model.ids import GLOBAL_USER
 from memlane.model.record import MemoryRecord
@@ -100,6 +100,8 @@ def reembed(
     if batch_size < 1:
         raise ValueError("batch_size must be at least 1")
     backend = mem.backend
+    if not backend.has_vectors:  # every vector would be dropped: say so instead of embedding for nothing
+        raise BackendError(" ".join(["this store keeps no vectors;", *backend.notices()]))
     switching = _start_switch(mem, missing_only, user_id)
     sig = signature(mem, missing_only, user_id)
     state = _load_state(mem, sig, restart)

@@ -15,6 +15,7 @@ from memlane.formation.apply import Context
 from memlane.formation.bands import bands_for
 from memlane.formation.consent import why
 from memlane.formation.decide import Decision
+from memlane.formation.neighbours import neighbours as find_neighbours
 from memlane.formation.pipeline import Formation
 from memlane.ledger.commit import commit_planned
 from memlane.ledger.mutations import Mutation
@@ -52,7 +53,16 @@ def accept(
     cand = p.candidate
     vector = formation.embedder.embed_one(cand.summary)  # outside the lock, as formation does
     conds = [*live(), Condition("type", "$eq", cand.type.value)]
-    neighbours = backend.memories.vector_search(user_id, vector, conds, limit=settings.memory_neighbors_k)
+    neighbours = find_neighbours(
+        backend,
+        formation.embedder,
+        settings,
+        user_id,
+        cand.summary,
+        vector,
+        conds,
+        limit=settings.memory_neighbors_k,
+    )
     link = bands_for(formation.embedder.name, cand.type, settings).link
     done: list[Proposal] = []
 

@@ -31,6 +31,7 @@ from memlane.formation.hotpath import (
     turn_job,
 )
 from memlane.formation.implied import implied_memories
+from memlane.formation.neighbours import neighbours as find_neighbours
 from memlane.formation.observe import Decided, DecisionWatch
 from memlane.formation.retry import next_attempt
 from memlane.ledger.bus import EventBus
@@ -500,8 +501,16 @@ class Formation:
                 keyed = found if found is not None and found.state is MemoryState.ACTIVE else None
             conds = [*live(), Condition("type", "$eq", cand.type.value)]
             # memories linked to the user too: a correction of a shared fact unlinks it for this user
-            neighbours = self.backend.memories.vector_search(
-                user, vector, conds, limit=self.settings.memory_neighbors_k, shared=True
+            neighbours = find_neighbours(
+                self.backend,
+                self.embedder,
+                self.settings,
+                user,
+                cand.summary,
+                vector,
+                conds,
+                limit=self.settings.memory_neighbors_k,
+                shared=True,
             )
             category = normalise_category(cand.category, self.settings.categories)
             bands = bands_for(self.embedder.name, cand.type, self.settings, category)

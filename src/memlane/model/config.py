@@ -56,6 +56,9 @@ class Settings(BaseSettings):
     db: str = Field(str(DEFAULT_HOME / "memlane.db"), validation_alias=_alias("MEMLANE_DB"))
     # SQLite overwrites deleted content with zeros (a purge leaves no text in free pages; docs/lifecycle.md)
     sqlite_secure_delete: bool = Field(True, validation_alias=_alias("MEMLANE_SQLITE_SECURE_DELETE"))
+    # PostgreSQL's pgvector: "auto" uses it where the server has it (keyword search only where it has
+    # not); "off" runs as if the server had none (docs/postgres.md)
+    pg_vector: Literal["auto", "off"] = Field("auto", validation_alias=_alias("MEMLANE_PG_VECTOR"))
     embedder: str = Field("local", validation_alias=_alias("MEMLANE_EMBEDDER", "VECTOR_EMBEDDING_PROVIDER"))
     embed_model: str | None = Field(
         None, validation_alias=_alias("MEMLANE_EMBED_MODEL", "VECTOR_EMBEDDING_MODEL")

@@ -162,6 +162,7 @@ def create_app(memory: Memory | None = None, settings: Settings | None = None) -
             embedder=st.memory.embedder.identity,
             llm=st.settings.llm,
             upstream=st.upstream.base_url if st.upstream else None,
+            notices=st.memory.backend.notices(),
         )
 
     @app.get(

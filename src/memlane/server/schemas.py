@@ -489,3 +489,8 @@ class Health(BaseModel):
     embedder: str
     llm: str
     upstream: str | None = Field(None, description="The upstream LLM base URL of the chat proxy, if any.")
+    notices: list[str] = Field(
+        default_factory=list,
+        description="What the store cannot do where it runs, e.g. PostgreSQL without pgvector "
+        "(keyword search only), and how to fix it.",
+    )

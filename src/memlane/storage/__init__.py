@@ -19,7 +19,7 @@ def open_backend(location: str, settings: Settings | None = None) -> Backend:
     if backend_kind(location) == "postgres":
         from memlane.storage.postgres.backend import PostgresBackend
 
-        inner = PostgresBackend(location)
+        inner = PostgresBackend(location, pg_vector="auto" if settings is None else settings.pg_vector)
     else:
         from memlane.storage.sqlite.backend import SqliteBackend
 

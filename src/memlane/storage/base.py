@@ -143,6 +143,17 @@ class Backend(ABC):
     @abstractmethod
     def set_meta(self, key: str, value: str) -> None: ...
 
+    @property
+    def has_vectors(self) -> bool:
+        """False where this store keeps no vectors (PostgreSQL without pgvector): searches are by
+        keyword only and ``vector_search`` finds nothing."""
+        return True
+
+    def notices(self) -> list[str]:
+        """What this store cannot do where it runs, each a sentence for a person (logged once at
+        startup; ``/healthz`` shows them)."""
+        return []
+
     @abstractmethod
     def create_vector_index(self, dims: int) -> None:
         """Create the vector table/index for ``dims``-sized vectors (called once per store)."""

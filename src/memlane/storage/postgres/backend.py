@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import time
 import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -43,6 +44,22 @@ def _configure(conn: psycopg.Connection[Any]) -> None:
     conn.commit()  # the pool refuses a connection left inside the type lookup's transaction
 
 
+log = logging.getLogger(__name__)
+
+
+def vectors_notice(reason: str) -> str:
+    """What a store without pgvector does, and how to get vectors back."""
+    return (
+        f"PostgreSQL without pgvector: {reason}. memlane stores no vectors here and searches by keyword "
+        "only (PostgreSQL full-text search); formation compares a new fact only with the memories that "
+        "share its words, so a paraphrase in other words is stored as a new memory. To get vector search: "
+        "install pgvector on the server (https://github.com/pgvector/pgvector, e.g. the "
+        "postgresql-<version>-pgvector package), let this role create it (or CREATE EXTENSION vector as "
+        "a superuser), unset MEMLANE_PG_VECTOR=off if set, restart memlane, then run "
+        "`memlane reembed --missing-only`."
+    )
+
+
 # A connection back in the pool within this many seconds is handed out unchecked: checking costs a
 # round trip, and a search takes the pool five times (a fifth of its time on a local server). One
 # idle longer (the server may have restarted or dropped it) is checked, and replaced if broken.
@@ -67,8 +84,23 @@ class PostgresBackend(Backend):
 
     name = "postgres"
 
-    def __init__(self, url: str, *, min_size: int = 1, max_size: int = 10, timeout: float = 30.0) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        min_size: int = 1,
+        max_size: int = 10,
+        timeout: float = 30.0,
+        pg_vector: str = "auto",
+    ) -> None:
+        """``pg_vector`` (``MEMLANE_PG_VECTOR``): ``auto`` uses pgvector where the server has it and
+        runs keyword-only where it has not; ``off`` runs keyword-only as if the server had none."""
+        if pg_vector not in ("auto", "off"):
+            raise ValueError(f"pg_vector must be 'auto' or 'off', got {pg_vector!r}")
         self._url = normalize_url(url)
+        self._pg_vector = pg_vector
+        self._no_vectors: str | None = None  # why this store has no vectors (set by the first migrate)
+        self._migrated = False
         self._connect_kwargs: dict[str, Any] = {}
         with translate_errors(self._url):
             if "connect_timeout" not in conninfo_to_dict(self._url):
@@ -81,13 +113,15 @@ class PostgresBackend(Backend):
         self.changes = PostgresChangeLog(self)
         self.proposals = PostgresProposals(self)
         self.migrate()
+        if self._no_vectors is not None:
+            log.warning("%s", vectors_notice(self._no_vectors))
         self._pool = ConnectionPool(
             self._url,
             min_size=min_size,
             max_size=max_size,
             timeout=timeout,
             kwargs=self._connect_kwargs,
-            configure=_configure,
+            configure=_configure if self._no_vectors is None else None,
             check=_check_if_idle,
             reset=_stamp_return,
             open=False,
@@ -118,9 +152,21 @@ class PostgresBackend(Backend):
         # A connection of its own: pool connections register pgvector's types, which the first
         # migration is what creates.
         with translate_errors(self._url), psycopg.connect(self._url, **self._connect_kwargs) as conn:
-            version = migrations.migrate(conn)
-            migrations.upgrade_vector_table(conn)
+            version, no_vectors = migrations.migrate(conn, self._pg_vector)
+            if no_vectors is None:
+                migrations.upgrade_vector_table(conn)
+            # The first migrate decides the mode: the pool's connections are set up for it, so
+            # pgvector installed while this process runs takes a restart to be used.
+            if not self._migrated:
+                self._no_vectors, self._migrated = no_vectors, True
             return version
+
+    @property
+    def has_vectors(self) -> bool:
+        return self._no_vectors is None
+
+    def notices(self) -> list[str]:
+        return [] if self._no_vectors is None else [vectors_notice(self._no_vectors)]
 
     def schema_version(self) -> int:
         with self._connection() as conn:
@@ -148,11 +194,15 @@ class PostgresBackend(Backend):
             )
 
     def create_vector_index(self, dims: int) -> None:
+        if self._no_vectors is not None:  # no vectors without pgvector (the notice says so)
+            return
         with self._connection() as conn:
             migrations.create_vector_table(conn, dims)
         self._dims = dims
 
     def _vector_dims(self, conn: psycopg.Connection[Any]) -> int | None:
+        if self._no_vectors is not None:
+            return None
         if self._dims is None:  # another process may have created it since
             self._dims = migrations.vector_dims(conn)
         return self._dims
@@ -160,7 +210,7 @@ class PostgresBackend(Backend):
     # --- writes -------------------------------------------------------------------------------
     def apply(self, batch: WriteBatch) -> None:
         with self._connection() as conn:
-            apply_batch(conn, batch, self._vector_dims(conn))
+            apply_batch(conn, batch, self._vector_dims(conn), vectors=self.has_vectors)
 
     def apply_planned(
         self, reads: Mapping[str, Sequence[str]], plan: Callable[[dict[str, MemoryRecord]], WriteBatch]
@@ -189,7 +239,9 @@ class PostgresBackend(Backend):
                         (user, list(reads[user])),
                     ).fetchall()
             batch = plan({r.id: r for r in map(record_from_row, rows)})
-            apply_batch(conn, batch, self._vector_dims(conn))  # its transaction nests in this one
+            apply_batch(
+                conn, batch, self._vector_dims(conn), vectors=self.has_vectors
+            )  # its transaction nests in this one
         return batch
 
     def delete_user(self, user_id: str) -> int:

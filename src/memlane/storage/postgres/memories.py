@@ -102,6 +102,8 @@ class PostgresMemories(PostgresPart, MemoryStore):
         offset: int = 0,
         shared: bool = False,
     ) -> builtins.list[ScoredRecord]:
+        if not self._db.has_vectors:  # no pgvector: no vector search is attempted (keyword search answers)
+            return []
         with self._connection() as conn:
             dims = self._db._vector_dims(conn)
             if dims is None:
@@ -171,7 +173,7 @@ class PostgresMemories(PostgresPart, MemoryStore):
     def vectors(
         self, user_id: str, memory_ids: Sequence[str], *, shared: bool = False
     ) -> dict[str, builtins.list[float]]:
-        if not memory_ids:
+        if not memory_ids or not self._db.has_vectors:
             return {}
         sql = "SELECT id, embedding FROM memory_vectors WHERE user_id = %s AND id = ANY(%s)"
         params: builtins.list[Any] = [user_id, list(memory_ids)]

@@ -31,7 +31,6 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
     (
         1,
         [
-            "CREATE EXTENSION IF NOT EXISTS vector",
             # array_to_string is only STABLE; for text[] it is immutable in fact, which a generated
             # column needs.
             """CREATE OR REPLACE FUNCTION memlane_tags_text(text[]) RETURNS text
@@ -182,15 +181,42 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
             "ALTER TABLE messages ADD COLUMN ref text",
             "ALTER TABLE messages ADD COLUMN fts tsvector GENERATED ALWAYS AS (to_tsvector('english', text)) STORED",
             "CREATE INDEX messages_fts ON messages USING gin (fts)",
-            # any size (no typmod): a message vector is searched exactly, per user, never through an index
-            """CREATE TABLE message_vectors (
-                message_id text PRIMARY KEY REFERENCES messages(id) ON DELETE CASCADE,
-                user_id text NOT NULL, embedder text NOT NULL, embedding vector NOT NULL
-            )""",
-            "CREATE INDEX message_vectors_user ON message_vectors (user_id, embedder)",
         ],
     ),
 ]
+
+
+# What needs pgvector, made after the migrations wherever the server has it (idempotent): a server
+# without pgvector gets every other table, and these once pgvector is installed and memlane restarts.
+VECTOR_SCHEMA = [
+    "CREATE EXTENSION IF NOT EXISTS vector",
+    # any size (no typmod): a message vector is searched exactly, per user, never through an index
+    """CREATE TABLE IF NOT EXISTS message_vectors (
+        message_id text PRIMARY KEY REFERENCES messages(id) ON DELETE CASCADE,
+        user_id text NOT NULL, embedder text NOT NULL, embedding vector NOT NULL
+    )""",
+    "CREATE INDEX IF NOT EXISTS message_vectors_user ON message_vectors (user_id, embedder)",
+]
+
+
+def missing_vectors(conn: psycopg.Connection[Any], setting: str) -> str | None:
+    """Why this store runs without pgvector (a phrase for the notice), or None when it has it.
+
+    ``setting`` is ``MEMLANE_PG_VECTOR``: ``off`` answers as if the server had no pgvector. Otherwise
+    an installed extension is used, an available one is created, and a server without it (not in
+    ``pg_available_extensions``) or a role that may not create it means no vectors."""
+    if setting == "off":
+        return "MEMLANE_PG_VECTOR=off"
+    if conn.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'").fetchone():
+        return None
+    if not conn.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'").fetchone():
+        return "the server has no pgvector extension (no 'vector' in pg_available_extensions)"
+    try:
+        with conn.transaction():  # a savepoint: a refusal leaves the migration's transaction usable
+            conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+    except psycopg.errors.InsufficientPrivilege as exc:
+        return f"this role may not create the pgvector extension ({str(exc).strip()})"
+    return None
 
 
 def read_version(conn: psycopg.Connection[Any]) -> int:
@@ -201,10 +227,12 @@ def read_version(conn: psycopg.Connection[Any]) -> int:
     return int(row[0]) if row else 0
 
 
-def migrate(conn: psycopg.Connection[Any]) -> int:
-    """Apply the missing steps in one transaction; return the version now in force."""
+def migrate(conn: psycopg.Connection[Any], pg_vector: str = "auto") -> tuple[int, str | None]:
+    """Apply the missing steps in one transaction; return the version now in force and why there
+    are no vectors (None: pgvector is there, and :data:`VECTOR_SCHEMA` is made too)."""
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))
+        no_vectors = missing_vectors(conn, pg_vector)
         conn.execute("CREATE TABLE IF NOT EXISTS memlane_meta (key text PRIMARY KEY, value text NOT NULL)")
         current = read_version(conn)
         if current > SCHEMA_VERSION:
@@ -218,12 +246,18 @@ def migrate(conn: psycopg.Connection[Any]) -> int:
             for sql in steps:
                 conn.execute(sql)
             current = version
+        for sql in VECTOR_SCHEMA if no_vectors is None else ():
+            conn.execute(sql)
         conn.execute(
             "INSERT INTO memlane_meta (key, value) VALUES ('schema_version', %s) "
             "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
             (str(current),),
         )
-    return current
+        if no_vectors is None:  # vectors of a store bound to an embedder while pgvector was missing
+            dims = conn.execute("SELECT value FROM memlane_meta WHERE key = 'embed_dims'").fetchone()
+            if dims is not None and vector_dims(conn) is None:
+                create_vector_table(conn, int(dims[0]))
+    return current, no_vectors
 
 
 def vector_dims(conn: psycopg.Connection[Any]) -> int | None:

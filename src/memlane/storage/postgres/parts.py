@@ -119,16 +119,22 @@ class PostgresSessions(PostgresPart, SessionStore):
         chat_id: str | None = None,
         limit: int = 20,
     ) -> builtins.list[MessageHit]:
+        if not self._db.has_vectors:  # keyword hits only: no pgvector, no message vectors
+            vector = None
         with self._connection() as conn:
             return sessions.search_messages(conn, user_id, text, vector, embedder, chat_id, limit)
 
     def messages_without_vector(
         self, user_id: str, embedder: str, *, limit: int = 256
     ) -> builtins.list[SessionMessage]:
+        if not self._db.has_vectors:  # nothing to embed where no vector can be stored
+            return []
         with self._connection() as conn:
             return sessions.messages_without_vector(conn, user_id, embedder, limit)
 
     def put_message_vectors(self, user_id: str, embedder: str, vectors: Mapping[str, Sequence[float]]) -> int:
+        if not self._db.has_vectors:
+            return 0
         with self._connection() as conn:
             return sessions.put_message_vectors(conn, user_id, embedder, vectors)
 

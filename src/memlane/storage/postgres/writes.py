@@ -49,11 +49,14 @@ _INDEX_USERS = (
 )
 
 
-def check_vectors(batch: WriteBatch, dims: int | None) -> list[tuple[str, str, np.ndarray]]:
-    """The batch's vectors as rows, after checking their size (before anything is written)."""
+def check_vectors(
+    batch: WriteBatch, dims: int | None, vectors: bool = True
+) -> list[tuple[str, str, np.ndarray]]:
+    """The batch's vectors as rows, after checking their size (before anything is written); none
+    where the store keeps no vectors (no pgvector: ``vectors`` false)."""
     rows: list[tuple[str, str, np.ndarray]] = []
     for up in batch.upserts:
-        if up.embedding is None:
+        if up.embedding is None or not vectors:
             continue
         if dims is None:
             raise BackendError(
@@ -92,8 +95,11 @@ def place_vectors(
     return [(mid, user, user not in exact or user in grown, vec) for mid, user, vec in rows]
 
 
-def apply_batch(conn: psycopg.Connection[Any], batch: WriteBatch, dims: int | None) -> None:
-    vectors = check_vectors(batch, dims)
+def apply_batch(
+    conn: psycopg.Connection[Any], batch: WriteBatch, dims: int | None, *, vectors: bool = True
+) -> None:
+    """Commit ``batch``; ``vectors`` false (no pgvector) writes everything but its embeddings."""
+    rows = check_vectors(batch, dims, vectors)
     with conn.transaction(), conn.cursor() as cur:
         if batch.upserts:
             # One statement cannot update a row twice: the last upsert of an id wins, as in order.
@@ -104,8 +110,8 @@ def apply_batch(conn: psycopg.Connection[Any], batch: WriteBatch, dims: int | No
                 raise BackendError(
                     f"memory id(s) {', '.join(refused)} already belong to another user; nothing was written"
                 )
-        if vectors and dims is not None:
-            cur.executemany(UPSERT_VECTOR, place_vectors(cur, vectors, dims))
+        if rows and dims is not None:
+            cur.executemany(UPSERT_VECTOR, place_vectors(cur, rows, dims))
         write_links(cur, POSTGRES, batch.links, [(u.user_id, u.memory_id, u.at) for u in batch.unlinks])
         for target in batch.purges:
             purge(cur, target.user_id, target.memory_id, dims is not None, target.absorbed_by, target.brought)
