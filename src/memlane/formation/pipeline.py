@@ -178,8 +178,9 @@ class Formation:
         now = utcnow()
         last_hour = self.backend.jobs.count_jobs(job.user_id, CANDIDATE, now - timedelta(hours=1))
         last_day = self.backend.jobs.count_jobs(job.user_id, CANDIDATE, now - timedelta(days=1))
-        kept, capped = select(guarded, self.settings, last_hour, last_day)
-        dropped += skipped + capped
+        selected = select(guarded, self.settings, last_hour, last_day)
+        kept = selected.kept
+        dropped += skipped + selected.dropped
         jobs = enqueue_candidates(
             self.backend,
             job.user_id,
@@ -187,6 +188,7 @@ class Formation:
             kept,
             at,
             dropped=dropped,
+            notes=selected.notes,
             turn_id=job.id,
             owner=job.locked_by,
         )
@@ -196,7 +198,12 @@ class Formation:
                     type="memory.candidate",
                     user_id=job.user_id,
                     thread_id=job.thread_id,
-                    data={**cand.model_dump(mode="json"), "turn": job.id, "candidate_id": cjob.id},
+                    data={
+                        **cand.model_dump(mode="json"),
+                        "turn": job.id,
+                        "candidate_id": cjob.id,
+                        **({"note": cjob.payload["note"]} if "note" in cjob.payload else {}),
+                    },
                 )
             )
         for d in dropped:  # reported, never silently lost
@@ -529,6 +536,8 @@ class Formation:
                 implied=implied,
                 user_id=user,
             )
+            if job.payload.get("note"):  # changed on the way in (the hourly cap lowered its importance)
+                d = replace(d, reason=f"{d.reason}; {job.payload['note']}")
             ctx = Context(
                 user,
                 job.thread_id,
