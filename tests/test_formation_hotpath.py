@@ -1,6 +1,6 @@
 """Formation's hot path (seed 000/002): the turn is a committed job before anything else, candidates come
-back at once as events before any decision, the per-turn and hourly caps keep the most important facts
-and report the rest, and bad input is refused without leaving a job.
+back at once as events before any decision, the per-turn cap keeps the most important facts and
+reports the rest, the hourly cap keeps the rest at the lowest importance, and bad input is refused without leaving a job.
 
 Real parts: the bundled all-MiniLM-L6-v2 embedder, SQLite files. The LLM is a :class:`ScriptedLLM` at
 the provider boundary.
@@ -153,41 +153,49 @@ def test_a_lower_turn_cap_keeps_the_most_important_and_reports_the_rest(tmp_path
         assert error.data["code"] == "turn_cap" and "2 candidate(s)" in error.data["message"]
 
 
-def test_the_hourly_cap_drops_extra_candidates_with_an_error_and_an_op_event(tmp_path: Path) -> None:
+def test_the_hourly_cap_keeps_extra_candidates_at_the_lowest_importance_with_an_op_event(
+    tmp_path: Path,
+) -> None:
     llm = ScriptedLLM()
     mem = open_memory(str(tmp_path / "m.db"), llm, memory_write_rate_limit_per_hour=2)
     log = EventLog(mem)
     try:
         llm.will_extract("User plays the violin.", "User lives in Lisbon.", "User works as a nurse.")
         first = mem.add("three facts", user_id=U, at=T0, wait=True)
-        assert len(first) == 2
+        assert [c.importance for c in first] == [3, 3, 1]
         llm.will_extract("User's favourite colour is blue.")
-        assert mem.add("one more fact", user_id=U, at=T0, wait=True) == []
+        [late] = mem.add("one more fact", user_id=U, at=T0, wait=True)
+        assert late.importance == 1
 
-        assert sorted(r.summary for r in mem.list(user_id=U)) == sorted(c.summary for c in first)
-        errors = log.of("memory.error")
-        assert [e.data["code"] for e in errors] == ["rate_limited", "rate_limited"]
-        assert "MEMORY_WRITE_RATE_LIMIT_PER_HOUR" in errors[0].data["message"]
+        stored = {r.summary: r.importance for r in mem.list(user_id=U)}
+        assert stored == {
+            "User plays the violin.": 3,
+            "User lives in Lisbon.": 3,
+            "User works as a nurse.": 1,
+            "User's favourite colour is blue.": 1,
+        }
+        assert log.of("memory.error") == []  # nothing dropped, so nothing to report as lost
+        notes = [e.data.get("note") for e in log.of("memory.candidate")]
+        assert notes[:2] == [None, None] and all("MEMORY_WRITE_RATE_LIMIT_PER_HOUR" in n for n in notes[2:])
         limited = [e for e in mem.backend.changes.op_events(U) if e.op == "rate_limit"]
-        assert len(limited) == 2 and {e.status for e in limited} == {"skipped"}
-        assert len(log.of("memory.candidate")) == 2
-        assert all_jobs_done(mem)  # a capped turn is finished, not failed
+        assert len(limited) == 2 and {e.status for e in limited} == {"ok"}
+        assert all_jobs_done(mem)
     finally:
         mem.close()
 
 
-def test_the_hourly_cap_keeps_the_most_important_candidates(tmp_path: Path) -> None:
-    """MEMORY_MAX_WRITES_PER_TURN keeps the most important candidates; the hourly cap must do the
-    same rather than keep the first ones in extraction order."""
+def test_the_hourly_cap_lowers_the_least_important_candidates(tmp_path: Path) -> None:
+    """The most important candidates fill the hourly cap at their own importance; the rest are kept,
+    lowered, rather than the first ones in extraction order keeping theirs."""
     llm = ScriptedLLM().will_extract(
-        {"summary": "User plays the violin.", "importance": 1},
+        {"summary": "User plays the violin.", "importance": 2},
         {"summary": "User is allergic to peanuts.", "importance": 5},
         {"summary": "User works as a nurse.", "importance": 4},
     )
     mem = open_memory(str(tmp_path / "m.db"), llm, memory_write_rate_limit_per_hour=2)
     try:
         kept = mem.add("three facts", user_id=U, at=T0, wait=True)
-        assert sorted(c.importance for c in kept) == [4, 5]
+        assert [c.importance for c in kept] == [1, 5, 4]
     finally:
         mem.close()
 

@@ -14,7 +14,13 @@ import pytest
 from langgraph.store.base import InvalidNamespaceError, PutOp
 
 from memlane.integrations.langgraph.s3v_store import S3VectorsStore
-from memlane.model.errors import BackendError, FilterError, ProviderError, ValidationError
+from memlane.model.errors import (
+    BackendError,
+    FilterError,
+    MissingSummaryError,
+    ProviderError,
+    ValidationError,
+)
 from memlane.providers.embed.hash import HashEmbedder
 from tests.bedrock_fake import FakeTitan
 from tests.s3vectors_fake import S3VectorsEmulation
@@ -119,10 +125,23 @@ def test_under_euclidean_the_placeholder_is_the_seeds_zero_vector(
     s3v: Any, emu: S3VectorsEmulation, titan: FakeTitan
 ) -> None:
     store = open_store(s3v, titan, distance="EUCLIDEAN", index_name="euclid")
-    store.put(MAYA, "sys", {"note": "no summary"})  # no text in the index fields: stored unindexed
+    store.put(MAYA, "sys", {"note": "no summary"}, index=False)
     (vector,) = stored(s3v, "euclid").values()
     assert vector["data"]["float32"] == [0.0] * DIMS and vector["metadata"]["is_indexed"] is False
     assert titan.calls == []
+
+
+def test_an_indexed_put_without_a_summary_fails_fast_and_stores_nothing(
+    store: S3VectorsStore, s3v: Any, titan: FakeTitan
+) -> None:
+    with pytest.raises(MissingSummaryError, match="add a 'summary' field") as raised:
+        store.batch(
+            [PutOp(MAYA, "tea", {"summary": "Maya drinks green tea"}), PutOp(MAYA, "sys", {"note": "x"})]
+        )
+    assert raised.value.field == "summary"
+    with pytest.raises(MissingSummaryError, match="add a 'title' field"):
+        store.put(MAYA, "sys", {"summary": "Maya drinks green tea"}, index=["title"])
+    assert stored(s3v) == {} and titan.calls == []
 
 
 def test_get_by_query_reads_through_a_filtered_query(

@@ -82,7 +82,7 @@ class Dropped:
 
     @property
     def op(self) -> str:
-        return "rate_limit" if self.code == "rate_limited" else self.code
+        return self.code
 
 
 def cap_candidates(
@@ -101,18 +101,35 @@ def cap_candidates(
     ]
 
 
-def select(
-    candidates: Sequence[Candidate], settings: Settings, last_hour: int, last_day: int
-) -> tuple[list[Candidate], list[Dropped]]:
-    """The most important candidates within ``MEMORY_MAX_WRITES_PER_TURN`` and the hourly and daily caps
-    (``last_hour``/``last_day``: the user's candidate jobs in that time), in their original order."""
+# a candidate over the hourly cap is kept at the lowest importance: a flood of statements cannot rank
+# above (or push out of a context) anything the user said at ordinary importance
+RATE_LIMITED_IMPORTANCE = 1
+
+
+@dataclass(frozen=True)
+class Selected:
+    """The candidates a turn keeps, in their original order, and the caps' reports. ``notes[i]`` says why
+    ``kept[i]`` was changed (its importance lowered by the hourly cap), else None; it joins the decision's
+    reason, so the memory's history says it."""
+
+    kept: list[Candidate]
+    notes: list[str | None]
+    dropped: list[Dropped]
+
+
+def select(candidates: Sequence[Candidate], settings: Settings, last_hour: int, last_day: int) -> Selected:
+    """The most important candidates within ``MEMORY_MAX_WRITES_PER_TURN`` and the daily cap (the rest are
+    dropped and reported); of those, the ones over ``MEMORY_WRITE_RATE_LIMIT_PER_HOUR`` are kept with their
+    importance lowered to ``RATE_LIMITED_IMPORTANCE``, never dropped. ``last_hour``/``last_day``: the
+    user's candidate jobs in that time."""
     per_turn = settings.memory_max_writes_per_turn
     hour_room = max(0, settings.memory_write_rate_limit_per_hour - last_hour)
     day_room = max(0, settings.memory_write_rate_limit_per_day - last_day)
     ranked = sorted(range(len(candidates)), key=lambda i: -candidates[i].importance)
-    keep = sorted(ranked[: min(per_turn, hour_room, day_room)])
+    keep = ranked[: min(per_turn, day_room)]
+    full = set(keep[:hour_room])  # the most important within the hourly cap keep their importance
     over_turn = max(0, len(candidates) - per_turn)
-    limited = len(candidates) - over_turn - len(keep)
+    over_day = len(candidates) - over_turn - len(keep)
     dropped = []
     if over_turn:
         dropped.append(
@@ -120,23 +137,33 @@ def select(
                 "turn_cap", over_turn, f"{over_turn} candidate(s) over MEMORY_MAX_WRITES_PER_TURN not stored"
             )
         )
-    if limited and hour_room <= day_room:
-        dropped.append(
-            Dropped(
-                "rate_limited",
-                limited,
-                f"rate limited: {limited} candidate(s) over MEMORY_WRITE_RATE_LIMIT_PER_HOUR",
-            )
-        )
-    elif limited:
+    if over_day:
         dropped.append(
             Dropped(
                 "daily_cap",
-                limited,
-                f"rate limited: {limited} candidate(s) over MEMORY_WRITE_RATE_LIMIT_PER_DAY",
+                over_day,
+                f"rate limited: {over_day} candidate(s) over MEMORY_WRITE_RATE_LIMIT_PER_DAY",
             )
         )
-    return [candidates[i] for i in keep], dropped
+    kept: list[Candidate] = []
+    notes: list[str | None] = []
+    for i in sorted(keep):
+        cand = candidates[i]
+        if i not in full:
+            notes.append(_lowered(cand.importance, settings))
+            cand = cand.model_copy(update={"importance": min(cand.importance, RATE_LIMITED_IMPORTANCE)})
+        else:
+            notes.append(None)
+        kept.append(cand)
+    return Selected(kept, notes, dropped)
+
+
+def _lowered(importance: int, settings: Settings) -> str:
+    return (
+        f"rate limited: over MEMORY_WRITE_RATE_LIMIT_PER_HOUR "
+        f"({settings.memory_write_rate_limit_per_hour}), kept with importance {importance} -> "
+        f"{min(importance, RATE_LIMITED_IMPORTANCE)}"
+    )
 
 
 def enqueue_candidates(
@@ -147,6 +174,7 @@ def enqueue_candidates(
     at: datetime,
     *,
     dropped: Sequence[Dropped] = (),
+    notes: Sequence[str | None] = (),
     turn_id: str | None = None,
     owner: str | None = None,
     time_zone: str | None = None,
@@ -156,7 +184,9 @@ def enqueue_candidates(
     else :class:`LeaseLostError` and nothing is written), atomically. The turn's result keeps its
     observed time and how many episodic candidates it kept (the episodic cooldown reads them).
     The candidates of one turn come in the order they were said: each is observed a microsecond after the
-    one before, so a later clause is the later word ("I quit, ... on Monday I start at KPMG")."""
+    one before, so a later clause is the later word ("I quit, ... on Monday I start at KPMG").
+    ``notes[i]``: why candidate ``i`` was changed on the way (kept in its job, added to its decision's
+    reason) and reported as a ``rate_limit`` op event."""
     jobs = [
         Job(
             id=new_id(),
@@ -168,6 +198,7 @@ def enqueue_candidates(
                 "at": (at + timedelta(microseconds=i)).isoformat(),
                 "turn": turn_id,
                 **({"tz": time_zone} if time_zone else {}),
+                **({"note": notes[i]} if i < len(notes) and notes[i] else {}),
             },
         )
         for i, c in enumerate(candidates)
@@ -189,6 +220,11 @@ def enqueue_candidates(
         )
         for d in dropped
     ]
+    ops += [
+        OpEvent(id=new_id(), user_id=user_id, thread_id=thread_id, node=node, op="rate_limit", at=at)
+        for note in notes
+        if note
+    ]
     episodic = sum(c.type is MemoryType.EPISODIC for c in candidates)
     result = {"candidate_jobs": [j.id for j in jobs], "at": at.isoformat(), "episodic": episodic}
     backend.apply(
@@ -206,7 +242,9 @@ def enqueue_candidates(
 __all__ = [
     "CANDIDATE",
     "TURN",
+    "RATE_LIMITED_IMPORTANCE",
     "Dropped",
+    "Selected",
     "ProviderError",
     "cap_candidates",
     "enqueue_candidates",

@@ -180,8 +180,9 @@ class Formation:
         now = utcnow()
         last_hour = self.backend.jobs.count_jobs(job.user_id, CANDIDATE, now - timedelta(hours=1))
         last_day = self.backend.jobs.count_jobs(job.user_id, CANDIDATE, now - timedelta(days=1))
-        kept, capped = select(guarded, self.settings, last_hour, last_day)
-        dropped += skipped + capped
+        selected = select(guarded, self.settings, last_hour, last_day)
+        kept = selected.kept
+        dropped += skipped + selected.dropped
         jobs = enqueue_candidates(
             self.backend,
             job.user_id,
@@ -189,6 +190,7 @@ class Formation:
             kept,
             at,
             dropped=dropped,
+            notes=selected.notes,
             turn_id=job.id,
             owner=job.locked_by,
         )
@@ -198,7 +200,12 @@ class Formation:
                     type="memory.candidate",
                     user_id=job.user_id,
                     thread_id=job.thread_id,
-                    data={**cand.model_dump(mode="json"), "turn": job.id, "candidate_id": cjob.id},
+                    data={
+                        **cand.model_dump(mode="json"),
+                        "turn": job.id,
+                        "candidate_id": cjob.id,
+                        **({"note": cjob.payload["note"]} if "note" in cjob.payload else {}),
+                    },
                 )
             )
         for d in dropped:  # reported, never silently lost
@@ -491,6 +498,8 @@ class Formation:
 
     def _decide_job(self, job: Job) -> tuple[str, int]:
         cand = Candidate.model_validate(job.payload["candidate"])
+        # the category it is stored under: the one its neighbours are compared by
+        cand.category = normalise_category(cand.category, self.settings.categories)
         at = datetime.fromisoformat(job.payload["at"])
         user = job.user_id
         with self.backend.user_lock(user):
@@ -540,6 +549,8 @@ class Formation:
                 implied=implied,
                 user_id=user,
             )
+            if job.payload.get("note"):  # changed on the way in (the hourly cap lowered its importance)
+                d = replace(d, reason=f"{d.reason}; {job.payload['note']}")
             ctx = Context(
                 user,
                 job.thread_id,

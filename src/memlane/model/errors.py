@@ -11,6 +11,15 @@ class ValidationError(MemlaneError, ValueError):
     """Input that memlane refuses (empty summary, unknown type, bad user id, ...). Nothing was changed."""
 
 
+class MissingSummaryError(ValidationError):
+    """An indexed write whose value has no text to embed: ``field`` names the field to add (or the write
+    is made with ``index=False``). Nothing was stored."""
+
+    def __init__(self, message: str, field: str = "summary") -> None:
+        super().__init__(message)
+        self.field = field
+
+
 class FilterError(ValidationError):
     """An unknown filter field or operator, or a value of the wrong kind."""
 

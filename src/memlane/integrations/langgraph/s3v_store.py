@@ -5,8 +5,8 @@
   layout is in ``s3v_items.py``). A put keeps the item's ``created_at`` and sets ``updated_at``.
 - **Embeddings** come from Titan (``bedrock_client``, ``model_id``, ``dims``) over the value's
   ``default_index_fields`` (``["summary"]``), or the put's own ``index`` fields, joined with newlines
-  into one text. ``index=False``, or fields with no text, store the item with ``is_indexed=false`` and a
-  placeholder vector: a zero vector under euclidean, as the seed says; under cosine, where S3 Vectors
+  into one text. An indexed put with no text at those fields is a ``MissingSummaryError`` naming the
+  field to add; ``index=False`` stores the item with ``is_indexed=false`` and a placeholder vector: a zero vector under euclidean, as the seed says; under cosine, where S3 Vectors
   refuses zero vectors, the first unit vector. Searches never see such items.
 - **get** reads by ``GetVectors``; with ``get_by="query"`` (or a client without it) by a ``QueryVectors``
   filtered on the namespace labels and ``doc_key``.
@@ -45,7 +45,7 @@ from langgraph.store.base import (
 )
 
 from memlane.integrations.langgraph import s3v_items
-from memlane.integrations.langgraph.vectors import embed_query, index_texts
+from memlane.integrations.langgraph.vectors import embed_query, index_texts, require_text
 from memlane.model.errors import BackendError, FilterError, ProviderError, ValidationError
 from memlane.providers.embed.base import Embedder
 from memlane.storage.s3vectors import limits
@@ -162,6 +162,9 @@ class S3VectorsStore(BaseStore):
         validate_op_namespace(op)
         if isinstance(op, GetOp | PutOp) and not op.namespace:
             raise InvalidNamespaceError("an item's namespace cannot be empty")
+        if isinstance(op, PutOp) and op.value is not None and op.index is not False:
+            fields = self.default_index_fields if op.index is None else list(op.index)
+            require_text(op.key, dict(op.value), fields)  # a record with no text: index=False
         if isinstance(op, SearchOp):
             if len(op.namespace_prefix) < self.scope_labels:
                 raise InvalidNamespaceError(

@@ -18,6 +18,8 @@ How items map onto memlane records:
   ``summary``, LangMem's ``content`` or ``content.content``, ``text``, else the first indexed text or the
   JSON), ``category``, ``tags``, ``entities``, ``importance``, ``pinned``, ``source``, and ``type`` (the
   namespace's second label when it names a memory type, else the value's ``type``, else semantic).
+  A put indexed by fields (the index config's or its own) with no text there and no summary is a
+  ``MissingSummaryError`` naming the field to add, and nothing of the batch is stored.
 - **memlane's own memories show too.** A memory formed by memlane (``Memory.add``/``put``) appears in
   ``(user_id, type)`` under its key (or its id when it has none) with memlane's own value (summary,
   category, tags, importance, ...). When memlane later changes a store-written memory (a merge's new
@@ -74,6 +76,7 @@ from memlane.integrations.langgraph.vectors import (
     best_scores,
     decode,
     embed_query,
+    require_text,
 )
 from memlane.model.enums import MemoryState
 from memlane.model.filters import Condition
@@ -200,6 +203,12 @@ class MemlaneStore(BaseStore):
                 raise ValueError(f"unknown store operation {type(op).__name__}")
             if isinstance(op, GetOp | PutOp):
                 self.user_of(tuple(op.namespace))
+            if isinstance(op, PutOp) and op.value is not None and op.index is not False:
+                fields = self.index_fields if op.index is None else list(op.index)
+                if fields:  # indexed by fields: without an index config a put embeds its summary (or JSON)
+                    value = dict(op.value)
+                    _, summary = items.summary_source(value, self.memory.settings.memory_summary_max_chars)
+                    require_text(op.key, value, fields, has_summary=summary is not None)
             if isinstance(op, SearchOp):
                 match.check_filter(op.filter)
         results: list[Result] = [None] * len(ops)

@@ -11,7 +11,7 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import ensure_embeddings, get_text_at_path, tokenize_path
 
-from memlane.model.errors import DimensionMismatchError
+from memlane.model.errors import DimensionMismatchError, MissingSummaryError
 from memlane.providers.embed.base import Embedder
 
 DISTANCES = ("cosine", "inner_product", "l2")
@@ -60,6 +60,19 @@ def index_texts(value: dict[str, Any], fields: Sequence[str]) -> list[str]:
         found = get_text_at_path(value, path if path == "$" else tokenize_path(path))
         texts.extend(t for t in found if t.strip())
     return texts
+
+
+def require_text(key: str, value: dict[str, Any], fields: Sequence[str], has_summary: bool = False) -> None:
+    """An indexed put must have text to embed: at one of its index ``fields``, or (``has_summary``) a
+    summary the store embeds. Else a :class:`MissingSummaryError` naming the field to add."""
+    if has_summary or index_texts(value, fields):
+        return
+    field = next((f for f in fields if f != "$"), "summary")
+    raise MissingSummaryError(
+        f"item {key!r} is indexed on {list(fields)} but its value has no text there to embed: add a "
+        f"{field!r} field (a 1-2 sentence summary), or put it with index=False; nothing was stored",
+        field,
+    )
 
 
 def encode(vector: Sequence[float]) -> str:
