@@ -15,7 +15,6 @@ from typing import Literal
 from memlane.formation.bands import Bands
 from memlane.formation.text import normalise, says_more
 from memlane.model.candidate import Candidate, ConflictVerdict
-from memlane.model.category import OTHER, title_case
 from memlane.model.enums import MemoryType
 from memlane.model.record import MemoryRecord
 from memlane.model.time_buckets import undated
@@ -145,10 +144,7 @@ def decide(
 
     ``user_id``: whose candidate it is. A neighbour of another owner (shared with the user, or global) is
     someone else's words: it never absorbs the candidate (no merge, no "already known"), it is only
-    closed for this user by a contradiction or a refinement observed after it. Likewise a neighbour of
-    another category (``Other`` is none in particular; the keyed memory aside: its key names the slot)
-    never absorbs the candidate: both stay, unless the candidate contradicts or refines it, which
-    replaces it across categories too."""
+    closed for this user by a contradiction or a refinement observed after it."""
     episodic = cand.type in (MemoryType.EPISODIC, MemoryType.SESSION)
     text = undated if episodic else str  # an episode's date is not what makes it another episode
     norm = normalise(text(cand.summary))
@@ -159,13 +155,9 @@ def decide(
     def own(rec: MemoryRecord) -> bool:  # the user's own memory, not one shared with them
         return user_id is None or rec.user_id == user_id
 
-    def mergeable(rec: MemoryRecord) -> bool:  # a merge stays within the user's own memories of a category
-        kinds = {title_case(rec.category), title_case(cand.category)} - {OTHER}  # Other: not categorised
-        return own(rec) and (len(kinds) < 2 or (keyed is not None and rec.id == keyed.id))
-
     # exact / normalised-text match with the user's own memory -> redundancy, with no judge asked
     for rec in ([keyed] if keyed else []) + [n.record for n in neighbours]:
-        if mergeable(rec) and normalise(text(rec.summary)) == norm and in_window(rec):
+        if own(rec) and normalise(text(rec.summary)) == norm and in_window(rec):
             return Decision("merge", "redundancy: same text", rec, 1.0)
     pool = [ScoredRecord(keyed, 1.0)] if keyed else []
     pool += [
@@ -199,13 +191,10 @@ def decide(
     verdicts = llm.judge(text(cand.summary), [text(n.record.summary) for n in pool]) if pool else []
 
     # a memory far in meaning is only ever closed by a contradiction or a refinement ("into water sports" /
-    # "goes kitesurfing every weekend"), never merged or decided by a band; so is one shared with the user,
-    # and one of another category
+    # "goes kitesurfing every weekend"), never merged or decided by a band; so is one shared with the user
     def counts(n: ScoredRecord, v: ConflictVerdict) -> bool:
         closes = v.relation in ("contradiction", "refinement")
-        if not own(n.record):
-            return closes and at > _observed(n.record)
-        return (n not in far and mergeable(n.record)) or closes
+        return (n not in far or closes) if own(n.record) else closes and at > _observed(n.record)
 
     judged = [(n, v) for n, v in zip(pool, verdicts, strict=True) if counts(n, v)]
     d = _decide_one(cand, at=at, keyed=keyed, judged=judged, llm=llm, bands=bands, heuristics=heuristics)

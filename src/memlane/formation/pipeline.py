@@ -39,7 +39,6 @@ from memlane.ledger.commit import commit
 from memlane.ledger.events import MemoryEvent
 from memlane.ledger.mutations import Mutation
 from memlane.model.candidate import Candidate, ChatMessage, Episode
-from memlane.model.category import normalise_category
 from memlane.model.config import Settings
 from memlane.model.consent import ProposalFilter, ProposalStatus
 from memlane.model.enums import MemoryState, MemoryType
@@ -498,8 +497,6 @@ class Formation:
 
     def _decide_job(self, job: Job) -> tuple[str, int]:
         cand = Candidate.model_validate(job.payload["candidate"])
-        # the category it is stored under: the one its neighbours are compared by
-        cand.category = normalise_category(cand.category, self.settings.categories)
         at = datetime.fromisoformat(job.payload["at"])
         user = job.user_id
         with self.backend.user_lock(user):
