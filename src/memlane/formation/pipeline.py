@@ -39,6 +39,7 @@ from memlane.ledger.commit import commit
 from memlane.ledger.events import MemoryEvent
 from memlane.ledger.mutations import Mutation
 from memlane.model.candidate import Candidate, ChatMessage, Episode
+from memlane.model.category import normalise_category
 from memlane.model.config import Settings
 from memlane.model.consent import ProposalFilter, ProposalStatus
 from memlane.model.enums import MemoryState, MemoryType
