@@ -12,8 +12,9 @@ from memlane.engine import validate as v
 from memlane.engine.bounded import run_bounded
 from memlane.engine.worker import Worker
 from memlane.formation.pipeline import Formation
+from memlane.formation.provisional import with_memory_ids
 from memlane.lifecycle.runner import Lifecycle
-from memlane.model.candidate import Candidate, ChatMessage
+from memlane.model.candidate import Candidate, ChatMessage, Proposed
 from memlane.model.config import Settings
 from memlane.model.errors import ProviderError
 from memlane.model.record import utcnow
@@ -37,7 +38,7 @@ class FormationAPI:
         thread_id: str | None = None,
         at: datetime | str | None = None,
         wait: bool = False,
-    ) -> builtins.list[Candidate]:
+    ) -> builtins.list[Proposed]:
         """Run formation on a turn: the turn is a committed job before this returns, candidates come
         back at once (and as ``memory.candidate`` events); decisions run in the background worker, or
         before returning with ``wait=True``."""
@@ -51,7 +52,7 @@ class FormationAPI:
         thread_id: str | None = None,
         at: datetime | str | None = None,
         wait: bool = False,
-    ) -> tuple[str, builtins.list[Candidate]]:
+    ) -> tuple[str, builtins.list[Proposed]]:
         """:meth:`add`, returning the turn's job id too (see :meth:`outcomes` and :meth:`pending`).
         ``wait`` waits at most ``MEMLANE_WAIT_TIMEOUT_S``; without it, a remote LLM is not waited for at
         all: the worker extracts the turn and no candidates come back here (they come as events)."""
@@ -62,7 +63,7 @@ class FormationAPI:
         if wait:
             deadline = time.monotonic() + self.settings.wait_timeout_s
             job = self.formation.lease_turn(turn, user_id=user, thread_id=thread, at=when)
-            candidates: builtins.list[Candidate] = []
+            candidates: builtins.list[Proposed] = []
 
             def form() -> None:
                 candidates.extend(self.formation.extract_leased(job, turn, when))
@@ -149,7 +150,7 @@ class FormationAPI:
         thread_id: str | None = None,
         at: datetime | str | None = None,
         wait: bool = False,
-    ) -> builtins.list[Candidate]:
+    ) -> builtins.list[Proposed]:
         """Ready candidate memories (as an LLM extractor proposes them) through the decision only:
         dedup, merge, supersede or create, in the background (or before returning with ``wait``, which
         waits at most ``MEMLANE_WAIT_TIMEOUT_S``)."""
@@ -163,7 +164,7 @@ class FormationAPI:
         thread_id: str | None = None,
         at: datetime | str | None = None,
         wait: bool = False,
-    ) -> tuple[builtins.list[str], builtins.list[Candidate]]:
+    ) -> tuple[builtins.list[str], builtins.list[Proposed]]:
         """:meth:`add_facts`, returning the candidate jobs' ids too (see :meth:`pending`)."""
         user = v.user_id(user_id)
         thread = v.optional_scope("thread_id", thread_id)
@@ -174,7 +175,7 @@ class FormationAPI:
             self._finish(user, jobs)
         else:
             self._wake_worker()
-        return jobs, cands
+        return jobs, with_memory_ids(cands, jobs)
 
     def process_jobs(self, max_jobs: int | None = None) -> int:
         """Run pending background jobs in this thread; returns how many ran."""

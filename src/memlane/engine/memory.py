@@ -19,6 +19,7 @@ from memlane.engine.sessions import Sessions
 from memlane.engine.sharing import Sharing
 from memlane.engine.worker import Worker
 from memlane.engine.writes_api import WritesAPI
+from memlane.formation import provisional
 from memlane.formation.pipeline import Formation
 from memlane.ledger.bus import EventBus
 from memlane.lifecycle.bootstrap import GlobalBootstrap
@@ -209,9 +210,12 @@ class Memory(FormationAPI, WritesAPI):
 
     # --- reads ---------------------------------------------------------------------------------
     def get(self, memory_id: str, *, user_id: str) -> MemoryRecord:
-        """The user's memory, or one shared with them."""
+        """The user's memory, or one shared with them. The id of a candidate the hot path handed back
+        reads at once: ``state="provisional"`` until it is decided, then the memory it became."""
         user, mid = v.user_id(user_id), v.memory_id(memory_id)
-        record = self.backend.memories.get(user, mid, shared=True)
+        record = self.backend.memories.get(user, mid, shared=True) or provisional.read(
+            self.backend, self.settings, user, mid
+        )
         if record is None:
             raise NotFoundError(f"no memory {memory_id!r} for user {user_id!r}")
         return record

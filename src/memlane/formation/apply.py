@@ -79,7 +79,8 @@ def plan(
     candidate_id: str | None = None,
 ) -> Planned:
     """``old_vector``: the superseded memory's vector, needed when it moves to an archive id;
-    ``candidate_id``: the candidate's job id, which a merge records in ``merged_from``."""
+    ``candidate_id``: the candidate's job id: the id of the memory it creates (unless a key names it),
+    recorded in ``merged_from`` by a merge (formation/provisional.py)."""
     m = Mutation(actor=ctx.actor, thread_id=ctx.thread_id, at=ctx.written or ctx.at)
     b = m.batch
     if d.action == "ignore" or d.target is None and d.action != "create":
@@ -93,6 +94,7 @@ def plan(
             at=ctx.at,
             categories=ctx.categories,
             tz=ctx.tz,
+            memory_id=None if cand.key else candidate_id,  # the id the hot path handed back
         )
         m.create(rec, vector, d.reason, _links(ctx, rec, neighbours))
         b.op_events.append(_op(ctx, "create", d, rec.id, rec.category))
@@ -125,7 +127,7 @@ def plan(
         at=ctx.at,
         categories=ctx.categories,
         tz=ctx.tz,
-        memory_id=target.id if takes_key else new_id(),
+        memory_id=target.id if takes_key else candidate_id or new_id(),
     )
     if fresh.id == target.id:  # the key keeps naming the current fact; the old one moves to an archive id
         fresh = fresh.model_copy(

@@ -33,12 +33,13 @@ from memlane.formation.hotpath import (
 from memlane.formation.implied import implied_memories
 from memlane.formation.neighbours import neighbours as find_neighbours
 from memlane.formation.observe import Decided, DecisionWatch
+from memlane.formation.provisional import publish_candidates, with_memory_ids
 from memlane.formation.retry import next_attempt
 from memlane.ledger.bus import EventBus
 from memlane.ledger.commit import commit
 from memlane.ledger.events import MemoryEvent
 from memlane.ledger.mutations import Mutation
-from memlane.model.candidate import Candidate, ChatMessage, Episode
+from memlane.model.candidate import Candidate, ChatMessage, Episode, Proposed
 from memlane.model.category import normalise_category
 from memlane.model.config import Settings
 from memlane.model.consent import ProposalFilter, ProposalStatus
@@ -100,7 +101,7 @@ class Formation:
     # --- hot path ------------------------------------------------------------------------------
     def accept(
         self, messages: Sequence[ChatMessage], *, user_id: str, thread_id: str | None, at: datetime
-    ) -> tuple[str, list[Candidate]]:
+    ) -> tuple[str, list[Proposed]]:
         """The turn's job id and the candidates extracted from it."""
         job = self.lease_turn(messages, user_id=user_id, thread_id=thread_id, at=at)
         return job.id, self.extract_leased(job, messages, at)
@@ -113,7 +114,7 @@ class Formation:
         self.backend.apply(WriteBatch(jobs=[job]))  # durable before anything else happens
         return job
 
-    def extract_leased(self, job: Job, messages: Sequence[ChatMessage], at: datetime) -> list[Candidate]:
+    def extract_leased(self, job: Job, messages: Sequence[ChatMessage], at: datetime) -> list[Proposed]:
         """Extract the turn :meth:`lease_turn` committed; a failure leaves it a job the worker retries."""
         try:
             return self._extract_turn(job, list(messages), at)
@@ -156,7 +157,7 @@ class Formation:
         """Ready candidates skip extraction: one committed candidate job each; returns their ids."""
         return [j.id for j in enqueue_candidates(self.backend, user_id, thread_id, facts, at)]
 
-    def _extract_turn(self, job: Job, messages: list[ChatMessage], at: datetime) -> list[Candidate]:
+    def _extract_turn(self, job: Job, messages: list[ChatMessage], at: datetime) -> list[Proposed]:
         with span("formation.extract", messages=len(messages)) as current:
             kept, dropped = self._extract(job, messages, at)
             record(current, candidates=len(kept), dropped=len(dropped))
@@ -164,7 +165,7 @@ class Formation:
 
     def _extract(
         self, job: Job, messages: list[ChatMessage], at: datetime
-    ) -> tuple[list[Candidate], list[Dropped]]:
+    ) -> tuple[list[Proposed], list[Dropped]]:
         existing = related_memories(self.backend, self.llm, job.user_id, messages)
         extraction = extract(
             self.llm, messages, self.settings, existing
@@ -194,23 +195,10 @@ class Formation:
             turn_id=job.id,
             owner=job.locked_by,
         )
-        for cand, cjob in zip(kept, jobs, strict=True):  # the candidate job's id names the candidate
-            self.bus.publish(
-                MemoryEvent(
-                    type="memory.candidate",
-                    user_id=job.user_id,
-                    thread_id=job.thread_id,
-                    data={
-                        **cand.model_dump(mode="json"),
-                        "turn": job.id,
-                        "candidate_id": cjob.id,
-                        **({"note": cjob.payload["note"]} if "note" in cjob.payload else {}),
-                    },
-                )
-            )
+        publish_candidates(self.bus, job, kept, jobs)
         for d in dropped:  # reported, never silently lost
             self._error(job, d.message, d.code)
-        return kept, dropped
+        return with_memory_ids(kept, [j.id for j in jobs]), dropped
 
     # --- background ---------------------------------------------------------------------------
     def run_once(self) -> bool:
@@ -384,15 +372,7 @@ class Formation:
                 }
             )
         )
-        for cand, cjob in zip(kept, jobs, strict=True):
-            self.bus.publish(
-                MemoryEvent(
-                    type="memory.candidate",
-                    user_id=job.user_id,
-                    thread_id=job.thread_id,
-                    data={**cand.model_dump(mode="json"), "turn": job.id, "candidate_id": cjob.id},
-                )
-            )
+        publish_candidates(self.bus, job, kept, jobs)
         for d in dropped:
             self._error(job, d.message, d.code)
         return len(kept), len(dropped)

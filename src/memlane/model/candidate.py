@@ -45,6 +45,14 @@ class Candidate(BaseModel):
         )
 
 
+class Proposed(Candidate):
+    """A candidate as the hot path hands it back: with the id of the memory it proposes. Until it is
+    decided, ``Memory.get`` reads that id as a provisional memory; then as the memory it became (its own
+    id when created) or the one it merged into or corroborated."""
+
+    memory_id: str
+
+
 class Extraction(BaseModel):
     model_config = ConfigDict(extra="forbid")
 

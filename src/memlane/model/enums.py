@@ -18,6 +18,7 @@ class MemoryState(StrEnum):
     SUPERSEDED = "superseded"
     SOFT_DELETED = "soft_deleted"
     PURGED = "purged"
+    PROVISIONAL = "provisional"  # never stored: a candidate still being decided, as ``Memory.get`` shows it
 
 
 class Source(StrEnum):

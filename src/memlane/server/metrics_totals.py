@@ -39,6 +39,8 @@ class MemoryTotalsCollector(Collector):
             "memlane_memories", "Stored memories of every user by state", labels=["state"]
         )
         for state in MemoryState:
+            if state is MemoryState.PROVISIONAL:  # never stored
+                continue
             states.add_metric([state.value], totals.by_state.get(state.value, 0))
         yield states
         buckets = [

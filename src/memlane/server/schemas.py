@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from memlane.model.candidate import Candidate
+from memlane.model.candidate import Proposed
 from memlane.model.consent import Proposal
 from memlane.model.enums import MemoryType, Source
 from memlane.model.jobs import Job, Outcome, Pending
@@ -124,7 +124,10 @@ class FactsRequest(Strict):
 
 
 class FormationResponse(BaseModel):
-    candidates: list[Candidate]
+    candidates: list[Proposed] = Field(
+        description="Each with the id of the memory it proposes: GET /v1/memory/{memory_id} reads it at once "
+        "(state provisional until decided, then the memory it became)"
+    )
     waited: bool = Field(description="True when the decisions already ran; else they run in the background.")
     turn_id: str | None = Field(None, description="The turn's job (POST /turns)")
     decisions: list[Outcome] = Field(
