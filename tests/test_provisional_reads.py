@@ -60,9 +60,7 @@ def test_a_candidate_reads_at_once_as_provisional_and_keeps_its_id_when_created(
     assert mem.get(cand.memory_id, user_id=U).state is MemoryState.ACTIVE
 
 
-def test_a_repeated_or_merged_candidate_reads_as_the_memory_it_joined(
-    mem: Memory, llm: ScriptedLLM
-) -> None:
+def test_a_repeated_or_merged_candidate_reads_as_the_memory_it_joined(mem: Memory, llm: ScriptedLLM) -> None:
     (first,) = mem.add_facts([{"summary": LISBON, "category": "Personal"}], user_id=U, at=T0, wait=True)
     again = "User lives in Lisbon, Portugal."
     llm.same_fact_answer(LISBON, again, True)
@@ -72,7 +70,9 @@ def test_a_repeated_or_merged_candidate_reads_as_the_memory_it_joined(
         at=T0,
     )
     mem.process_jobs()
-    outcomes = {o.job_id: o.action for o in mem.jobs.outcomes([repeat.memory_id, paraphrase.memory_id], user_id=U)}
+    outcomes = {
+        o.job_id: o.action for o in mem.jobs.outcomes([repeat.memory_id, paraphrase.memory_id], user_id=U)
+    }
     assert outcomes[repeat.memory_id] in {"ignore", "merge"} and outcomes[paraphrase.memory_id] == "merge"
     assert [m.id for m in mem.list(user_id=U)] == [first.memory_id]
     for proposed in (repeat, paraphrase):
@@ -84,7 +84,9 @@ def test_a_correction_keeps_its_id_and_the_old_fact_points_to_it(mem: Memory, ll
     (old,) = mem.add_facts([{"summary": LISBON, "category": "Personal"}], user_id=U, at=T0, wait=True)
     madrid = "User lives in Madrid now."
     llm.relation(LISBON, madrid, "contradiction")
-    (new,) = mem.add_facts([{"summary": madrid, "category": "Personal"}], user_id=U, at=T0 + timedelta(days=30))
+    (new,) = mem.add_facts(
+        [{"summary": madrid, "category": "Personal"}], user_id=U, at=T0 + timedelta(days=30)
+    )
     assert mem.get(new.memory_id, user_id=U).state is MemoryState.PROVISIONAL
     assert mem.get(old.memory_id, user_id=U).state is MemoryState.ACTIVE  # not decided yet
     mem.process_jobs()
