@@ -27,6 +27,7 @@ Action = Literal["create", "merge", "supersede", "history", "ignore"]
 # all-MiniLM-L6-v2): a correction may share little wording with what it corrects. Only a contradiction or a
 # refinement closes them, like the implied memories; never a merge, never a band.
 BELOW_FLOOR = 3
+UNFILED = "other"  # the category of a candidate filed under none (casefolded)
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,12 @@ def _by_verdict(
     return None
 
 
+def _same_category(rec: MemoryRecord, cand: Candidate) -> bool:
+    """Whether the band alone may merge them: the same category, or one of them filed under none."""
+    mine, theirs = rec.category.casefold(), cand.category.casefold()
+    return mine == theirs or UNFILED in (mine, theirs)
+
+
 def _decide_one(
     cand: Candidate,
     *,
@@ -97,9 +104,9 @@ def _decide_one(
         decided = _by_verdict(verdict, n.record, cand, at, n.score)
         if decided is None and verdict.relation == "unsure":
             why = f"unsure: {verdict.reason}" if verdict.reason else "unsure"
-            if (
-                n.score >= bands.auto
-            ):  # told with a number or a name more, the merged memory keeps those words
+            # the band alone merges within a category; across categories the judge confirms it first
+            if n.score >= bands.auto and _same_category(n.record, cand):
+                # told with a number or a name more, the merged memory keeps those words
                 reword = says_more(undated(n.record.summary), undated(cand.summary))
                 decided = Decision(
                     "merge",
