@@ -105,6 +105,13 @@ def test_decisions_fill_the_histograms_and_the_ratios_and_the_totals_count_users
     assert value(got, f"{nb}_bucket", type="episodic", le="4.0") == 0
     assert value(got, f"{nb}_bucket", type="episodic", le="5.0") == 1
 
+    # how long each decision took, by type and action: every decided candidate observed once
+    dur = "memlane_formation_decision_duration_seconds"
+    assert value(got, f"{dur}_count", **create) == 4 and value(got, f"{dur}_count", **merge) == 1
+    assert value(got, f"{dur}_count", **supersede) == 1
+    assert value(got, f"{dur}_count", type="episodic", action="create") == 1
+    assert value(got, f"{dur}_sum", **create) > 0 and value(got, f"{dur}_sum", **supersede) > 0
+
     # the totals: by state, per user without a label, and the two users with the most
     assert value(got, "memlane_memories", state="active") == 5  # maya 3, lena 1, omar 1
     assert value(got, "memlane_memories", state="superseded") == 1  # the beer

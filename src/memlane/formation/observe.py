@@ -3,7 +3,7 @@
 A decision is not a write event (an ignored candidate writes nothing, a merge is one ``memory.merged``
 whatever it absorbed, a supersession may close several memories), so it is not published on the event
 bus that SSE and LangGraph streams read: listeners subscribe here. A :class:`Decided` holds no user id and
-no text, only the closed vocabulary of the decision and two numbers.
+no text, only the closed vocabulary of the decision and three numbers.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ class Decided:
     type: MemoryType  # the candidate's memory type
     score: float | None  # cosine similarity of the best neighbour considered (Decision.score), if any
     importance: int  # the candidate's importance (1-5): its notability as formation sees it
+    seconds: float = 0.0  # wall time of the decision: embedding, neighbours, the judge and the commit
 
 
 DecisionListener = Callable[[Decided], None]

@@ -477,6 +477,7 @@ class Formation:
         return action
 
     def _decide_job(self, job: Job) -> tuple[str, int]:
+        started = time.perf_counter()
         cand = Candidate.model_validate(job.payload["candidate"])
         at = datetime.fromisoformat(job.payload["at"])
         user = job.user_id
@@ -562,7 +563,9 @@ class Formation:
             }
             fault("before_commit")
             commit(self.backend, self.bus, planned.mutation)
-        self.decisions.tell(Decided(planned.action, cand.type, d.score, cand.importance))
+        self.decisions.tell(
+            Decided(planned.action, cand.type, d.score, cand.importance, time.perf_counter() - started)
+        )
         event = f"episodic.{planned.action}" if cand.type is MemoryType.EPISODIC else "memory_decision"
         # a user's words (the fact, a reason quoting it) only at DEBUG: INFO logs reach stderr and log stores
         log.info(

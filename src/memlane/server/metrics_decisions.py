@@ -1,5 +1,5 @@
 """Formation's decisions in ``/metrics``: how many candidates were decided and how, the similarity and
-the notability each was decided at, and the replacement and dedup ratios a dashboard shows.
+the notability each was decided at, how long each took, and the replacement and dedup ratios a dashboard shows.
 
 Fed by :attr:`Formation.decisions` (``formation/observe.py``) of the memory this app serves: decisions
 made in this process (the request that waited for its turn, the background worker of ``memlane serve``).
@@ -27,6 +27,8 @@ from memlane.formation.observe import Decided
 # measures), where a merge turns into a create
 SIMILARITY = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.92, 0.95, 0.98, 1.0)
 NOTABILITY = (1.0, 2.0, 3.0, 4.0, 5.0)  # a candidate's importance is a whole number from 1 to 5
+# a decision's wall time: milliseconds with the offline judges, up to seconds with a hosted LLM
+DURATION = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
 
 # ratio gauge -> the action it counts, over every decided candidate
 RATIOS = {
@@ -64,6 +66,13 @@ class DecisionMetrics:
             buckets=NOTABILITY,
             registry=registry,
         )
+        self.duration = Histogram(
+            "memlane_formation_decision_duration_seconds",
+            "Wall time of each decision: the candidate's embedding, its neighbours, the judge and the commit",
+            ["type", "action"],
+            buckets=DURATION,
+            registry=registry,
+        )
         registry.register(DecisionRatios(self.decisions))
 
     def on_decision(self, d: Decided) -> None:
@@ -72,6 +81,7 @@ class DecisionMetrics:
         if d.score is not None:
             self.similarity.labels(kind, d.action).observe(d.score)
         self.notability.labels(kind).observe(d.importance)
+        self.duration.labels(kind, d.action).observe(d.seconds)
 
 
 class DecisionRatios(Collector):
