@@ -16,12 +16,16 @@ With ``sessions``, each conversation is also recorded as a group chat (turn by t
 embeds the messages and summarises each session offline (the extractive digest). Three more methods then answer: ``chat`` (the group-chat recall of the context block: recorded
 messages and session summaries through the seed's reranker, no memories), and its channels alone,
 ``chat-messages`` and ``chat-sessions`` (at most ``CONTEXT_SESSION_MAX_RETRIEVED`` summaries, as the context
-block shows); and ``fused``, memlane's ranking and ``chat``'s merged by
-reciprocal rank (k=60). The first three methods leave the session summaries out (their figures are
-those of the turns alone, as without ``sessions``). A message cites its ``ref``; a session summary cites the messages it quotes
+block shows); and ``fused``, memlane's first ``FUSED_POOL`` turns reordered by the
+sessions the message channel ranks first (:mod:`memlane.retrieval.session_prior`: session-level
+evidence as a prior on turns). The summaries are not part of ``fused``: as a prior they added nothing
+over the messages on conversations 1-3, and the seed's reranker (summary bonus, coverage penalty), built
+so a context block does not tell one conversation twice, halved evidence recall (docs/locomo.md). The first three methods search the turns alone (``type = episodic``; the
+summaries' rows in SQLite's keyword index still move the turns' BM25 statistics, docs/locomo.md). A message cites its ``ref``; a session summary cites the messages it quotes
 verbatim (the digest's central messages, decisions and open questions), nothing else. For each, the ranked results' ``source_ref`` ids are walked in order and the
 first k distinct ones kept: recall@k is the share of the question's evidence among them, NDCG@10 is
-computed on the same list. Questions whose evidence names no turn of the conversation are skipped and
+computed on the same list; session recall@k is the share of the LoCoMo sessions holding evidence among
+the first k distinct sessions of the list. Questions whose evidence names no turn of the conversation are skipped and
 counted. Latency is the search call with the question's embedding already cached (all questions are
 embedded in one batch first, so the three methods are timed alike); the batch's time per question is
 reported as ``query_embed_ms``.
