@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from memlane.cli.app import app
 from memlane.evaluation import locomo, locomo_data
-from memlane.evaluation.metrics import distinct, ndcg_at, percentile, recall_at
+from memlane.evaluation.metrics import distinct, ndcg_at, percentile, recall_at, session_recall_at
 from memlane.model.config import Settings
 from memlane.providers.embed.hash import HashEmbedder
 
@@ -108,6 +108,11 @@ def test_metrics() -> None:
     assert ndcg_at(ranked, ["a"], 10) == 1.0
     assert ndcg_at(["x", "a"], ["a"], 10) == pytest.approx(1 / 1.5849625, rel=1e-6)
     assert percentile([1, 2, 3, 4], 50) == 2.5 and percentile([], 95) == 0.0
+    sessions = {"D1:1": 1, "D1:2": 1, "D2:1": 2, "D3:1": 3}
+    ranked = ["D1:1", "D1:2", "D2:1", "x"]  # two distinct sessions in three turns; "x" has none
+    assert session_recall_at(ranked, ["D2:1", "D3:1"], 1, sessions) == 0.0
+    assert session_recall_at(ranked, ["D2:1", "D3:1"], 2, sessions) == 0.5  # session 2 is the second
+    assert session_recall_at(ranked, ["D1:2", "D1:1"], 1, sessions) == 1.0  # one session holds both
 
 
 def test_run_reports_every_method_and_category(data: Path) -> None:
@@ -171,6 +176,8 @@ def test_cli_writes_json(data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert report["k"] == [5, 10, 25] and report["conversations"] == 1 and report["data"] == str(data)
     assert "recall@25" in report["methods"]["dense"]["overall"]
     assert "memlane" in result.output and "single-hop" in result.output
+    assert "Session-level recall" in result.output and "S@10" in result.output
+    assert "session_recall@10" in report["methods"]["memlane"]["overall"]
     again = CliRunner().invoke(app, args)  # the second run reads the cached vectors
     rerun = json.loads(out.read_text())["methods"]["memlane"]["overall"]
     assert again.exit_code == 0 and rerun["recall@10"] == report["methods"]["memlane"]["overall"]["recall@10"]
@@ -193,8 +200,9 @@ def test_sessions_record_each_conversation_as_a_chat_and_report_its_recall(data:
     for name in locomo.CHAT_METHODS:
         for figures in report["methods"][name].values():
             assert 0.0 <= figures["recall@1"] <= figures["recall@5"] <= 1.0
-
-
-def test_fuse_merges_rankings_by_reciprocal_rank() -> None:
-    assert locomo.fuse(["a", "b", "c"], ["b", "d"]) == ["b", "a", "d", "c"]
-    assert locomo.fuse(["a", "a", "b"], []) == ["a", "b"]
+    for figures in (f for method in report["methods"].values() for f in method.values()):
+        assert 0.0 <= figures["session_recall@1"] <= figures["session_recall@5"] <= 1.0
+    # the puppy's turn is memlane's first: its session is the first too, and the session prior keeps it
+    for name in ("memlane", "fused"):
+        single = report["methods"][name]["single-hop"]
+        assert single["recall@1"] == single["session_recall@1"] == 1.0

@@ -51,6 +51,21 @@ def _table(report: dict[str, Any]) -> Table:
     return table
 
 
+def _session_table(report: dict[str, Any]) -> Table:
+    """Session-level recall: the share of the sessions holding evidence among the first k distinct sessions."""
+    ks = report["k"]
+    table = Table(title="Session-level recall (sessions holding evidence among the top k distinct sessions)")
+    for col in ("method", "category", *[f"S@{k}" for k in ks]):
+        table.add_column(col, justify="left" if col in ("method", "category") else "right")
+    for method, groups in report["methods"].items():
+        for group, s in groups.items():
+            table.add_row(
+                method if group == "overall" else "", group, *[f"{s[f'session_recall@{k}']:.3f}" for k in ks]
+            )
+        table.add_section()
+    return table
+
+
 @eval_app.command("locomo")
 def run_locomo(
     data: Annotated[
@@ -137,6 +152,7 @@ def run_locomo(
         report = locomo.run(convs, emb, settings, ks=ks, progress=tick, sessions=sessions)
     report["data"] = str(data)
     render.console().print(_table(report))
+    render.console().print(_session_table(report))
     if json_out is not None:
         try:
             json_out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")

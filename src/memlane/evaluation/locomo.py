@@ -16,12 +16,16 @@ With ``sessions``, each conversation is also recorded as a group chat (turn by t
 embeds the messages and summarises each session offline (the extractive digest). Three more methods then answer: ``chat`` (the group-chat recall of the context block: recorded
 messages and session summaries through the seed's reranker, no memories), and its channels alone,
 ``chat-messages`` and ``chat-sessions`` (at most ``CONTEXT_SESSION_MAX_RETRIEVED`` summaries, as the context
-block shows); and ``fused``, memlane's ranking and ``chat``'s merged by
-reciprocal rank (k=60). The first three methods leave the session summaries out (their figures are
-those of the turns alone, as without ``sessions``). A message cites its ``ref``; a session summary cites the messages it quotes
+block shows); and ``fused``, memlane's first ``FUSED_POOL`` turns reordered by the
+sessions the message channel ranks first (:mod:`memlane.retrieval.session_prior`: session-level
+evidence as a prior on turns). The summaries are not part of ``fused``: as a prior they added nothing
+over the messages on conversations 1-3, and the seed's reranker (summary bonus, coverage penalty), built
+so a context block does not tell one conversation twice, halved evidence recall (docs/locomo.md). The first three methods search the turns alone (``type = episodic``; the
+summaries' rows in SQLite's keyword index still move the turns' BM25 statistics, docs/locomo.md). A message cites its ``ref``; a session summary cites the messages it quotes
 verbatim (the digest's central messages, decisions and open questions), nothing else. For each, the ranked results' ``source_ref`` ids are walked in order and the
 first k distinct ones kept: recall@k is the share of the question's evidence among them, NDCG@10 is
-computed on the same list. Questions whose evidence names no turn of the conversation are skipped and
+computed on the same list; session recall@k is the share of the LoCoMo sessions holding evidence among
+the first k distinct sessions of the list. Questions whose evidence names no turn of the conversation are skipped and
 counted. Latency is the search call with the question's embedding already cached (all questions are
 embedded in one batch first, so the three methods are timed alike); the batch's time per question is
 reported as ``query_embed_ms``.
@@ -41,19 +45,19 @@ from typing import Any
 
 from memlane.engine.memory import Memory
 from memlane.evaluation.locomo_data import Conversation, Question
-from memlane.evaluation.metrics import distinct, ndcg_at, percentile, recall_at
+from memlane.evaluation.metrics import distinct, ndcg_at, percentile, recall_at, session_recall_at
 from memlane.model.config import Settings
 from memlane.model.enums import MemoryState, MemoryType
 from memlane.model.filters import Condition
 from memlane.model.record import Relation, SearchHit, utcnow
 from memlane.providers.embed import Embedder
-from memlane.retrieval import chat_recall
+from memlane.retrieval import chat_recall, session_prior
 from memlane.retrieval.search import SearchRequest, search
 from memlane.storage.base import WriteBatch
 
 METHODS = ("memlane", "keyword", "dense")
 CHAT_METHODS = ("chat", "chat-messages", "chat-sessions", "fused")
-RRF_K = 60
+FUSED_POOL = 50  # memlane's turns reordered, and the messages that rank sessions
 ASK_AFTER = timedelta(minutes=1)
 Progress = Callable[[str, int, int], None]
 
@@ -65,13 +69,25 @@ class Scores:
     recall: dict[str, dict[int, list[float]]] = field(
         default_factory=lambda: defaultdict(lambda: defaultdict(list))
     )
+    session_recall: dict[str, dict[int, list[float]]] = field(
+        default_factory=lambda: defaultdict(lambda: defaultdict(list))
+    )
     ndcg: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     latency_ms: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
 
-    def add(self, category: str, recalls: dict[int, float], ndcg: float, ms: float) -> None:
+    def add(
+        self,
+        category: str,
+        recalls: dict[int, float],
+        ndcg: float,
+        ms: float,
+        session_recalls: dict[int, float] | None = None,
+    ) -> None:
         for group in (category, "overall"):
             for k, r in recalls.items():
                 self.recall[group][k].append(r)
+            for k, r in (session_recalls or {}).items():
+                self.session_recall[group][k].append(r)
             self.ndcg[group].append(ndcg)
             self.latency_ms[group].append(ms)
 
@@ -80,6 +96,8 @@ class Scores:
         out: dict[str, Any] = {"questions": n}
         for k, values in sorted(self.recall[group].items()):
             out[f"recall@{k}"] = round(sum(values) / n, 4) if n else 0.0
+        for k, values in sorted(self.session_recall[group].items()):
+            out[f"session_recall@{k}"] = round(sum(values) / n, 4) if n else 0.0
         out["ndcg@10"] = round(sum(self.ndcg[group]) / n, 4) if n else 0.0
         out["latency_ms_p50"] = round(percentile(self.latency_ms[group], 50), 2)
         out["latency_ms_p95"] = round(percentile(self.latency_ms[group], 95), 2)
@@ -180,13 +198,41 @@ def chat_cited(
     return [d for d in out if d], ms
 
 
-def fuse(*rankings: Sequence[str]) -> list[str]:
-    """Reciprocal rank fusion of ranked id lists (distinct ids, best first)."""
-    score: dict[str, float] = defaultdict(float)
-    for ranked in rankings:
-        for rank, d in enumerate(distinct(ranked)):
-            score[d] += 1.0 / (RRF_K + rank + 1)
-    return sorted(score, key=lambda d: -score[d])
+def fused_cited(
+    mem: Memory, conv: Conversation, q: Question, session_of: dict[str, int]
+) -> tuple[list[str], float]:
+    """memlane's turns (the first ``FUSED_POOL``) reordered by the sessions the message channel ranks
+    first (:mod:`memlane.retrieval.session_prior`); the summaries are not used (see the module's docstring)."""
+    start = time.perf_counter()
+    now = conv.last_at + ASK_AFTER
+    req = SearchRequest(
+        user_id=conv.sample_id, query=q.text, now=now, limit=FUSED_POOL, conditions=_turns_only()
+    )
+    hits = search(mem.backend, mem.embedder, mem.settings, req)
+    items = chat_recall.recall(
+        mem.backend,
+        mem.embedder,
+        mem.settings,
+        query=q.text,
+        user_id=conv.sample_id,
+        chat_id=None,
+        now=now,
+        max_messages=FUSED_POOL,
+        max_sessions=0,
+        pool=FUSED_POOL,
+    )
+    prior = session_prior.session_ranks(
+        (session_of.get(i.message.ref or ""), i.score) for i in items if i.message is not None
+    )
+    lifted = session_prior.lift(hits, prior, lambda h: next((session_of.get(d) for d in cited([h])), None))
+    return cited([h for h, _ in lifted]), (time.perf_counter() - start) * 1000.0
+
+
+def _turns_only() -> list[Condition]:
+    return [
+        Condition("state", "$eq", MemoryState.ACTIVE.value),
+        Condition("type", "$eq", MemoryType.EPISODIC.value),
+    ]
 
 
 def cited(hits: Sequence[SearchHit]) -> list[str]:
@@ -250,6 +296,7 @@ def run(
                 if progress:
                     progress("ingested", len(conv.turns), 0)
                 usable = [q for q in conv.questions if q.evidence]
+                session_of = {t.dia_id: t.session for t in conv.turns}
                 for q in conv.questions:
                     if not q.evidence:
                         skipped[q.category_name] += 1
@@ -257,19 +304,17 @@ def run(
                 mem.embedder.embed([q.text for q in usable])  # warm the cache: methods are timed alike
                 embed_s += time.perf_counter() - start
                 for q in usable:
-                    ranks: dict[str, list[str]] = {}
                     for method in methods:
                         if method == "fused":
-                            ranked, ms = fuse(ranks["memlane"], ranks["chat"]), 0.0
+                            ranked, ms = fused_cited(mem, conv, q, session_of)
                         elif method in CHAT_METHODS:
                             ranked, ms = chat_cited(mem, conv, q, method, refs, max(ks))
                         else:
                             ranked, ms = ask(mem, conv, q, method, max(ks), turns_only=sessions)
-                        ranks[method] = ranked
                         recalls = {k: recall_at(ranked, q.evidence, k) for k in ks}
-                        scores[method].add(
-                            q.category_name, recalls, ndcg_at(distinct(ranked), q.evidence, 10), ms
-                        )
+                        by_session = {k: session_recall_at(ranked, q.evidence, k, session_of) for k in ks}
+                        ndcg = ndcg_at(distinct(ranked), q.evidence, 10)
+                        scores[method].add(q.category_name, recalls, ndcg, ms, by_session)
                     asked += 1
                     if progress:
                         progress("asked", asked, total_q)

@@ -1,14 +1,18 @@
-"""Retrieval metrics over ranked evidence ids: recall@k, NDCG@k, latency percentiles."""
+"""Retrieval metrics over ranked evidence ids: recall@k (of ids and of their sessions), NDCG@k, latency
+percentiles."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from typing import TypeVar
+
+H = TypeVar("H", bound=Hashable)
 
 
-def distinct(ids: Iterable[str], k: int | None = None) -> list[str]:
+def distinct(ids: Iterable[H], k: int | None = None) -> list[H]:
     """The first ``k`` distinct ids, in order."""
-    out: list[str] = []
+    out: list[H] = []
     for i in ids:
         if i not in out:
             out.append(i)
@@ -23,6 +27,18 @@ def recall_at(ranked: Sequence[str], gold: Sequence[str], k: int) -> float:
         raise ValueError("recall needs at least one gold id")
     top = set(distinct(ranked, k))
     return sum(1 for g in set(gold) if g in top) / len(set(gold))
+
+
+def session_recall_at(
+    ranked: Sequence[str], gold: Sequence[str], k: int, session_of: Mapping[str, Hashable]
+) -> float:
+    """Share of the sessions holding ``gold`` among the first ``k`` distinct sessions of the ranked ids
+    (an id with no session is passed over)."""
+    wanted = {session_of[g] for g in gold if g in session_of}
+    if not wanted:
+        raise ValueError("session recall needs at least one gold id with a session")
+    top = set(distinct((session_of[i] for i in ranked if i in session_of), k))
+    return len(wanted & top) / len(wanted)
 
 
 def ndcg_at(ranked: Sequence[str], gold: Sequence[str], k: int) -> float:

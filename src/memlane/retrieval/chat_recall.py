@@ -38,9 +38,10 @@ def recall(
     max_messages: int,
     max_sessions: int,
     scope: Sequence[Condition] | None = None,
+    pool: int = POOL,
 ) -> list[BlendItem]:
     """The blended messages and session summaries for ``query`` (``scope``: the conditions session
-    memories must meet, default live ones)."""
+    memories must meet, default live ones; ``pool``: candidates of each channel)."""
     conds = [*(live() if scope is None else scope), Condition("type", "$eq", MemoryType.SESSION.value)]
     if chat_id is not None:
         conds.append(Condition("chat_id", "$eq", chat_id))
@@ -52,7 +53,7 @@ def recall(
             embedder,
             settings,
             SearchRequest(
-                user_id=user_id, query=asked, now=now, conditions=conds, limit=max(POOL, max_sessions)
+                user_id=user_id, query=asked, now=now, conditions=conds, limit=max(pool, max_sessions)
             ),
         )
     hits = []
@@ -63,7 +64,7 @@ def recall(
             vector=embedder.embed_one(query),
             embedder=embedder.identity,
             chat_id=chat_id,
-            limit=POOL,
+            limit=pool,
         )
         if chat_id is not None and hits:
             latest = backend.sessions.latest_sessions(user_id, [chat_id]).get(chat_id)
