@@ -8,16 +8,14 @@ import os
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from datetime import datetime, timedelta
 
 from memlane import telemetry
-from memlane.formation import consent
-from memlane.formation.apply import Context, Planned, plan
-from memlane.formation.bands import bands_for
+from memlane.formation import decide_job
+from memlane.formation.apply import Context, Planned
 from memlane.formation.capture import CAPTURE, capture_job, episode_candidate, episodes
 from memlane.formation.continuation import extend, extended, running_episode
-from memlane.formation.decide import Decision, decide
+from memlane.formation.decide import Decision
 from memlane.formation.episodic_guard import EpisodicGuard
 from memlane.formation.hotpath import (
     CANDIDATE,
@@ -30,9 +28,7 @@ from memlane.formation.hotpath import (
     select,
     turn_job,
 )
-from memlane.formation.implied import implied_memories
-from memlane.formation.neighbours import neighbours as find_neighbours
-from memlane.formation.observe import Decided, DecisionWatch
+from memlane.formation.observe import DecisionWatch
 from memlane.formation.provisional import publish_candidates, with_memory_ids
 from memlane.formation.retry import next_attempt
 from memlane.ledger.bus import EventBus
@@ -40,29 +36,19 @@ from memlane.ledger.commit import commit
 from memlane.ledger.events import MemoryEvent
 from memlane.ledger.mutations import Mutation
 from memlane.model.candidate import Candidate, ChatMessage, Episode, Proposed
-from memlane.model.category import normalise_category
 from memlane.model.config import Settings
-from memlane.model.consent import ProposalFilter, ProposalStatus
-from memlane.model.enums import MemoryState, MemoryType
+from memlane.model.enums import MemoryType
 from memlane.model.errors import LeaseLostError, MemlaneError, ProviderError
-from memlane.model.filters import Condition, live
-from memlane.model.ids import deterministic_id, new_id
+from memlane.model.ids import new_id
 from memlane.model.jobs import Job, JobStatus, OpEvent
 from memlane.model.record import utcnow
 from memlane.providers.embed import Embedder
 from memlane.providers.llm.base import MemoryLLM
-from memlane.retrieval.embed_text import memory_text
 from memlane.storage.base import Backend, ScoredRecord, WriteBatch
 from memlane.telemetry import record, span
 
 log = logging.getLogger("memlane.formation")
 LEASE_SECONDS = 60.0
-
-
-def fault(point: str) -> None:
-    """Crash-test hook: ``MEMLANE_FAULT=<point>`` ends the process there (tests kill a worker mid-job)."""
-    if os.environ.get("MEMLANE_FAULT") == point:
-        os._exit(86)
 
 
 # a candidate's decision -> its count in the per-run decision record
@@ -438,147 +424,13 @@ class Formation:
         gated: bool = True,
         candidate_id: str | None = None,
     ) -> Planned:
-        """The writes of decision ``d``. ``gated``: a change to a consent field is held as a proposal
-        instead, or applied with the proposal it corroborates (formation/consent.py)."""
-        held = None
-        field = consent.field_for(self.settings, cand, d) if gated else None
-        if field is not None and d.target is not None:
-            pending = self.backend.proposals.proposals(
-                ctx.user_id, ProposalFilter(ProposalStatus.PENDING, d.target.id)
-            )
-            held = consent.gate(field, cand, d, pending, ctx, self.settings)
-            if not held.applies:
-                return consent.hold(ctx, cand, held, d.target)
-            d = replace(d, reason=f"{d.reason}; {held.proposal.note}")
-        old_vector = None
-        if (
-            d.action == "supersede"
-            and d.target is not None
-            and d.target.key
-            and d.target.user_id == ctx.user_id
-        ):
-            old_vector = self.backend.memories.vectors(ctx.user_id, [d.target.id]).get(d.target.id)
-        planned = plan(ctx, cand, d, vector, neighbours, old_vector, candidate_id=candidate_id)
-        if held is not None and d.target is not None:
-            consent.record(planned.mutation, held, d.target)
-        if self.settings.memory_embedding_header:  # store what retrieval embeds (summary + header)
-            upserts = planned.mutation.batch.upserts
-            texts = [memory_text(up.record, self.settings) for up in upserts if up.embedding]
-            vectors = iter(self.embedder.embed(texts)) if texts else iter(())
-            for up in upserts:
-                if up.embedding:
-                    up.embedding = next(vectors)
-        return planned
+        """The writes of decision ``d`` (formation/decide_job.py)."""
+        return decide_job.writes_of(
+            self, ctx, cand, d, vector, neighbours, gated=gated, candidate_id=candidate_id
+        )
 
     def _decide(self, job: Job) -> str:
         with span("formation.decide") as current:
-            action, neighbours = self._decide_job(job)
+            action, neighbours = decide_job.decide_candidate(self, job)
             record(current, action=action, neighbours=neighbours)
         return action
-
-    def _decide_job(self, job: Job) -> tuple[str, int]:
-        started = time.perf_counter()
-        cand = Candidate.model_validate(job.payload["candidate"])
-        at = datetime.fromisoformat(job.payload["at"])
-        user = job.user_id
-        with self.backend.user_lock(user):
-            vector = self.embedder.embed_one(cand.summary)
-            keyed = None
-            if cand.key:
-                found = self.backend.memories.get(user, deterministic_id(user, cand.type.value, cand.key))
-                keyed = found if found is not None and found.state is MemoryState.ACTIVE else None
-            conds = [*live(), Condition("type", "$eq", cand.type.value)]
-            # memories linked to the user too: a correction of a shared fact unlinks it for this user
-            neighbours = find_neighbours(
-                self.backend,
-                self.embedder,
-                self.settings,
-                user,
-                cand.summary,
-                vector,
-                conds,
-                limit=self.settings.memory_neighbors_k,
-                shared=True,
-            )
-            category = normalise_category(cand.category, self.settings.categories)
-            bands = bands_for(self.embedder.name, cand.type, self.settings, category)
-            # an event ("sold my car") may retire a fact ("drives a Golf to work"): those are searched too
-            kinds = (
-                [cand.type.value, MemoryType.SEMANTIC.value]
-                if cand.type is MemoryType.EPISODIC
-                else [cand.type.value]
-            )
-            implied = implied_memories(
-                self.backend,
-                user,
-                vector,
-                self.llm.implied_terms(cand.summary),
-                [*live(), Condition("type", "$in", kinds)],
-                limit=self.settings.memory_neighbors_k,
-            )
-            d = decide(
-                cand,
-                at=at,
-                keyed=keyed,
-                neighbours=neighbours,
-                llm=self.llm,
-                bands=bands,
-                merge_window=timedelta(hours=self.settings.episodic_merge_window_hours),
-                heuristics=self.settings.memory_enable_entity_heuristics,
-                implied=implied,
-                user_id=user,
-            )
-            if job.payload.get("note"):  # changed on the way in (the hourly cap lowered its importance)
-                d = replace(d, reason=f"{d.reason}; {job.payload['note']}")
-            ctx = Context(
-                user,
-                job.thread_id,
-                at,
-                self.settings.categories,
-                job.payload.get("tz") or self.settings.timezone,
-                bands.link,
-                node="episodic" if cand.type is MemoryType.EPISODIC else "worker",
-            )
-            planned = self.planned(ctx, cand, d, vector, neighbours, candidate_id=job.id)
-            batch = planned.mutation.batch
-            batch.op_events.insert(
-                0,
-                OpEvent(
-                    id=new_id(),
-                    user_id=user,
-                    thread_id=job.thread_id,
-                    node=ctx.node,
-                    op="search",
-                    category=cand.category,
-                    sim=neighbours[0].score if neighbours else None,
-                    at=at,
-                ),
-            )
-            batch.complete_job, batch.job_owner = job.id, self.worker_id
-            batch.job_result = {
-                "action": planned.action,
-                "memory_id": planned.memory_id,
-                "summary": cand.summary,
-                "turn": job.payload.get("turn"),
-            }
-            fault("before_commit")
-            commit(self.backend, self.bus, planned.mutation)
-        self.decisions.tell(
-            Decided(planned.action, cand.type, d.score, cand.importance, time.perf_counter() - started)
-        )
-        event = f"episodic.{planned.action}" if cand.type is MemoryType.EPISODIC else "memory_decision"
-        # a user's words (the fact, a reason quoting it) only at DEBUG: INFO logs reach stderr and log stores
-        log.info(
-            json.dumps(
-                {
-                    "event": event,
-                    "user_id": user,
-                    "job": job.id,
-                    "action": planned.action,
-                    "target_id": d.target.id if d.target else None,
-                    "score": d.score,
-                }
-            )
-        )
-        log.debug(json.dumps({"event": event, "job": job.id, "fact": cand.summary, "reason": d.reason}))
-        return planned.action, len(neighbours)

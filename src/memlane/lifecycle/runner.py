@@ -11,7 +11,8 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from memlane.formation.bands import bands_for
-from memlane.formation.pipeline import Formation, fault
+from memlane.formation.faults import fault
+from memlane.formation.pipeline import Formation
 from memlane.ledger.commit import commit_planned
 from memlane.ledger.mutations import Mutation
 from memlane.lifecycle import consent, consolidate, insights, message_vectors, purge, sessions, ttl
