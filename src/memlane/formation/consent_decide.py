@@ -15,6 +15,7 @@ from memlane.formation.apply import Context
 from memlane.formation.bands import bands_for
 from memlane.formation.consent import why
 from memlane.formation.decide import Decision
+from memlane.formation.decide_job import writes_of
 from memlane.formation.neighbours import neighbours as find_neighbours
 from memlane.formation.pipeline import Formation
 from memlane.ledger.commit import commit_planned
@@ -81,7 +82,7 @@ def accept(
         ctx = Context(
             user_id, q.thread_id, q.observed_at, settings.categories, settings.timezone, link, actor, now
         )
-        m = formation.planned(ctx, cand, d, vector, neighbours, gated=False).mutation
+        m = writes_of(formation, ctx, cand, d, vector, neighbours, gated=False).mutation
         done.append(q.decided(ProposalStatus.ACCEPTED, actor, note, now))
         m.consent(done[0], why(done[0]))
         return m

@@ -12,10 +12,8 @@ from datetime import datetime, timedelta
 
 from memlane import telemetry
 from memlane.formation import decide_job
-from memlane.formation.apply import Context, Planned
 from memlane.formation.capture import CAPTURE, capture_job, episode_candidate, episodes
 from memlane.formation.continuation import extend, extended, running_episode
-from memlane.formation.decide import Decision
 from memlane.formation.episodic_guard import EpisodicGuard
 from memlane.formation.hotpath import (
     CANDIDATE,
@@ -44,7 +42,7 @@ from memlane.model.jobs import Job, JobStatus, OpEvent
 from memlane.model.record import utcnow
 from memlane.providers.embed import Embedder
 from memlane.providers.llm.base import MemoryLLM
-from memlane.storage.base import Backend, ScoredRecord, WriteBatch
+from memlane.storage.base import Backend, WriteBatch
 from memlane.telemetry import record, span
 
 log = logging.getLogger("memlane.formation")
@@ -412,22 +410,6 @@ class Formation:
             )
         )
         return True
-
-    def planned(
-        self,
-        ctx: Context,
-        cand: Candidate,
-        d: Decision,
-        vector: Sequence[float],
-        neighbours: Sequence[ScoredRecord],
-        *,
-        gated: bool = True,
-        candidate_id: str | None = None,
-    ) -> Planned:
-        """The writes of decision ``d`` (formation/decide_job.py)."""
-        return decide_job.writes_of(
-            self, ctx, cand, d, vector, neighbours, gated=gated, candidate_id=candidate_id
-        )
 
     def _decide(self, job: Job) -> str:
         with span("formation.decide") as current:
