@@ -1,4 +1,4 @@
-"""A candidate is readable at once (seed 000's provisional record): its job's id is the id of the memory it
+"""A candidate is readable at once (a provisional record): its job's id is the id of the memory it
 proposes. The hot path hands that id back (:class:`Proposed`, ``memory.candidate``'s ``memory_id``);
 until the worker decides, ``Memory.get`` reads it as a provisional memory built from the job; afterwards
 as the memory it became. A created memory (or a supersession's new version) keeps the id; a candidate
