@@ -43,6 +43,7 @@ import time
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -410,7 +411,7 @@ def formation(url: str, users: int, worker_counts: list[int], delay: float, cand
                 warm = enqueue(mem, warmup, 1, f"w{before}-{run_i}")
                 drain(mem, time.perf_counter())
                 chosen = pool[run_i * (candidates // per_user) : (run_i + 1) * (candidates // per_user)]
-                t0 = time.perf_counter()
+                t0, started = time.perf_counter(), datetime.now(UTC)
                 n = enqueue(mem, chosen, per_user, f"r{before}-{run_i}")
                 seconds = drain(mem, t0)
             finally:
@@ -419,8 +420,8 @@ def formation(url: str, users: int, worker_counts: list[int], delay: float, cand
                 outcome = dict(
                     conn.execute(
                         "SELECT status, count(*) FROM jobs WHERE kind = 'candidate' AND user_id = ANY(%s) "
-                        "GROUP BY status",
-                        (chosen,),
+                        "AND created_at >= %s GROUP BY status",
+                        (chosen, started),
                     ).fetchall()
                 )
             results[count] = n / seconds
