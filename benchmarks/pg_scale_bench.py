@@ -256,6 +256,46 @@ def load(url: str, memories: int, users: int, batch: int, local: Embedder) -> No
     )
 
 
+def load_heavy(url: str, heavy: int, each: int, batch: int, local: Embedder) -> list[str]:
+    """``heavy`` more users with ``each`` memories apiece: past ``writes.INDEX_AFTER`` their vectors are
+    in the partial HNSW index, so their searches take the index (the loaded users' never do)."""
+    import psycopg
+
+    from memlane import Memory
+
+    names = [f"heavy{k}" for k in range(heavy)]
+    if heavy <= 0:
+        return names
+    with psycopg.connect(url) as conn:
+        have = dict(
+            conn.execute(
+                "SELECT user_id, count(*) FROM memories WHERE user_id = ANY(%s) GROUP BY user_id", (names,)
+            ).fetchall()
+        )
+    rng = random.Random(each)
+    t0, n = time.perf_counter(), 0
+    with Memory(url, embedder=SeededVectors(local), settings=settings_for(url)) as mem:
+        for name in names:
+            for start in range(int(have.get(name, 0)), each, batch):
+                items = [
+                    {"summary": memory_text(i, rng), "user_id": name}
+                    for i in range(start, min(each, start + batch))
+                ]
+                mem.put_many(items)
+                n += len(items)
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("ANALYZE memory_vectors")
+        indexed = conn.execute("SELECT count(*) FROM memory_vectors WHERE indexed").fetchone()[0]  # type: ignore[index]
+    if n:
+        seconds = time.perf_counter() - t0
+        print(
+            f"load of {heavy} heavy users x {each:,} memories: {n:,} in {seconds:.0f} s = {n / seconds:,.0f}/s "
+            f"(past 1,000 a user's vectors join the HNSW index); {indexed:,} vectors in the HNSW index",
+            flush=True,
+        )
+    return names
+
+
 def put_sample(url: str, users: int, n: int, local: Embedder) -> None:
     """Single ``Memory.put`` calls with the real local embedder: the write latency a caller sees."""
     from memlane import Memory
@@ -280,7 +320,7 @@ def put_sample(url: str, users: int, n: int, local: Embedder) -> None:
 # --- 2. search -------------------------------------------------------------------------------------
 
 
-def explain(url: str, user: str, local: Embedder) -> None:
+def explain(url: str, user: str, local: Embedder, heavy: str | None = None) -> None:
     """EXPLAIN ANALYZE of the per-user vector and keyword queries, as the backend issues them."""
     import psycopg
     from pgvector.psycopg import register_vector
@@ -298,6 +338,14 @@ def explain(url: str, user: str, local: Embedder) -> None:
             VECTOR_LITERAL.sub("'[...]'", r[0]) for r in conn.execute(sql, [vec, user, user, *params, 20])
         ]
         print("EXPLAIN ANALYZE, vector query of one user:\n    " + "\n    ".join(plan), flush=True)
+        if heavy is not None:  # the HNSW part of an indexed user's search, with the settings it sets
+            conn.execute("SELECT set_config('hnsw.ef_search', '40', true)")
+            conn.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)")
+            sql = f"EXPLAIN (ANALYZE, BUFFERS) SELECT * FROM ({pg_search._nearest(where, 'v.indexed')}) n"
+            rows = conn.execute(sql, [vec, heavy, heavy, *params, 20])
+            plan = [VECTOR_LITERAL.sub("'[...]'", r[0]) for r in rows]
+            print(f"EXPLAIN ANALYZE, vector query of {heavy} (HNSW):\n    " + "\n    ".join(plan), flush=True)
+            conn.rollback()
         q = conn.execute(f"SELECT ({pg_search.OR_TSQUERY})", [QUERIES[0], []]).fetchone()[0]  # type: ignore[index]
         sql = (
             "EXPLAIN (ANALYZE, BUFFERS) SELECT m.id, ts_rank_cd(m.fts, %s::tsquery) AS score FROM memories m "
@@ -308,12 +356,12 @@ def explain(url: str, user: str, local: Embedder) -> None:
         print("EXPLAIN ANALYZE, keyword query of one user:\n    " + "\n    ".join(plan), flush=True)
 
 
-def searches(url: str, users: int, n: int, local: Embedder) -> None:
+def searches(url: str, users: list[str], n: int, local: Embedder, who: str = "random users") -> None:
     from memlane import Memory
     from memlane.providers.embed.base import CachedEmbedder
 
     rng = random.Random(5)
-    picks = [(f"user{rng.randrange(users)}", rng.choice(QUERIES)) for _ in range(n)]
+    picks = [(rng.choice(users), rng.choice(QUERIES)) for _ in range(n)]
     warm = CachedEmbedder(local)
     warm.embed(QUERIES)
     for label, embedder in (("without the embedding", warm), ("with the embedding", local)):
@@ -326,7 +374,7 @@ def searches(url: str, users: int, n: int, local: Embedder) -> None:
                 found += len(mem.search(query, user_id=user))
                 samples.append((time.perf_counter() - t0) * 1000)
         print(
-            f"Memory.search {label}, {n} random users: {summary_ms(samples)}, p99 "
+            f"Memory.search {label}, {n} searches of {who}: {summary_ms(samples)}, p99 "
             f"{percentile(samples, 99):.2f} ms ({found / n:.1f} hits each; {load_average()})",
             flush=True,
         )
@@ -462,6 +510,8 @@ def main() -> None:
     ap.add_argument("--keep-dir", help="PostgreSQL data directory to keep (and reuse) between runs")
     ap.add_argument("--skip-load", action="store_true", help="use the database loaded in --keep-dir")
     ap.add_argument("--skip-search", action="store_true", help="no search or put figures this run")
+    ap.add_argument("--heavy-users", type=int, default=0, help="more users with --heavy-memories each")
+    ap.add_argument("--heavy-memories", type=int, default=5000)
     args = ap.parse_args()
 
     from memlane.providers.embed import get_embedder
@@ -477,9 +527,12 @@ def main() -> None:
         if not args.skip_load:
             load(url, args.memories, args.users, args.batch, local)
         print(f"server: {server_settings(url)}", flush=True)
+        heavy = load_heavy(url, args.heavy_users, args.heavy_memories, args.batch, local)
         if not args.skip_search:
-            explain(url, "user42", local)
-            searches(url, args.users, args.searches, local)
+            explain(url, "user42", local, heavy[0] if heavy else None)
+            searches(url, [f"user{u}" for u in range(args.users)], args.searches, local)
+            if heavy:
+                searches(url, heavy, args.searches, local, f"{len(heavy)} heavy users")
             put_sample(url, args.users, args.put_sample, local)
         counts = [int(c) for c in args.workers.split(",") if c.strip()]
         if counts:
