@@ -223,8 +223,8 @@ def test_sqlalchemy_style_url_is_accepted(postgres_url: str) -> None:
 # --- jobs, change log, user locks -----------------------------------------------------------------
 
 
-def job(jid: str, user: str = "u1", kind: str = "turn", **kw: Any) -> Job:
-    return Job(id=jid, user_id=user, kind=kind, payload={"n": jid}, **kw)
+def job(jid: str, user: str = "u1", **kw: Any) -> Job:
+    return Job(id=jid, user_id=user, kind="turn", payload={"n": jid}, **kw)
 
 
 def test_concurrent_workers_never_claim_the_same_job(pg: PostgresBackend) -> None:
@@ -240,33 +240,6 @@ def test_concurrent_workers_never_claim_the_same_job(pg: PostgresBackend) -> Non
     claimed = [jid for ids in in_threads(8, drain) for jid in ids]
     assert sorted(claimed) == sorted(f"j{i}" for i in range(40))
     assert {j.attempts for j in pg.jobs.list_jobs(JobStatus.RUNNING)} == {1}
-
-
-def test_a_users_candidate_waits_while_another_of_theirs_runs(pg: PostgresBackend) -> None:
-    """A worker takes another user's candidate rather than one it would only wait for at the user lock
-    (benchmarks/pg_scale_bench.py); other kinds, and a lease that ran out, are not held back."""
-    now = datetime.now(UTC)
-    t = [now - timedelta(seconds=10 - i) for i in range(5)]
-    pg.apply(
-        WriteBatch(
-            jobs=[
-                job("a1", kind="candidate", created_at=t[0], run_after=t[0]),
-                job("a2", kind="candidate", created_at=t[1], run_after=t[1]),
-                job("a3", created_at=t[2], run_after=t[2]),  # a turn of the same user
-                job("b1", user="u2", kind="candidate", created_at=t[3], run_after=t[3]),
-            ]
-        )
-    )
-    claim = pg.jobs.claim_job
-    first = claim("w1", lease_seconds=5, now=now)
-    assert first is not None and first.id == "a1"
-    assert [claim(w, lease_seconds=5, now=now).id for w in ("w2", "w3")] == ["a3", "b1"]  # type: ignore[union-attr]
-    assert claim("w4", lease_seconds=5, now=now) is None  # a2: u1's candidate a1 is running
-    retried = claim("w4", lease_seconds=5, now=now + timedelta(seconds=6))  # w1 died: a1 first again
-    assert retried is not None and retried.id == "a1" and retried.attempts == 2
-    pg.apply(WriteBatch(complete_job="a1"))
-    after = claim("w4", lease_seconds=5, now=now + timedelta(seconds=6))
-    assert after is not None and after.id == "a2"
 
 
 def test_job_lifecycle_lease_expiry_park_retry_done(pg: PostgresBackend) -> None:

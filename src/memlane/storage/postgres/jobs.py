@@ -20,6 +20,7 @@ from memlane.model.jobs import Change, Job, JobStatus, OpCount, OpEvent
 from memlane.model.record import as_utc, utcnow
 from memlane.storage.filter_sql import POSTGRES
 from memlane.storage.links import seen
+from memlane.storage.parts.jobs import SERIAL_KINDS
 from memlane.storage.postgres.rows import cell
 
 JOB_FIELDS: tuple[str, ...] = tuple(Job.model_fields)
@@ -50,14 +51,8 @@ _COMPLETE_JOB = (  # a done job keeps its outcome, not the user's text
     "UPDATE jobs SET status = 'done', payload = %s, locked_by = NULL, locked_until = NULL, updated_at = %s "
     "WHERE id = %s"
 )
-# Job kinds a worker runs under the user's lock (formation's candidate decisions, formation/hotpath.py):
-# one of them is not claimed while another of the same user runs under a live lease. Its worker would
-# only wait at the user lock (a 200 ms LLM call, measured in benchmarks/pg_scale_bench.py: 4 workers
-# were 2.9x one, most of the rest waiting there) while another user's job sat runnable. The check is
-# a scheduling preference, not the guarantee: two claims racing on one user both pass it, and the
-# user lock still serialises their decisions.
-SERIAL_KINDS = ["candidate"]
-# Runnable: pending and due, or running with an expired lease (its worker died).
+# Runnable: pending and due, or running with an expired lease (its worker died); a job of SERIAL_KINDS
+# not while another of its user runs (storage/parts/jobs.py).
 _CLAIM_JOB = (
     "UPDATE jobs SET status = 'running', locked_by = %s, locked_until = %s, attempts = attempts + 1, "
     "updated_at = %s WHERE id = ("
@@ -154,7 +149,7 @@ def claim_job(
     only = None if kinds is None else list(kinds)
     with conn.cursor(row_factory=dict_row) as cur:
         row = cur.execute(
-            _CLAIM_JOB, (worker_id, until, now, now, now, only, only, SERIAL_KINDS, now)
+            _CLAIM_JOB, (worker_id, until, now, now, now, only, only, list(SERIAL_KINDS), now)
         ).fetchone()
     return None if row is None else Job.model_validate(row)
 
