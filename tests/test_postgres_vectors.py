@@ -183,3 +183,46 @@ def test_user_counts_of_a_store_without_them_are_made_on_open(
         assert indexed_flags(postgres_url, "me") == {True}
         reopened.delete_user("me")
         assert query(postgres_url, "SELECT count(*) FROM vector_users") == [(0,)]
+
+
+def hnsw_scans(conn: psycopg.Connection) -> int:  # type: ignore[type-arg]
+    conn.execute("SELECT pg_stat_force_next_flush()")  # this backend's counts, at its next commit
+    conn.commit()
+    conn.execute("SELECT pg_stat_clear_snapshot()")
+    row = conn.execute(
+        "SELECT idx_scan FROM pg_stat_user_indexes WHERE indexrelname = 'memory_vectors_hnsw'"
+    ).fetchone()
+    conn.commit()
+    return int(row[0]) if row else 0
+
+
+def test_an_indexed_users_search_takes_the_hnsw_index(
+    pg: PostgresBackend, postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The planner's estimates put an exact scan and sort ahead of the index for a large user of a large
+    store (docs/postgres.md, "At a million memories"); an indexed user's search does not sort where the
+    index orders, whatever the statistics say, and still ranks as the exact search does."""
+    from pgvector.psycopg import register_vector
+
+    from memlane.model.filters import live
+    from memlane.storage.postgres import search
+
+    monkeypatch.setattr(writes, "INDEX_AFTER", 0)  # every vector in the HNSW index
+    rng = np.random.default_rng(3)
+    pg.apply(
+        WriteBatch(
+            upserts=[
+                Upsert(rec(f"{u}{i}", u), [float(x) for x in rng.standard_normal(DIMS)])
+                for u in ("me", "other")
+                for i in range(60)
+            ]
+        )
+    )
+    q = [float(x) for x in rng.standard_normal(DIMS)]
+    with psycopg.connect(postgres_url) as conn:
+        register_vector(conn)
+        before = hnsw_scans(conn)
+        hits = search.vector_search(conn, "me", q, live(), limit=10, offset=0, iterative_scan=True)
+        conn.commit()
+        assert hnsw_scans(conn) > before
+    assert [h.record.id for h in hits] == exact_order(pg, "me", q)[:10]

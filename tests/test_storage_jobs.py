@@ -12,11 +12,11 @@ from memlane.storage.base import Backend, WriteBatch
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 
 
-def job(jid: str, user: str = "u1", created: datetime = NOW, **kw: object) -> Job:
+def job(jid: str, user: str = "u1", created: datetime = NOW, kind: str = "candidate", **kw: object) -> Job:
     return Job(
         id=jid,
         user_id=user,
-        kind="candidate",
+        kind=kind,
         payload={"n": jid},
         run_after=created,
         created_at=created,
@@ -26,7 +26,7 @@ def job(jid: str, user: str = "u1", created: datetime = NOW, **kw: object) -> Jo
 
 
 def test_jobs_are_claimed_oldest_first_once_and_leased(backend: Backend) -> None:
-    backend.apply(WriteBatch(jobs=[job("b", created=NOW + timedelta(seconds=1)), job("a")]))
+    backend.apply(WriteBatch(jobs=[job("b", user="u2", created=NOW + timedelta(seconds=1)), job("a")]))
     first = backend.jobs.claim_job("w1", lease_seconds=30, now=NOW + timedelta(minutes=1))
     assert first is not None and first.id == "a" and first.attempts == 1 and first.status is JobStatus.RUNNING
     second = backend.jobs.claim_job("w2", lease_seconds=30, now=NOW + timedelta(minutes=1))
@@ -35,6 +35,28 @@ def test_jobs_are_claimed_oldest_first_once_and_leased(backend: Backend) -> None
     # a worker that died: its lease runs out and the job is claimed again
     again = backend.jobs.claim_job("w3", lease_seconds=30, now=NOW + timedelta(minutes=5))
     assert again is not None and again.id in {"a", "b"} and again.attempts == 2
+
+
+def test_a_users_candidate_waits_while_another_of_theirs_runs(backend: Backend) -> None:
+    """A worker takes another user's candidate rather than one it would only wait for at the user lock
+    (benchmarks/pg_scale_bench.py); other kinds, and a lease that ran out, are not held back."""
+    t = [NOW + timedelta(seconds=i) for i in range(4)]
+    jobs = [
+        job("a1", created=t[0]),
+        job("a2", created=t[1]),
+        job("a3", created=t[2], kind="turn"),  # not a candidate: never held back
+        job("b1", user="u2", created=t[3]),
+    ]
+    backend.apply(WriteBatch(jobs=jobs))
+    at = NOW + timedelta(minutes=1)
+    claim = backend.jobs.claim_job
+    claimed = [claim(w, lease_seconds=30, now=at) for w in ("w1", "w2", "w3", "w4")]
+    assert [j and j.id for j in claimed] == ["a1", "a3", "b1", None]  # a2 waits: u1's a1 is running
+    retried = claim("w4", lease_seconds=30, now=at + timedelta(minutes=1))  # w1 died: a1 is first again
+    assert retried is not None and retried.id == "a1" and retried.attempts == 2
+    backend.apply(WriteBatch(complete_job="a1"))
+    after = claim("w4", lease_seconds=30, now=at + timedelta(minutes=1))
+    assert after is not None and after.id == "a2"
 
 
 def test_completing_a_job_is_atomic_with_its_writes(backend: Backend) -> None:
@@ -61,7 +83,10 @@ def test_failed_jobs_retry_later_then_park_and_can_be_retried(backend: Backend) 
 
 
 def test_concurrent_claims_never_hand_out_a_job_twice(backend: Backend) -> None:
-    backend.apply(WriteBatch(jobs=[job(f"j{i}", created=NOW + timedelta(seconds=i)) for i in range(40)]))
+    # one user each: a user's candidates are claimed one at a time (the test above)
+    backend.apply(
+        WriteBatch(jobs=[job(f"j{i}", user=f"u{i}", created=NOW + timedelta(seconds=i)) for i in range(40)])
+    )
     claimed: list[str] = []
     lock = threading.Lock()
 

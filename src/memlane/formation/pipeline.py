@@ -230,14 +230,20 @@ class Formation:
         self, user_id: str, job_ids: Sequence[str], poll: float = 0.02, until: float | None = None
     ) -> None:
         """Run what is runnable here, then wait while another worker (this process's background one, or
-        a ``memlane worker``) still runs one of ``job_ids`` or the candidate jobs they made: a caller that
-        asked to wait sees every decision. A job waiting out a retry backoff is not waited for; a worker
-        that died is waited for until its lease ends. ``until``: a ``time.monotonic()`` deadline."""
+        a ``memlane worker``) still runs one of ``job_ids`` or the candidate jobs they made, or one of them
+        is due but held back behind another candidate of the user (storage/parts/jobs.py SERIAL_KINDS): a
+        caller that asked to wait sees every decision. A job waiting out a retry backoff is not waited for;
+        a worker that died is waited for until its lease ends. ``until``: a ``time.monotonic()`` deadline."""
         deadline = min(time.monotonic() + self.lease_seconds, until if until is not None else float("inf"))
         while True:
             self.drain(until=deadline)
-            jobs = self.jobs_of(user_id, job_ids)
-            if all(j.status is not JobStatus.RUNNING for j in jobs) or time.monotonic() > deadline:
+            jobs, now = self.jobs_of(user_id, job_ids), utcnow()
+            busy = [
+                j
+                for j in jobs
+                if j.status is JobStatus.RUNNING or (j.status is JobStatus.PENDING and j.run_after <= now)
+            ]
+            if not busy or time.monotonic() > deadline:
                 return
             time.sleep(poll)
 

@@ -9,6 +9,15 @@ from typing import Protocol, runtime_checkable
 
 from memlane.model.jobs import Job, JobStatus
 
+# Job kinds a worker runs under the user's lock (formation's candidate decisions, formation/hotpath.py):
+# one of them is not claimed while another of the same user runs under a live lease. Its worker would
+# only wait at the user lock (for that decision's LLM call: benchmarks/pg_scale_bench.py measured 4
+# workers at 2.98x one before, 3.52x after) while another user's job sat runnable. It is a scheduling
+# preference, not the guarantee: two claims racing on one user both pass it, and the user lock still
+# serialises their decisions. A job whose worker died holds the user's later ones back until its lease
+# runs out; it is then the oldest, so it is retried first.
+SERIAL_KINDS = ("candidate",)
+
 
 @runtime_checkable
 class JobQueue(Protocol):
@@ -18,7 +27,8 @@ class JobQueue(Protocol):
         self, worker_id: str, *, lease_seconds: float, now: datetime, kinds: Sequence[str] | None = None
     ) -> Job | None:
         """Take the oldest runnable job (pending and due, or running with an expired lease) of one of
-        ``kinds`` (any kind when None) and lease it to ``worker_id``; attempts is incremented. Safe with
+        ``kinds`` (any kind when None) and lease it to ``worker_id``; attempts is incremented. A job of
+        :data:`SERIAL_KINDS` waits while another of its kind and user runs under a live lease. Safe with
         many workers (SKIP LOCKED on Postgres, the write lock on SQLite)."""
 
     def scheduled_users(self, kind: str) -> set[str]:

@@ -1,7 +1,8 @@
 """PostgreSQL side of background jobs, the per-thread change log and op events.
 
 Workers claim jobs with ``FOR UPDATE SKIP LOCKED``, so any number of them (in any number of
-processes) can poll the same table without taking the same job twice.
+processes) can poll the same table without taking the same job twice; a user's candidate decisions are
+claimed one at a time (``SERIAL_KINDS``), so a worker takes another user's job instead of waiting.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from memlane.model.jobs import Change, Job, JobStatus, OpCount, OpEvent
 from memlane.model.record import as_utc, utcnow
 from memlane.storage.filter_sql import POSTGRES
 from memlane.storage.links import seen
+from memlane.storage.parts.jobs import SERIAL_KINDS
 from memlane.storage.postgres.rows import cell
 
 JOB_FIELDS: tuple[str, ...] = tuple(Job.model_fields)
@@ -49,12 +51,15 @@ _COMPLETE_JOB = (  # a done job keeps its outcome, not the user's text
     "UPDATE jobs SET status = 'done', payload = %s, locked_by = NULL, locked_until = NULL, updated_at = %s "
     "WHERE id = %s"
 )
-# Runnable: pending and due, or running with an expired lease (its worker died).
+# Runnable: pending and due, or running with an expired lease (its worker died); a job of SERIAL_KINDS
+# not while another of its user runs (storage/parts/jobs.py).
 _CLAIM_JOB = (
     "UPDATE jobs SET status = 'running', locked_by = %s, locked_until = %s, attempts = attempts + 1, "
     "updated_at = %s WHERE id = ("
-    "  SELECT id FROM jobs WHERE ((status = 'pending' AND run_after <= %s) "
+    "  SELECT id FROM jobs j WHERE ((status = 'pending' AND run_after <= %s) "
     "  OR (status = 'running' AND locked_until < %s)) AND (%s::text[] IS NULL OR kind = ANY(%s::text[])) "
+    "  AND (kind <> ALL(%s::text[]) OR NOT EXISTS (SELECT 1 FROM jobs busy WHERE busy.user_id = j.user_id "
+    "    AND busy.kind = j.kind AND busy.status = 'running' AND busy.locked_until >= %s AND busy.id <> j.id)) "
     "  ORDER BY created_at, seq LIMIT 1 FOR UPDATE SKIP LOCKED"
     f") RETURNING {JOB_COLUMNS}"
 )
@@ -143,7 +148,9 @@ def claim_job(
     until = now + timedelta(seconds=lease_seconds)
     only = None if kinds is None else list(kinds)
     with conn.cursor(row_factory=dict_row) as cur:
-        row = cur.execute(_CLAIM_JOB, (worker_id, until, now, now, now, only, only)).fetchone()
+        row = cur.execute(
+            _CLAIM_JOB, (worker_id, until, now, now, now, only, only, list(SERIAL_KINDS), now)
+        ).fetchone()
     return None if row is None else Job.model_validate(row)
 
 

@@ -112,6 +112,20 @@ def keyword_search(
 _PLACE = f"SELECT EXISTS (SELECT 1 FROM memory_vectors WHERE user_id = %s AND indexed), {has_links(POSTGRES)}"
 
 
+_EF_SEARCH = "SELECT set_config('hnsw.ef_search', %s, true)"
+# An indexed user's search, for this transaction: iterative HNSW scans, and no sort where the index can
+# order the rows instead. The planner takes a user's rows for about as many as the average user's (a
+# large user is not among the most common values) and their vectors in the index as independent of the
+# user, so it put a large user's exact scan and sort ahead of the index: 109 to 194 ms for a user of
+# 20,000 memories in a store of a million, 7 ms through the index (benchmarks/pg_scale_bench.py,
+# docs/postgres.md). The sorts that are left (the exact part, the merged order) have no other plan.
+# Only with iterative scans: without them a filtered HNSW scan can return too few of the user's rows.
+_HNSW_SETTINGS = (
+    f"{_EF_SEARCH}, set_config('hnsw.iterative_scan', 'relaxed_order', true), "
+    "set_config('enable_sort', 'off', true)"
+)
+
+
 def _nearest(where: str, part: str) -> str:
     """The ``limit`` nearest of the user's vectors in one part of the layout (see migrations.py)."""
     return (
@@ -149,9 +163,7 @@ def vector_search(
     shared = shared and row is not None and bool(row[1])
     if row is not None and row[0]:
         ef_search = min(max(40, wanted), _MAX_EF_SEARCH)
-        conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(ef_search),))
-        if iterative_scan:
-            conn.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)")
+        conn.execute(_HNSW_SETTINGS if iterative_scan else _EF_SEARCH, (str(ef_search),))
         nearest = f"({_nearest(where, 'v.indexed')}) UNION ALL ({_nearest(where, 'NOT v.indexed')})"
         part_params = [*part_params, *part_params]
     else:

@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 from memlane.model.jobs import Job, JobStatus
 from memlane.model.record import utcnow
 from memlane.storage.filter_sql import iso
-from memlane.storage.parts.jobs import JobQueue
+from memlane.storage.parts.jobs import SERIAL_KINDS, JobQueue
 from memlane.storage.sqlite.jobs import (
     JOB_COLS,
     job_from_row,
@@ -22,11 +22,15 @@ class SqliteJobQueue(SqlitePart, JobQueue):
         self, worker_id: str, *, lease_seconds: float, now: datetime, kinds: Sequence[str] | None = None
     ) -> Job | None:
         only = f" AND kind IN ({', '.join('?' for _ in kinds)})" if kinds is not None else ""
+        serial = ", ".join("?" for _ in SERIAL_KINDS)
         with self._tx() as c:
             row = c.execute(
-                f"SELECT {JOB_COLS} FROM jobs WHERE ((status = 'pending' AND run_after <= ?) "
-                f"OR (status = 'running' AND locked_until < ?)){only} ORDER BY created_at, rowid LIMIT 1",
-                (iso(now), iso(now), *(kinds or ())),
+                f"SELECT {JOB_COLS} FROM jobs j WHERE ((status = 'pending' AND run_after <= ?) "
+                f"OR (status = 'running' AND locked_until < ?)){only} "
+                f"AND (kind NOT IN ({serial}) OR NOT EXISTS (SELECT 1 FROM jobs busy WHERE busy.user_id = j.user_id "
+                "AND busy.kind = j.kind AND busy.status = 'running' AND busy.locked_until >= ? AND busy.id <> j.id)) "
+                "ORDER BY created_at, rowid LIMIT 1",
+                (iso(now), iso(now), *(kinds or ()), *SERIAL_KINDS, iso(now)),
             ).fetchone()
             if row is None:
                 return None
