@@ -48,6 +48,17 @@ OBJECTS = [
 ]
 
 
+# questions the search benchmarks ask of generated stores (words the generated sentences hold)
+QUERIES = [
+    "what music does the user like?",
+    "is the user allergic to anything?",
+    "where does the user travel?",
+    "what is the user learning?",
+    "what did the user buy?",
+    "what does the user's dog like?",
+]
+
+
 def sentences(n: int, seed: int = 7) -> list[str]:
     """``n`` distinct memory-like sentences."""
     rng = random.Random(seed)

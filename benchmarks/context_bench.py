@@ -24,6 +24,7 @@ from datetime import timedelta
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
+from benchmarks.common import QUERIES as COMMON_QUERIES
 from benchmarks.common import postgres_url, sentences, sqlite_path, summary_ms  # noqa: E402
 from memlane import Memory  # noqa: E402
 from memlane.model.config import Settings  # noqa: E402
@@ -46,12 +47,7 @@ CATEGORIES = [
     "Other",
 ]
 QUERIES = [
-    "what music does the user like?",
-    "is the user allergic to anything?",
-    "where does the user travel?",
-    "what is the user learning?",
-    "what did the user buy?",
-    "what does the user's dog like?",
+    *COMMON_QUERIES,
     "remind me what we discussed about the dog",
     "remind me of the user's goals",
     "how is the budget going?",

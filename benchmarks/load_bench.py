@@ -31,17 +31,9 @@ import httpx
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from benchmarks.common import percentile, postgres_url, sentences, sqlite_path  # noqa: E402
+from benchmarks.common import QUERIES, percentile, postgres_url, sentences, sqlite_path  # noqa: E402
 from memlane import Memory  # noqa: E402
 
-QUERIES = [
-    "what music does the user like?",
-    "is the user allergic to anything?",
-    "where does the user travel?",
-    "what is the user learning?",
-    "what did the user buy?",
-    "what does the user's dog like?",
-]
 TURNS = [
     "I just started learning Portuguese.",
     "My sister Ana moved to Porto last month.",

@@ -30,7 +30,6 @@
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import random
@@ -41,7 +40,7 @@ import sys
 import tempfile
 import time
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -53,97 +52,17 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("MEMLANE_CONFIG", os.devnull + ".toml")  # no ~/.memlane/config.toml here
 
-from benchmarks.common import OBJECTS, SUBJECTS, VERBS, percentile, summary_ms  # noqa: E402
-from memlane.model.candidate import (  # noqa: E402
-    ChatMessage,
-    ConflictVerdict,
-    Extraction,
-    SameFact,
-)
+from benchmarks.common import OBJECTS, QUERIES, SUBJECTS, VERBS, percentile, summary_ms  # noqa: E402
+from benchmarks.scale_fakes import SeededVectors  # noqa: E402
 from memlane.providers.embed.base import Embedder  # noqa: E402
-from memlane.providers.llm.base import MemoryLLM  # noqa: E402
 
 DBNAME = "memlane_scale"
 VECTOR_LITERAL = re.compile(r"'\[[^\]]*\]'")  # the query vector in a plan, 384 numbers
-QUERIES = [
-    "what music does the user like?",
-    "is the user allergic to anything?",
-    "where does the user travel?",
-    "what is the user learning?",
-    "what did the user buy?",
-    "what does the user's dog like?",
-]
 FACTS = [
     "User's {s} started a course on {o} in week {n}.",
     "User wants to try {o} with their {s} (plan {n}).",
     "User booked a class about {o} for day {n}.",
 ]
-
-
-# --- the scripted LLM and the worker launcher ----------------------------------------------------
-
-
-class DelayedScriptedLLM(MemoryLLM):
-    """A provider that answers every call after ``PG_SCALE_LLM_DELAY`` seconds (200 ms by default),
-    as a remote model would, and deterministically: the last user message as the one candidate, every
-    stored neighbour "new" (both facts hold), never the same fact. A fake, honestly named: it stands in
-    for the model so the benchmark measures the queue, not a model on this machine's cores."""
-
-    name = "scripted"
-    remote = True
-
-    def __init__(self) -> None:
-        self.delay = float(os.environ.get("PG_SCALE_LLM_DELAY", "0.2"))
-
-    def _wait(self) -> None:
-        time.sleep(self.delay)
-
-    def extract(self, messages: Sequence[ChatMessage], existing: Sequence[str] = ()) -> Extraction:
-        self._wait()
-        text = messages[-1].content if messages else ""
-        return Extraction(should_create=bool(text), candidates=[{"summary": text}] if text else [])  # type: ignore[list-item]
-
-    def same_fact(self, existing: str, candidate: str, category: str | None = None) -> SameFact:
-        self._wait()
-        return SameFact(same_fact=False, reason="scripted")
-
-    def classify_conflict(self, existing: str, candidate: str) -> ConflictVerdict:
-        self._wait()
-        return ConflictVerdict(relation="new", reason="scripted")
-
-    def judge(self, candidate: str, existing: Sequence[str]) -> list[ConflictVerdict]:
-        if not existing:
-            return []
-        self._wait()  # one call for all the neighbours, as a model judge answers them
-        return [ConflictVerdict(relation="new", reason="scripted") for _ in existing]
-
-
-def run_worker(argv: list[str]) -> None:
-    """``pg_scale_bench.py memlane-worker ARGS``: ``memlane worker ARGS`` with the scripted LLM registered."""
-    from memlane.cli.app import app
-    from memlane.providers.llm.registry import REGISTRY
-
-    REGISTRY["scripted"] = "benchmarks.pg_scale_bench:DelayedScriptedLLM"  # imported by that name
-    app(["worker", *argv], prog_name="memlane")
-
-
-# --- vectors for the load --------------------------------------------------------------------------
-
-
-class SeededVectors(Embedder):
-    """Deterministic unit vectors seeded by each text's hash, under ``like``'s identity (its name, model
-    and size): the load does not run the model, and the store stays bound to the real embedder."""
-
-    def __init__(self, like: Embedder) -> None:
-        self.name, self.model, self.dims = like.name, like.model, like.dims
-
-    def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        out = []
-        for t in texts:
-            seed = int.from_bytes(hashlib.blake2b(t.encode(), digest_size=8).digest(), "little")
-            v = np.random.default_rng(seed).standard_normal(self.dims)
-            out.append((v / np.linalg.norm(v)).astype(np.float32).tolist())
-        return out
 
 
 def load_average() -> str:
@@ -390,7 +309,15 @@ def start_workers(url: str, count: int, delay: float) -> list[subprocess.Popen[s
         "MEMLANE_DB": url,
         "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT), os.environ.get("PYTHONPATH", "")]),
     }
-    cmd = [sys.executable, __file__, "memlane-worker", "--embedder", "local", "--no-tasks", "--poll", "0.05"]
+    cmd = [
+        sys.executable,
+        str(ROOT / "benchmarks" / "scale_fakes.py"),
+        "--embedder",
+        "local",
+        "--no-tasks",
+        "--poll",
+        "0.05",
+    ]
     procs = [
         subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         for _ in range(count)
@@ -494,9 +421,6 @@ def _local_identity() -> Embedder:
 
 
 def main() -> None:
-    if sys.argv[1:2] == ["memlane-worker"]:
-        run_worker(sys.argv[2:])
-        return
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--memories", type=int, default=1_000_000)
     ap.add_argument("--users", type=int, default=10_000)

@@ -17,7 +17,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from benchmarks.common import percentile, postgres_url, sentences, sqlite_path, summary_ms, timed  # noqa: E402
+from benchmarks.common import QUERIES, percentile, postgres_url, sentences, sqlite_path, summary_ms, timed  # noqa: E402
 from memlane import Memory  # noqa: E402
 from memlane.model.filters import Condition  # noqa: E402
 from memlane.model.record import utcnow  # noqa: E402
@@ -28,14 +28,6 @@ from memlane.providers.embed import (
 from memlane.retrieval.search import SearchRequest, search  # noqa: E402
 
 RAW_EVERY = 4
-QUERIES = [
-    "what music does the user like?",
-    "is the user allergic to anything?",
-    "where does the user travel?",
-    "what is the user learning?",
-    "what did the user buy?",
-    "what does the user's dog like?",
-]
 
 
 def run(backend: str, size: int, users: int, batch: int) -> None:
