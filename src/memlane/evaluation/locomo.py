@@ -53,6 +53,7 @@ from memlane.model.record import Relation, SearchHit, utcnow
 from memlane.providers.embed import Embedder
 from memlane.retrieval import chat_recall, session_prior
 from memlane.retrieval.search import SearchRequest, search
+from memlane.retrieval.session_blend import BlendItem
 from memlane.storage.base import WriteBatch
 
 METHODS = ("memlane", "keyword", "dense")
@@ -175,14 +176,10 @@ def chat_cited(
 ) -> tuple[list[str], float]:
     """Cited dia_ids of the group-chat recall (see the module's docstring)."""
     start = time.perf_counter()
-    items = chat_recall.recall(
-        mem.backend,
-        mem.embedder,
-        mem.settings,
-        query=q.text,
-        user_id=conv.sample_id,
-        chat_id=None,
-        now=conv.last_at + ASK_AFTER,
+    items = _chat_recall(
+        mem,
+        conv,
+        q,
         max_messages=0 if method == "chat-sessions" else limit,
         max_sessions=0 if method == "chat-messages" else mem.settings.context_session_max_retrieved,
     )
@@ -209,23 +206,36 @@ def fused_cited(
         user_id=conv.sample_id, query=q.text, now=now, limit=FUSED_POOL, conditions=_turns_only()
     )
     hits = search(mem.backend, mem.embedder, mem.settings, req)
-    items = chat_recall.recall(
+    items = _chat_recall(mem, conv, q, max_messages=FUSED_POOL, max_sessions=0, pool=FUSED_POOL)
+    prior = session_prior.session_ranks(
+        (session_of.get(i.message.ref or ""), i.score) for i in items if i.message is not None
+    )
+    lifted = session_prior.lift(hits, prior, lambda h: next((session_of.get(d) for d in cited([h])), None))
+    return cited([h for h, _ in lifted]), (time.perf_counter() - start) * 1000.0
+
+
+def _chat_recall(
+    mem: Memory,
+    conv: Conversation,
+    q: Question,
+    *,
+    max_messages: int,
+    max_sessions: int,
+    pool: int = chat_recall.POOL,
+) -> list[BlendItem]:
+    """The group-chat recall of the conversation's user for the question, asked after the last session."""
+    return chat_recall.recall(
         mem.backend,
         mem.embedder,
         mem.settings,
         query=q.text,
         user_id=conv.sample_id,
         chat_id=None,
-        now=now,
-        max_messages=FUSED_POOL,
-        max_sessions=0,
-        pool=FUSED_POOL,
+        now=conv.last_at + ASK_AFTER,
+        max_messages=max_messages,
+        max_sessions=max_sessions,
+        pool=pool,
     )
-    prior = session_prior.session_ranks(
-        (session_of.get(i.message.ref or ""), i.score) for i in items if i.message is not None
-    )
-    lifted = session_prior.lift(hits, prior, lambda h: next((session_of.get(d) for d in cited([h])), None))
-    return cited([h for h, _ in lifted]), (time.perf_counter() - start) * 1000.0
 
 
 def _turns_only() -> list[Condition]:
