@@ -60,6 +60,16 @@ def train_decisions(
             help="Verdicts less probable than this are 'unsure' (the similarity bands decide).",
         ),
     ] = 0.5,
+    derived: Annotated[
+        float,
+        typer.Option(min=0.0, max=3.0, help="Derived examples at most this many times the written pairs."),
+    ] = 0.4,
+    bf16: Annotated[
+        bool | None,
+        typer.Option(
+            "--bf16/--fp32", help="bfloat16 forward passes [default: where the CPU has AMX / AVX-512 BF16]."
+        ),
+    ] = None,
 ) -> None:
     """Fine-tune the decision model (stored memory, candidate -> merge / supersede / create); print the
     development figures after each epoch; write decision.safetensors and decision.json."""
@@ -69,19 +79,28 @@ def train_decisions(
     from memlane.providers.embed.local import LocalEmbedder
     from memlane.providers.llm.learned.decision_model import weights_dir
     from memlane.training.decision_data import derived_examples, examples, read_pairs
+    from memlane.training.fine_tune import bf16_native
     from memlane.training.train_decisions import TrainConfig, train
 
     pairs = read_pairs(data or [_DEFAULT_DATA])[:limit]
     dev_paths = dev or [default_pairs_path(), *(p for p in _DEFAULT_DEV if p.exists())]
     dev_sets = {p.stem: examples(read_pairs([p])) for p in dev_paths}
     embedder = LocalEmbedder()
-    extra = derived_examples(pairs, lambda texts: np.asarray(embedder.embed(texts)), seed=seed)
+    extra = derived_examples(
+        pairs, lambda texts: np.asarray(embedder.embed(texts)), seed=seed, at_most=derived
+    )
     train_set = examples(pairs) + extra
     typer.echo(
         f"{len(pairs)} written pairs + {len(extra)} derived = {len(train_set)} examples; "
         f"dev: {', '.join(f'{k} {len(v)}' for k, v in dev_sets.items())}"
     )
-    config = TrainConfig(epochs=epochs, seed=seed, learning_rate=learning_rate, unsure_below=unsure_below)
+    config = TrainConfig(
+        epochs=epochs,
+        seed=seed,
+        learning_rate=learning_rate,
+        unsure_below=unsure_below,
+        bf16=bf16_native() if bf16 is None else bf16,
+    )
     target = out or weights_dir()
     train(train_set, dev_sets, target, config, log=typer.echo)
     typer.echo(f"wrote {target / 'decision.safetensors'} and {target / 'decision.json'}")
@@ -126,11 +145,18 @@ def train_extraction(
     limit: Annotated[
         int | None, typer.Option(min=1, help="Use only the first N messages (a quick run).")
     ] = None,
+    bf16: Annotated[
+        bool | None,
+        typer.Option(
+            "--bf16/--fp32", help="bfloat16 forward passes [default: where the CPU has AMX / AVX-512 BF16]."
+        ),
+    ] = None,
 ) -> None:
     """Fine-tune the extraction model (a user's message -> the spans worth remembering, their kind, category
     and importance); print the development figures after each epoch; write extraction.safetensors and .json."""
     from memlane.providers.llm.learned.decision_model import weights_dir
     from memlane.training.extraction_data import read_messages
+    from memlane.training.fine_tune import bf16_native
     from memlane.training.train_extraction import TrainConfig, train
 
     rows = read_messages(data or [_DEFAULT_EXTRACTION])[:limit]
@@ -142,7 +168,12 @@ def train_extraction(
         rows,
         dev_sets,
         target,
-        TrainConfig(epochs=epochs, seed=seed, learning_rate=learning_rate),
+        TrainConfig(
+            epochs=epochs,
+            seed=seed,
+            learning_rate=learning_rate,
+            bf16=bf16_native() if bf16 is None else bf16,
+        ),
         log=typer.echo,
     )
     typer.echo(f"wrote {target / 'extraction.safetensors'} and {target / 'extraction.json'}")

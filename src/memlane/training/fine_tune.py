@@ -6,12 +6,23 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from memlane.providers.llm.learned.decision_model import FROZEN_PREFIX
+
+
+def bf16_native() -> bool:
+    """Whether this CPU multiplies bfloat16 in hardware (AMX or AVX-512 BF16); elsewhere torch emulates it,
+    slower than float32."""
+    try:
+        flags = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return False
+    return "amx_bf16" in flags or "avx512_bf16" in flags
 
 
 @dataclass(frozen=True)
@@ -25,6 +36,9 @@ class FineTuneConfig:
     warmup_share: float = 0.1
     seed: int = 13
     threads: int = 2
+    # bfloat16 matrix products in the forward pass (the weights and optimiser stay float32): on a CPU with
+    # AMX or AVX-512 BF16 a step takes about half the time, which buys an epoch within 30 minutes
+    bf16: bool = field(default_factory=bf16_native)
 
 
 def epoch_record(
@@ -43,6 +57,13 @@ def epoch_record(
         + "; ".join(f"{name} {f.line()}" for name, f in figures.items())
     )
     return record
+
+
+def mixed_precision(enabled: bool) -> Any:
+    """The forward pass's autocast context: bfloat16 where ``enabled``, float32 otherwise."""
+    import torch
+
+    return torch.autocast("cpu", dtype=torch.bfloat16, enabled=enabled)
 
 
 def seed_everything(seed: int, threads: int) -> None:

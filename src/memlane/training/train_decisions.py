@@ -31,6 +31,7 @@ from memlane.training.fine_tune import (
     FineTuneConfig,
     epoch_record,
     length_batches,
+    mixed_precision,
     optimiser_for,
     seed_everything,
 )
@@ -136,7 +137,9 @@ def train(
                 max_length=MAX_LENGTH,
                 return_tensors="pt",
             )
-            loss = loss_of(network(**batch).logits, torch.tensor([e.label for e in chunk]))
+            with mixed_precision(config.bf16):
+                logits = network(**batch).logits
+            loss = loss_of(logits.float(), torch.tensor([e.label for e in chunk]))
             loss.backward()
             torch.nn.utils.clip_grad_norm_(params, 1.0)
             optimiser.step()

@@ -33,6 +33,7 @@ from memlane.training.fine_tune import (
     FineTuneConfig,
     epoch_record,
     length_batches,
+    mixed_precision,
     optimiser_for,
     seed_everything,
 )
@@ -135,15 +136,16 @@ def train(
             chunk = [train_set[i] for i in batch_rows]
             batch = encode(tokenizer, [r.assistant for r in chunk], [r.message for r in chunk])
             targets, pooled = token_targets(batch, chunk)
-            hidden, logits = network(batch)
-            loss = loss_of(logits.reshape(-1, len(TAGS)), targets.reshape(-1))
-            if pooled:
-                vectors = torch.stack([hidden[r, pieces].mean(dim=0) for r, pieces, _, _ in pooled])
-                category, importance = network.span_heads(vectors)
-                loss = loss + 0.5 * (
-                    loss_of(category, torch.tensor([c for *_, c, _ in pooled]))
-                    + loss_of(importance, torch.tensor([i for *_, i in pooled]))
-                )
+            with mixed_precision(config.bf16):
+                hidden, logits = network(batch)
+                loss = loss_of(logits.float().reshape(-1, len(TAGS)), targets.reshape(-1))
+                if pooled:
+                    vectors = torch.stack([hidden[r, pieces].mean(dim=0) for r, pieces, _, _ in pooled])
+                    category, importance = network.span_heads(vectors)
+                    loss = loss + 0.5 * (
+                        loss_of(category.float(), torch.tensor([c for *_, c, _ in pooled]))
+                        + loss_of(importance.float(), torch.tensor([i for *_, i in pooled]))
+                    )
             loss.backward()
             torch.nn.utils.clip_grad_norm_(params, 1.0)
             optimiser.step()
