@@ -9,8 +9,9 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from memlane.cli.app import app
-from memlane.model.candidate import ChatMessage
+from memlane.model.candidate import Candidate, ChatMessage, Extraction
 from memlane.providers.llm.learned import LearnedLLM
+from memlane.providers.llm.learned.extract import combined
 from memlane.providers.llm.learned.extraction_model import TAGS
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "extraction"
@@ -59,3 +60,21 @@ def test_the_evaluation_command_scores_an_extractor_on_labelled_messages() -> No
     )
     assert result.exit_code == 0, result.output
     assert "whose_and_changes.jsonl:" in result.output and "recall " in result.output
+
+
+def _extraction(*candidates: Candidate) -> Extraction:
+    return Extraction(should_create=bool(candidates), candidates=list(candidates))
+
+
+def test_the_models_candidates_join_the_rules_only_where_they_say_something_else() -> None:
+    rules = _extraction(Candidate(summary="User lives in York.", key="profile:residence:city"))
+    learned = _extraction(
+        Candidate(summary="User moved to York last weekend."),  # the same move: the keyed rewrite stays
+        Candidate(summary="User quit smoking 10 days ago."),  # missed by the rules: kept
+    )
+    both = combined(rules, learned)
+    assert [c.summary for c in both.candidates] == ["User lives in York.", "User quit smoking 10 days ago."]
+    assert both.candidates[0].key == "profile:residence:city"
+    assert combined(_extraction(), learned).candidates == learned.candidates
+    nothing = combined(_extraction(), _extraction())
+    assert not nothing.should_create and not nothing.candidates

@@ -14,6 +14,7 @@ from memlane.model.category import title_case
 from memlane.model.enums import MemoryType
 from memlane.providers.llm.learned.extraction_model import ExtractionModel
 from memlane.providers.llm.learned.rewrite import known_names, summary_of
+from memlane.storage.keywords import query_words
 
 TYPES = {
     "fact": MemoryType.SEMANTIC,
@@ -53,3 +54,28 @@ def extract_with(
     if not candidates:
         return Extraction(should_create=False, reason="the extraction model found nothing to keep")
     return Extraction(should_create=True, candidates=candidates[:MAX_CANDIDATES])
+
+
+def _content_words(summary: str) -> set[str]:
+    return set(query_words(summary, limit=64)) - {"user", "s"}
+
+
+def combined(rules: Extraction, learned: Extraction) -> Extraction:
+    """The rules' candidates, then each of the model's that shares no content word with any of them.
+
+    The rules' rewrites are exact and carry slot keys ("I moved to York" -> "User lives in York." keyed
+    profile:residence:city, which makes it replace the old city); the model finds what they miss. A
+    model candidate about the same thing as a rules one ("User moved to York last weekend.") is left out.
+    Chosen on the development scenarios (chat mode, docs/learned-extraction.md): the model alone, or the
+    model's candidates added unless nearly the same words, passed fewer.
+    """
+    kept = list(rules.candidates) if rules.should_create else []
+    taken = [_content_words(c.summary) for c in kept]
+    for candidate in learned.candidates if learned.should_create else []:
+        words = _content_words(candidate.summary)
+        if all(not words & other for other in taken):
+            kept.append(candidate)
+            taken.append(words)
+    if not kept:
+        return rules
+    return Extraction(should_create=True, candidates=kept[:MAX_CANDIDATES])

@@ -1,7 +1,8 @@
 """``learned``: the offline provider whose understanding comes from the trained models.
 
-Extraction is the extraction model's when its weights are there (else the rules'); the same-fact, conflict
-and judge answers are the decision model's. A verdict less probable than the card's ``unsure_below`` is "unsure": the
+Extraction is the rules' exact rewrites joined by what the extraction model finds that they miss (when its
+weights are there; see :func:`extract.combined`); the same-fact, conflict and judge answers are the decision
+model's. A verdict less probable than the card's ``unsure_below`` is "unsure": the
 similarity bands decide, as they do for any judge that cannot tell.
 """
 
@@ -15,7 +16,7 @@ import numpy as np
 
 from memlane.model.candidate import ChatMessage, ConflictVerdict, Extraction, SameFact
 from memlane.providers.llm.learned.decision_model import RELATION, DecisionModel, shared_model
-from memlane.providers.llm.learned.extract import extract_with
+from memlane.providers.llm.learned.extract import combined, extract_with
 from memlane.providers.llm.learned.extraction_model import ExtractionModel, shared_extractor
 from memlane.providers.llm.rules.llm import RulesLLM
 
@@ -29,9 +30,10 @@ class LearnedLLM(RulesLLM):
         self.extractor: ExtractionModel = shared_extractor(Path(weights) if weights else None)
 
     def extract(self, messages: Sequence[ChatMessage], existing: Sequence[str] = ()) -> Extraction:
+        rules = super().extract(messages, existing)
         if not self.extractor.available():
-            return super().extract(messages, existing)
-        return extract_with(self.extractor, messages, existing)
+            return rules
+        return combined(rules, extract_with(self.extractor, messages, existing))
 
     def _verdict(self, probs: np.ndarray) -> ConflictVerdict:
         labels, best = self.model.card.labels, int(np.argmax(probs))
