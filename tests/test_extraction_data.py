@@ -68,6 +68,8 @@ def test_the_written_memories_score_full_marks_and_silence_scores_none() -> None
         ("quit smoking 10 days ago!!", "fact", "User quit smoking 10 days ago."),
         ("keep it short pls", "answer_style", "User wants the assistant to keep it short please."),
         ("i dont eat pork", "fact", "User does not eat pork."),
+        ("been vegan since march", "fact", "User has been vegan since march."),
+        ("short answers pls, no essays", "answer_style", "User wants short answers please, no essays."),
     ],
 )
 def test_a_span_is_rewritten_in_the_third_person_in_the_users_words(

@@ -69,6 +69,10 @@ _VERBS = frozenset(
         "visit",
     ]
 )
+# a way to answer named by what is wanted, not by a verb: "short answers pls" -> "User wants short answers"
+_WANTED_THING = frozenset(
+    ["the", "a", "an", "no", "more", "less", "only", "just", "short", "shorter", "simple"]
+)
 _LEAD_PRONOUN = re.compile(r"^(?:(?P<nom>he|she|they)|(?P<pos>his|her|their))\b\s*", re.IGNORECASE)
 # "my son Finn", "our youngest", "my husband Yusuf": a person of the user's the message named
 _NAMED_PERSON = re.compile(
@@ -113,11 +117,15 @@ def summary_of(span: str, kind: str, before: str = "", names: Mapping[str, str] 
     if names and name in names:
         person = Subject(kind="relation", noun=names[name], name=name)
         return finish(f"{person.nominative} {swap_pronouns(text[len(name) :].strip(), person)}")
+    first = text.split(" ", 1)[0].lower()
     if kind == "answer_style" and not _HAS_SUBJECT.match(text):
-        return finish(f"User wants the assistant to {swap_pronouns(text[0].lower() + text[1:], USER)}")
+        wanted = "" if first in _WANTED_THING else "the assistant to "
+        return finish(f"User wants {wanted}{swap_pronouns(text[0].lower() + text[1:], USER)}")
     if kind == "other_person" and (named := _about_named(text, _tidy(before))):
         return named
-    first = text.split(" ", 1)[0].lower()
-    if not _HAS_SUBJECT.match(text) and kind in ("fact", "event") and (first in _VERBS or is_past(first)):
-        text = f"I {text[0].lower()}{text[1:]}"
+    if not _HAS_SUBJECT.match(text) and kind in ("fact", "event"):
+        if first == "been":  # "been vegan since march": the present perfect, its "I have" left out
+            text = f"I have {text}"
+        elif first in _VERBS or is_past(first):
+            text = f"I {text[0].lower()}{text[1:]}"
     return render(text, USER)
