@@ -16,6 +16,13 @@ _DEFAULT_DATA = Path("data/decisions/train")
 _DEFAULT_DEV = [Path("scenarios/pairs_holdout.jsonl")]  # plus the shipped calibration pairs
 
 
+def _bf16(option: bool | None) -> bool:
+    """--bf16/--fp32 as given, else bfloat16 where the CPU multiplies it in hardware."""
+    from memlane.training.fine_tune import bf16_native
+
+    return bf16_native() if option is None else option
+
+
 @train_app.command("decisions")
 def train_decisions(
     data: Annotated[
@@ -61,9 +68,13 @@ def train_decisions(
         ),
     ] = 0.5,
     derived: Annotated[
-        float,
-        typer.Option(min=0.0, max=3.0, help="Derived examples at most this many times the written pairs."),
-    ] = 0.4,
+        float | None,
+        typer.Option(
+            min=0.0,
+            max=3.0,
+            help="Derived examples at most this many times the written pairs [default: 0.4].",
+        ),
+    ] = None,
     bf16: Annotated[
         bool | None,
         typer.Option(
@@ -78,8 +89,7 @@ def train_decisions(
     from memlane.formation.calibrate import default_pairs_path
     from memlane.providers.embed.local import LocalEmbedder
     from memlane.providers.llm.learned.decision_model import weights_dir
-    from memlane.training.decision_data import derived_examples, examples, read_pairs
-    from memlane.training.fine_tune import bf16_native
+    from memlane.training.decision_data import DERIVED_SHARE, derived_examples, examples, read_pairs
     from memlane.training.train_decisions import TrainConfig, train
 
     pairs = read_pairs(data or [_DEFAULT_DATA])[:limit]
@@ -87,7 +97,10 @@ def train_decisions(
     dev_sets = {p.stem: examples(read_pairs([p])) for p in dev_paths}
     embedder = LocalEmbedder()
     extra = derived_examples(
-        pairs, lambda texts: np.asarray(embedder.embed(texts)), seed=seed, at_most=derived
+        pairs,
+        lambda texts: np.asarray(embedder.embed(texts)),
+        seed=seed,
+        at_most=DERIVED_SHARE if derived is None else derived,
     )
     train_set = examples(pairs) + extra
     typer.echo(
@@ -99,7 +112,7 @@ def train_decisions(
         seed=seed,
         learning_rate=learning_rate,
         unsure_below=unsure_below,
-        bf16=bf16_native() if bf16 is None else bf16,
+        bf16=_bf16(bf16),
     )
     target = out or weights_dir()
     train(train_set, dev_sets, target, config, log=typer.echo)
@@ -156,7 +169,6 @@ def train_extraction(
     and importance); print the development figures after each epoch; write extraction.safetensors and .json."""
     from memlane.providers.llm.learned.decision_model import weights_dir
     from memlane.training.extraction_data import read_messages
-    from memlane.training.fine_tune import bf16_native
     from memlane.training.train_extraction import TrainConfig, train
 
     rows = read_messages(data or [_DEFAULT_EXTRACTION])[:limit]
@@ -172,7 +184,7 @@ def train_extraction(
             epochs=epochs,
             seed=seed,
             learning_rate=learning_rate,
-            bf16=bf16_native() if bf16 is None else bf16,
+            bf16=_bf16(bf16),
         ),
         log=typer.echo,
     )

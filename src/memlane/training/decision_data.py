@@ -74,6 +74,9 @@ def _family_examples(pairs: Sequence[Pair], rng: random.Random, per_family: int)
     return out
 
 
+DERIVED_SHARE = 0.4  # derived examples at most this many times the written pairs (30 minutes of training)
+
+
 def derived_examples(
     pairs: Sequence[Pair],
     embed: Callable[[list[str]], np.ndarray],
@@ -82,7 +85,7 @@ def derived_examples(
     unrelated_share: float = 0.15,
     per_family: int = 4,
     far_per_change: int = 1,
-    at_most: float = 0.4,
+    at_most: float = DERIVED_SHARE,
 ) -> list[Example]:
     """Each replacing candidate against ``far_per_change`` memories of other families under ``FAR`` (a
     word of change replaces nothing about another attribute: "moved to Berlin" leaves "works as a
