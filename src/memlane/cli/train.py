@@ -16,6 +16,14 @@ _DEFAULT_DATA = Path("data/decisions/train")
 _DEFAULT_DEV = [Path("scenarios/pairs_holdout.jsonl")]  # plus the shipped calibration pairs
 
 
+_Bf16Option = Annotated[
+    bool | None,
+    typer.Option(
+        "--bf16/--fp32", help="bfloat16 forward passes (default: where the CPU has AMX or AVX-512 BF16)."
+    ),
+]
+
+
 def _bf16(option: bool | None) -> bool:
     """--bf16/--fp32 as given, else bfloat16 where the CPU multiplies it in hardware."""
     from memlane.training.fine_tune import bf16_native
@@ -72,15 +80,10 @@ def train_decisions(
         typer.Option(
             min=0.0,
             max=3.0,
-            help="Derived examples at most this many times the written pairs [default: 0.4].",
+            help="Derived examples at most this many times the written pairs (default 0.4).",
         ),
     ] = None,
-    bf16: Annotated[
-        bool | None,
-        typer.Option(
-            "--bf16/--fp32", help="bfloat16 forward passes [default: where the CPU has AMX / AVX-512 BF16]."
-        ),
-    ] = None,
+    bf16: _Bf16Option = None,
 ) -> None:
     """Fine-tune the decision model (stored memory, candidate -> merge / supersede / create); print the
     development figures after each epoch; write decision.safetensors and decision.json."""
@@ -158,12 +161,7 @@ def train_extraction(
     limit: Annotated[
         int | None, typer.Option(min=1, help="Use only the first N messages (a quick run).")
     ] = None,
-    bf16: Annotated[
-        bool | None,
-        typer.Option(
-            "--bf16/--fp32", help="bfloat16 forward passes [default: where the CPU has AMX / AVX-512 BF16]."
-        ),
-    ] = None,
+    bf16: _Bf16Option = None,
 ) -> None:
     """Fine-tune the extraction model (a user's message -> the spans worth remembering, their kind, category
     and importance); print the development figures after each epoch; write extraction.safetensors and .json."""
